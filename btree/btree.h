@@ -1,0 +1,123 @@
+#pragma once
+// B+trees of variable-length records over the buffer pool (one tree = one index).
+//
+// Keys are byte strings compared with memcmp (then by length): callers encode typed keys so that
+// byte order is key order. Values are byte strings up to kMaxValueSize; a record too big for its
+// page keeps its value in a chain of overflow pages. A clustered tree (TreeOptions::sys_fields)
+// keeps 13 hidden bytes per record, DB_TRX_ID (6) and DB_ROLL_PTR (7), that btree stores but
+// never interprets. Records carry a delete mark (MVCC's "deleted, not yet purged").
+//
+// Every page keeps its records in a heap where each has a stable heap number (0 infimum,
+// 1 supremum, user records from 2) plus a key-ordered slot directory (btree/page_format.h).
+// The root page never moves: a root split copies the root's records into two new children.
+//
+// Concurrency: any number of threads may call any method at once. Readers couple S latches
+// top-down; writers descend optimistically (S latches, X on the leaf) and restart with X-latch
+// coupling from the root when the leaf must split or merge. No tree-wide latch is held for the
+// length of an operation. Latch order: top-down, then left-to-right.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "btree/record_move_listener.h"
+#include "buffer_pool/buffer_pool.h"
+#include "common/coding.h"
+#include "common/types.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+inline constexpr size_t kMaxKeySize = 2048;
+inline constexpr size_t kMaxValueSize = 64u << 20;  // 64 MiB
+inline constexpr size_t kSysFieldsSize = 13;        // DB_TRX_ID (6) + DB_ROLL_PTR (7)
+
+struct TreeOptions {
+  bool sys_fields = false;      // clustered index: 13 hidden bytes per record
+  bool compress_lz4 = false;    // pages stored lz4-compressed (MySQL COMPRESSION='lz4')
+};
+
+struct CheckReport {
+  uint64_t records = 0;          // user records, delete-marked included
+  uint64_t delete_marked = 0;
+  uint64_t leaf_pages = 0;
+  uint64_t node_pages = 0;
+  uint64_t overflow_pages = 0;
+  uint32_t height = 0;           // 1: the root is a leaf
+  double avg_leaf_fill = 0;      // used bytes / usable bytes over leaves
+};
+
+// One record as returned by reads. `value` is complete (overflow chains are read).
+struct RecordData {
+  std::string value;
+  std::array<std::byte, kSysFieldsSize> sys{};  // zeros unless the tree has sys fields
+  bool delete_marked = false;
+  RecordLocation location;                      // where it was when read
+};
+
+class Cursor;
+
+class BTree {
+ public:
+  // Allocates an empty tree (a root leaf) in the pool's file; returns the root page number, which
+  // stays the tree's identity forever. The options are kept in the root page.
+  static Result<PageNo> Create(BufferPool* pool, const TreeOptions& options);
+
+  // Opens the tree rooted at `root`. kCorruption if `root` is not a B+tree root.
+  static Result<std::unique_ptr<BTree>> Open(BufferPool* pool, PageNo root,
+                                             RecordMoveListener* listener = nullptr);
+  ~BTree();
+
+  PageNo root() const;
+  const TreeOptions& options() const;
+
+  // kNotFound if `key` is absent (a delete-marked record is returned, with delete_marked set).
+  Result<RecordData> Get(ConstBytes key) const;
+  // Inserts a new record; kDuplicateKey if the key exists (even delete-marked).
+  // `sys` is empty or kSysFieldsSize bytes. kInvalidArgument for an empty key when the tree
+  // forbids it (never: an empty key is a valid key), a key over kMaxKeySize or a value over
+  // kMaxValueSize.
+  Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {});
+  // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark.
+  // kNotFound if absent. In place when it fits, else delete + insert. `old` receives the
+  // previous record when not null.
+  Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr);
+  // Insert or Update. `old` is set (and *existed = true) when the key was there.
+  Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
+                bool* existed = nullptr);
+  // Sets or clears the delete mark (and sys bytes, if given). kNotFound if absent.
+  Status SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys = {});
+  // Physically removes the record and frees its overflow pages; merges or redistributes the
+  // page when it falls under a quarter full. kNotFound if absent. `old` as for Update.
+  Status Remove(ConstBytes key, RecordData* old = nullptr);
+
+  // Builds the tree from records in ascending key order, filling pages to `fill_factor`
+  // (0.5 .. 1.0). REQUIRES: the tree is empty; no other thread uses it meanwhile. kInvalidArgument
+  // if keys are not strictly ascending. `next` returns false at the end.
+  struct BulkRecord {
+    ConstBytes key;
+    ConstBytes value;
+    ConstBytes sys;
+  };
+  Status BulkLoad(const std::function<bool(BulkRecord*)>& next, double fill_factor = 1.0);
+
+  // A cursor over the tree; see btree/cursor.h.
+  std::unique_ptr<Cursor> NewCursor() const;
+
+  // Verifies key order, parent keys, sibling links, heap numbers, free-space accounting, page
+  // fill and overflow chains. kCorruption naming the page and what is wrong.
+  Result<CheckReport> Check() const;
+
+  // Frees every page of the tree, the root included. The BTree must not be used afterwards.
+  Status Drop();
+
+ private:
+  struct Impl;
+  explicit BTree(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend class Cursor;
+};
+
+}  // namespace minnow

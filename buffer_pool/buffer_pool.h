@@ -1,0 +1,107 @@
+#pragma once
+// The buffer pool: the database file as 16 KiB pages cached in a fixed set of frames.
+//
+// Frame states (buffer_pool/frame.h has the details):
+//   free  --fetch miss-->  reading (X-latched by the reader)  --read ok-->  clean
+//   clean --mtr commit-->  dirty  --write-back (flusher, eviction, FlushAll)-->  clean
+//   clean, unpinned, at the LRU tail  --eviction-->  free
+//
+// Replacement is InnoDB's LRU with a midpoint: a page read from disk enters the head of the
+// "old" sublist (the last 3/8 of the LRU) and moves to the young head only when touched again
+// after kOldBlocksTimeMs, so one full scan cannot flush the hot set.
+//
+// The WAL rule: before a dirty page is written, the redo log is made durable up to its
+// page_lsn (RedoLog::FlushUpTo). Pages are checksummed (crc32c) when written and verified when
+// read; a page that fails, a foreign or newer-format file, or a truncated file gives an error
+// naming the file and page, never a crash and never silent use.
+//
+// Thread safety: all public methods are thread-safe. Latch order: frame latches (btree order)
+// before the pool's table latch; the table latch is never held across disk I/O.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "buffer_pool/disk_backend.h"
+#include "buffer_pool/page_guard.h"
+#include "buffer_pool/redo_log.h"
+#include "common/types.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+struct BufferPoolOptions {
+  size_t pool_bytes = 256u << 20;   // frames = pool_bytes / kPageSize (at least 16)
+  bool background_flusher = true;   // a thread that writes dirty pages in the background
+  uint32_t flusher_interval_ms = 100;
+  double max_dirty_fraction = 0.5;  // the flusher starts writing above this
+  uint64_t log_capacity_bytes = 256u << 20;  // checkpoint when the log holds more than this
+  uint32_t old_blocks_time_ms = 1000;        // innodb_old_blocks_time
+  bool create_if_missing = true;             // an empty backend is formatted
+};
+
+struct BufferPoolStats {
+  uint64_t hits = 0;        // fetches that found the page in a frame
+  uint64_t misses = 0;      // fetches that had to read it
+  uint64_t reads = 0;       // pages read from the file
+  uint64_t writes = 0;      // pages written to the file
+  uint64_t evictions = 0;   // frames reused for another page
+  uint64_t young_moves = 0; // pages moved from the old to the young sublist
+  uint64_t dirty_pages = 0; // now
+  uint64_t frames = 0;      // pool size in pages
+  uint64_t pages_in_file = 0;
+  uint64_t free_pages = 0;  // pages on the file's free list
+  uint64_t compressed_writes = 0;
+};
+
+class BufferPool {
+ public:
+  // Opens the file behind `disk`: formats it if it is empty (and options allow), otherwise
+  // checks page 0 (magic, format version, page size, checksum, file length).
+  // `log` receives redo; nullptr means a MemoryRedoLog owned by the pool.
+  static Result<std::unique_ptr<BufferPool>> Open(std::unique_ptr<DiskBackend> disk,
+                                                  const BufferPoolOptions& options,
+                                                  RedoLog* log = nullptr);
+  // Stops the flusher. Does not flush: call Close() for a clean close.
+  ~BufferPool();
+
+  // Writes every dirty page, syncs the file and checkpoints the log. After Close() only the
+  // destructor may be called.
+  Status Close();
+
+  // Pins and S-latches the page. kCorruption if the page fails its checksum or is beyond the
+  // end of the file; kInvalidArgument for kInvalidPageNo.
+  Result<ReadPageGuard> FetchRead(PageNo page_no);
+  // Pins and X-latches the page. Changes must then go through a MiniTransaction (Adopt()).
+  Result<WritePageGuard> FetchWrite(PageNo page_no);
+  // Like FetchRead/FetchWrite but returns kBusy instead of waiting for the latch (a thread
+  // that holds a right sibling and wants its left one must not wait: latch order).
+  Result<ReadPageGuard> TryFetchRead(PageNo page_no);
+
+  // Writes all dirty pages (WAL rule first), syncs the file, checkpoints the log.
+  Status FlushAll();
+
+  // Root page of system structure `slot` (file_header.h), kInvalidPageNo if unset.
+  PageNo system_root(size_t slot) const;
+  // Sets it inside `mtr` (logged).
+  Status SetSystemRoot(class MiniTransaction* mtr, size_t slot, PageNo root);
+
+  BufferPoolStats stats() const;
+  RedoLog* log() const { return log_; }
+  const std::string& file_name() const;
+  uint64_t logical_size() const;   // page_count * kPageSize
+  Result<uint64_t> physical_size() const;  // bytes allocated on disk (sparse files)
+  uint64_t database_id_hash() const;
+
+ private:
+  friend class ReadPageGuard;
+  friend class WritePageGuard;
+  friend class MiniTransaction;
+  struct Impl;
+  explicit BufferPool(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  RedoLog* log_ = nullptr;
+};
+
+}  // namespace minnow

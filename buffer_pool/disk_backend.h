@@ -1,0 +1,44 @@
+#pragma once
+// Where the database file's bytes live. Two implementations: a real file (pread/pwrite, fallocate
+// hole punching) and an in-memory one for tests, which can also inject faults.
+//
+// Thread safety: all methods may be called concurrently for disjoint byte ranges.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/coding.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+class DiskBackend {
+ public:
+  virtual ~DiskBackend() = default;
+
+  // Reads exactly dst.size() bytes at `offset`. Reading past the end is kCorruption (the file is
+  // shorter than its header says), naming the file.
+  virtual Status Read(uint64_t offset, Bytes dst) = 0;
+  // Writes all of `src` at `offset`, extending the file if needed.
+  virtual Status Write(uint64_t offset, ConstBytes src) = 0;
+  // Deallocates [offset, offset+len) keeping the file size (reads as zeros). Backends that
+  // cannot punch holes return OK and keep the bytes (the file is then simply not sparse).
+  virtual Status PunchHole(uint64_t offset, uint64_t len) = 0;
+  virtual Status Sync() = 0;
+  virtual Result<uint64_t> Size() = 0;
+  // Bytes really allocated on the medium (st_blocks * 512 for a file).
+  virtual Result<uint64_t> PhysicalSize() = 0;
+  virtual const std::string& name() const = 0;
+};
+
+// Opens (or, with `create`, creates if missing) the file at `path`.
+Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create);
+
+// An in-memory backend. Its contents are shared through the returned handle's `Clone()`-free
+// design: tests that want to "reopen" keep the MemoryDisk alive and open new pools on it.
+class MemoryDisk;
+std::unique_ptr<DiskBackend> NewMemoryBackend(std::shared_ptr<MemoryDisk> disk);
+std::shared_ptr<MemoryDisk> NewMemoryDisk(std::string name = "memory");
+
+}  // namespace minnow

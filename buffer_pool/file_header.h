@@ -1,0 +1,41 @@
+#pragma once
+// Page 0: what the database file is. Read at open and checked before any other page is trusted.
+//
+//   offset size field (after the 32-byte page header)
+//   32     8    magic            "MINNOWDB"
+//   40     4    format_version   kFormatVersion; a newer one is refused (kNotSupported)
+//   44     4    page_size        kPageSize
+//   48     4    page_count       pages in the file, page 0 included
+//   52     4    free_list_head   first free page (kInvalidPageNo: none); free pages chain
+//                                through the first 4 body bytes
+//   56     4    free_page_count
+//   60     4    reserved
+//   64     8    checkpoint_lsn   all redo below this is in the file (durability, issue #3)
+//   72     16   database_id      random at creation: a log is matched to its file by it
+//   88     4*16 system_roots     root pages of system structures (slot 0: the catalog)
+
+#include <array>
+#include <cstdint>
+
+#include "buffer_pool/page_header.h"
+
+namespace minnow {
+
+inline constexpr char kFileMagic[8] = {'M', 'I', 'N', 'N', 'O', 'W', 'D', 'B'};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kSystemRootSlots = 16;
+inline constexpr size_t kCatalogRootSlot = 0;
+
+namespace file_header_offset {
+inline constexpr size_t kMagic = 32;
+inline constexpr size_t kFormatVersion = 40;
+inline constexpr size_t kPageSizeField = 44;
+inline constexpr size_t kPageCount = 48;
+inline constexpr size_t kFreeListHead = 52;
+inline constexpr size_t kFreePageCount = 56;
+inline constexpr size_t kCheckpointLsn = 64;
+inline constexpr size_t kDatabaseId = 72;
+inline constexpr size_t kSystemRoots = 88;
+}  // namespace file_header_offset
+
+}  // namespace minnow

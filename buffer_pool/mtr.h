@@ -1,0 +1,104 @@
+#pragma once
+// Mini-transaction (InnoDB's mtr): every page change happens inside one. It X-latches and pins
+// the pages it writes (holding them until Commit(), in the order acquired), records each
+// changed byte range, and at Commit() appends the redo of all its changes to the log as one
+// unit, stamps every changed page with the mtr's end LSN and marks it dirty. A page is never
+// seen half-changed by another thread, and recovery (issue #3) replays whole mtrs only.
+//
+// Usage:
+//   MiniTransaction mtr(pool);
+//   ASSIGN_OR_RETURN(MtrPage page, mtr.Write(page_no));
+//   page.Write16(kOffset, 7);            // logged
+//   mtr.Commit();                        // also done by the destructor
+//
+// Latch order: callers acquire pages top-down and left-to-right (docs/ARCHITECTURE.md).
+// A MiniTransaction is used by one thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "buffer_pool/page_guard.h"
+#include "buffer_pool/page_header.h"
+#include "common/coding.h"
+#include "common/types.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+class BufferPool;
+class MiniTransaction;
+
+// A page held by a mini-transaction. A small handle (copyable); valid until the mtr commits or
+// releases the page.
+class MtrPage {
+ public:
+  MtrPage() = default;
+  PageNo page_no() const;
+  const std::byte* data() const;
+  ConstBytes bytes() const { return {data(), kPageSize}; }
+
+  // Returns [offset, offset+len) for writing and records the range for redo.
+  Bytes Mutate(size_t offset, size_t len);
+  void Write(size_t offset, ConstBytes src);
+  void Write16(size_t offset, uint16_t v) { Store16(Mutate(offset, 2).data(), v); }
+  void Write32(size_t offset, uint32_t v) { Store32(Mutate(offset, 4).data(), v); }
+  void Write64(size_t offset, uint64_t v) { Store64(Mutate(offset, 8).data(), v); }
+  // The whole page changes (reorganize, init): logged as one page image at commit.
+  Bytes MutateAll();
+
+ private:
+  friend class MiniTransaction;
+  MtrPage(MiniTransaction* mtr, size_t slot) : mtr_(mtr), slot_(slot) {}
+  MiniTransaction* mtr_ = nullptr;
+  size_t slot_ = 0;
+};
+
+class MiniTransaction {
+ public:
+  explicit MiniTransaction(BufferPool* pool);
+  ~MiniTransaction();  // commits if not yet committed
+  MiniTransaction(const MiniTransaction&) = delete;
+  MiniTransaction& operator=(const MiniTransaction&) = delete;
+
+  // X-latches and pins `page_no` until commit. If this mtr already holds it, returns the same
+  // page. REQUIRES: latch order (see header comment).
+  Result<MtrPage> Write(PageNo page_no);
+  // Takes over a write guard the caller acquired itself (optimistic descent X-latches a leaf
+  // before it knows it will change it).
+  MtrPage Adopt(WritePageGuard guard);
+  // A new page (from the free list, else by extending the file), X-latched, body zeroed, header
+  // set to `type` and `flags`; logged as a page image.
+  Result<MtrPage> Allocate(PageType type, uint16_t flags = 0);
+  // Returns a page this mtr holds to the free list (page 0 is latched for it). The handle is
+  // dead afterwards.
+  Status Free(MtrPage page);
+  // Releases a page this mtr did not change (latch coupling lets ancestors go early).
+  // REQUIRES: the page is unchanged in this mtr.
+  void ReleaseUnchanged(MtrPage page);
+  bool changed(MtrPage page) const;
+
+  // Appends the redo, stamps page LSNs, marks pages dirty, releases all latches. Returns the end
+  // LSN (0 if nothing changed). Idempotent.
+  Lsn Commit();
+
+ private:
+  friend class MtrPage;
+  struct Range {
+    uint32_t offset;
+    uint32_t len;
+  };
+  struct Held {
+    WritePageGuard guard;
+    std::vector<Range> ranges;  // changed byte ranges, unsorted, may overlap
+    bool whole = false;         // log the whole page
+    bool freed = false;
+  };
+  void EncodeRedo(std::string* out) const;
+
+  BufferPool* pool_;
+  std::vector<Held> held_;
+  bool committed_ = false;
+};
+
+}  // namespace minnow

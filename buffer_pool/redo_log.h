@@ -1,0 +1,48 @@
+#pragma once
+// The redo log as the buffer pool sees it: a sink for mini-transaction redo and the WAL rule's
+// "make the log durable up to here". Issue #2 keeps it in memory (MemoryRedoLog); the durable
+// log of txn/ implements the same interface (the engine wires it, so buffer_pool never includes
+// upward).
+//
+// Redo record format (one mini-transaction's records are appended as one unit):
+//   record := type:u8  page_no:varint  payload
+//   kPageBytes  payload := n:varint { offset:varint len:varint bytes[len] } * n
+//   kPageImage  payload := kPageSize - kPageHeaderSize bytes (the page body) + page_type:u16
+//                          + flags:u16          (whole-page image: new pages, reorganized pages)
+// Applying a record to a page whose page_lsn >= the record's mtr end LSN is a no-op.
+
+#include <cstdint>
+#include <functional>
+
+#include "common/coding.h"
+#include "common/types.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+enum class RedoType : uint8_t { kPageBytes = 1, kPageImage = 2 };
+
+class RedoLog {
+ public:
+  virtual ~RedoLog() = default;
+  // Appends one mini-transaction's records as a unit; returns its end LSN (> every earlier one).
+  virtual Lsn Append(ConstBytes mtr_records) = 0;
+  // WAL rule: returns once everything up to `lsn` is durable (or an error: then no page with a
+  // larger page_lsn may be written).
+  virtual Status FlushUpTo(Lsn lsn) = 0;
+  // Everything up to `lsn` is reflected in the data file; the log may drop it.
+  virtual void Checkpoint(Lsn lsn) = 0;
+  // LSN of the next Append's start.
+  virtual Lsn current_lsn() const = 0;
+  // Bytes of log kept since the last checkpoint: when this passes the capacity, the pool
+  // flushes dirty pages and checkpoints (InnoDB's log_free_check).
+  virtual uint64_t bytes_since_checkpoint() const = 0;
+};
+
+// Applies one redo record stream (as passed to Append) to `page` if it names `page_no`;
+// used by recovery and by tests that replay the log. `end_lsn` is the mtr's end LSN.
+// Returns kCorruption on a malformed stream.
+Status ApplyRedo(ConstBytes mtr_records, Lsn end_lsn,
+                 const std::function<Result<std::byte*>(PageNo)>& page_for);
+
+}  // namespace minnow

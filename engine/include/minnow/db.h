@@ -1,0 +1,165 @@
+#pragma once
+// minnow's embedded key-value API.
+//
+//   ASSIGN_OR_RETURN(auto db, minnow::Database::Open({.path = "my.minnow"}));
+//   RETURN_IF_ERROR(db->CreateKeyspace("sample"));
+//   ASSIGN_OR_RETURN(auto ks, db->OpenKeyspace("sample"));
+//   ASSIGN_OR_RETURN(auto session, db->NewSession());
+//   ASSIGN_OR_RETURN(auto txn, session->Begin());
+//   RETURN_IF_ERROR(txn->Put(ks, "key", "value"));
+//   RETURN_IF_ERROR(txn->Commit());
+//
+// Errors are values (minnow/status.h); nothing throws. Codes a caller should expect:
+//   kNotFound          Get/Erase of an absent key, OpenKeyspace of an unknown name
+//   kDuplicateKey      Insert of a present key
+//   kInvalidArgument   a key over kMaxKeySize (2048 bytes) or a value over 64 MiB, a bad name
+//   kClosed            use of a transaction after Commit/Rollback, or of anything after Close
+//   kLockWaitTimeout   waited longer than Options::lock_wait_timeout_ms for another writer
+//   kCorruption/kIOError  the file is damaged or the OS refused I/O
+// The empty key is a valid key.
+//
+// Thread safety: a Database is thread-safe. A Session, and the Transactions and Iterators it
+// makes, belong to one thread at a time. Objects must be destroyed before the Database that
+// made them.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/options.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+class Session;
+class Transaction;
+class Iterator;
+
+// A handle on an open keyspace (a named clustered B+tree). Cheap to copy; valid while the
+// Database is open and the keyspace is not dropped.
+class Keyspace {
+ public:
+  Keyspace() = default;
+  const std::string& name() const { return name_; }
+  uint32_t id() const { return id_; }
+  bool valid() const { return id_ != 0; }
+
+ private:
+  friend class Database;
+  friend class Transaction;
+  Keyspace(std::string name, uint32_t id) : name_(std::move(name)), id_(id) {}
+  std::string name_;
+  uint32_t id_ = 0;
+};
+
+struct DatabaseStats {
+  uint64_t pool_hits = 0, pool_misses = 0, pool_reads = 0, pool_writes = 0, pool_evictions = 0;
+  uint64_t dirty_pages = 0, pool_frames = 0;
+  uint64_t file_pages = 0, free_pages = 0;
+  uint64_t logical_bytes = 0, physical_bytes = 0;
+  uint64_t redo_lsn = 0;
+  uint64_t commits = 0, rollbacks = 0;
+};
+
+class Database {
+ public:
+  // Opens or creates the database. kCorruption for a damaged or foreign file, kNotSupported for
+  // a newer format, kInvalidArgument for bad options.
+  static Result<std::unique_ptr<Database>> Open(const Options& options);
+  ~Database();  // Close()s if still open, ignoring its error: call Close() to see it.
+
+  // Flushes everything and closes the file. Afterwards every call returns kClosed.
+  Status Close();
+
+  // Names: 1 to 64 characters of [A-Za-z0-9_$.]. kDuplicateKey if it exists.
+  Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options = {});
+  // kNotFound if absent. REQUIRES: no transaction is using it.
+  Status DropKeyspace(std::string_view name);
+  Result<Keyspace> OpenKeyspace(std::string_view name);
+  Result<std::vector<std::string>> ListKeyspaces();
+
+  Result<std::unique_ptr<Session>> NewSession();
+
+  // Runs every tree's Check() (key order, links, free space, ...). kCorruption names the page.
+  Status CheckIntegrity();
+  DatabaseStats stats() const;
+
+ private:
+  friend class Session;
+  friend class Transaction;
+  friend class Iterator;
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Session {
+ public:
+  ~Session();
+  Result<std::unique_ptr<Transaction>> Begin(const TransactionOptions& options = {});
+
+ private:
+  friend class Database;
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class Transaction {
+ public:
+  ~Transaction();  // rolls back if still active
+
+  // Returns the value, kNotFound if absent.
+  Result<std::string> Get(const Keyspace& ks, std::string_view key, const ReadOptions& ro = {});
+  // Like Get into `*value` (reusing its buffer); returns false if absent.
+  Result<bool> Get(const Keyspace& ks, std::string_view key, std::string* value,
+                   const ReadOptions& ro = {});
+  // Inserts or replaces.
+  Status Put(const Keyspace& ks, std::string_view key, std::string_view value);
+  // Inserts; kDuplicateKey if the key is present.
+  Status Insert(const Keyspace& ks, std::string_view key, std::string_view value);
+  // Removes; kNotFound if absent.
+  Status Erase(const Keyspace& ks, std::string_view key);
+  // A cursor over the keyspace in key order.
+  Result<std::unique_ptr<Iterator>> NewIterator(const Keyspace& ks, const ReadOptions& ro = {});
+
+  // Makes the changes permanent. Afterwards every call but the destructor returns kClosed.
+  Status Commit();
+  // Undoes every change of the transaction.
+  Status Rollback();
+  bool active() const;
+
+ private:
+  friend class Session;
+  friend class Iterator;
+  struct Impl;
+  explicit Transaction(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A cursor over one keyspace. key()/value() stay valid until the next move. An Iterator must
+// not outlive its Transaction.
+class Iterator {
+ public:
+  ~Iterator();
+  Status Seek(std::string_view key);  // first key >= key
+  Status SeekForPrev(std::string_view key);  // last key <= key
+  Status SeekToFirst();
+  Status SeekToLast();
+  Status Next();
+  Status Prev();
+  bool Valid() const;
+  std::string_view key() const;
+  // The value; may read overflow pages, so it can fail.
+  Result<std::string_view> value();
+
+ private:
+  friend class Transaction;
+  struct Impl;
+  explicit Iterator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace minnow

@@ -1,0 +1,44 @@
+#pragma once
+// Options of the embedded key-value API. Plain structs with defaults; every field is optional.
+
+#include <cstdint>
+#include <string>
+
+namespace minnow {
+
+struct Options {
+  std::string path;                    // the database file; ":memory:" for a private in-memory one
+  bool create_if_missing = true;       // create the file when it does not exist
+  bool error_if_exists = false;        // kInvalidArgument if the file exists
+  size_t buffer_pool_bytes = 256u << 20;
+  bool background_flusher = true;
+  uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a writer waits
+};
+
+enum class Compression : uint8_t { kNone, kLz4 };
+
+struct KeyspaceOptions {
+  Compression compression = Compression::kNone;  // MySQL's COMPRESSION='lz4' for the tree's pages
+};
+
+// Lock mode of a read. Until record locks exist (issue #4) kShare and kExclusive reads take the
+// writer token as a write would; afterwards they take next-key (REPEATABLE READ) or record-only
+// (READ COMMITTED) locks, as InnoDB's LOCK IN SHARE MODE and FOR UPDATE do.
+enum class LockMode : uint8_t { kNone, kShare, kExclusive };
+
+struct ReadOptions {
+  LockMode lock_mode = LockMode::kNone;
+};
+
+enum class IsolationLevel : uint8_t {
+  kReadUncommitted,
+  kReadCommitted,
+  kRepeatableRead,  // MySQL's default
+  kSerializable,
+};
+
+struct TransactionOptions {
+  IsolationLevel isolation = IsolationLevel::kRepeatableRead;
+};
+
+}  // namespace minnow
