@@ -32,24 +32,24 @@
 namespace minnow {
 
 struct BufferPoolOptions {
-  size_t pool_bytes = 256u << 20;   // frames = pool_bytes / kPageSize (at least 16)
-  bool background_flusher = true;   // a thread that writes dirty pages in the background
+  size_t pool_bytes = 256u << 20;  // frames = pool_bytes / kPageSize (at least 16)
+  bool background_flusher = true;  // a thread that writes dirty pages in the background
   uint32_t flusher_interval_ms = 100;
-  double max_dirty_fraction = 0.5;  // the flusher starts writing above this
+  double max_dirty_fraction = 0.5;           // the flusher starts writing above this
   uint64_t log_capacity_bytes = 256u << 20;  // checkpoint when the log holds more than this
   uint32_t old_blocks_time_ms = 1000;        // innodb_old_blocks_time
   bool create_if_missing = true;             // an empty backend is formatted
 };
 
 struct BufferPoolStats {
-  uint64_t hits = 0;        // fetches that found the page in a frame
-  uint64_t misses = 0;      // fetches that had to read it
-  uint64_t reads = 0;       // pages read from the file
-  uint64_t writes = 0;      // pages written to the file
-  uint64_t evictions = 0;   // frames reused for another page
-  uint64_t young_moves = 0; // pages moved from the old to the young sublist
-  uint64_t dirty_pages = 0; // now
-  uint64_t frames = 0;      // pool size in pages
+  uint64_t hits = 0;         // fetches that found the page in a frame
+  uint64_t misses = 0;       // fetches that had to read it
+  uint64_t reads = 0;        // pages read from the file
+  uint64_t writes = 0;       // pages written to the file
+  uint64_t evictions = 0;    // frames reused for another page
+  uint64_t young_moves = 0;  // pages moved from the old to the young sublist
+  uint64_t dirty_pages = 0;  // now
+  uint64_t frames = 0;       // pool size in pages
   uint64_t pages_in_file = 0;
   uint64_t free_pages = 0;  // pages on the file's free list
   uint64_t compressed_writes = 0;
@@ -87,18 +87,25 @@ class BufferPool {
   // Sets it inside `mtr` (logged).
   Status SetSystemRoot(class MiniTransaction* mtr, size_t slot, PageNo root);
 
+  // The first error of background work nobody waited for (the flusher's writes, linking a
+  // freed page at commit); OK if none. FlushAll() and Close() report their own errors.
+  Status background_error() const;
+
   BufferPoolStats stats() const;
   RedoLog* log() const { return log_; }
   const std::string& file_name() const;
-  uint64_t logical_size() const;   // page_count * kPageSize
+  uint64_t logical_size() const;           // page_count * kPageSize
   Result<uint64_t> physical_size() const;  // bytes allocated on disk (sparse files)
   uint64_t database_id_hash() const;
+
+  // Opaque outside buffer_pool/ (defined in buffer_pool_internal.h); named here so the
+  // directory's helpers can take it.
+  struct Impl;
 
  private:
   friend class ReadPageGuard;
   friend class WritePageGuard;
   friend class MiniTransaction;
-  struct Impl;
   explicit BufferPool(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   RedoLog* log_ = nullptr;

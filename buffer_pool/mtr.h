@@ -38,14 +38,24 @@ class MtrPage {
   const std::byte* data() const;
   ConstBytes bytes() const { return {data(), kPageSize}; }
 
-  // Returns [offset, offset+len) for writing and records the range for redo.
+  // Returns [offset, offset+len) for writing and records the range for redo. Offsets are from
+  // the start of the page (the body starts at kPageHeaderSize). Of the header, only page_type
+  // and flags belong to the caller; the pool owns checksum, page_no, page_lsn and stored_len.
+  // REQUIRES: offset + len <= kPageSize.
   Bytes Mutate(size_t offset, size_t len);
   void Write(size_t offset, ConstBytes src);
   void Write16(size_t offset, uint16_t v) { Store16(Mutate(offset, 2).data(), v); }
   void Write32(size_t offset, uint32_t v) { Store32(Mutate(offset, 4).data(), v); }
   void Write64(size_t offset, uint64_t v) { Store64(Mutate(offset, 8).data(), v); }
-  // The whole page changes (reorganize, init): logged as one page image at commit.
+  // The whole page changes (reorganize, init): returns all kPageSize bytes (header included, as
+  // Mutate) and logs one page image (body, type, flags) at commit. The pool-owned header fields
+  // are restored at commit, so the caller may overwrite the whole span.
   Bytes MutateAll();
+  // Sets the page type / flags (e.g. kFlagCompressLz4) through Mutate.
+  void SetType(PageType type) { Write16(page_offset::kPageType, static_cast<uint16_t>(type)); }
+  void SetFlags(uint16_t flags) { Write16(page_offset::kFlags, flags); }
+  PageType type() const { return HeaderPageType(data()); }
+  bool valid() const { return mtr_ != nullptr; }
 
  private:
   friend class MiniTransaction;
@@ -69,9 +79,17 @@ class MiniTransaction {
   MtrPage Adopt(WritePageGuard guard);
   // A new page (from the free list, else by extending the file), X-latched, body zeroed, header
   // set to `type` and `flags`; logged as a page image.
+  // The free-list change in page 0 is committed at once in a nested system mtr (page 0 is
+  // latched only briefly, so allocating threads never hold page 0 while waiting on tree
+  // pages); if this mtr already holds page 0 the change is made in this mtr instead. A crash
+  // between the two commits leaks the page (never corrupts). kNoSpace if the file is full.
   Result<MtrPage> Allocate(PageType type, uint16_t flags = 0);
-  // Returns a page this mtr holds to the free list (page 0 is latched for it). The handle is
-  // dead afterwards.
+  // Returns a page this mtr holds to the free list. The handle is dead afterwards. The page is
+  // linked into the free list (type kFree, next pointer in its first body bytes, page 0's head
+  // and count; all logged) when this mtr commits, by a system mtr that latches page 0 after
+  // this mtr has released its other pages (so it is never reused inside this mtr). A crash
+  // between the two commits leaks the page. kInvalidArgument for page 0 or a page this mtr
+  // does not hold.
   Status Free(MtrPage page);
   // Releases a page this mtr did not change (latch coupling lets ancestors go early).
   // REQUIRES: the page is unchanged in this mtr.
@@ -79,8 +97,12 @@ class MiniTransaction {
   bool changed(MtrPage page) const;
 
   // Appends the redo, stamps page LSNs, marks pages dirty, releases all latches. Returns the end
-  // LSN (0 if nothing changed). Idempotent.
+  // LSN (0 if nothing changed). Idempotent. After Commit() the mtr may be used again (Write,
+  // Adopt, Allocate start a new mini-transaction).
   Lsn Commit();
+  // True if this mtr holds `page_no`.
+  bool holds(PageNo page_no) const;
+  BufferPool* pool() const { return pool_; }
 
  private:
   friend class MtrPage;
@@ -90,15 +112,22 @@ class MiniTransaction {
   };
   struct Held {
     WritePageGuard guard;
-    std::vector<Range> ranges;  // changed byte ranges, unsorted, may overlap
-    bool whole = false;         // log the whole page
-    bool freed = false;
+    std::vector<Range> ranges;    // changed byte ranges, unsorted, may overlap
+    bool whole = false;           // log the whole page
+    bool freed = false;           // Free() was called: the handle is dead
+    bool free_at_commit = false;  // link into the free list after commit (system mtr)
   };
-  void EncodeRedo(std::string* out) const;
+  void EncodeRedo(std::string* out);
+  void Reopen();
+  int Find(PageNo page_no) const;
+  // Allocation and free-list linking inside mtr `m` (this one or a nested system mtr).
+  static Result<WritePageGuard> AllocateIn(MiniTransaction* m);
+  static Status LinkFree(MiniTransaction* m, MtrPage page);
 
   BufferPool* pool_;
   std::vector<Held> held_;
   bool committed_ = false;
+  Lsn end_lsn_ = 0;
 };
 
 }  // namespace minnow

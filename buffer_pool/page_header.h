@@ -33,9 +33,9 @@ enum class PageType : uint16_t {
   kFileHeader = 1,  // page 0
   kFree = 2,        // on the free list; body starts with the next free page number
   kBtreeLeaf = 3,
-  kBtreeNode = 4,   // internal (non-leaf) B+tree page
-  kOverflow = 5,    // part of an overflow chain of a large value
-  kUndo = 6,        // reserved for mvcc/
+  kBtreeNode = 4,  // internal (non-leaf) B+tree page
+  kOverflow = 5,   // part of an overflow chain of a large value
+  kUndo = 6,       // reserved for mvcc/
 };
 
 inline constexpr uint16_t kFlagCompressLz4 = 1u << 0;

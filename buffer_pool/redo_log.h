@@ -39,9 +39,11 @@ class RedoLog {
   virtual uint64_t bytes_since_checkpoint() const = 0;
 };
 
-// Applies one redo record stream (as passed to Append) to `page` if it names `page_no`;
-// used by recovery and by tests that replay the log. `end_lsn` is the mtr's end LSN.
-// Returns kCorruption on a malformed stream.
+// Applies one mini-transaction's record stream (as passed to Append) whose end LSN is
+// `end_lsn`; used by recovery and by tests that replay the log. `page_for(page_no)` returns the
+// page's bytes to change (kPageSize, frame format: uncompressed), or nullptr to skip that page.
+// A page whose page_lsn >= end_lsn is left alone; every changed page gets page_lsn = end_lsn.
+// The stream is validated first: kCorruption on a malformed stream, and then nothing changes.
 Status ApplyRedo(ConstBytes mtr_records, Lsn end_lsn,
                  const std::function<Result<std::byte*>(PageNo)>& page_for);
 

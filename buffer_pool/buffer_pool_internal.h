@@ -1,0 +1,190 @@
+#pragma once
+// BufferPool::Impl: the pool's state and the helpers its .cc files share. Directory-private.
+//
+// Latch order (leaf latches last):
+//   frame latches (btree order; page 0 after tree pages, then free-list pages)
+//   -> install_latches_[shard]  (serializes installing a page into a frame)
+//   -> lru_latch_ -> free_latch_
+// commit_latch_ (shared by mtr commit, exclusive for computing a checkpoint LSN) is taken with
+// frame latches held and nothing is acquired under it except the log's own latch.
+// flush_latch_ serializes whole flush passes (FlushAll, checkpoints); it is taken with no frame
+// latch held. No pool latch is held across disk I/O; frame latches are (S while writing back).
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "buffer_pool/buffer_pool.h"
+#include "buffer_pool/file_header.h"
+#include "buffer_pool/frame.h"
+#include "common/latch.h"
+#include "common/thread_annotations.h"
+
+namespace minnow {
+
+// A counter bumped on hot paths by many threads: one cache line per stripe.
+class StripedCounter {
+ public:
+  void Add(uint64_t n = 1);
+  uint64_t Sum() const;
+
+ private:
+  static constexpr size_t kStripes = 16;
+  struct alignas(64) Stripe {
+    std::atomic<uint64_t> v{0};
+  };
+  Stripe stripes_[kStripes];
+};
+
+// PageNo -> FrameNo, read without any latch: a two-level array of atomics (chunks of 64 Ki
+// entries allocated on first use). Writers of one page are serialized by the install latch.
+class PageMap {
+ public:
+  PageMap();
+  ~PageMap();
+  FrameNo Get(PageNo p) const {
+    std::atomic<FrameNo>* chunk = dir_[p >> kChunkBits].load(std::memory_order_acquire);
+    if (chunk == nullptr) return kNoFrame;
+    return chunk[p & (kChunkSize - 1)].load(std::memory_order_acquire);
+  }
+  void Set(PageNo p, FrameNo f);
+  // Clears the entry if it still maps to `f`.
+  void ClearIf(PageNo p, FrameNo f);
+
+ private:
+  static constexpr uint32_t kChunkBits = 16;
+  static constexpr uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr uint32_t kDirSize = 1u << (32 - kChunkBits);
+  std::unique_ptr<std::atomic<std::atomic<FrameNo>*>[]> dir_;
+  Latch chunk_latch_;
+};
+
+enum class LatchMode : uint8_t { kShared, kExclusive, kTryShared };
+
+struct BufferPool::Impl {
+  Impl(std::unique_ptr<DiskBackend> disk_in, const BufferPoolOptions& options_in, size_t frames);
+  ~Impl();
+
+  // ---- page access (buffer_pool.cc)
+  // Pins and latches `page_no`, reading it on a miss. With kTryShared returns kBusy instead of
+  // waiting for a latched page.
+  Result<Frame*> Fetch(PageNo page_no, LatchMode mode);
+  // Pins and X-latches a frame for `page_no` without reading it (a page beyond the old end of
+  // the file); the frame's bytes are zero except the page number.
+  Result<Frame*> NewPage(PageNo page_no);
+  void Unpin(Frame* f) { f->pin.fetch_sub(1, std::memory_order_release); }
+  // REQUIRES: X latch on f. Records the first unwritten change's start LSN.
+  void MarkDirty(Frame* f, Lsn start_lsn);
+  // Clears the dirty state after a write-back. REQUIRES: the frame latch (S or X).
+  void ClearDirty(Frame* f);
+  Status Closed() const;
+
+  // ---- frames and replacement (lru.cc)
+  enum class PinResult { kPinned, kAbsent, kRetry };
+  PinResult TryPinResident(PageNo page_no, Frame** out);
+  // A frame owned by the caller (pin == kEvictBit), from the free list or by eviction.
+  Result<Frame*> GetVictim();
+  void ReturnToFreeList(Frame* f);
+  void LruInsertMidpoint(Frame* f) EXCLUDES(lru_latch_);
+  void LruMoveToTail(Frame* f) EXCLUDES(lru_latch_);
+  // The hit path's LRU update: usually reads two atomics and does nothing.
+  void Touch(Frame* f);
+
+  // ---- disk images (page_io.cc)
+  // Reads page `page_no` into `dst` (kPageSize), verifying checksum and page number and
+  // decompressing an lz4-stored page.
+  Status ReadPage(PageNo page_no, std::byte* dst);
+  // Writes the frame's page (REQUIRES: caller holds the frame latch, S or X, and a pin),
+  // obeying the WAL rule, and marks it clean.
+  Status WriteBack(Frame* f);
+  // Makes sure the file is at least `pages` pages long (extends in chunks).
+  Status EnsureFileSize(uint64_t pages);
+
+  // ---- flushing (flusher.cc)
+  // Writes every page whose oldest modification is below `below` (all dirty pages if
+  // `below` is UINT64_MAX), in page order.
+  Status FlushDirty(Lsn below);
+  // Writes up to `max` dirty pages, oldest modification first.
+  Status FlushOldest(size_t max);
+  struct DirtyRef {
+    Lsn oldest;  // 1 + start LSN
+    PageNo page_no;
+    FrameNo frame;
+  };
+  std::vector<DirtyRef> CollectDirty(Lsn below);
+  // Writes one dirty frame if it still holds d.page_no. REQUIRES: no frame latch held.
+  Status FlushOne(const DirtyRef& d);
+  // Flushes, syncs and checkpoints the log at the oldest remaining modification.
+  Status FlushAndCheckpoint();
+  // Keeps the first error of work nobody waits for (flusher, commit-time free-list linking).
+  void RecordBackgroundError(const Status& st);
+  void StartFlusher();
+  void StopFlusher();
+  void WakeFlusher();
+  void FlusherLoop();
+
+  BufferPool* pool = nullptr;  // back pointer, for building guards
+  std::unique_ptr<DiskBackend> disk;
+  BufferPoolOptions options;
+  RedoLog* log = nullptr;
+  std::unique_ptr<RedoLog> owned_log;
+
+  // Frames.
+  const size_t nframes;
+  std::byte* memory = nullptr;  // nframes * kPageSize, mmap'ed
+  std::unique_ptr<Frame[]> frames;
+  PageMap map;
+  static constexpr size_t kInstallShards = 64;
+  std::array<Latch, kInstallShards> install_latches;
+
+  Latch free_latch_;
+  std::vector<FrameNo> free_frames_ GUARDED_BY(free_latch_);
+
+  // LRU: head = most recently used young page; old_head_ = first page of the old sublist
+  // (about 3/8 of the list, ending at tail_).
+  Latch lru_latch_;
+  FrameNo head_ GUARDED_BY(lru_latch_) = kNoFrame;
+  FrameNo tail_ GUARDED_BY(lru_latch_) = kNoFrame;
+  FrameNo old_head_ GUARDED_BY(lru_latch_) = kNoFrame;
+  size_t lru_len_ GUARDED_BY(lru_latch_) = 0;
+  size_t old_len_ GUARDED_BY(lru_latch_) = 0;
+  std::atomic<uint64_t> lru_clock_{0};  // bumped whenever a page is put at the young head
+  std::atomic<uint64_t> young_len_{0};  // copy of lru_len_ - old_len_ for the hit path
+
+  // The file, mirrored from page 0 (page 0 itself is changed only inside mtrs).
+  std::atomic<uint32_t> page_count{1};
+  std::atomic<uint32_t> free_page_count{0};
+  std::array<std::atomic<PageNo>, kSystemRootSlots> roots;
+  std::atomic<uint64_t> file_pages{0};  // the file's length in pages, as extended by us
+  Latch extend_latch_;
+  uint64_t database_id_hash = 0;
+
+  SharedLatch commit_latch;
+  Latch flush_latch_;
+
+  // Statistics.
+  StripedCounter hits;
+  std::atomic<uint64_t> misses{0}, reads{0}, writes{0}, evictions{0}, young_moves{0};
+  std::atomic<uint64_t> compressed_writes{0}, dirty_pages{0};
+
+  // Background flusher.
+  std::thread flusher;
+  Latch flusher_latch_;
+  std::condition_variable_any flusher_cv_;
+  bool flusher_stop_ GUARDED_BY(flusher_latch_) = false;
+  bool flusher_wake_ GUARDED_BY(flusher_latch_) = false;
+  std::atomic<bool> wake_pending_{false};  // lets hot callers skip the flusher latch
+  Frame* page0 = nullptr;                  // page 0 stays pinned while the pool is open
+  Latch bg_error_latch_;
+  Status bg_error_ GUARDED_BY(bg_error_latch_);
+
+  std::atomic<bool> closed{false};
+};
+
+uint64_t NowMs();
+
+}  // namespace minnow

@@ -1,0 +1,108 @@
+// The file backend: pread/pwrite, fallocate(PUNCH_HOLE | KEEP_SIZE), fdatasync, st_blocks.
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "buffer_pool/disk_backend.h"
+
+namespace minnow {
+
+namespace {
+
+Status Errno(const std::string& name, const std::string& what, int err) {
+  return Status::IOError(fmt::format("{}: {}: {}", name, what, std::strerror(err)));
+}
+
+class FileBackend final : public DiskBackend {
+ public:
+  FileBackend(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  ~FileBackend() override { ::close(fd_); }
+
+  Status Read(uint64_t offset, Bytes dst) override {
+    size_t done = 0;
+    while (done < dst.size()) {
+      ssize_t n = ::pread(fd_, dst.data() + done, dst.size() - done, offset + done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno(name_, fmt::format("pread at offset {}", offset + done), errno);
+      }
+      if (n == 0) {
+        return Status::Corruption(
+            fmt::format("{}: read past the end of the file at offset {}", name_, offset + done));
+      }
+      done += static_cast<size_t>(n);
+    }
+    return Status::OK();
+  }
+
+  Status Write(uint64_t offset, ConstBytes src) override {
+    size_t done = 0;
+    while (done < src.size()) {
+      ssize_t n = ::pwrite(fd_, src.data() + done, src.size() - done, offset + done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno(name_, fmt::format("pwrite at offset {}", offset + done), errno);
+      }
+      done += static_cast<size_t>(n);  // a short write continues where it stopped
+    }
+    return Status::OK();
+  }
+
+  Status PunchHole(uint64_t offset, uint64_t len) override {
+    if (len == 0 || !punch_supported_.load(std::memory_order_relaxed)) return Status::OK();
+    if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                    static_cast<off_t>(len)) != 0) {
+      if (errno == EOPNOTSUPP || errno == ENOSYS) {
+        punch_supported_.store(false, std::memory_order_relaxed);  // not sparse, still correct
+        return Status::OK();
+      }
+      return Errno(name_, fmt::format("fallocate(PUNCH_HOLE) at offset {}", offset), errno);
+    }
+    return Status::OK();
+  }
+
+  Status Sync() override {
+    if (::fdatasync(fd_) != 0) return Errno(name_, "fdatasync", errno);
+    return Status::OK();
+  }
+
+  Result<uint64_t> Size() override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return Errno(name_, "fstat", errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<uint64_t> PhysicalSize() override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return Errno(name_, "fstat", errno);
+    return static_cast<uint64_t>(st.st_blocks) * 512;
+  }
+
+  const std::string& name() const override { return name_; }
+
+ private:
+  const std::string name_;
+  const int fd_;
+  std::atomic<bool> punch_supported_{true};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create) {
+  int flags = O_RDWR | O_CLOEXEC;
+  if (create) flags |= O_CREAT;
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(fmt::format("{}: no such file", path));
+    return Errno(path, "open", errno);
+  }
+  return std::unique_ptr<DiskBackend>(new FileBackend(path, fd));
+}
+
+}  // namespace minnow

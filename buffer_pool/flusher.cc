@@ -1,0 +1,155 @@
+// Write-back in bulk: FlushAll, checkpoints and the background flusher thread.
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "buffer_pool/buffer_pool_internal.h"
+
+namespace minnow {
+
+Status BufferPool::Impl::FlushOne(const DirtyRef& d) NO_THREAD_SAFETY_ANALYSIS {
+  Impl& impl = *this;
+  Frame* f = &impl.frames[d.frame];
+  if ((f->pin.fetch_add(1, std::memory_order_acq_rel) & kEvictBit) != 0) {
+    f->pin.fetch_sub(1, std::memory_order_release);
+    return Status::OK();  // being evicted, so it is clean
+  }
+  Status st;
+  if (f->page_no.load(std::memory_order_acquire) == d.page_no &&
+      f->state.load(std::memory_order_acquire) == FrameState::kValid) {
+    f->latch.AcquireShared();
+    if (f->oldest_modification.load(std::memory_order_acquire) != 0) st = impl.WriteBack(f);
+    f->latch.ReleaseShared();
+  }
+  impl.Unpin(f);
+  return st;
+}
+
+std::vector<BufferPool::Impl::DirtyRef> BufferPool::Impl::CollectDirty(Lsn below) {
+  Impl& impl = *this;
+  std::vector<DirtyRef> out;
+  for (size_t i = 0; i < impl.nframes; ++i) {
+    Frame& f = impl.frames[i];
+    const Lsn om = f.oldest_modification.load(std::memory_order_acquire);
+    if (om == 0 || om - 1 >= below) continue;
+    const PageNo p = f.page_no.load(std::memory_order_acquire);
+    if (p != kInvalidPageNo) out.push_back(DirtyRef{om, p, static_cast<FrameNo>(i)});
+  }
+  return out;
+}
+
+Status BufferPool::Impl::FlushDirty(Lsn below) {
+  std::vector<DirtyRef> todo = CollectDirty(below);
+  std::sort(todo.begin(), todo.end(),
+            [](const DirtyRef& a, const DirtyRef& b) { return a.page_no < b.page_no; });
+  Status first_error;
+  for (const DirtyRef& d : todo) {
+    Status st = FlushOne(d);
+    if (!st.ok() && first_error.ok()) first_error = std::move(st);
+  }
+  return first_error;
+}
+
+Status BufferPool::Impl::FlushOldest(size_t max) {
+  std::vector<DirtyRef> todo = CollectDirty(UINT64_MAX);
+  if (todo.size() > max) {
+    std::nth_element(todo.begin(), todo.begin() + static_cast<ptrdiff_t>(max), todo.end(),
+                     [](const DirtyRef& a, const DirtyRef& b) { return a.oldest < b.oldest; });
+    todo.resize(max);
+  }
+  std::sort(todo.begin(), todo.end(),
+            [](const DirtyRef& a, const DirtyRef& b) { return a.page_no < b.page_no; });
+  Status first_error;
+  for (const DirtyRef& d : todo) {
+    Status st = FlushOne(d);
+    if (!st.ok() && first_error.ok()) first_error = std::move(st);
+  }
+  return first_error;
+}
+
+Status BufferPool::Impl::FlushAndCheckpoint() NO_THREAD_SAFETY_ANALYSIS {
+  LatchGuard serial(flush_latch_);
+  RETURN_IF_ERROR(FlushDirty(UINT64_MAX));
+  RETURN_IF_ERROR(disk->Sync());
+  // Every mtr that appended before `ckpt` has marked its pages dirty (commit_latch_), so the
+  // pages still dirty bound what the file lacks.
+  Lsn ckpt;
+  commit_latch.Acquire();
+  ckpt = log->current_lsn();
+  for (size_t i = 0; i < nframes; ++i) {
+    const Lsn om = frames[i].oldest_modification.load(std::memory_order_acquire);
+    if (om != 0) ckpt = std::min(ckpt, om - 1);
+  }
+  commit_latch.Release();
+  // Page 0 records the checkpoint (unlogged: redo never touches the field).
+  ASSIGN_OR_RETURN(Frame * f0, Fetch(0, LatchMode::kExclusive));
+  std::byte* field = f0->data + file_header_offset::kCheckpointLsn;
+  if (Load64(field) < ckpt) Store64(field, ckpt);
+  Status st = WriteBack(f0);
+  f0->latch.Release();
+  Unpin(f0);
+  RETURN_IF_ERROR(st);
+  RETURN_IF_ERROR(disk->Sync());
+  log->Checkpoint(ckpt);
+  return Status::OK();
+}
+
+void BufferPool::Impl::RecordBackgroundError(const Status& st) {
+  LatchGuard g(bg_error_latch_);
+  if (bg_error_.ok()) bg_error_ = st;
+}
+
+void BufferPool::Impl::StartFlusher() {
+  if (!options.background_flusher) return;
+  flusher = std::thread([this] { FlusherLoop(); });
+}
+
+void BufferPool::Impl::StopFlusher() {
+  if (!flusher.joinable()) return;
+  {
+    LatchGuard g(flusher_latch_);
+    flusher_stop_ = true;
+  }
+  flusher_cv_.notify_all();
+  flusher.join();
+}
+
+void BufferPool::Impl::WakeFlusher() {
+  if (!flusher.joinable() || wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
+  {
+    LatchGuard g(flusher_latch_);
+    flusher_wake_ = true;
+  }
+  flusher_cv_.notify_one();
+}
+
+void BufferPool::Impl::FlusherLoop() NO_THREAD_SAFETY_ANALYSIS {
+  const auto interval =
+      std::chrono::milliseconds(std::max<uint32_t>(1, options.flusher_interval_ms));
+  for (;;) {
+    {
+      std::unique_lock<Latch> l(flusher_latch_);
+      flusher_cv_.wait_for(l, interval, [&] { return flusher_stop_ || flusher_wake_; });
+      if (flusher_stop_) return;
+      flusher_wake_ = false;
+    }
+    wake_pending_.store(false, std::memory_order_release);
+    Status st;
+    if (log->bytes_since_checkpoint() > options.log_capacity_bytes) {
+      st = FlushAndCheckpoint();
+    } else {
+      const auto limit = static_cast<uint64_t>(options.max_dirty_fraction * nframes);
+      const uint64_t dirty = dirty_pages.load(std::memory_order_relaxed);
+      if (dirty > limit) {
+        // Down to 90% of the limit, oldest first (they hold the checkpoint back).
+        st = FlushOldest(static_cast<size_t>(dirty - limit * 9 / 10));
+      }
+    }
+    if (!st.ok()) RecordBackgroundError(st);
+  }
+}
+
+}  // namespace minnow

@@ -1,0 +1,292 @@
+// MiniTransaction: latching, change recording, redo encoding and commit.
+
+#include "buffer_pool/mtr.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "buffer_pool/buffer_pool.h"
+#include "buffer_pool/buffer_pool_internal.h"
+#include "common/check.h"
+
+namespace minnow {
+
+// ---- MtrPage
+
+PageNo MtrPage::page_no() const { return mtr_->held_[slot_].guard.page_no(); }
+
+const std::byte* MtrPage::data() const { return mtr_->held_[slot_].guard.data(); }
+
+Bytes MtrPage::Mutate(size_t offset, size_t len) {
+  MINNOW_DCHECK(offset + len <= kPageSize, "Mutate({}, {}) past the page", offset, len);
+  auto& held = mtr_->held_[slot_];
+  MINNOW_DCHECK(!held.freed, "page {} was freed", held.guard.page_no());
+  if (!held.whole && len > 0) {
+    auto& r = held.ranges;
+    // Sequential writes (a record written field by field) extend the last range.
+    if (!r.empty() && offset >= r.back().offset && offset <= r.back().offset + r.back().len) {
+      r.back().len =
+          std::max<uint32_t>(r.back().len, static_cast<uint32_t>(offset + len) - r.back().offset);
+    } else {
+      r.push_back({static_cast<uint32_t>(offset), static_cast<uint32_t>(len)});
+    }
+  }
+  return {held.guard.mutable_data() + offset, len};
+}
+
+void MtrPage::Write(size_t offset, ConstBytes src) {
+  if (src.empty()) return;
+  std::memcpy(Mutate(offset, src.size()).data(), src.data(), src.size());
+}
+
+Bytes MtrPage::MutateAll() {
+  auto& held = mtr_->held_[slot_];
+  held.whole = true;
+  held.ranges.clear();
+  return {held.guard.mutable_data(), kPageSize};
+}
+
+// ---- MiniTransaction
+
+MiniTransaction::MiniTransaction(BufferPool* pool) : pool_(pool) {}
+
+MiniTransaction::~MiniTransaction() { Commit(); }
+
+void MiniTransaction::Reopen() {
+  if (committed_) {
+    committed_ = false;
+    end_lsn_ = 0;
+    held_.clear();
+  }
+}
+
+int MiniTransaction::Find(PageNo page_no) const {
+  for (size_t i = 0; i < held_.size(); ++i) {
+    if (held_[i].guard.valid() && held_[i].guard.page_no() == page_no) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool MiniTransaction::holds(PageNo page_no) const { return !committed_ && Find(page_no) >= 0; }
+
+Result<MtrPage> MiniTransaction::Write(PageNo page_no) {
+  Reopen();
+  const int i = Find(page_no);
+  if (i >= 0) {
+    if (held_[i].freed) {
+      return Status::InvalidArgument(fmt::format("page {} was freed in this mtr", page_no));
+    }
+    return MtrPage(this, static_cast<size_t>(i));
+  }
+  ASSIGN_OR_RETURN(WritePageGuard guard, pool_->FetchWrite(page_no));
+  held_.push_back(Held{std::move(guard)});
+  return MtrPage(this, held_.size() - 1);
+}
+
+MtrPage MiniTransaction::Adopt(WritePageGuard guard) {
+  Reopen();
+  MINNOW_CHECK(guard.valid() && guard.pool_ == pool_, "Adopt of an invalid or foreign guard");
+  MINNOW_CHECK(Find(guard.page_no()) < 0, "mtr already holds page {}", guard.page_no());
+  held_.push_back(Held{std::move(guard)});
+  return MtrPage(this, held_.size() - 1);
+}
+
+void MiniTransaction::ReleaseUnchanged(MtrPage page) {
+  MINNOW_CHECK(page.mtr_ == this, "page of another mtr");
+  Held& h = held_[page.slot_];
+  MINNOW_CHECK(!changed(page), "ReleaseUnchanged of changed page {}", h.guard.page_no());
+  h.guard.Release();
+}
+
+bool MiniTransaction::changed(MtrPage page) const {
+  const Held& h = held_[page.slot_];
+  return h.whole || !h.ranges.empty();
+}
+
+Result<WritePageGuard> MiniTransaction::AllocateIn(MiniTransaction* m) {
+  BufferPool::Impl& impl = *m->pool_->impl_;
+  ASSIGN_OR_RETURN(MtrPage p0, m->Write(0));
+  const std::byte* hdr = p0.data();
+  const PageNo head = Load32(hdr + file_header_offset::kFreeListHead);
+  const uint32_t free_count = Load32(hdr + file_header_offset::kFreePageCount);
+  const uint32_t count = Load32(hdr + file_header_offset::kPageCount);
+  if (head != kInvalidPageNo) {
+    if (head == 0 || head >= count) {
+      return Status::Corruption(fmt::format("{}: page 0: free list head {} is outside the file",
+                                            impl.disk->name(), head));
+    }
+    ASSIGN_OR_RETURN(WritePageGuard guard, m->pool_->FetchWrite(head));
+    if (HeaderPageType(guard.data()) != PageType::kFree) {
+      return Status::Corruption(fmt::format("{}: page {}: on the free list but its type is {}",
+                                            impl.disk->name(), head,
+                                            static_cast<int>(HeaderPageType(guard.data()))));
+    }
+    const PageNo next = Load32(guard.data() + kPageHeaderSize);
+    p0.Write32(file_header_offset::kFreeListHead, next);
+    p0.Write32(file_header_offset::kFreePageCount, free_count - 1);
+    impl.free_page_count.store(free_count - 1, std::memory_order_relaxed);
+    return guard;
+  }
+  if (count >= kInvalidPageNo - 1) {
+    return Status::NoSpace(
+        fmt::format("{}: the file has the maximum number of pages ({})", impl.disk->name(), count));
+  }
+  RETURN_IF_ERROR(impl.EnsureFileSize(uint64_t{count} + 1));
+  ASSIGN_OR_RETURN(Frame * f, impl.NewPage(count));
+  WritePageGuard guard(m->pool_, f, count, f->data);
+  p0.Write32(file_header_offset::kPageCount, count + 1);
+  impl.page_count.store(count + 1, std::memory_order_release);
+  return guard;
+}
+
+Result<MtrPage> MiniTransaction::Allocate(PageType type, uint16_t flags) {
+  Reopen();
+  WritePageGuard guard;
+  if (Find(0) >= 0) {
+    ASSIGN_OR_RETURN(guard, AllocateIn(this));
+  } else {
+    MiniTransaction sys(pool_);
+    ASSIGN_OR_RETURN(guard, AllocateIn(&sys));
+    sys.Commit();
+  }
+  const PageNo page_no = guard.page_no();
+  held_.push_back(Held{std::move(guard)});
+  MtrPage page(this, held_.size() - 1);
+  Bytes all = page.MutateAll();
+  std::memset(all.data() + page_offset::kPageType, 0, kPageSize - page_offset::kPageType);
+  Store32(all.data() + page_offset::kPageNo, page_no);
+  Store16(all.data() + page_offset::kPageType, static_cast<uint16_t>(type));
+  Store16(all.data() + page_offset::kFlags, flags & ~kFlagStoredCompressed);
+  return page;
+}
+
+Status MiniTransaction::LinkFree(MiniTransaction* m, MtrPage page) {
+  BufferPool::Impl& impl = *m->pool_->impl_;
+  ASSIGN_OR_RETURN(MtrPage p0, m->Write(0));
+  const PageNo head = Load32(p0.data() + file_header_offset::kFreeListHead);
+  const uint32_t free_count = Load32(p0.data() + file_header_offset::kFreePageCount);
+  Bytes type_flags = page.Mutate(page_offset::kPageType, 4);
+  Store16(type_flags.data(), static_cast<uint16_t>(PageType::kFree));
+  Store16(type_flags.data() + 2, 0);
+  page.Write32(kPageHeaderSize, head);
+  p0.Write32(file_header_offset::kFreeListHead, page.page_no());
+  p0.Write32(file_header_offset::kFreePageCount, free_count + 1);
+  impl.free_page_count.store(free_count + 1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status MiniTransaction::Free(MtrPage page) {
+  if (page.mtr_ != this || committed_ || page.slot_ >= held_.size() ||
+      !held_[page.slot_].guard.valid() || held_[page.slot_].freed) {
+    return Status::InvalidArgument("Free of a page this mtr does not hold");
+  }
+  Held& h = held_[page.slot_];
+  if (h.guard.page_no() == 0) return Status::InvalidArgument("page 0 cannot be freed");
+  h.free_at_commit = true;
+  h.freed = true;
+  return Status::OK();
+}
+
+void MiniTransaction::EncodeRedo(std::string* out) {
+  std::byte buf[16];
+  auto put_header = [&](RedoType type, PageNo page_no) {
+    buf[0] = std::byte{static_cast<uint8_t>(type)};
+    size_t n = 1 + PutVarint64(buf + 1, page_no);
+    out->append(reinterpret_cast<const char*>(buf), n);
+  };
+  auto put_varint = [&](uint64_t v) {
+    size_t n = PutVarint64(buf, v);
+    out->append(reinterpret_cast<const char*>(buf), n);
+  };
+  for (Held& h : held_) {
+    if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+    std::byte* page = h.guard.mutable_data();
+    const PageNo page_no = h.guard.page_no();
+    bool image = h.whole;
+    if (!image) {
+      // Coalesce overlapping and adjacent ranges.
+      auto& r = h.ranges;
+      std::sort(r.begin(), r.end(), [](Range a, Range b) { return a.offset < b.offset; });
+      size_t w = 0;
+      size_t total = 0;
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (w > 0 && r[i].offset <= r[w - 1].offset + r[w - 1].len) {
+          r[w - 1].len = std::max(r[w - 1].len, r[i].offset + r[i].len - r[w - 1].offset);
+        } else {
+          r[w++] = r[i];
+        }
+      }
+      r.resize(w);
+      for (const Range& x : r) total += x.len;
+      image = total > kPageBodySize / 2;
+    }
+    if (image) {
+      // The pool owns these header fields; MutateAll callers may have overwritten them.
+      Store32(page + page_offset::kPageNo, page_no);
+      Store16(page + page_offset::kFlags, HeaderFlags(page) & ~kFlagStoredCompressed);
+      std::memset(page + page_offset::kStoredLen, 0, kPageHeaderSize - page_offset::kStoredLen);
+      put_header(RedoType::kPageImage, page_no);
+      out->append(reinterpret_cast<const char*>(page + kPageHeaderSize), kPageBodySize);
+      out->append(reinterpret_cast<const char*>(page + page_offset::kPageType), 4);
+      h.whole = true;
+    } else {
+      put_header(RedoType::kPageBytes, page_no);
+      put_varint(h.ranges.size());
+      for (const Range& x : h.ranges) {
+        put_varint(x.offset);
+        put_varint(x.len);
+        out->append(reinterpret_cast<const char*>(page + x.offset), x.len);
+      }
+    }
+  }
+}
+
+Lsn MiniTransaction::Commit() {
+  if (committed_) return end_lsn_;
+  committed_ = true;
+  BufferPool::Impl& impl = *pool_->impl_;
+  thread_local std::string records;
+  records.clear();
+  EncodeRedo(&records);
+  Lsn end = 0;
+  if (!records.empty()) {
+    RedoLog* log = impl.log;
+    impl.commit_latch.AcquireShared();
+    const Lsn start = log->current_lsn();
+    end = log->Append(AsBytes(records));
+    for (Held& h : held_) {
+      if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+      Store64(h.guard.mutable_data() + page_offset::kPageLsn, end);
+      impl.MarkDirty(h.guard.frame_, start);
+    }
+    impl.commit_latch.ReleaseShared();
+    if (log->bytes_since_checkpoint() > impl.options.log_capacity_bytes) impl.WakeFlusher();
+  }
+  bool deferred_free = false;
+  for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
+    if (it->free_at_commit) {
+      deferred_free = true;
+    } else {
+      it->guard.Release();
+    }
+  }
+  if (deferred_free) {
+    // Link freed pages into the free list now that our other latches are gone: latch order
+    // is freed page, then page 0.
+    MiniTransaction sys(pool_);
+    for (Held& h : held_) {
+      if (!h.free_at_commit) continue;
+      MtrPage page = sys.Adopt(std::move(h.guard));
+      Status st = LinkFree(&sys, page);
+      if (!st.ok()) impl.RecordBackgroundError(st);  // the page leaks; nothing is corrupted
+    }
+    end = std::max(end, sys.Commit());
+  }
+  held_.clear();
+  end_lsn_ = end;
+  return end;
+}
+
+}  // namespace minnow
