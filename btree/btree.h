@@ -35,18 +35,18 @@ inline constexpr size_t kMaxValueSize = 64u << 20;  // 64 MiB
 inline constexpr size_t kSysFieldsSize = 13;        // DB_TRX_ID (6) + DB_ROLL_PTR (7)
 
 struct TreeOptions {
-  bool sys_fields = false;      // clustered index: 13 hidden bytes per record
-  bool compress_lz4 = false;    // pages stored lz4-compressed (MySQL COMPRESSION='lz4')
+  bool sys_fields = false;    // clustered index: 13 hidden bytes per record
+  bool compress_lz4 = false;  // pages stored lz4-compressed (MySQL COMPRESSION='lz4')
 };
 
 struct CheckReport {
-  uint64_t records = 0;          // user records, delete-marked included
+  uint64_t records = 0;  // user records, delete-marked included
   uint64_t delete_marked = 0;
   uint64_t leaf_pages = 0;
   uint64_t node_pages = 0;
   uint64_t overflow_pages = 0;
-  uint32_t height = 0;           // 1: the root is a leaf
-  double avg_leaf_fill = 0;      // used bytes / usable bytes over leaves
+  uint32_t height = 0;       // 1: the root is a leaf
+  double avg_leaf_fill = 0;  // used bytes / usable bytes over leaves
 };
 
 // One record as returned by reads. `value` is complete (overflow chains are read).
@@ -54,7 +54,7 @@ struct RecordData {
   std::string value;
   std::array<std::byte, kSysFieldsSize> sys{};  // zeros unless the tree has sys fields
   bool delete_marked = false;
-  RecordLocation location;                      // where it was when read
+  RecordLocation location;  // where it was when read
 };
 
 class Cursor;
@@ -113,8 +113,11 @@ class BTree {
   // Frees every page of the tree, the root included. The BTree must not be used afterwards.
   Status Drop();
 
- private:
+  // Opaque outside btree/ (defined in btree_internal.h); named here so the directory's helpers
+  // can take it.
   struct Impl;
+
+ private:
   explicit BTree(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   friend class Cursor;

@@ -1,0 +1,138 @@
+#pragma once
+// Private to btree/: the tree's state and the helpers its .cc files share.
+//
+// Latching protocol (btree.h has the summary):
+//   readers     S-couple from the root down (FindLeafRead).
+//   writers     first optimistically: S-couple to the leaf's parent, X-latch the leaf while the
+//               parent is still S-latched (so the leaf covers the key), release the parent and
+//               do the change if it needs no split or merge (FindLeafOptimistic). Otherwise
+//               restart pessimistically: X-couple from the root, releasing all ancestors when
+//               a page is safe (cannot split for an insert, cannot underflow for a remove). In
+//               remove mode the descent also X-latches the sibling used for a merge, left one
+//               first (left-to-right), so merges never latch leftward.
+//   structure   a split X-latches its new page and then the old right neighbour (rightward); a
+//               merge always folds the right page into the left one, frees the right page and
+//               X-latches its right neighbour (rightward). Nobody waits for a page to the left
+//               of or above a page it holds, which is the whole deadlock argument.
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "btree/btree.h"
+#include "btree/page.h"
+#include "buffer_pool/mtr.h"
+
+namespace minnow {
+
+// A record ready to be written: inline, or with its value already in an overflow chain.
+// `spec.sys` is always sized as the tree wants it (kSysLen bytes in a tree with sys fields:
+// the caller's, or zeros if `sys_given` is false, which Update replaces by the old record's).
+struct PreparedRecord {
+  RecordSpec spec;
+  std::array<std::byte, kOverflowRefSize> ref{};
+  std::array<std::byte, kSysLen> sys{};
+  bool sys_given = false;
+  PageNo chain = kInvalidPageNo;  // the overflow chain written for it, if any
+};
+
+// One level of a pessimistic descent: the page, the child slot followed from it, and (remove
+// mode) the merge partner latched with the page.
+struct PathLevel {
+  MtrPage page;
+  size_t child_slot = 0;
+  MtrPage sibling;  // valid() only in remove mode when the page has a sibling under its parent
+  bool sibling_is_left = false;
+};
+
+// What a write operation does at the leaf.
+enum class OpKind { kInsert, kUpdate, kUpsert, kDeleteMark, kRemove };
+
+struct WriteOp {
+  OpKind kind;
+  ConstBytes key;
+  PreparedRecord* rec = nullptr;  // kInsert, kUpdate, kUpsert
+  ConstBytes sys;                 // kUpdate / kUpsert / kDeleteMark: new sys bytes, or empty
+  bool mark = false;              // kDeleteMark
+  RecordData* old = nullptr;
+  bool* existed = nullptr;
+  // Filled while applying: overflow chains to free once the mtr has committed.
+  std::vector<PageNo> chains_to_free;
+};
+
+struct BTree::Impl {
+  BufferPool* pool = nullptr;
+  PageNo root = kInvalidPageNo;
+  TreeOptions options;
+  uint16_t tree_flags = 0;
+  RecordMoveListener* listener = nullptr;
+  std::atomic<uint32_t> height_hint{1};
+
+  uint16_t page_flags() const { return options.compress_lz4 ? kFlagCompressLz4 : 0; }
+  PageInit Init(uint16_t level, PageNo prev = kInvalidPageNo, PageNo next = kInvalidPageNo) const {
+    return PageInit{level, root, tree_flags, prev, next};
+  }
+
+  // Checks that a fetched page is a B+tree page of this tree (at `level` unless -1).
+  Status CheckTreePage(const std::byte* page, PageNo page_no, int level) const;
+
+  // ---- descent (descent.cc)
+  enum class Target { kKey, kFirst, kLast };
+  // The leaf for `key` (or the first / last leaf), S-latched.
+  Result<ReadPageGuard> FindLeafRead(Target target, ConstBytes key) const;
+  // The leaf for `key` X-latched inside `mtr` (optimistic descent).
+  Result<MtrPage> FindLeafOptimistic(MiniTransaction* mtr, ConstBytes key);
+  // X-coupled descent keeping the unsafe suffix of the path. `need` is the record size an insert
+  // must fit (insert mode), or 0 for remove mode.
+  Status DescendPessimistic(MiniTransaction* mtr, ConstBytes key, size_t need, bool remove_mode,
+                            std::vector<PathLevel>* path);
+
+  // ---- write operations (write.cc)
+  Status RunWrite(WriteOp* op);
+  // Applies `op` at the leaf. Returns true if done, false if it needs the pessimistic path
+  // (only when `path` is null; then nothing was changed).
+  Result<bool> ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf, std::vector<PathLevel>* path,
+                           WriteOp* op);
+  Status FillRecordData(const RecordView& rec, PageNo page_no, RecordData* out) const;
+  // Point read (BTree::Get, and Cursor::value() for overflow values).
+  Result<RecordData> Get(ConstBytes key) const;
+
+  // ---- split (split.cc)
+  // Inserts `rec` at slot `idx` of path[level].page, splitting it (and ancestors) as needed.
+  // `heap_no` non-zero: the record keeps this heap number if it stays on the page; `moved_from`
+  // (page_no valid) is reported as moved to wherever the record lands. Returns its location.
+  Result<RecordLocation> InsertWithSplit(MiniTransaction* mtr, std::vector<PathLevel>* path,
+                                         size_t level, size_t idx, const RecordSpec& rec,
+                                         HeapNo heap_no, RecordLocation moved_from);
+
+  // ---- merge (merge.cc)
+  // Restores the fill of path[level].page after a removal (merge, redistribute, root collapse).
+  Status Rebalance(MiniTransaction* mtr, std::vector<PathLevel>* path, size_t level);
+
+  // ---- overflow chains (overflow.cc)
+  // Prepares the record for (key, value, sys), writing an overflow chain if needed.
+  Status Prepare(ConstBytes key, ConstBytes value, ConstBytes sys, PreparedRecord* out);
+  Result<PageNo> WriteChain(ConstBytes value);
+  // Appends the value behind `ref` to `out`. The caller holds the leaf latched (or is alone).
+  Status ReadChain(ConstBytes ref, std::string* out) const;
+  Status FreeChain(PageNo first);
+  // Walks a chain for Check(): page count, or kCorruption.
+  Result<uint64_t> CheckChain(ConstBytes ref) const;
+
+  void ReportMoves(const std::vector<RecordMove>& moves) const {
+    if (listener != nullptr && !moves.empty()) listener->OnRecordsMoved(moves);
+  }
+};
+
+// The shortest key S with left < S <= right (suffix truncation of separators).
+std::string ShortestSeparator(ConstBytes left, ConstBytes right);
+
+// A copy of a page's records as specs (spans into `copy`), in key order, with heap numbers.
+struct RecordEntry {
+  RecordSpec spec;
+  HeapNo heap_no = 0;
+  bool is_new = false;  // the record being inserted
+};
+Status CollectRecords(const std::byte* copy, std::vector<RecordEntry>* out);
+
+}  // namespace minnow

@@ -1,0 +1,279 @@
+// Cursor: a private copy of one leaf, stepped through without latches. Leaving the copy goes to
+// the sibling leaf only if the copied page is unchanged since the copy (same page LSN: every
+// change stamps a new one), checked under the page's S latch while the sibling is latched
+// left-to-right; otherwise the cursor re-seeks from the root past the last key it returned.
+// That is what makes "each key at most once, in order" hold while writers split and merge.
+
+#include "btree/cursor.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "btree/btree_internal.h"
+
+namespace minnow {
+namespace {
+
+enum class Step { kMoved, kEnd, kStale };
+constexpr int kMaxRetries = 10000;
+
+}  // namespace
+
+struct Cursor::Impl {
+  struct Deleter {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+
+  explicit Impl(const BTree::Impl* t)
+      : tree(t), page(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))) {
+    std::memset(page.get(), 0, kPageSize);
+  }
+
+  const BTree::Impl* tree;
+  std::unique_ptr<std::byte[], Deleter> page;  // the copied leaf
+  PageNo page_no = kInvalidPageNo;
+  Lsn lsn = 0;
+  size_t heap_top = kPageSize;
+  int n = 0;
+  int idx = 0;
+  bool valid = false;
+  // The current record, decoded.
+  uint8_t flags = 0;
+  HeapNo heap_no = 0;
+  ConstBytes key, sys, value;
+  std::string big_value;  // the overflow value once read
+  bool big_loaded = false;
+  std::string bound;  // the key to reposition around
+
+  // Decodes slot idx of the copy; false if it points outside the page.
+  bool Decode() {
+    const std::byte* p = page.get();
+    size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(idx));
+    if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
+    const std::byte* r = p + off;
+    flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+    size_t key_len = Load16(r + record_offset::kKeyLen);
+    size_t value_len = Load16(r + record_offset::kValueLen);
+    size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
+    if (off + kRecordHeaderSize + key_len + sys_len + value_len > kPageSize ||
+        (flags & ~kRecKnownFlags) != 0) {
+      return false;
+    }
+    heap_no = Load16(r + record_offset::kHeapNo);
+    key = {r + record_offset::kKey, key_len};
+    sys = {key.data() + key_len, sys_len};
+    value = {sys.data() + sys_len, value_len};
+    big_loaded = false;
+    return true;
+  }
+
+  Status Position(int i) {
+    idx = i;
+    valid = true;
+    if (Decode()) return Status::OK();
+    valid = false;
+    return Status::Corruption(
+        fmt::format("{}: page {}: slot {} out of range", tree->pool->file_name(), page_no, i));
+  }
+
+  Status CopyLeaf(const ReadPageGuard& g) {
+    RETURN_IF_ERROR(tree->CheckTreePage(g.data(), g.page_no(), 0));
+    std::memcpy(page.get(), g.data(), kPageSize);
+    page_no = g.page_no();
+    lsn = HeaderPageLsn(page.get());
+    PageView v(page.get());
+    n = v.n_slots();
+    heap_top = v.heap_top();
+    return Status::OK();
+  }
+
+  // Copies the right sibling of the copied leaf if the copy is still current.
+  Result<Step> StepRight() {
+    PageNo next = PageView(page.get()).next();
+    ASSIGN_OR_RETURN(ReadPageGuard cur, tree->pool->FetchRead(page_no));
+    if (HeaderPageLsn(cur.data()) != lsn) return Step::kStale;
+    if (next == kInvalidPageNo) return Step::kEnd;
+    ASSIGN_OR_RETURN(ReadPageGuard nx, tree->pool->FetchRead(next));
+    cur.Release();
+    RETURN_IF_ERROR(CopyLeaf(nx));
+    return Step::kMoved;
+  }
+
+  // Copies the left sibling; latches it before the current page (left-to-right).
+  Result<Step> StepLeft() {
+    PageNo prev = PageView(page.get()).prev();
+    ReadPageGuard left;
+    if (prev != kInvalidPageNo) {
+      ASSIGN_OR_RETURN(left, tree->pool->FetchRead(prev));
+    }
+    ASSIGN_OR_RETURN(ReadPageGuard cur, tree->pool->FetchRead(page_no));
+    if (HeaderPageLsn(cur.data()) != lsn) return Step::kStale;
+    if (prev == kInvalidPageNo) return Step::kEnd;
+    cur.Release();
+    if (PageView(left.data()).next() != page_no) {
+      return Status::Corruption(
+          fmt::format("{}: leaf {} is the left sibling of {} but its next "
+                      "link is {}",
+                      tree->pool->file_name(), prev, page_no, PageView(left.data()).next()));
+    }
+    RETURN_IF_ERROR(CopyLeaf(left));
+    return Step::kMoved;
+  }
+
+  // Walks right from the copy until a non-empty leaf; kStale means "re-seek".
+  Result<Step> WalkRight() {
+    for (;;) {
+      ASSIGN_OR_RETURN(Step s, StepRight());
+      if (s != Step::kMoved || n > 0) return s;
+    }
+  }
+  Result<Step> WalkLeft() {
+    for (;;) {
+      ASSIGN_OR_RETURN(Step s, StepLeft());
+      if (s != Step::kMoved || n > 0) return s;
+    }
+  }
+
+  // Positions on the first record > bound (strict) or >= bound.
+  Status SeekForward(bool strict) {
+    for (int tries = 0; tries < kMaxRetries; ++tries) {
+      valid = false;
+      {
+        ASSIGN_OR_RETURN(ReadPageGuard g,
+                         tree->FindLeafRead(BTree::Impl::Target::kKey, AsBytes(bound)));
+        bool found = false;
+        ASSIGN_OR_RETURN(size_t i, PageView(g.data()).LowerBound(AsBytes(bound), &found));
+        if (found && strict) ++i;
+        RETURN_IF_ERROR(CopyLeaf(g));
+        if (static_cast<int>(i) < n) return Position(static_cast<int>(i));
+      }
+      ASSIGN_OR_RETURN(Step s, WalkRight());
+      if (s == Step::kEnd) return Status::OK();
+      if (s == Step::kMoved) return Position(0);
+    }
+    return Status::Busy("cursor: the tree kept changing while repositioning");
+  }
+
+  // Positions on the last record < bound (strict) or <= bound.
+  Status SeekBackward(bool strict) {
+    for (int tries = 0; tries < kMaxRetries; ++tries) {
+      valid = false;
+      {
+        ASSIGN_OR_RETURN(ReadPageGuard g,
+                         tree->FindLeafRead(BTree::Impl::Target::kKey, AsBytes(bound)));
+        bool found = false;
+        ASSIGN_OR_RETURN(size_t i, PageView(g.data()).LowerBound(AsBytes(bound), &found));
+        int pos = (found && !strict) ? static_cast<int>(i) : static_cast<int>(i) - 1;
+        RETURN_IF_ERROR(CopyLeaf(g));
+        if (pos >= 0) return Position(pos);
+      }
+      ASSIGN_OR_RETURN(Step s, WalkLeft());
+      if (s == Step::kEnd) return Status::OK();
+      if (s == Step::kMoved) return Position(n - 1);
+    }
+    return Status::Busy("cursor: the tree kept changing while repositioning");
+  }
+
+  Status SeekEnd(bool first) {
+    for (int tries = 0; tries < kMaxRetries; ++tries) {
+      valid = false;
+      {
+        ASSIGN_OR_RETURN(ReadPageGuard g,
+                         tree->FindLeafRead(
+                             first ? BTree::Impl::Target::kFirst : BTree::Impl::Target::kLast, {}));
+        RETURN_IF_ERROR(CopyLeaf(g));
+        if (n > 0) return Position(first ? 0 : n - 1);
+      }
+      ASSIGN_OR_RETURN(Step s, first ? WalkRight() : WalkLeft());
+      if (s == Step::kEnd) return Status::OK();
+      if (s == Step::kMoved) return Position(first ? 0 : n - 1);
+    }
+    return Status::Busy("cursor: the tree kept changing while repositioning");
+  }
+
+  Status NextSlow() {
+    if (!valid) return Status::InvalidArgument("Next() on a cursor that is not valid");
+    idx = n;  // (idx was incremented past the copy)
+    bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    valid = false;
+    ASSIGN_OR_RETURN(Step s, WalkRight());
+    if (s == Step::kEnd) return Status::OK();
+    if (s == Step::kMoved) return Position(0);
+    return SeekForward(/*strict=*/true);
+  }
+
+  Status PrevSlow() {
+    if (!valid) return Status::InvalidArgument("Prev() on a cursor that is not valid");
+    bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    valid = false;
+    ASSIGN_OR_RETURN(Step s, WalkLeft());
+    if (s == Step::kEnd) return Status::OK();
+    if (s == Step::kMoved) return Position(n - 1);
+    return SeekBackward(/*strict=*/true);
+  }
+};
+
+Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Cursor::~Cursor() = default;
+
+std::unique_ptr<Cursor> BTree::NewCursor() const {
+  return std::unique_ptr<Cursor>(new Cursor(std::make_unique<Cursor::Impl>(impl_.get())));
+}
+
+Status Cursor::Seek(ConstBytes key) {
+  impl_->bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+  return impl_->SeekForward(/*strict=*/false);
+}
+
+Status Cursor::SeekForPrev(ConstBytes key) {
+  impl_->bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+  return impl_->SeekBackward(/*strict=*/false);
+}
+
+Status Cursor::SeekToFirst() { return impl_->SeekEnd(/*first=*/true); }
+Status Cursor::SeekToLast() { return impl_->SeekEnd(/*first=*/false); }
+
+Status Cursor::Next() {
+  Impl* c = impl_.get();
+  if (c->valid && ++c->idx < c->n) {
+    if (c->Decode()) [[likely]]
+      return Status::OK();
+    return c->Position(c->idx);  // reports the corruption
+  }
+  return c->NextSlow();
+}
+
+Status Cursor::Prev() {
+  Impl* c = impl_.get();
+  if (c->valid && c->idx > 0) {
+    --c->idx;
+    if (c->Decode()) [[likely]]
+      return Status::OK();
+    return c->Position(c->idx);
+  }
+  return c->PrevSlow();
+}
+
+bool Cursor::Valid() const { return impl_->valid; }
+ConstBytes Cursor::key() const { return impl_->key; }
+ConstBytes Cursor::inline_value() const { return impl_->value; }
+bool Cursor::has_overflow() const { return (impl_->flags & kRecOverflow) != 0; }
+ConstBytes Cursor::sys() const { return impl_->sys; }
+bool Cursor::delete_marked() const { return (impl_->flags & kRecDeleteMark) != 0; }
+RecordLocation Cursor::location() const { return {impl_->page_no, impl_->heap_no}; }
+
+Result<ConstBytes> Cursor::value() {
+  Impl* c = impl_.get();
+  if ((c->flags & kRecOverflow) == 0) return c->value;
+  if (!c->big_loaded) {
+    // Read through the tree so the chain is read under the leaf's latch; the record may have
+    // changed since the copy, and then the current value is returned.
+    ASSIGN_OR_RETURN(RecordData rd, c->tree->Get(c->key));
+    c->big_value = std::move(rd.value);
+    c->big_loaded = true;
+  }
+  return AsBytes(c->big_value);
+}
+
+}  // namespace minnow

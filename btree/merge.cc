@@ -1,0 +1,208 @@
+// Merge, redistribute and root collapse after removals. A non-root page that falls under a
+// quarter full (or a node left with one child) is rebalanced with the sibling latched during
+// the pessimistic descent: if both fit in one page the right page is folded into the left one
+// and freed (its right neighbour's prev link is fixed, latched rightward) and the parent loses
+// the right page's separator, possibly underflowing in turn; otherwise records move across to
+// balance the bytes and the parent's separator is replaced. A root node left with one child
+// takes over the child's contents (the root page never moves).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "btree/btree_internal.h"
+
+namespace minnow {
+namespace {
+
+std::unique_ptr<std::byte[]> CopyPage(const std::byte* page) {
+  std::unique_ptr<std::byte[]> copy(new std::byte[kPageSize]);
+  std::memcpy(copy.get(), page, kPageSize);
+  return copy;
+}
+
+struct Side {
+  RecordEntry e;
+  bool from_left;
+};
+
+size_t EntryBytes(const Side& s) { return s.e.spec.size() + kSlotSize; }
+
+}  // namespace
+
+static Status CollapseRoot(BTree::Impl* t, MiniTransaction* mtr, MtrPage root) {
+  for (;;) {
+    PageView rv(root.data());
+    if (rv.is_leaf() || rv.n_slots() != 1) return Status::OK();
+    ASSIGN_OR_RETURN(PageNo child_no, rv.Child(0));
+    ASSIGN_OR_RETURN(MtrPage child, mtr->Write(child_no));
+    RETURN_IF_ERROR(t->CheckTreePage(child.data(), child_no, rv.level() - 1));
+    PageView cv(child.data());
+    Bytes all = root.MutateAll();
+    std::memcpy(all.data() + page_offset::kPageType, child.data() + page_offset::kPageType, 2);
+    std::memcpy(all.data() + kPageHeaderSize, child.data() + kPageHeaderSize,
+                kPageSize - kPageHeaderSize);
+    Store32(all.data() + btree_offset::kPrev, kInvalidPageNo);
+    Store32(all.data() + btree_offset::kNext, kInvalidPageNo);
+    if (cv.is_leaf() && t->listener != nullptr) {
+      std::vector<RecordMove> moves;
+      for (size_t i = 0; i < cv.n_slots(); ++i) {
+        RecordView rec;
+        if (cv.Record(i, &rec)) {
+          moves.push_back({{child_no, rec.heap_no}, {root.page_no(), rec.heap_no}});
+        }
+      }
+      moves.push_back({{child_no, kSupremumHeapNo}, {root.page_no(), kSupremumHeapNo}});
+      t->ReportMoves(moves);
+    }
+    t->height_hint.store(cv.level() + 1u, std::memory_order_relaxed);
+    if (t->listener != nullptr) t->listener->OnPageFreed(child_no);
+    RETURN_IF_ERROR(mtr->Free(child));
+  }
+}
+
+// Folds `right` into `left` or moves records between them. *merged tells which happened
+// (nothing happens if redistribution would not fit the parent's new separator).
+static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage left, MtrPage right,
+                                  MtrPage parent, size_t right_slot, bool* merged) {
+  *merged = false;
+  auto lcopy = CopyPage(left.data());
+  auto rcopy = CopyPage(right.data());
+  PageView lv(lcopy.get());
+  PageView rv(rcopy.get());
+  const bool leaf = lv.is_leaf();
+  std::vector<RecordEntry> le, re;
+  RETURN_IF_ERROR(CollectRecords(lcopy.get(), &le));
+  RETURN_IF_ERROR(CollectRecords(rcopy.get(), &re));
+  // A node's first record stands for minus infinity; next to the left page it needs the real
+  // lower bound, which is the parent's separator.
+  std::string parent_sep;
+  {
+    PageView pv(parent.data());
+    RecordView sep;
+    if (!pv.Record(right_slot, &sep) || sep.value.size() != kChildRefSize ||
+        Load32(sep.value.data()) != right.page_no()) {
+      return Status::Corruption(fmt::format("page {}: slot {} does not point to page {}",
+                                            parent.page_no(), right_slot, right.page_no()));
+    }
+    parent_sep.assign(reinterpret_cast<const char*>(sep.key.data()), sep.key.size());
+  }
+  if (!leaf && !re.empty()) re[0].spec.key = AsBytes(parent_sep);
+  std::vector<Side> all;
+  for (const RecordEntry& e : le) all.push_back({e, true});
+  for (const RecordEntry& e : re) all.push_back({e, false});
+  size_t total = 0;
+  for (const Side& s : all) total += EntryBytes(s);
+  const uint16_t level = lv.level();
+  std::vector<RecordMove> moves;
+
+  if (total <= kUsableSize) {
+    PageBuilder b;
+    b.Reset(t->Init(level, lv.prev(), rv.next()));
+    for (const RecordEntry& e : le) b.Append(e.spec, e.heap_no);
+    for (const RecordEntry& e : re) {
+      HeapNo h = b.Append(e.spec);  // fresh numbers above the left page's
+      if (leaf) moves.push_back({{right.page_no(), e.heap_no}, {left.page_no(), h}});
+    }
+    MtrEditor led(left);
+    b.CopyTo(&led);
+    if (rv.next() != kInvalidPageNo) {
+      ASSIGN_OR_RETURN(MtrPage next, mtr->Write(rv.next()));
+      RETURN_IF_ERROR(t->CheckTreePage(next.data(), rv.next(), level));
+      MtrEditor ned(next);
+      SetPrev(&ned, left.page_no());
+    }
+    MtrEditor ped(parent);
+    RemoveRecord(&ped, right_slot);
+    if (leaf) {
+      moves.push_back({{right.page_no(), kSupremumHeapNo}, {left.page_no(), kSupremumHeapNo}});
+      t->ReportMoves(moves);
+    }
+    if (t->listener != nullptr) t->listener->OnPageFreed(right.page_no());
+    RETURN_IF_ERROR(mtr->Free(right));
+    *merged = true;
+    return Status::OK();
+  }
+
+  // Redistribute: m entries go left, balancing bytes; nodes keep at least two records each.
+  const size_t n = all.size();
+  size_t acc = 0;
+  size_t m = n - 1;
+  for (size_t i = 0; i < n; ++i) {
+    acc += EntryBytes(all[i]);
+    if (acc * 2 >= total) {
+      m = i + 1;
+      break;
+    }
+  }
+  size_t min_side = leaf ? 1 : 2;
+  m = std::clamp(m, min_side, n - min_side);
+  auto bytes = [&](size_t from, size_t to) {
+    size_t sum = 0;
+    for (size_t i = from; i < to; ++i) sum += EntryBytes(all[i]);
+    return sum;
+  };
+  while (m > min_side && bytes(0, m) > kUsableSize) --m;
+  while (m < n - min_side && bytes(m, n) > kUsableSize) ++m;
+  if (m == le.size() || bytes(0, m) > kUsableSize || bytes(m, n) > kUsableSize) {
+    return Status::OK();
+  }
+  std::string sep = leaf ? ShortestSeparator(all[m - 1].e.spec.key, all[m].e.spec.key)
+                         : std::string(reinterpret_cast<const char*>(all[m].e.spec.key.data()),
+                                       all[m].e.spec.key.size());
+  PageView pv(parent.data());
+  if (sep.size() > parent_sep.size() && sep.size() - parent_sep.size() > pv.available()) {
+    return Status::OK();  // the parent cannot take the longer separator: stay underfull
+  }
+  auto build = [&](MtrPage page, size_t from, size_t to, bool left_side, PageNo prev, PageNo next) {
+    HeapNo max_kept = kSupremumHeapNo;
+    for (size_t i = from; i < to; ++i) {
+      if (all[i].from_left == left_side) max_kept = std::max(max_kept, all[i].e.heap_no);
+    }
+    PageBuilder b;
+    b.Reset(t->Init(level, prev, next));
+    for (size_t i = from; i < to; ++i) {
+      const Side& s = all[i];
+      if (s.from_left == left_side) {
+        b.Append(s.e.spec, s.e.heap_no);
+      } else {
+        HeapNo h = ++max_kept;
+        b.Append(s.e.spec, h);
+        PageNo from_page = s.from_left ? left.page_no() : right.page_no();
+        if (leaf) moves.push_back({{from_page, s.e.heap_no}, {page.page_no(), h}});
+      }
+    }
+    MtrEditor ed(page);
+    b.CopyTo(&ed);
+  };
+  build(left, 0, m, true, lv.prev(), right.page_no());
+  build(right, m, n, false, left.page_no(), rv.next());
+  std::byte child_ref[kChildRefSize];
+  Store32(child_ref, right.page_no());
+  MtrEditor ped(parent);
+  ReplaceRecord(&ped, right_slot,
+                RecordSpec{.key = AsBytes(sep), .value = ConstBytes(child_ref, kChildRefSize)});
+  t->ReportMoves(moves);
+  return Status::OK();
+}
+
+Status BTree::Impl::Rebalance(MiniTransaction* mtr, std::vector<PathLevel>* path, size_t level) {
+  for (;;) {
+    PathLevel cur = (*path)[level];
+    PageView v(cur.page.data());
+    if (cur.page.page_no() == root) return CollapseRoot(this, mtr, cur.page);
+    bool underfull = v.used() < kMinFillBytes || (!v.is_leaf() && v.n_slots() < 2);
+    if (!underfull || level == 0 || !cur.sibling.valid()) return Status::OK();
+    PathLevel& parent = (*path)[level - 1];
+    MtrPage left = cur.sibling_is_left ? cur.sibling : cur.page;
+    MtrPage right = cur.sibling_is_left ? cur.page : cur.sibling;
+    size_t right_slot = cur.sibling_is_left ? parent.child_slot : parent.child_slot + 1;
+    bool merged = false;
+    RETURN_IF_ERROR(MergeOrRedistribute(this, mtr, left, right, parent.page, right_slot, &merged));
+    if (!merged) return Status::OK();
+    --level;
+  }
+}
+
+}  // namespace minnow

@@ -1,0 +1,215 @@
+// Read side of the B+tree page views: decoding, searching, validation.
+
+#include "btree/page.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace minnow {
+
+bool DecodeRecordAt(const std::byte* page, size_t off, size_t lo, RecordView* out) {
+  if (off < lo || off + kRecordHeaderSize > kPageSize) return false;
+  const std::byte* r = page + off;
+  uint8_t flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+  if ((flags & ~kRecKnownFlags) != 0) return false;
+  size_t key_len = Load16(r + record_offset::kKeyLen);
+  size_t value_len = Load16(r + record_offset::kValueLen);
+  size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
+  size_t size = kRecordHeaderSize + key_len + sys_len + value_len;
+  if (off + size > kPageSize) return false;
+  if ((flags & kRecOverflow) != 0 && value_len != kOverflowRefSize) return false;
+  out->flags = flags;
+  out->heap_no = Load16(r + record_offset::kHeapNo);
+  out->size = static_cast<uint16_t>(size);
+  out->key = {r + record_offset::kKey, key_len};
+  out->sys = {r + record_offset::kKey + key_len, sys_len};
+  out->value = {r + record_offset::kKey + key_len + sys_len, value_len};
+  return true;
+}
+
+RecordView PageView::RecordUnchecked(size_t i) const {
+  const std::byte* r = p_ + slot(i);
+  RecordView v;
+  v.flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+  v.heap_no = Load16(r + record_offset::kHeapNo);
+  size_t key_len = Load16(r + record_offset::kKeyLen);
+  size_t value_len = Load16(r + record_offset::kValueLen);
+  size_t sys_len = (v.flags & kRecSys) != 0 ? kSysLen : 0;
+  v.size = static_cast<uint16_t>(kRecordHeaderSize + key_len + sys_len + value_len);
+  v.key = {r + record_offset::kKey, key_len};
+  v.sys = {r + record_offset::kKey + key_len, sys_len};
+  v.value = {r + record_offset::kKey + key_len + sys_len, value_len};
+  return v;
+}
+
+Status PageView::CheckHeader() const {
+  PageType type = page_type();
+  uint16_t lvl = level();
+  if (type != PageType::kBtreeLeaf && type != PageType::kBtreeNode) {
+    return Status::Corruption(
+        fmt::format("page {}: not a B+tree page (type {})", page_no(), static_cast<int>(type)));
+  }
+  if ((type == PageType::kBtreeLeaf) != (lvl == 0) || lvl > 64) {
+    return Status::Corruption(
+        fmt::format("page {}: page type {} at level {}", page_no(), static_cast<int>(type), lvl));
+  }
+  size_t top = heap_top();
+  // Invariant (1).
+  if (top > kPageSize || btree_offset::kSlots + kSlotSize * size_t{n_slots()} > top) {
+    return Status::Corruption(
+        fmt::format("page {}: {} slots and heap top {} overlap", page_no(), n_slots(), top));
+  }
+  if (garbage() > kPageSize - top || n_heap() < kFirstUserHeapNo || n_heap() > kMaxHeapNo) {
+    return Status::Corruption(fmt::format("page {}: bad heap header (garbage {}, n_heap {})",
+                                          page_no(), garbage(), n_heap()));
+  }
+  if (lvl > 0 && n_slots() == 0) {
+    return Status::Corruption(fmt::format("page {}: node page without records", page_no()));
+  }
+  return Status::OK();
+}
+
+bool PageView::ValidateSlots() const {
+  if (!CheckHeader().ok()) return false;
+  size_t n = n_slots();
+  size_t top = heap_top();
+  RecordView rec;
+  for (size_t i = 0; i < n; ++i) {
+    if (!DecodeRecordAt(p_, slot(i), top, &rec)) return false;
+  }
+  return true;
+}
+
+bool PageView::Validate(std::string* why) const {
+  Status st = CheckHeader();
+  if (!st.ok()) {
+    *why = st.message();
+    return false;
+  }
+  size_t n = n_slots();
+  size_t top = heap_top();
+  std::vector<std::pair<uint16_t, uint16_t>> extents;  // (offset, size)
+  extents.reserve(n);
+  std::vector<bool> seen(n_heap(), false);
+  size_t live_bytes = 0;
+  RecordView prev_rec;
+  for (size_t i = 0; i < n; ++i) {
+    RecordView rec;
+    if (!DecodeRecordAt(p_, slot(i), top, &rec)) {  // invariant (2)
+      *why = fmt::format("slot {} points to offset {} outside the heap [{}, {})", i, slot(i), top,
+                         kPageSize);
+      return false;
+    }
+    if (rec.heap_no < kFirstUserHeapNo || rec.heap_no >= n_heap() || seen[rec.heap_no]) {
+      *why = fmt::format("slot {}: heap number {} duplicate or out of [2, {})", i, rec.heap_no,
+                         n_heap());  // invariant (4)
+      return false;
+    }
+    seen[rec.heap_no] = true;
+    if (i > 0 && CompareKeys(prev_rec.key, rec.key) >= 0) {  // invariant (3)
+      *why = fmt::format("slot {}: key not greater than the key of slot {}", i, i - 1);
+      return false;
+    }
+    if (!is_leaf() && (rec.flags != 0 || rec.value.size() != kChildRefSize)) {
+      *why = fmt::format("slot {}: node record with flags {} and value of {} bytes", i, rec.flags,
+                         rec.value.size());
+      return false;
+    }
+    extents.emplace_back(slot(i), rec.size);
+    live_bytes += rec.size;
+    prev_rec = rec;
+  }
+  std::sort(extents.begin(), extents.end());
+  for (size_t i = 1; i < extents.size(); ++i) {
+    if (extents[i - 1].first + extents[i - 1].second > extents[i].first) {
+      *why = fmt::format("records at offsets {} and {} overlap", extents[i - 1].first,
+                         extents[i].first);  // invariant (2)
+      return false;
+    }
+  }
+  if (garbage() != kPageSize - top - live_bytes) {  // invariant (5)
+    *why = fmt::format("garbage is {} in the header but {} by the records", garbage(),
+                       kPageSize - top - live_bytes);
+    return false;
+  }
+  size_t free_heap = n_heap() - kFirstUserHeapNo - n;
+  if (n_free_heap() != free_heap) {  // invariant (4)
+    *why = fmt::format("{} free heap numbers in the header, {} by the records", n_free_heap(),
+                       free_heap);
+    return false;
+  }
+  HeapNo hint = free_heap_hint();
+  if (hint != 0 && (hint < kFirstUserHeapNo || hint >= n_heap() || seen[hint])) {
+    *why = fmt::format("free heap hint {} is not a free heap number", hint);
+    return false;
+  }
+  return true;
+}
+
+Result<size_t> PageView::LowerBound(ConstBytes key, bool* found) const {
+  size_t lo = 0;
+  size_t hi = n_slots();
+  size_t top = heap_top();
+  RecordView rec;
+  *found = false;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (!DecodeRecordAt(p_, slot(mid), top, &rec)) {
+      return Status::Corruption(fmt::format("page {}: slot {} out of range", page_no(), mid));
+    }
+    int c = CompareKeys(rec.key, key);
+    if (c < 0) {
+      lo = mid + 1;
+    } else if (c > 0) {
+      hi = mid;
+    } else {
+      *found = true;
+      return mid;
+    }
+  }
+  return lo;
+}
+
+Result<size_t> PageView::ChildSlot(ConstBytes key) const {
+  size_t n = n_slots();
+  if (n == 0) return Status::Corruption(fmt::format("page {}: empty node", page_no()));
+  // First slot in [1, n) whose key is > key; the child is the one before it.
+  size_t lo = 1;
+  size_t hi = n;
+  size_t top = heap_top();
+  RecordView rec;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (!DecodeRecordAt(p_, slot(mid), top, &rec)) {
+      return Status::Corruption(fmt::format("page {}: slot {} out of range", page_no(), mid));
+    }
+    if (CompareKeys(rec.key, key) <= 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo - 1;
+}
+
+Result<PageNo> PageView::Child(size_t i) const {
+  RecordView rec;
+  if (!Record(i, &rec) || rec.value.size() != kChildRefSize) {
+    return Status::Corruption(fmt::format("page {}: bad node record at slot {}", page_no(), i));
+  }
+  return Load32(rec.value.data());
+}
+
+size_t PageView::FindHeapNo(HeapNo heap_no) const {
+  size_t n = n_slots();
+  RecordView rec;
+  for (size_t i = 0; i < n; ++i) {
+    if (Record(i, &rec) && rec.heap_no == heap_no) return i;
+  }
+  return n;
+}
+
+}  // namespace minnow

@@ -1,0 +1,223 @@
+#pragma once
+// Views over B+tree pages (btree/page_format.h): a read-only decoder, an editor interface through
+// which every change is made (so that tree code logs redo through a mini-transaction while unit
+// tests work on plain buffers), and the page-level operations: insert, remove, replace, flag
+// changes, reorganize, and a builder that lays out a whole page at once (splits, merges, bulk
+// load).
+//
+// Offsets read from a page are validated before use: the checked accessors return false /
+// kCorruption instead of reading out of bounds. The unchecked ones (suffix Unchecked) are for
+// pages that passed ValidatePage().
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "btree/page_format.h"
+#include "buffer_pool/mtr.h"
+#include "common/coding.h"
+#include "common/types.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+// Compares two keys: memcmp order, then the shorter first. <0, 0, >0.
+inline int CompareKeys(ConstBytes a, ConstBytes b) {
+  size_t n = a.size() < b.size() ? a.size() : b.size();
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// One record decoded in place: spans point into the page.
+struct RecordView {
+  uint8_t flags = 0;
+  HeapNo heap_no = 0;
+  uint16_t size = 0;  // record bytes, slot excluded
+  ConstBytes key;
+  ConstBytes sys;    // empty unless kRecSys
+  ConstBytes value;  // the inline value, or the overflow reference if kRecOverflow
+  bool delete_marked() const { return (flags & kRecDeleteMark) != 0; }
+  bool overflow() const { return (flags & kRecOverflow) != 0; }
+};
+
+// What to write as a record.
+struct RecordSpec {
+  uint8_t flags = 0;  // kRecDeleteMark | kRecOverflow; kRecSys is set from `sys`
+  ConstBytes key;
+  ConstBytes sys;  // empty or kSysLen bytes
+  ConstBytes value;
+  size_t size() const { return kRecordHeaderSize + key.size() + sys.size() + value.size(); }
+};
+
+// Decodes the record at page offset `off`; false if it does not lie inside [lo, kPageSize).
+bool DecodeRecordAt(const std::byte* page, size_t off, size_t lo, RecordView* out);
+
+// A read-only view of a B+tree page. Cheap to copy; does not own the bytes.
+class PageView {
+ public:
+  explicit PageView(const std::byte* page) : p_(page) {}
+  const std::byte* data() const { return p_; }
+
+  PageNo page_no() const { return HeaderPageNo(p_); }
+  PageType page_type() const { return HeaderPageType(p_); }
+  uint16_t level() const { return Load16(p_ + btree_offset::kLevel); }
+  bool is_leaf() const { return level() == 0; }
+  uint16_t n_slots() const { return Load16(p_ + btree_offset::kNSlots); }
+  uint16_t n_heap() const { return Load16(p_ + btree_offset::kNHeap); }
+  uint16_t heap_top() const { return Load16(p_ + btree_offset::kHeapTop); }
+  uint16_t garbage() const { return Load16(p_ + btree_offset::kGarbage); }
+  uint16_t free_heap_hint() const { return Load16(p_ + btree_offset::kFreeHeapHint); }
+  uint16_t n_free_heap() const { return Load16(p_ + btree_offset::kNFreeHeap); }
+  uint16_t tree_flags() const { return Load16(p_ + btree_offset::kTreeFlags); }
+  PageNo index_id() const { return Load32(p_ + btree_offset::kIndexId); }
+  PageNo prev() const { return Load32(p_ + btree_offset::kPrev); }
+  PageNo next() const { return Load32(p_ + btree_offset::kNext); }
+  HeapNo last_insert() const { return Load16(p_ + btree_offset::kLastInsert); }
+
+  uint16_t slot(size_t i) const { return Load16(p_ + btree_offset::kSlots + kSlotSize * i); }
+  // Contiguous free bytes between the slot directory and the heap.
+  size_t contiguous_free() const {
+    return heap_top() - (btree_offset::kSlots + kSlotSize * n_slots());
+  }
+  // Free bytes after a reorganize: contiguous free space plus garbage.
+  size_t available() const { return contiguous_free() + garbage(); }
+  // Bytes used by slots and live records.
+  size_t used() const { return kUsableSize - available(); }
+  // Whether a record of `record_size` bytes (plus its slot) fits, reorganizing if needed.
+  bool Fits(size_t record_size) const { return record_size + kSlotSize <= available(); }
+
+  // Cheap header sanity check (invariant (1), page type vs level): run on every page fetched.
+  Status CheckHeader() const;
+  // Full structural validation (invariants (1)-(5)); `why` says what is wrong.
+  bool Validate(std::string* why) const;
+  // Light validation: the header and every slot's record lie inside the page (what the
+  // unchecked accessors need). O(n_slots), no allocation.
+  bool ValidateSlots() const;
+
+  // Record at slot i, bounds-checked (false: corrupt).
+  bool Record(size_t i, RecordView* out) const {
+    return i < n_slots() && DecodeRecordAt(p_, slot(i), heap_top(), out);
+  }
+  RecordView RecordUnchecked(size_t i) const;
+
+  // First slot whose key is >= key (n_slots() if none); *found if equal.
+  Result<size_t> LowerBound(ConstBytes key, bool* found) const;
+  // Node pages: the child slot to follow for `key` (slot 0 stands for minus infinity).
+  Result<size_t> ChildSlot(ConstBytes key) const;
+  // Node pages: the child page number of slot i.
+  Result<PageNo> Child(size_t i) const;
+  // Index of the record with heap number `heap_no`, or n_slots() if none (linear).
+  size_t FindHeapNo(HeapNo heap_no) const;
+
+ private:
+  const std::byte* p_;
+};
+
+// Where page changes go. MtrEditor logs them through a mini-transaction; BufferEditor writes a
+// plain buffer (unit tests, page building).
+class PageEditor {
+ public:
+  virtual ~PageEditor() = default;
+  virtual const std::byte* data() const = 0;
+  // [offset, offset+len) for writing; the range is recorded for redo.
+  virtual Bytes Mutate(size_t offset, size_t len) = 0;
+  // The whole page for writing, logged as one image.
+  virtual Bytes MutateAll() = 0;
+  PageView view() const { return PageView(data()); }
+};
+
+class BufferEditor final : public PageEditor {
+ public:
+  explicit BufferEditor(std::byte* page) : p_(page) {}
+  const std::byte* data() const override { return p_; }
+  Bytes Mutate(size_t offset, size_t len) override { return {p_ + offset, len}; }
+  Bytes MutateAll() override { return {p_, kPageSize}; }
+
+ private:
+  std::byte* p_;
+};
+
+class MtrEditor final : public PageEditor {
+ public:
+  explicit MtrEditor(MtrPage page) : page_(page) {}
+  const std::byte* data() const override { return page_.data(); }
+  Bytes Mutate(size_t offset, size_t len) override { return page_.Mutate(offset, len); }
+  Bytes MutateAll() override { return page_.MutateAll(); }
+  MtrPage page() const { return page_; }
+
+ private:
+  MtrPage page_;
+};
+
+// Header fields every page of a tree carries.
+struct PageInit {
+  uint16_t level = 0;
+  PageNo index_id = kInvalidPageNo;
+  uint16_t tree_flags = 0;
+  PageNo prev = kInvalidPageNo;
+  PageNo next = kInvalidPageNo;
+};
+
+// Makes the page an empty B+tree page (page type from the level). Common header fields other
+// than the type are left alone.
+void InitPage(PageEditor* ed, const PageInit& init);
+// Inserts a record at slot `idx` (the caller found the position). REQUIRES: view().Fits(size).
+// Reorganizes first when the contiguous space is short. Uses heap number `heap_no` if non-zero
+// (REQUIRES: not in use), else a free or new one. Returns the record's heap number.
+HeapNo InsertRecord(PageEditor* ed, size_t idx, const RecordSpec& rec, HeapNo heap_no = 0);
+// Removes the record at slot `idx`; its bytes become garbage and its heap number free.
+void RemoveRecord(PageEditor* ed, size_t idx);
+// Replaces the record at slot `idx` keeping its heap number (its key must keep the slot's order).
+// REQUIRES: the new record fits once the old one is gone (size <= old size + available()).
+void ReplaceRecord(PageEditor* ed, size_t idx, const RecordSpec& rec);
+// Sets or clears the record's delete mark and, if `sys` is not empty, overwrites its sys bytes.
+// REQUIRES: the record has sys fields if `sys` is given.
+void SetDeleteMark(PageEditor* ed, size_t idx, bool marked, ConstBytes sys = {});
+// Rewrites a node record's child pointer.
+void SetChild(PageEditor* ed, size_t idx, PageNo child);
+// Compacts the heap (garbage becomes contiguous free space). Heap numbers are kept, so nothing
+// needs reporting.
+void Reorganize(PageEditor* ed);
+void SetPrev(PageEditor* ed, PageNo prev);
+void SetNext(PageEditor* ed, PageNo next);
+
+// Lays out a page from scratch in a private buffer, records appended in key order; then
+// CopyTo() writes it through an editor as one page image.
+class PageBuilder {
+ public:
+  PageBuilder();
+  void Reset(const PageInit& init);
+  // Appends a record after the last one. heap_no 0: the next fresh heap number.
+  // REQUIRES: Fits(rec.size()).
+  HeapNo Append(const RecordSpec& rec, HeapNo heap_no = 0);
+  bool Fits(size_t record_size) const { return view().Fits(record_size); }
+  size_t used() const { return view().used(); }
+  PageView view() const { return PageView(buf_.get()); }
+  // Sets n_heap / n_free_heap from the heap numbers used (explicit ones may leave holes).
+  void Finish();
+  // Writes the page body (and page type) through `ed` as one image. Keeps ed's page_no, LSN
+  // and flags. Calls Finish().
+  void CopyTo(PageEditor* ed);
+  std::byte* data() { return buf_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<std::byte[], Deleter> buf_;
+  HeapNo max_heap_ = kSupremumHeapNo;
+};
+
+// Encodes and decodes the overflow reference kept in a record.
+inline void EncodeOverflowRef(std::byte* dst, PageNo first, uint64_t total_len) {
+  Store32(dst, first);
+  Store64(dst + 4, total_len);
+}
+inline PageNo OverflowFirst(ConstBytes ref) { return Load32(ref.data()); }
+inline uint64_t OverflowLen(ConstBytes ref) { return Load64(ref.data() + 4); }
+
+}  // namespace minnow

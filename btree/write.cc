@@ -1,0 +1,206 @@
+// Insert, Update, Upsert, SetDeleteMark and Remove: one optimistic attempt at the leaf, then
+// the pessimistic path when the leaf must split or merge.
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "btree/btree_internal.h"
+
+namespace minnow {
+namespace {
+
+Status CheckKey(ConstBytes key) {
+  if (key.size() > kMaxKeySize) {
+    return Status::InvalidArgument(
+        fmt::format("key of {} bytes is longer than {}", key.size(), kMaxKeySize));
+  }
+  return Status::OK();
+}
+
+Status CheckSys(const TreeOptions& options, ConstBytes sys) {
+  if (sys.empty()) return Status::OK();
+  if (!options.sys_fields) {
+    return Status::InvalidArgument("sys bytes given for a tree without sys fields");
+  }
+  if (sys.size() != kSysFieldsSize) {
+    return Status::InvalidArgument(
+        fmt::format("sys bytes must be {} bytes, not {}", kSysFieldsSize, sys.size()));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status BTree::Impl::FillRecordData(const RecordView& rec, PageNo page_no, RecordData* out) const {
+  out->value.clear();
+  if (rec.overflow()) {
+    RETURN_IF_ERROR(ReadChain(rec.value, &out->value));
+  } else {
+    out->value.assign(reinterpret_cast<const char*>(rec.value.data()), rec.value.size());
+  }
+  out->sys.fill(std::byte{0});
+  if (rec.sys.size() == kSysFieldsSize) std::memcpy(out->sys.data(), rec.sys.data(), kSysLen);
+  out->delete_marked = rec.delete_marked();
+  out->location = RecordLocation{page_no, rec.heap_no};
+  return Status::OK();
+}
+
+Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
+                                      std::vector<PathLevel>* path, WriteOp* op) {
+  MtrEditor ed(leaf);
+  PageView v = ed.view();
+  bool found = false;
+  ASSIGN_OR_RETURN(size_t idx, v.LowerBound(op->key, &found));
+  OpKind kind = op->kind;
+  if (kind == OpKind::kUpsert) kind = found ? OpKind::kUpdate : OpKind::kInsert;
+  if (op->existed != nullptr) *op->existed = found;
+  if (kind == OpKind::kInsert) {
+    if (found) return Status::DuplicateKey("key exists");
+    const RecordSpec& spec = op->rec->spec;
+    if (v.Fits(spec.size())) {
+      InsertRecord(&ed, idx, spec);
+      return true;
+    }
+    if (path == nullptr) return false;
+    ASSIGN_OR_RETURN(RecordLocation loc,
+                     InsertWithSplit(mtr, path, path->size() - 1, idx, spec, 0, RecordLocation{}));
+    (void)loc;
+    return true;
+  }
+  if (!found) return Status::NotFound("key not found");
+  RecordView rec;
+  if (!v.Record(idx, &rec)) {
+    return Status::Corruption(fmt::format("page {}: slot {} out of range", leaf.page_no(), idx));
+  }
+  if (kind == OpKind::kDeleteMark) {
+    if (!op->sys.empty() && rec.sys.size() != kSysLen) {
+      return Status::Corruption(
+          fmt::format("page {}: record without sys fields in a clustered tree", leaf.page_no()));
+    }
+    ::minnow::SetDeleteMark(&ed, idx, op->mark, op->sys);
+    return true;
+  }
+  if (kind == OpKind::kUpdate) {
+    RecordSpec spec = op->rec->spec;
+    std::array<std::byte, kSysLen> sys{};
+    if (!op->rec->sys_given && rec.sys.size() == kSysLen) {  // keep the old sys bytes
+      std::memcpy(sys.data(), rec.sys.data(), kSysLen);
+      spec.sys = ConstBytes(sys.data(), kSysLen);
+    }
+    bool in_place = spec.size() <= rec.size + v.available();
+    if (!in_place && path == nullptr) return false;
+    if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
+    if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
+    if (in_place) {
+      ReplaceRecord(&ed, idx, spec);
+      return true;
+    }
+    HeapNo heap_no = rec.heap_no;
+    RemoveRecord(&ed, idx);
+    ASSIGN_OR_RETURN(RecordLocation loc,
+                     InsertWithSplit(mtr, path, path->size() - 1, idx, spec, heap_no,
+                                     RecordLocation{leaf.page_no(), heap_no}));
+    (void)loc;
+    return true;
+  }
+  // kRemove.
+  bool is_root = leaf.page_no() == root;
+  bool underflow = !is_root && v.used() - rec.size - kSlotSize < kMinFillBytes;
+  if (underflow && path == nullptr) return false;
+  if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
+  if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
+  RecordLocation removed{leaf.page_no(), rec.heap_no};
+  RecordLocation successor{leaf.page_no(), kSupremumHeapNo};
+  RecordView next;
+  if (idx + 1 < v.n_slots() && v.Record(idx + 1, &next)) successor.heap_no = next.heap_no;
+  RemoveRecord(&ed, idx);
+  if (listener != nullptr) listener->OnRecordRemoved(removed, successor);
+  if (underflow) RETURN_IF_ERROR(Rebalance(mtr, path, path->size() - 1));
+  return true;
+}
+
+Status BTree::Impl::RunWrite(WriteOp* op) {
+  Status st;
+  {
+    MiniTransaction mtr(pool);
+    Result<MtrPage> leaf = FindLeafOptimistic(&mtr, op->key);
+    if (!leaf.ok()) return leaf.status();
+    Result<bool> done = ApplyAtLeaf(&mtr, *leaf, nullptr, op);
+    if (!done.ok()) {
+      st = done.status();
+    } else if (!*done) {
+      mtr.Commit();  // nothing changed: just releases the leaf
+      size_t need = op->rec != nullptr ? op->rec->spec.size() : 0;
+      bool remove_mode = op->kind == OpKind::kRemove;
+      std::vector<PathLevel> path;
+      st = DescendPessimistic(&mtr, op->key, need, remove_mode, &path);
+      if (st.ok()) {
+        Result<bool> again = ApplyAtLeaf(&mtr, path.back().page, &path, op);
+        st = again.status();
+      }
+    }
+    // A failed structure change cannot be undone page by page; buffer_pool's mtr has no
+    // rollback. Errors here come from corrupt pages or allocation failures.
+    mtr.Commit();
+  }
+  for (PageNo chain : op->chains_to_free) {
+    Status fst = FreeChain(chain);
+    if (st.ok()) st = fst;
+  }
+  return st;
+}
+
+// ---- public write API
+
+Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys) {
+  RETURN_IF_ERROR(CheckKey(key));
+  RETURN_IF_ERROR(CheckSys(impl_->options, sys));
+  PreparedRecord rec;
+  RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
+  WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec};
+  Status st = impl_->RunWrite(&op);
+  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  return st;
+}
+
+Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old) {
+  RETURN_IF_ERROR(CheckKey(key));
+  RETURN_IF_ERROR(CheckSys(impl_->options, sys));
+  PreparedRecord rec;
+  RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
+  WriteOp op{.kind = OpKind::kUpdate, .key = key, .rec = &rec, .sys = sys, .old = old};
+  Status st = impl_->RunWrite(&op);
+  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  return st;
+}
+
+Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
+                     bool* existed) {
+  RETURN_IF_ERROR(CheckKey(key));
+  RETURN_IF_ERROR(CheckSys(impl_->options, sys));
+  PreparedRecord rec;
+  RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
+  bool found = false;
+  WriteOp op{
+      .kind = OpKind::kUpsert, .key = key, .rec = &rec, .sys = sys, .old = old, .existed = &found};
+  Status st = impl_->RunWrite(&op);
+  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  if (existed != nullptr) *existed = found;
+  return st;
+}
+
+Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys) {
+  RETURN_IF_ERROR(CheckKey(key));
+  RETURN_IF_ERROR(CheckSys(impl_->options, sys));
+  WriteOp op{.kind = OpKind::kDeleteMark, .key = key, .sys = sys, .mark = marked};
+  return impl_->RunWrite(&op);
+}
+
+Status BTree::Remove(ConstBytes key, RecordData* old) {
+  RETURN_IF_ERROR(CheckKey(key));
+  WriteOp op{.kind = OpKind::kRemove, .key = key, .old = old};
+  return impl_->RunWrite(&op);
+}
+
+}  // namespace minnow

@@ -1,0 +1,63 @@
+#pragma once
+// Shared helpers for the btree tests: a buffer pool over a MemoryDisk that can be closed and
+// reopened, and key/value makers.
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "btree/btree.h"
+#include "btree/cursor.h"
+#include "buffer_pool/buffer_pool.h"
+#include "buffer_pool/disk_backend.h"
+
+namespace minnow::testing {
+
+class PoolFixture {
+ public:
+  explicit PoolFixture(size_t frames = 256) : disk_(NewMemoryDisk("btree_test")) { Open(frames); }
+  ~PoolFixture() {
+    if (pool_) (void)pool_->Close();
+  }
+
+  void Open(size_t frames) {
+    BufferPoolOptions o;
+    o.pool_bytes = frames * kPageSize;
+    o.background_flusher = false;
+    o.log_capacity_bytes = 64u << 20;
+    auto r = BufferPool::Open(NewMemoryBackend(disk_), o);
+    REQUIRE(r.ok());
+    pool_ = std::move(r).value();
+  }
+  // Clean close and reopen on the same bytes (optionally with another pool size).
+  void Reopen(size_t frames) {
+    REQUIRE(pool_->Close().ok());
+    pool_.reset();
+    Open(frames);
+  }
+  BufferPool* pool() { return pool_.get(); }
+
+ private:
+  std::shared_ptr<MemoryDisk> disk_;
+  std::unique_ptr<BufferPool> pool_;
+};
+
+inline std::string U32Key(uint32_t v) {
+  std::string k(4, '\0');
+  StoreBE32(reinterpret_cast<std::byte*>(k.data()), v);
+  return k;
+}
+
+inline ConstBytes B(const std::string& s) { return AsBytes(s); }
+
+inline std::string S(ConstBytes b) { return std::string(AsStringView(b)); }
+
+// Runs Check() and REQUIREs it passes; returns the report.
+inline CheckReport RequireCheck(const BTree& tree) {
+  auto r = tree.Check();
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+}  // namespace minnow::testing
