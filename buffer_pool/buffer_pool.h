@@ -7,8 +7,10 @@
 //   clean, unpinned, at the LRU tail  --eviction-->  free
 //
 // Replacement is InnoDB's LRU with a midpoint: a page read from disk enters the head of the
-// "old" sublist (the last 3/8 of the LRU) and moves to the young head only when touched again
-// after kOldBlocksTimeMs, so one full scan cannot flush the hot set.
+// "old" sublist (at least the last 3/8 of the LRU; the young part is capped at 5/8 of the
+// pool) and moves to the young head only when touched again after old_blocks_time_ms, so one
+// full scan cannot flush the hot set. A young page moves to the head only once it has drifted
+// past a quarter of the young list, so hits on hot pages take no LRU latch.
 //
 // The WAL rule: before a dirty page is written, the redo log is made durable up to its
 // page_lsn (RedoLog::FlushUpTo). Pages are checksummed (crc32c) when written and verified when

@@ -68,24 +68,19 @@ struct Lru {
     --p.lru_len_;
   }
 
-  // Moves the old/young boundary until the old sublist is 3/8 of the list.
+  // Keeps the young sublist at most 5/8 of the pool (so the old sublist is at least 3/8): when a
+  // promotion makes it longer, its tail page becomes the first old page. The boundary never
+  // moves the other way, so a page is young only if it was touched again after
+  // old_blocks_time (InnoDB instead keeps old at 3/8 of the current list, which carries
+  // unread pages into the young list while the young list is short).
   void Rebalance() NO_THREAD_SAFETY_ANALYSIS {
-    const size_t target = OldTarget(p.lru_len_);
-    while (p.old_len_ < target) {
+    const size_t young_max = p.nframes - OldTarget(p.nframes);
+    while (p.lru_len_ - p.old_len_ > young_max) {
       FrameNo cand = p.old_head_ == kNoFrame ? p.tail_ : F(p.old_head_).lru_prev;
       if (cand == kNoFrame) break;
       F(cand).in_old.store(true, std::memory_order_relaxed);
       p.old_head_ = cand;
       ++p.old_len_;
-    }
-    while (p.old_len_ > target && p.old_head_ != kNoFrame) {
-      Frame& f = F(p.old_head_);
-      f.in_old.store(false, std::memory_order_relaxed);
-      // It joins the young list at its tail: far from the head.
-      uint64_t clock = p.lru_clock_.load(std::memory_order_relaxed);
-      f.young_stamp.store(clock - std::min<uint64_t>(clock, p.lru_len_), std::memory_order_relaxed);
-      p.old_head_ = f.lru_next;
-      --p.old_len_;
     }
     p.young_len_.store(p.lru_len_ - p.old_len_, std::memory_order_relaxed);
   }
