@@ -144,17 +144,18 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
                                             disk->name(), page_no, count));
     }
     ASSIGN_OR_RETURN(Frame * v, GetVictim());
+    v->latch.Acquire();  // uncontended: the frame is ours; frame latch before install latch
     Latch& install = install_latches[page_no % kInstallShards];
     install.Acquire();
     if (TryPinResident(page_no, &f) == PinResult::kPinned) {  // someone else read it first
       install.Release();
+      v->latch.Release();
       Unpin(f);
       ReturnToFreeList(v);
       continue;
     }
     v->page_no.store(page_no, std::memory_order_relaxed);
     v->state.store(FrameState::kLoading, std::memory_order_relaxed);
-    v->latch.Acquire();
     v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
     map.Set(page_no, v->index);
     LruInsertMidpoint(v);
@@ -209,17 +210,18 @@ Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYS
     ASSIGN_OR_RETURN(Frame * v, GetVictim());
     std::memset(v->data, 0, kPageSize);
     Store32(v->data + page_offset::kPageNo, page_no);
+    v->latch.Acquire();
     Latch& install = install_latches[page_no % kInstallShards];
     install.Acquire();
     if (TryPinResident(page_no, &f) == PinResult::kPinned) {
       install.Release();
+      v->latch.Release();
       Unpin(f);
       ReturnToFreeList(v);
       continue;
     }
     v->page_no.store(page_no, std::memory_order_relaxed);
     v->state.store(FrameState::kValid, std::memory_order_relaxed);
-    v->latch.Acquire();
     v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
     map.Set(page_no, v->index);
     LruInsertMidpoint(v);

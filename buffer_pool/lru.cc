@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -168,7 +169,10 @@ void BufferPool::Impl::ReturnToFreeList(Frame* f) {
 }
 
 Result<Frame*> BufferPool::Impl::GetVictim() {
-  constexpr size_t kMaxDirty = 16;
+  // Write-back candidates are pinned while we write them: few, so that other threads are not
+  // starved of frames in a small pool.
+  constexpr size_t kMaxDirtyCap = 16;
+  const size_t kMaxDirty = std::clamp<size_t>(nframes / 16, 1, kMaxDirtyCap);
   int all_pinned_passes = 0;
   for (;;) {
     {
@@ -180,7 +184,7 @@ Result<Frame*> BufferPool::Impl::GetVictim() {
       }
     }
     Frame* victim = nullptr;
-    Frame* dirty[kMaxDirty];
+    Frame* dirty[kMaxDirtyCap];
     size_t ndirty = 0;
     size_t scanned = 0;
     size_t pinned = 0;
@@ -248,8 +252,18 @@ Result<Frame*> BufferPool::Impl::GetVictim() {
       if (!first_error.ok()) return first_error;
       continue;
     }
-    if (scanned == pinned && ++all_pinned_passes >= 3) {
-      return Status::NoSpace(fmt::format("buffer pool full: all {} frames pinned", nframes));
+    // Pins by other evictors (their write-back candidates) and loaders are brief: only call
+    // the pool full when every frame stays pinned for a while (~50 ms).
+    if (scanned == pinned) {
+      if (++all_pinned_passes >= 100) {
+        return Status::NoSpace(fmt::format("buffer pool full: all {} frames pinned", nframes));
+      }
+      if (all_pinned_passes > 10) {
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        continue;
+      }
+    } else {
+      all_pinned_passes = 0;
     }
     std::this_thread::yield();
   }
