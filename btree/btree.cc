@@ -18,6 +18,13 @@ BTree::~BTree() = default;
 PageNo BTree::root() const { return impl_->root; }
 const TreeOptions& BTree::options() const { return impl_->options; }
 
+TreeStats BTree::stats() const {
+  const Impl::Counters& c = impl_->counters;
+  auto get = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  return TreeStats{get(c.splits),      get(c.merges),         get(c.redistributions),
+                   get(c.root_raises), get(c.root_collapses), get(c.pessimistic)};
+}
+
 Result<PageNo> BTree::Create(BufferPool* pool, const TreeOptions& options) {
   uint16_t flags = 0;
   if (options.sys_fields) flags |= kTreeFlagSysFields;

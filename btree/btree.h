@@ -49,6 +49,16 @@ struct CheckReport {
   double avg_leaf_fill = 0;  // used bytes / usable bytes over leaves
 };
 
+// Structure changes since the tree was opened (counted from live counters, never estimated).
+struct TreeStats {
+  uint64_t splits = 0;           // page splits (leaf and node)
+  uint64_t merges = 0;           // pages folded into their left sibling and freed
+  uint64_t redistributions = 0;  // records moved between siblings to balance them
+  uint64_t root_raises = 0;      // the root's contents moved down a level (height + 1)
+  uint64_t root_collapses = 0;   // a root with one child took over its contents (height - 1)
+  uint64_t pessimistic = 0;      // writes that restarted with X-latch coupling from the root
+};
+
 // One record as returned by reads. `value` is complete (overflow chains are read).
 struct RecordData {
   std::string value;
@@ -72,6 +82,7 @@ class BTree {
 
   PageNo root() const;
   const TreeOptions& options() const;
+  TreeStats stats() const;
 
   // kNotFound if `key` is absent (a delete-marked record is returned, with delete_marked set).
   Result<RecordData> Get(ConstBytes key) const;

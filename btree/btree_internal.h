@@ -67,6 +67,11 @@ struct BTree::Impl {
   uint16_t tree_flags = 0;
   RecordMoveListener* listener = nullptr;
   std::atomic<uint32_t> height_hint{1};
+  struct Counters {
+    std::atomic<uint64_t> splits{0}, merges{0}, redistributions{0}, root_raises{0},
+        root_collapses{0}, pessimistic{0};
+  } counters;
+  static void Bump(std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); }
 
   uint16_t page_flags() const { return options.compress_lz4 ? kFlagCompressLz4 : 0; }
   PageInit Init(uint16_t level, PageNo prev = kInvalidPageNo, PageNo next = kInvalidPageNo) const {

@@ -57,6 +57,7 @@ static Status CollapseRoot(BTree::Impl* t, MiniTransaction* mtr, MtrPage root) {
       t->ReportMoves(moves);
     }
     t->height_hint.store(cv.level() + 1u, std::memory_order_relaxed);
+    BTree::Impl::Bump(t->counters.root_collapses);
     if (t->listener != nullptr) t->listener->OnPageFreed(child_no);
     RETURN_IF_ERROR(mtr->Free(child));
   }
@@ -100,9 +101,14 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
   if (total <= kUsableSize) {
     PageBuilder b;
     b.Reset(t->Init(level, lv.prev(), rv.next()));
-    for (const RecordEntry& e : le) b.Append(e.spec, e.heap_no);
+    HeapNoAllocator heaps;
+    for (const RecordEntry& e : le) {
+      b.Append(e.spec, e.heap_no);
+      heaps.MarkUsed(e.heap_no);
+    }
     for (const RecordEntry& e : re) {
-      HeapNo h = b.Append(e.spec);  // fresh numbers above the left page's
+      HeapNo h = heaps.Next();
+      b.Append(e.spec, h);
       if (leaf) moves.push_back({{right.page_no(), e.heap_no}, {left.page_no(), h}});
     }
     MtrEditor led(left);
@@ -121,6 +127,7 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
     }
     if (t->listener != nullptr) t->listener->OnPageFreed(right.page_no());
     RETURN_IF_ERROR(mtr->Free(right));
+    BTree::Impl::Bump(t->counters.merges);
     *merged = true;
     return Status::OK();
   }
@@ -156,9 +163,9 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
     return Status::OK();  // the parent cannot take the longer separator: stay underfull
   }
   auto build = [&](MtrPage page, size_t from, size_t to, bool left_side, PageNo prev, PageNo next) {
-    HeapNo max_kept = kSupremumHeapNo;
+    HeapNoAllocator heaps;
     for (size_t i = from; i < to; ++i) {
-      if (all[i].from_left == left_side) max_kept = std::max(max_kept, all[i].e.heap_no);
+      if (all[i].from_left == left_side) heaps.MarkUsed(all[i].e.heap_no);
     }
     PageBuilder b;
     b.Reset(t->Init(level, prev, next));
@@ -167,7 +174,7 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
       if (s.from_left == left_side) {
         b.Append(s.e.spec, s.e.heap_no);
       } else {
-        HeapNo h = ++max_kept;
+        HeapNo h = heaps.Next();
         b.Append(s.e.spec, h);
         PageNo from_page = s.from_left ? left.page_no() : right.page_no();
         if (leaf) moves.push_back({{from_page, s.e.heap_no}, {page.page_no(), h}});
@@ -184,6 +191,7 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
   ReplaceRecord(&ped, right_slot,
                 RecordSpec{.key = AsBytes(sep), .value = ConstBytes(child_ref, kChildRefSize)});
   t->ReportMoves(moves);
+  BTree::Impl::Bump(t->counters.redistributions);
   return Status::OK();
 }
 

@@ -9,6 +9,7 @@
 // kCorruption instead of reading out of bounds. The unchecked ones (suffix Unchecked) are for
 // pages that passed ValidatePage().
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -210,6 +211,26 @@ class PageBuilder {
   };
   std::unique_ptr<std::byte[], Deleter> buf_;
   HeapNo max_heap_ = kSupremumHeapNo;
+};
+
+// Hands out the lowest heap numbers not taken by records that keep theirs, so that a page's
+// n_heap stays bounded by the most records it ever held at once (invariant (4), kMaxHeapNo).
+class HeapNoAllocator {
+ public:
+  void MarkUsed(HeapNo h) {
+    if (h < kMaxHeapNo) used_[h / 64] |= uint64_t{1} << (h % 64);
+  }
+  HeapNo Next() {
+    while (next_ < kMaxHeapNo && (used_[next_ / 64] & (uint64_t{1} << (next_ % 64))) != 0) {
+      ++next_;
+    }
+    MarkUsed(next_);
+    return next_++;
+  }
+
+ private:
+  std::array<uint64_t, (kMaxHeapNo + 64) / 64> used_{};
+  HeapNo next_ = kFirstUserHeapNo;
 };
 
 // Encodes and decodes the overflow reference kept in a record.

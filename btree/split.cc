@@ -116,6 +116,7 @@ static Status RaiseRoot(BTree::Impl* t, MiniTransaction* mtr, std::vector<PathLe
   (*path)[level].child_slot = 0;
   path->insert(path->begin() + static_cast<ptrdiff_t>(level) + 1, PathLevel{child});
   t->height_hint.store(lvl + 2u, std::memory_order_relaxed);
+  BTree::Impl::Bump(t->counters.root_raises);
   return Status::OK();
 }
 
@@ -156,6 +157,7 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   entries.insert(entries.begin() + static_cast<ptrdiff_t>(idx), fresh);
   const size_t n = entries.size();
   const size_t m = ChooseSplit(entries, idx, old.last_insert());
+  Bump(counters.splits);
 
   ASSIGN_OR_RETURN(MtrPage right,
                    mtr->Allocate(leaf ? PageType::kBtreeLeaf : PageType::kBtreeNode, page_flags()));
@@ -168,13 +170,13 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   if (idx == n - 1 && m == n - 1) {
     SetNext(&led, right.page_no());  // nothing leaves the page
   } else {
-    HeapNo max_heap = kSupremumHeapNo;
-    for (size_t i = 0; i < m; ++i) max_heap = std::max(max_heap, entries[i].heap_no);
+    HeapNoAllocator heaps;
+    for (size_t i = 0; i < m; ++i) heaps.MarkUsed(entries[i].heap_no);
     PageBuilder b;
     b.Reset(Init(old.level(), old.prev(), right.page_no()));
     for (size_t i = 0; i < m; ++i) {
       const RecordEntry& e = entries[i];
-      HeapNo h = e.is_new && e.heap_no == 0 ? static_cast<HeapNo>(max_heap + 1) : e.heap_no;
+      HeapNo h = e.is_new && e.heap_no == 0 ? heaps.Next() : e.heap_no;
       b.Append(e.spec, h);
       if (e.is_new) new_loc = {page.page_no(), h};
     }

@@ -131,6 +131,7 @@ Status BTree::Impl::RunWrite(WriteOp* op) {
       st = done.status();
     } else if (!*done) {
       mtr.Commit();  // nothing changed: just releases the leaf
+      Bump(counters.pessimistic);
       size_t need = op->rec != nullptr ? op->rec->spec.size() : 0;
       bool remove_mode = op->kind == OpKind::kRemove;
       std::vector<PathLevel> path;
