@@ -10,19 +10,30 @@
 //   RETURN_IF_ERROR(txn->Commit());
 //
 // Errors are values (minnow/status.h); nothing throws. Codes a caller should expect:
-//   kNotFound          Get/Erase of an absent key, OpenKeyspace of an unknown name
-//   kDuplicateKey      Insert of a present key
-//   kInvalidArgument   a key over kMaxKeySize (2048 bytes) or a value over 64 MiB, a bad name
+//   kNotFound          Get/Erase of an absent key, OpenKeyspace/DropKeyspace of an unknown
+//                      name, Open of a missing file with create_if_missing = false
+//   kDuplicateKey      Insert of a present key, CreateKeyspace of an existing name
+//   kInvalidArgument   a key over 2048 bytes or a value over 64 MiB, a bad name, a Keyspace
+//                      handle that is empty, dropped or from another Database, bad options
 //   kClosed            use of a transaction after Commit/Rollback, or of anything after Close
 //   kLockWaitTimeout   waited longer than Options::lock_wait_timeout_ms for another writer
+//   kBusy              the file is already open (in this or another process)
 //   kCorruption/kIOError  the file is damaged or the OS refused I/O
+// A call that returns an error has changed nothing (a failed BulkInsert undoes its own rows).
 // The empty key is a valid key.
+//
+// Concurrency, until record locks and MVCC arrive (issue #4): a transaction's first write or
+// locking read (ReadOptions::lock_mode != kNone) takes the database's one *writer token*, held
+// until Commit/Rollback; another transaction that wants it waits up to lock_wait_timeout_ms.
+// Reads without a lock see the latest data, uncommitted changes of the writer included
+// (READ UNCOMMITTED, whatever the isolation level asks).
 //
 // Thread safety: a Database is thread-safe. A Session, and the Transactions and Iterators it
 // makes, belong to one thread at a time. Objects must be destroyed before the Database that
 // made them.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,21 +48,36 @@ class Session;
 class Transaction;
 class Iterator;
 
+inline constexpr size_t kMaxKeyBytes = 2048;         // longest key
+inline constexpr size_t kMaxValueBytes = 64u << 20;  // longest value (64 MiB)
+
 // A handle on an open keyspace (a named clustered B+tree). Cheap to copy; valid while the
 // Database is open and the keyspace is not dropped.
 class Keyspace {
  public:
   Keyspace() = default;
   const std::string& name() const { return name_; }
-  uint32_t id() const { return id_; }
+  uint32_t id() const { return id_; }  // never reused within a database file
   bool valid() const { return id_ != 0; }
 
  private:
   friend class Database;
   friend class Transaction;
-  Keyspace(std::string name, uint32_t id) : name_(std::move(name)), id_(id) {}
+  Keyspace(std::string name, uint32_t id, uint64_t db_tag)
+      : name_(std::move(name)), id_(id), db_tag_(db_tag) {}
   std::string name_;
   uint32_t id_ = 0;
+  uint64_t db_tag_ = 0;  // which open Database made the handle
+};
+
+// What CheckIntegrity found in one tree (btree's CheckReport, per keyspace).
+struct KeyspaceCheck {
+  std::string name;  // "(catalog)" for the system catalog
+  uint32_t id = 0;   // 0 for the catalog
+  uint64_t records = 0, delete_marked = 0;
+  uint64_t leaf_pages = 0, node_pages = 0, overflow_pages = 0;
+  uint32_t height = 0;       // 1: the root is a leaf
+  double avg_leaf_fill = 0;  // used bytes / usable bytes over leaves
 };
 
 struct DatabaseStats {
@@ -70,20 +96,30 @@ class Database {
   static Result<std::unique_ptr<Database>> Open(const Options& options);
   ~Database();  // Close()s if still open, ignoring its error: call Close() to see it.
 
-  // Flushes everything and closes the file. Afterwards every call returns kClosed.
+  // Rolls back the transaction holding the writer token, if any, flushes everything and closes
+  // the file. Afterwards every call (on the Database and on its sessions, transactions and
+  // iterators) returns kClosed. REQUIRES: no other thread is inside a call on this database's
+  // objects (a thread waiting for the writer token is woken and gets kClosed).
   Status Close();
 
   // Names: 1 to 64 characters of [A-Za-z0-9_$.]. kDuplicateKey if it exists.
   Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options = {});
-  // kNotFound if absent. REQUIRES: no transaction is using it.
+  // Frees the keyspace's pages and forgets its name; its handles become invalid. kNotFound if
+  // absent. Waits for the writer token as a write does (kLockWaitTimeout; so a transaction of
+  // this thread that has written must end first). REQUIRES: no transaction reads it meanwhile.
   Status DropKeyspace(std::string_view name);
+  // A handle for the per-call API; kNotFound if absent.
   Result<Keyspace> OpenKeyspace(std::string_view name);
+  // The names, sorted.
   Result<std::vector<std::string>> ListKeyspaces();
 
   Result<std::unique_ptr<Session>> NewSession();
 
   // Runs every tree's Check() (key order, links, free space, ...). kCorruption names the page.
   Status CheckIntegrity();
+  // The same, also reporting each tree (the catalog first). On an error, `reports` holds the
+  // trees checked before the damaged one.
+  Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   DatabaseStats stats() const;
 
  private:
@@ -122,13 +158,22 @@ class Transaction {
   Status Insert(const Keyspace& ks, std::string_view key, std::string_view value);
   // Removes; kNotFound if absent.
   Status Erase(const Keyspace& ks, std::string_view key);
+  // Inserts the records `next` yields (it returns false at the end) in strictly ascending key
+  // order. Into an empty keyspace the tree is built bottom-up (a sorted bulk build, leaves
+  // filled to 15/16 as InnoDB's) instead of record by record. The views `next` sets must stay
+  // valid until its next call. kInvalidArgument if keys do not ascend or are oversize,
+  // kDuplicateKey if a key is present; on an error every row of this call is undone.
+  Status BulkInsert(
+      const Keyspace& ks,
+      const std::function<bool(std::string_view* key, std::string_view* value)>& next);
   // A cursor over the keyspace in key order.
   Result<std::unique_ptr<Iterator>> NewIterator(const Keyspace& ks, const ReadOptions& ro = {});
 
   // Makes the changes permanent. Afterwards every call but the destructor returns kClosed.
   Status Commit();
-  // Undoes every change of the transaction.
+  // Undoes every change of the transaction. Afterwards every call returns kClosed.
   Status Rollback();
+  // False after Commit/Rollback, and after Database::Close (which rolls an active writer back).
   bool active() const;
 
  private:
@@ -144,7 +189,7 @@ class Transaction {
 class Iterator {
  public:
   ~Iterator();
-  Status Seek(std::string_view key);  // first key >= key
+  Status Seek(std::string_view key);         // first key >= key
   Status SeekForPrev(std::string_view key);  // last key <= key
   Status SeekToFirst();
   Status SeekToLast();

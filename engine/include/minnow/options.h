@@ -7,9 +7,9 @@
 namespace minnow {
 
 struct Options {
-  std::string path;                    // the database file; ":memory:" for a private in-memory one
-  bool create_if_missing = true;       // create the file when it does not exist
-  bool error_if_exists = false;        // kInvalidArgument if the file exists
+  std::string path;               // the database file; ":memory:" for a private in-memory one
+  bool create_if_missing = true;  // create the file when it does not exist
+  bool error_if_exists = false;   // kInvalidArgument if the file exists
   size_t buffer_pool_bytes = 256u << 20;
   bool background_flusher = true;
   uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a writer waits

@@ -1,0 +1,67 @@
+// The public Database and Session handles: thin forwards to DatabaseCore.
+#include <fmt/format.h>
+
+#include "engine/database_core_internal.h"
+#include "engine/transaction_core_internal.h"
+#include "minnow/db.h"
+
+namespace minnow {
+
+struct Database::Impl {
+  std::unique_ptr<DatabaseCore> core;
+};
+
+struct Session::Impl {
+  DatabaseCore* db;
+};
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;  // DatabaseCore's destructor closes
+
+Result<std::unique_ptr<Database>> Database::Open(const Options& options) {
+  auto core = DatabaseCore::Open(options);
+  if (!core.ok()) return core.status();
+  auto impl = std::make_unique<Impl>();
+  impl->core = std::move(*core);
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+Status Database::Close() { return impl_->core->Close(); }
+
+Status Database::CreateKeyspace(std::string_view name, const KeyspaceOptions& options) {
+  return impl_->core->CreateKeyspace(name, options);
+}
+
+Status Database::DropKeyspace(std::string_view name) { return impl_->core->DropKeyspace(name); }
+
+Result<Keyspace> Database::OpenKeyspace(std::string_view name) {
+  ASSIGN_OR_RETURN(uint32_t id, impl_->core->FindKeyspace(name));
+  return Keyspace(std::string(name), id, impl_->core->tag());
+}
+
+Result<std::vector<std::string>> Database::ListKeyspaces() { return impl_->core->ListKeyspaces(); }
+
+Result<std::unique_ptr<Session>> Database::NewSession() {
+  if (impl_->core->closed()) return Status::Closed("the database is closed");
+  auto impl = std::make_unique<Session::Impl>();
+  impl->db = impl_->core.get();
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Status Database::CheckIntegrity() { return impl_->core->CheckIntegrity(nullptr); }
+Status Database::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
+  return impl_->core->CheckIntegrity(reports);
+}
+
+DatabaseStats Database::stats() const { return impl_->core->stats(); }
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Transaction>> Session::Begin(const TransactionOptions& options) {
+  if (impl_->db->closed()) return Status::Closed("the database is closed");
+  auto impl = std::make_unique<Transaction::Impl>(impl_->db, options);
+  return std::unique_ptr<Transaction>(new Transaction(std::move(impl)));
+}
+
+}  // namespace minnow

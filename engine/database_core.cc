@@ -1,0 +1,286 @@
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "buffer_pool/disk_backend.h"
+#include "engine/database_core_internal.h"
+#include "engine/transaction_core_internal.h"
+
+namespace minnow {
+namespace {
+
+constexpr std::string_view kMemoryPath = ":memory:";
+std::atomic<uint64_t> next_db_tag{1};
+
+// Takes an advisory exclusive lock on the file so that a second Open (in this process or
+// another) fails cleanly instead of two pools writing one file.
+Result<int> LockFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Status::IOError(fmt::format("open {}: {}", path, std::strerror(errno)));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Busy(fmt::format("{} is already open (locked by another Database)", path));
+    }
+    return Status::IOError(fmt::format("flock {}: {}", path, std::strerror(err)));
+  }
+  return fd;
+}
+
+Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o) {
+  if (o.path == kMemoryPath) return NewMemoryBackend(NewMemoryDisk(std::string(kMemoryPath)));
+  std::error_code ec;
+  const auto st = std::filesystem::status(o.path, ec);
+  const bool exists = std::filesystem::exists(st);
+  if (exists && o.error_if_exists) {
+    return Status::InvalidArgument(fmt::format("{} exists (error_if_exists is set)", o.path));
+  }
+  if (exists && !std::filesystem::is_regular_file(st)) {
+    return Status::InvalidArgument(fmt::format("{} is not a regular file", o.path));
+  }
+  if (!exists && !o.create_if_missing) {
+    return Status::NotFound(fmt::format("{} does not exist (create_if_missing is off)", o.path));
+  }
+  return OpenFileBackend(o.path, o.create_if_missing);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options) {
+  if (options.path.empty()) return Status::InvalidArgument("Options::path is empty");
+  std::unique_ptr<DatabaseCore> db(new DatabaseCore());
+  db->path_ = options.path;
+  db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
+  ASSIGN_OR_RETURN(auto backend, OpenBackend(options));
+  if (options.path != kMemoryPath) {
+    ASSIGN_OR_RETURN(db->lock_fd_, LockFile(options.path));
+  }
+  BufferPoolOptions bpo;
+  bpo.pool_bytes = options.buffer_pool_bytes;
+  bpo.background_flusher = options.background_flusher;
+  bpo.create_if_missing = options.create_if_missing;
+  ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
+  RETURN_IF_ERROR(db->OpenKeyspaces());
+  db->tag_ = next_db_tag.fetch_add(1, std::memory_order_relaxed);
+  return db;
+}
+
+Status DatabaseCore::OpenKeyspaces() {
+  LatchGuard guard(catalog_latch_);
+  ASSIGN_OR_RETURN(catalog_, Catalog::OpenOrCreate(pool_.get()));
+  ASSIGN_OR_RETURN(std::vector<CatalogEntry> entries, catalog_->LoadAll());
+  for (CatalogEntry& e : entries) {
+    auto tree = BTree::Open(pool_.get(), e.root);
+    if (!tree.ok()) {
+      return Status(tree.status().code(), fmt::format("keyspace '{}' (root page {}): {}", e.name,
+                                                      e.root, tree.status().message()));
+    }
+    const TreeOptions& to = (*tree)->options();
+    if (!to.sys_fields || to.compress_lz4 != (e.options.compression == Compression::kLz4)) {
+      return Status::Corruption(fmt::format(
+          "keyspace '{}': root page {} has options that do not match the catalog", e.name, e.root));
+    }
+    AddState(std::move(e), std::move(*tree));
+  }
+  return Status::OK();
+}
+
+KeyspaceState* DatabaseCore::AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) {
+  auto state = std::make_unique<KeyspaceState>();
+  state->name = std::move(entry.name);
+  state->id = entry.id;
+  state->options = entry.options;
+  state->tree = std::move(tree);
+  KeyspaceState* s = keyspaces_.Add(std::move(state));
+  by_name_.emplace(s->name, s);
+  return s;
+}
+
+DatabaseCore::~DatabaseCore() {
+  // A half-opened database (Open failed) has no pool, or a pool nobody wrote through: it is
+  // dropped without a flush.
+  if (!closed() && pool_ != nullptr && catalog_ != nullptr) (void)Close();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Status DatabaseCore::Close() {
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is already closed");
+  const void* writer = writer_token_.owner();
+  writer_token_.Shutdown();
+  if (writer != nullptr && writer != this) {
+    // The Close() contract: the writer's thread is not inside a call now.
+    const_cast<TransactionCore*>(static_cast<const TransactionCore*>(writer))->RollbackForClose();
+  }
+  final_stats_ = LiveStats();
+  closed_.store(true, std::memory_order_release);
+  Status st = pool_->Close();
+  final_stats_.dirty_pages = 0;
+  if (lock_fd_ >= 0) {
+    ::close(lock_fd_);  // releases the flock
+    lock_fd_ = -1;
+  }
+  return st;
+}
+
+Status DatabaseCore::BadHandle(uint32_t id, uint64_t db_tag) const {
+  if (id == 0) return Status::InvalidArgument("empty Keyspace handle (use OpenKeyspace)");
+  if (db_tag != tag_) {
+    return Status::InvalidArgument("Keyspace handle belongs to another Database");
+  }
+  KeyspaceState* s = keyspaces_.Find(id);
+  if (s == nullptr) return Status::InvalidArgument(fmt::format("no keyspace with id {}", id));
+  return Status::InvalidArgument(fmt::format("keyspace '{}' was dropped", s->name));
+}
+
+Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions& options) {
+  RETURN_IF_ERROR(ValidateKeyspaceName(name));
+  if (options.compression != Compression::kNone && options.compression != Compression::kLz4) {
+    return Status::InvalidArgument("unknown KeyspaceOptions::compression");
+  }
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is closed");
+  TreeOptions to;
+  to.sys_fields = true;
+  to.compress_lz4 = options.compression == Compression::kLz4;
+  CatalogEntry entry;
+  entry.name = std::string(name);
+  entry.options = options;
+  // Name check first, so a duplicate allocates no tree.
+  auto dup = catalog_->tree()->Get(AsBytes(name));
+  if (dup.ok()) return Status::DuplicateKey(fmt::format("keyspace '{}' already exists", name));
+  if (!dup.status().IsNotFound()) return dup.status();
+  ASSIGN_OR_RETURN(entry.root, BTree::Create(pool_.get(), to));
+  auto tree = BTree::Open(pool_.get(), entry.root);
+  Status st = tree.ok() ? catalog_->Add(&entry) : tree.status();
+  if (!st.ok()) {
+    if (tree.ok()) {
+      (void)(*tree)->Drop();
+    } else if (auto t = BTree::Open(pool_.get(), entry.root); t.ok()) {
+      (void)(*t)->Drop();
+    }
+    return st;
+  }
+  AddState(std::move(entry), std::move(*tree));
+  return Status::OK();
+}
+
+Status DatabaseCore::DropKeyspace(std::string_view name) {
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is closed");
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return Status::NotFound(fmt::format("keyspace '{}' does not exist", name));
+  }
+  KeyspaceState* s = it->second;
+  // Like DDL behind a metadata lock: wait until no transaction is writing.
+  RETURN_IF_ERROR(writer_token_.Acquire(this, lock_wait_timeout_));
+  Status st = catalog_->Remove(name);
+  if (st.ok()) {
+    by_name_.erase(it);
+    s->dropped.store(true, std::memory_order_release);
+    st = s->tree->Drop();  // the name is gone either way; a failure only leaks pages
+  }
+  writer_token_.Release(this);
+  return st;
+}
+
+Result<uint32_t> DatabaseCore::FindKeyspace(std::string_view name) {
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is closed");
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return Status::NotFound(fmt::format("keyspace '{}' does not exist", name));
+  }
+  return it->second->id;
+}
+
+Result<std::vector<std::string>> DatabaseCore::ListKeyspaces() {
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is closed");
+  std::vector<std::string> names;
+  names.reserve(by_name_.size());
+  for (const auto& [name, state] : by_name_) names.push_back(name);
+  return names;
+}
+
+Status DatabaseCore::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
+  LatchGuard guard(catalog_latch_);
+  if (closed()) return Status::Closed("the database is closed");
+  auto add = [&](const std::string& name, uint32_t id, const BTree& tree) -> Status {
+    auto r = tree.Check();
+    if (!r.ok()) {
+      return Status(r.status().code(),
+                    fmt::format("keyspace '{}': {}", name, r.status().message()));
+    }
+    if (reports != nullptr) {
+      KeyspaceCheck k;
+      k.name = name;
+      k.id = id;
+      k.records = r->records;
+      k.delete_marked = r->delete_marked;
+      k.leaf_pages = r->leaf_pages;
+      k.node_pages = r->node_pages;
+      k.overflow_pages = r->overflow_pages;
+      k.height = r->height;
+      k.avg_leaf_fill = r->avg_leaf_fill;
+      reports->push_back(std::move(k));
+    }
+    return Status::OK();
+  };
+  RETURN_IF_ERROR(add("(catalog)", 0, *catalog_->tree()));
+  // The catalog must name exactly the live keyspaces.
+  ASSIGN_OR_RETURN(std::vector<CatalogEntry> entries, catalog_->LoadAll());
+  size_t live = 0;
+  for (KeyspaceState* s : keyspaces_.All()) {
+    if (s->dropped.load(std::memory_order_acquire)) continue;
+    ++live;
+    RETURN_IF_ERROR(add(s->name, s->id, *s->tree));
+  }
+  if (live != entries.size()) {
+    return Status::Corruption(
+        fmt::format("catalog lists {} keyspaces, {} are open", entries.size(), live));
+  }
+  return Status::OK();
+}
+
+DatabaseStats DatabaseCore::LiveStats() const {
+  DatabaseStats s;
+  const BufferPoolStats p = pool_->stats();
+  s.pool_hits = p.hits;
+  s.pool_misses = p.misses;
+  s.pool_reads = p.reads;
+  s.pool_writes = p.writes;
+  s.pool_evictions = p.evictions;
+  s.dirty_pages = p.dirty_pages;
+  s.pool_frames = p.frames;
+  s.file_pages = p.pages_in_file;
+  s.free_pages = p.free_pages;
+  s.logical_bytes = pool_->logical_size();
+  auto phys = pool_->physical_size();
+  s.physical_bytes = phys.ok() ? *phys : 0;
+  s.redo_lsn = pool_->log() != nullptr ? pool_->log()->current_lsn() : 0;
+  s.commits = commits_.load(std::memory_order_relaxed);
+  s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
+  return s;
+}
+
+DatabaseStats DatabaseCore::stats() const {
+  if (closed()) {
+    DatabaseStats s = final_stats_;
+    s.commits = commits_.load(std::memory_order_relaxed);
+    s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
+    return s;
+  }
+  return LiveStats();
+}
+
+}  // namespace minnow

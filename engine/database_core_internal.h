@@ -1,0 +1,93 @@
+#pragma once
+// DatabaseCore: what a Database is underneath its pimpl handle. Owns the file (backend + advisory
+// file lock), the buffer pool, the catalog, the keyspace table and the writer token.
+//
+// Latch order: catalog_latch_ (DDL, CheckIntegrity) before the writer token's latch and before
+// any page latch; the writer token is never waited for while holding a page latch.
+//
+// Thread safety: every method is thread-safe except Close(), whose REQUIRES is the public one.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "buffer_pool/buffer_pool.h"
+#include "common/latch.h"
+#include "engine/catalog_internal.h"
+#include "engine/keyspace_table_internal.h"
+#include "engine/writer_token_internal.h"
+#include "minnow/db.h"
+
+namespace minnow {
+
+class TransactionCore;
+
+class DatabaseCore {
+ public:
+  static Result<std::unique_ptr<DatabaseCore>> Open(const Options& options);
+  ~DatabaseCore();  // closes if still open, ignoring errors
+
+  Status Close();
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+
+  Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options);
+  Status DropKeyspace(std::string_view name);
+  // The live keyspace called `name`: its id; kNotFound if none.
+  Result<uint32_t> FindKeyspace(std::string_view name);
+  Result<std::vector<std::string>> ListKeyspaces();
+
+  // The per-call path: a Keyspace handle's (id, db_tag) → its live state, without a latch.
+  // kInvalidArgument for an empty, foreign or dropped handle.
+  Result<KeyspaceState*> Resolve(uint32_t id, uint64_t db_tag) const {
+    if (db_tag == tag_) [[likely]] {
+      KeyspaceState* s = keyspaces_.Find(id);
+      if (s != nullptr && !s->dropped.load(std::memory_order_acquire)) [[likely]]
+        return s;
+    }
+    return BadHandle(id, db_tag);
+  }
+  // For undo: the state with `id` unless dropped (no handle check).
+  KeyspaceState* FindLive(uint32_t id) const {
+    KeyspaceState* s = keyspaces_.Find(id);
+    return s != nullptr && !s->dropped.load(std::memory_order_acquire) ? s : nullptr;
+  }
+
+  Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
+  DatabaseStats stats() const;
+
+  uint64_t tag() const { return tag_; }
+  WriterToken& writer_token() { return writer_token_; }
+  std::chrono::milliseconds lock_wait_timeout() const { return lock_wait_timeout_; }
+  void CountCommit() { commits_.fetch_add(1, std::memory_order_relaxed); }
+  void CountRollback() { rollbacks_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  DatabaseCore() = default;
+  Status OpenKeyspaces();
+  KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
+  Status BadHandle(uint32_t id, uint64_t db_tag) const;
+  DatabaseStats LiveStats() const;
+
+  // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool.
+  std::unique_ptr<BufferPool> pool_;
+  int lock_fd_ = -1;  // holds flock(LOCK_EX) on the file while open
+  std::string path_;
+  uint64_t tag_ = 0;  // unique per open Database in this process
+  std::chrono::milliseconds lock_wait_timeout_{0};
+
+  mutable Latch catalog_latch_;  // serializes DDL and CheckIntegrity
+  std::unique_ptr<Catalog> catalog_ PT_GUARDED_BY(catalog_latch_);
+  KeyspaceTable keyspaces_;  // Add() under catalog_latch_; Find() lock-free
+  std::map<std::string, KeyspaceState*, std::less<>> by_name_ GUARDED_BY(catalog_latch_);  // live
+
+  WriterToken writer_token_;
+  std::atomic<bool> closed_{false};
+  std::atomic<uint64_t> commits_{0}, rollbacks_{0};
+  DatabaseStats final_stats_;  // taken by Close(); stats() returns it afterwards
+};
+
+}  // namespace minnow

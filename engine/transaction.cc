@@ -1,0 +1,86 @@
+// The public Transaction handle. These are the per-call paths (Get/Put/...), kept thin: check
+// the transaction is open, resolve the Keyspace handle through the lock-free table, check
+// sizes, then one B+tree call.
+#include <fmt/format.h>
+
+#include "btree/cursor.h"
+#include "engine/iterator_internal.h"
+#include "engine/transaction_core_internal.h"
+#include "minnow/db.h"
+
+namespace minnow {
+
+Transaction::Transaction(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Transaction::~Transaction() = default;  // TransactionCore's destructor rolls back
+
+Result<bool> Transaction::Get(const Keyspace& ks, std::string_view key, std::string* value,
+                              const ReadOptions& ro) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  RETURN_IF_ERROR(CheckKeySize(key));
+  if (ro.lock_mode != LockMode::kNone) RETURN_IF_ERROR(t.EnsureWriter());
+  return t.Get(s, key, value);
+}
+
+Result<std::string> Transaction::Get(const Keyspace& ks, std::string_view key,
+                                     const ReadOptions& ro) {
+  std::string value;
+  ASSIGN_OR_RETURN(bool found, Get(ks, key, &value, ro));
+  if (!found) {
+    return Status::NotFound(
+        fmt::format("key ({} bytes) not found in keyspace '{}'", key.size(), ks.name()));
+  }
+  return value;
+}
+
+Status Transaction::Put(const Keyspace& ks, std::string_view key, std::string_view value) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  RETURN_IF_ERROR(CheckKeySize(key));
+  RETURN_IF_ERROR(CheckValueSize(value));
+  return t.Put(s, key, value);
+}
+
+Status Transaction::Insert(const Keyspace& ks, std::string_view key, std::string_view value) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  RETURN_IF_ERROR(CheckKeySize(key));
+  RETURN_IF_ERROR(CheckValueSize(value));
+  return t.Insert(s, key, value);
+}
+
+Status Transaction::Erase(const Keyspace& ks, std::string_view key) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  RETURN_IF_ERROR(CheckKeySize(key));
+  return t.Erase(s, key);
+}
+
+Status Transaction::BulkInsert(
+    const Keyspace& ks,
+    const std::function<bool(std::string_view* key, std::string_view* value)>& next) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  return t.BulkInsert(s, next);
+}
+
+Result<std::unique_ptr<Iterator>> Transaction::NewIterator(const Keyspace& ks,
+                                                           const ReadOptions& ro) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  if (ro.lock_mode != LockMode::kNone) RETURN_IF_ERROR(t.EnsureWriter());
+  auto impl = std::make_unique<Iterator::Impl>(&t, s);
+  return std::unique_ptr<Iterator>(new Iterator(std::move(impl)));
+}
+
+Status Transaction::Commit() { return impl_->core.Commit(); }
+Status Transaction::Rollback() { return impl_->core.Rollback(); }
+bool Transaction::active() const { return impl_->core.active(); }
+
+}  // namespace minnow

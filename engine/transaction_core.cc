@@ -1,0 +1,230 @@
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "btree/cursor.h"
+#include "engine/transaction_core_internal.h"
+
+namespace minnow {
+
+static_assert(kMaxKeyBytes == kMaxKeySize && kMaxValueBytes == kMaxValueSize);
+
+namespace {
+
+ConstBytes Sys() { return kZeroSysFields; }
+
+// Removes every record of `tree` (the undo of a bulk build into an empty tree). Collects keys
+// a batch at a time: the cursor holds no latch, so removing behind it is allowed.
+Status EmptyTree(BTree* tree) {
+  auto cur = tree->NewCursor();
+  std::vector<std::string> batch;
+  for (;;) {
+    RETURN_IF_ERROR(cur->SeekToFirst());
+    if (!cur->Valid()) return Status::OK();
+    batch.clear();
+    while (cur->Valid() && batch.size() < 4096) {
+      batch.emplace_back(AsStringView(cur->key()));
+      RETURN_IF_ERROR(cur->Next());
+    }
+    for (const std::string& k : batch) RETURN_IF_ERROR(tree->Remove(AsBytes(k)));
+  }
+}
+
+}  // namespace
+
+Status KeyTooLong(size_t size) {
+  return Status::InvalidArgument(
+      fmt::format("key of {} bytes is longer than the limit of {}", size, kMaxKeySize));
+}
+Status ValueTooLong(size_t size) {
+  return Status::InvalidArgument(
+      fmt::format("value of {} bytes is longer than the limit of {}", size, kMaxValueSize));
+}
+
+TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
+    : db_(db), options_(options) {}
+
+TransactionCore::~TransactionCore() {
+  if (state_ == State::kActive && !db_->closed()) (void)Rollback();
+}
+
+Status TransactionCore::ClosedStatus() const {
+  if (db_->closed()) return Status::Closed("the database is closed");
+  return Status::Closed(state_ == State::kCommitted ? "the transaction has committed"
+                                                    : "the transaction has rolled back");
+}
+
+Status TransactionCore::AcquireToken() {
+  RETURN_IF_ERROR(db_->writer_token().Acquire(this, db_->lock_wait_timeout()));
+  has_token_ = true;
+  return Status::OK();
+}
+
+Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value) {
+  auto rec = ks->tree->Get(AsBytes(key));
+  if (!rec.ok()) {
+    if (rec.status().IsNotFound()) return false;
+    return rec.status();
+  }
+  if (rec->delete_marked) return false;  // TODO(#4): build the visible version instead
+  *value = std::move(rec->value);
+  return true;
+}
+
+Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {
+  RETURN_IF_ERROR(EnsureWriter());
+  bool existed = false;
+  RETURN_IF_ERROR(ks->tree->Upsert(AsBytes(key), AsBytes(value), Sys(), &old_, &existed));
+  if (existed) {
+    undo_.AddOverwritten(ks->id, key, old_.value);
+  } else {
+    undo_.AddInserted(ks->id, key);
+  }
+  return Status::OK();
+}
+
+Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
+  RETURN_IF_ERROR(EnsureWriter());
+  Status st = ks->tree->Insert(AsBytes(key), AsBytes(value), Sys());
+  if (!st.ok()) [[unlikely]] {
+    if (st.code() == Code::kDuplicateKey) {
+      return Status::DuplicateKey(
+          fmt::format("duplicate key ({} bytes) in keyspace '{}'", key.size(), ks->name));
+    }
+    return st;
+  }
+  undo_.AddInserted(ks->id, key);
+  return Status::OK();
+}
+
+Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {
+  RETURN_IF_ERROR(EnsureWriter());
+  Status st = ks->tree->Remove(AsBytes(key), &old_);
+  if (!st.ok()) {
+    if (st.IsNotFound()) {
+      return Status::NotFound(
+          fmt::format("key ({} bytes) not found in keyspace '{}'", key.size(), ks->name));
+    }
+    return st;
+  }
+  undo_.AddOverwritten(ks->id, key, old_.value);
+  return Status::OK();
+}
+
+Status TransactionCore::BulkInsert(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  RETURN_IF_ERROR(EnsureWriter());
+  const size_t savepoint = undo_.savepoint();
+  // The writer token keeps other writers out, so "empty" stays true until the build is done.
+  auto cur = ks->tree->NewCursor();
+  Status st = cur->SeekToFirst();
+  if (st.ok()) st = cur->Valid() ? InsertEach(ks, next) : BulkBuild(ks, next);
+  if (!st.ok()) {
+    Status undo_st = Undo(savepoint);
+    if (!undo_st.ok()) {
+      return Status(st.code(), st.message() + "; undoing it failed too: " + undo_st.ToString());
+    }
+  }
+  return st;
+}
+
+namespace {
+
+// Checks one record of a sorted load; `prev` holds the previous key (`first` before the first).
+Status CheckSorted(std::string_view key, std::string_view value, const std::string& prev,
+                   bool first) {
+  RETURN_IF_ERROR(CheckKeySize(key));
+  RETURN_IF_ERROR(CheckValueSize(value));
+  if (!first && !(prev < key)) {
+    return Status::InvalidArgument("BulkInsert keys are not in strictly ascending order");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status TransactionCore::BulkBuild(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  undo_.AddBulkLoaded(ks->id);
+  std::string prev;
+  bool first = true;
+  Status feed_st;
+  auto feed = [&](BTree::BulkRecord* r) {
+    std::string_view key, value;
+    if (!next(&key, &value)) return false;
+    feed_st = CheckSorted(key, value, prev, first);
+    if (!feed_st.ok()) return false;
+    prev.assign(key);
+    first = false;
+    r->key = AsBytes(key);
+    r->value = AsBytes(value);
+    r->sys = Sys();
+    return true;
+  };
+  Status st = ks->tree->BulkLoad(feed, 15.0 / 16.0);
+  return st.ok() ? feed_st : st;
+}
+
+Status TransactionCore::InsertEach(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  std::string prev;
+  bool first = true;
+  std::string_view key, value;
+  while (next(&key, &value)) {
+    RETURN_IF_ERROR(CheckSorted(key, value, prev, first));
+    RETURN_IF_ERROR(Insert(ks, key, value));
+    prev.assign(key);
+    first = false;
+  }
+  return Status::OK();
+}
+
+Status TransactionCore::Undo(size_t savepoint) {
+  return undo_.UnwindTo(savepoint, [this](const UndoLog::Entry& e) -> Status {
+    KeyspaceState* ks = db_->FindLive(e.keyspace_id);
+    if (ks == nullptr) return Status::OK();  // dropped meanwhile: nothing left to restore
+    switch (e.kind) {
+      case UndoLog::Kind::kInserted:
+        return ks->tree->Remove(AsBytes(e.key));
+      case UndoLog::Kind::kOverwritten:
+        return ks->tree->Upsert(AsBytes(e.key), AsBytes(e.value), Sys());
+      case UndoLog::Kind::kBulkLoaded:
+        return EmptyTree(ks->tree.get());
+    }
+    return Status::Internal("unknown undo record kind");
+  });
+}
+
+void TransactionCore::End(State final_state) {
+  state_ = final_state;
+  undo_.Clear();
+  if (has_token_) {
+    db_->writer_token().Release(this);
+    has_token_ = false;
+  }
+}
+
+Status TransactionCore::Commit() {
+  RETURN_IF_ERROR(CheckOpen());
+  End(State::kCommitted);
+  db_->CountCommit();
+  return Status::OK();
+}
+
+Status TransactionCore::Rollback() {
+  RETURN_IF_ERROR(CheckOpen());
+  Status st = Undo(0);
+  End(State::kRolledBack);
+  db_->CountRollback();
+  if (!st.ok()) return Status(st.code(), "rollback could not undo every change: " + st.message());
+  return Status::OK();
+}
+
+void TransactionCore::RollbackForClose() {
+  if (state_ != State::kActive) return;
+  (void)Undo(0);
+  End(State::kRolledBack);
+  db_->CountRollback();
+}
+
+}  // namespace minnow
