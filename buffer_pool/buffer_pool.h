@@ -68,8 +68,9 @@ class BufferPool {
   // Stops the flusher. Does not flush: call Close() for a clean close.
   ~BufferPool();
 
-  // Writes every dirty page, syncs the file and checkpoints the log. After Close() only the
-  // destructor may be called.
+  // Stops the flusher, writes every dirty page, syncs the file and checkpoints the log. After
+  // Close() fetches return kClosed; only the destructor may be called. REQUIRES: no guard or
+  // mtr of this pool is alive.
   Status Close();
 
   // Pins and S-latches the page. kCorruption if the page fails its checksum or is beyond the
@@ -81,7 +82,9 @@ class BufferPool {
   // that holds a right sibling and wants its left one must not wait: latch order).
   Result<ReadPageGuard> TryFetchRead(PageNo page_no);
 
-  // Writes all dirty pages (WAL rule first), syncs the file, checkpoints the log.
+  // Writes all dirty pages (WAL rule first), syncs the file, records the checkpoint LSN in
+  // page 0 and checkpoints the log. Concurrent mtrs may go on; pages they dirty meanwhile may
+  // stay dirty. REQUIRES: the caller holds no page latch (it waits for S latches).
   Status FlushAll();
 
   // Root page of system structure `slot` (file_header.h), kInvalidPageNo if unset.

@@ -118,8 +118,9 @@ struct BufferPool::Impl {
   std::vector<DirtyRef> CollectDirty(Lsn below);
   // Writes one dirty frame if it still holds d.page_no. REQUIRES: no frame latch held.
   Status FlushOne(const DirtyRef& d);
-  // Flushes, syncs and checkpoints the log at the oldest remaining modification.
-  Status FlushAndCheckpoint();
+  // Writes the pages dirtied before `below`, syncs, and checkpoints the log at the oldest
+  // change still unwritten (recorded in page 0 first). REQUIRES: no frame latch held.
+  Status FlushAndCheckpoint(Lsn below = UINT64_MAX);
   // Keeps the first error of work nobody waits for (flusher, commit-time free-list linking).
   void RecordBackgroundError(const Status& st);
   void StartFlusher();

@@ -35,8 +35,9 @@ class DiskBackend {
 // Opens (or, with `create`, creates if missing) the file at `path`.
 Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create);
 
-// An in-memory backend. Its contents are shared through the returned handle's `Clone()`-free
-// design: tests that want to "reopen" keep the MemoryDisk alive and open new pools on it.
+// An in-memory backend over a MemoryDisk (buffer_pool/memory_disk.h, which also injects faults,
+// flips bytes and truncates). Tests that want to "reopen" keep the MemoryDisk alive and open new
+// pools on new backends over it.
 class MemoryDisk;
 std::unique_ptr<DiskBackend> NewMemoryBackend(std::shared_ptr<MemoryDisk> disk);
 std::shared_ptr<MemoryDisk> NewMemoryDisk(std::string name = "memory");

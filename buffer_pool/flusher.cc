@@ -70,9 +70,9 @@ Status BufferPool::Impl::FlushOldest(size_t max) {
   return first_error;
 }
 
-Status BufferPool::Impl::FlushAndCheckpoint() NO_THREAD_SAFETY_ANALYSIS {
+Status BufferPool::Impl::FlushAndCheckpoint(Lsn below) NO_THREAD_SAFETY_ANALYSIS {
   LatchGuard serial(flush_latch_);
-  RETURN_IF_ERROR(FlushDirty(UINT64_MAX));
+  RETURN_IF_ERROR(FlushDirty(below));
   RETURN_IF_ERROR(disk->Sync());
   // Every mtr that appended before `ckpt` has marked its pages dirty (commit_latch_), so the
   // pages still dirty bound what the file lacks.
@@ -139,7 +139,11 @@ void BufferPool::Impl::FlusherLoop() NO_THREAD_SAFETY_ANALYSIS {
     wake_pending_.store(false, std::memory_order_release);
     Status st;
     if (log->bytes_since_checkpoint() > options.log_capacity_bytes) {
-      st = FlushAndCheckpoint();
+      // Write the pages that hold the oldest half of the log back, then move the checkpoint
+      // to the oldest change still unwritten (InnoDB's log_checkpoint_margin).
+      const Lsn now = log->current_lsn();
+      const Lsn half = options.log_capacity_bytes / 2;
+      st = FlushAndCheckpoint(now > half ? now - half : 0);
     } else {
       const auto limit = static_cast<uint64_t>(options.max_dirty_fraction * nframes);
       const uint64_t dirty = dirty_pages.load(std::memory_order_relaxed);
