@@ -4,15 +4,36 @@
 
 namespace minnow {
 
-Status Iterator::Impl::Dropped() const {
-  return Status::InvalidArgument(fmt::format("keyspace '{}' was dropped", ks->name));
+Status Iterator::Impl::CheckUsable() const {
+  RETURN_IF_ERROR(txn->CheckOpen());
+  if (ks->dropped.load(std::memory_order_acquire)) {
+    return Status::InvalidArgument(fmt::format("keyspace '{}' was dropped", ks->name));
+  }
+  return Status::OK();
 }
 
-Status Iterator::Impl::SkipDeleted(bool forward) {
-  // TODO(#4): MVCC decides what a delete-marked record means to this transaction's view.
-  while (cursor->Valid() && cursor->delete_marked()) {
-    RETURN_IF_ERROR(forward ? cursor->Next() : cursor->Prev());
+Status Iterator::Impl::MisuseError(const char* what) const {
+  RETURN_IF_ERROR(CheckUsable());
+  return Status::InvalidArgument(
+      fmt::format("Iterator::{} on an iterator that is not Valid()", what));
+}
+
+Status Iterator::Impl::Settle(bool forward) {
+  for (;;) {
+    valid = cursor->Valid();
+    if (!valid) return Status::OK();
+    // TODO(#4): MVCC decides what a delete-marked record means to this transaction's view.
+    if (!cursor->delete_marked()) [[likely]]
+      break;
+    Status st = forward ? cursor->Next() : cursor->Prev();
+    if (!st.ok()) {
+      valid = false;
+      return st;
+    }
   }
+  key = AsStringView(cursor->key());
+  overflow = cursor->has_overflow();
+  if (!overflow) value = AsStringView(cursor->inline_value());
   return Status::OK();
 }
 
@@ -21,62 +42,49 @@ Iterator::~Iterator() = default;
 
 Status Iterator::Seek(std::string_view key) {
   RETURN_IF_ERROR(impl_->CheckUsable());
-  RETURN_IF_ERROR(impl_->cursor->Seek(AsBytes(key)));
-  return impl_->SkipDeleted(true);
+  return impl_->Settled(impl_->cursor->Seek(AsBytes(key)), true);
 }
 
 Status Iterator::SeekForPrev(std::string_view key) {
   RETURN_IF_ERROR(impl_->CheckUsable());
-  RETURN_IF_ERROR(impl_->cursor->SeekForPrev(AsBytes(key)));
-  return impl_->SkipDeleted(false);
+  return impl_->Settled(impl_->cursor->SeekForPrev(AsBytes(key)), false);
 }
 
 Status Iterator::SeekToFirst() {
   RETURN_IF_ERROR(impl_->CheckUsable());
-  RETURN_IF_ERROR(impl_->cursor->SeekToFirst());
-  return impl_->SkipDeleted(true);
+  return impl_->Settled(impl_->cursor->SeekToFirst(), true);
 }
 
 Status Iterator::SeekToLast() {
   RETURN_IF_ERROR(impl_->CheckUsable());
-  RETURN_IF_ERROR(impl_->cursor->SeekToLast());
-  return impl_->SkipDeleted(false);
+  return impl_->Settled(impl_->cursor->SeekToLast(), false);
 }
 
 Status Iterator::Next() {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (!impl_->cursor->Valid()) [[unlikely]] {
-    return Status::InvalidArgument("Iterator::Next on an iterator that is not Valid()");
-  }
-  RETURN_IF_ERROR(impl_->cursor->Next());
-  return impl_->SkipDeleted(true);
+  Impl& i = *impl_;
+  if (!i.valid || !i.Usable()) [[unlikely]]
+    return i.MisuseError("Next");
+  return i.Settled(i.cursor->Next(), true);
 }
 
 Status Iterator::Prev() {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (!impl_->cursor->Valid()) [[unlikely]] {
-    return Status::InvalidArgument("Iterator::Prev on an iterator that is not Valid()");
-  }
-  RETURN_IF_ERROR(impl_->cursor->Prev());
-  return impl_->SkipDeleted(false);
+  Impl& i = *impl_;
+  if (!i.valid || !i.Usable()) [[unlikely]]
+    return i.MisuseError("Prev");
+  return i.Settled(i.cursor->Prev(), false);
 }
 
-bool Iterator::Valid() const { return impl_->txn->active() && impl_->cursor->Valid(); }
+bool Iterator::Valid() const { return impl_->valid && impl_->txn->active(); }
 
-std::string_view Iterator::key() const {
-  if (!impl_->cursor->Valid()) return {};
-  return AsStringView(impl_->cursor->key());
-}
+std::string_view Iterator::key() const { return impl_->valid ? impl_->key : std::string_view(); }
 
 Result<std::string_view> Iterator::value() {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (!impl_->cursor->Valid()) [[unlikely]] {
-    return Status::InvalidArgument("Iterator::value on an iterator that is not Valid()");
-  }
-  if (!impl_->cursor->has_overflow()) [[likely]] {
-    return AsStringView(impl_->cursor->inline_value());
-  }
-  ASSIGN_OR_RETURN(ConstBytes v, impl_->cursor->value());
+  Impl& i = *impl_;
+  if (!i.valid || !i.Usable()) [[unlikely]]
+    return i.MisuseError("value");
+  if (!i.overflow) [[likely]]
+    return i.value;
+  ASSIGN_OR_RETURN(ConstBytes v, i.cursor->value());
   return AsStringView(v);
 }
 
