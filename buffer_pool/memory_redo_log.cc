@@ -7,12 +7,13 @@
 namespace minnow {
 
 MemoryRedoLog::MemoryRedoLog(Lsn start_lsn)
-    : current_(start_lsn), checkpoint_(start_lsn), flushed_(start_lsn) {}
+    : first_lsn_(start_lsn), current_(start_lsn), checkpoint_(start_lsn), flushed_(start_lsn) {}
 
 Lsn MemoryRedoLog::Append(ConstBytes mtr_records) {
   LatchGuard g(latch_);
   current_ += mtr_records.size();
-  groups_.push_back(Group{current_, std::string(AsStringView(mtr_records))});
+  bytes_.append(AsStringView(mtr_records));
+  ends_.push_back(current_);
   return current_;
 }
 
@@ -29,7 +30,15 @@ void MemoryRedoLog::Checkpoint(Lsn lsn) {
   if (lsn <= checkpoint_) return;
   checkpoint_ = lsn;
   if (retain_all_) return;
-  while (!groups_.empty() && groups_.front().end_lsn <= lsn) groups_.pop_front();
+  while (!ends_.empty() && ends_.front() <= lsn) {
+    skip_ += ends_.front() - first_lsn_;
+    first_lsn_ = ends_.front();
+    ends_.pop_front();
+  }
+  if (skip_ > bytes_.size() / 2) {
+    bytes_.erase(0, skip_);
+    skip_ = 0;
+  }
 }
 
 Lsn MemoryRedoLog::current_lsn() const {
@@ -54,13 +63,19 @@ Lsn MemoryRedoLog::flushed_lsn() const {
 
 size_t MemoryRedoLog::group_count() const {
   LatchGuard g(latch_);
-  return groups_.size();
+  return ends_.size();
 }
 
 Status MemoryRedoLog::ForEach(
     const std::function<Status(Lsn end_lsn, ConstBytes records)>& fn) const {
   LatchGuard g(latch_);
-  for (const Group& group : groups_) RETURN_IF_ERROR(fn(group.end_lsn, AsBytes(group.bytes)));
+  size_t pos = skip_;
+  Lsn start = first_lsn_;
+  for (Lsn end : ends_) {
+    RETURN_IF_ERROR(fn(end, AsBytes(std::string_view(bytes_).substr(pos, end - start))));
+    pos += end - start;
+    start = end;
+  }
   return Status::OK();
 }
 

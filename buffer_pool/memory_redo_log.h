@@ -45,12 +45,13 @@ class MemoryRedoLog final : public RedoLog {
   void FailFlush(bool fail);
 
  private:
-  struct Group {
-    Lsn end_lsn;
-    std::string bytes;
-  };
+  // Kept groups back to back: bytes_[skip_] is the first kept byte, at LSN first_lsn_; group i
+  // ends at ends_[i]. The dropped prefix is erased once it is half the buffer (amortized O(1)).
   mutable Latch latch_;
-  std::deque<Group> groups_ GUARDED_BY(latch_);
+  std::string bytes_ GUARDED_BY(latch_);
+  size_t skip_ GUARDED_BY(latch_) = 0;
+  Lsn first_lsn_ GUARDED_BY(latch_);
+  std::deque<Lsn> ends_ GUARDED_BY(latch_);
   Lsn current_ GUARDED_BY(latch_);
   Lsn checkpoint_ GUARDED_BY(latch_);
   Lsn flushed_ GUARDED_BY(latch_);

@@ -218,7 +218,7 @@ void MiniTransaction::EncodeRedo(std::string* out) {
           r[w++] = r[i];
         }
       }
-      r.resize(w);
+      r.truncate(w);
       for (const Range& x : r) total += x.len;
       image = total > kPageBodySize / 2;
     }
@@ -265,11 +265,11 @@ Lsn MiniTransaction::Commit() {
     if (log->bytes_since_checkpoint() > impl.options.log_capacity_bytes) impl.WakeFlusher();
   }
   bool deferred_free = false;
-  for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
-    if (it->free_at_commit) {
+  for (size_t i = held_.size(); i-- > 0;) {
+    if (held_[i].free_at_commit) {
       deferred_free = true;
     } else {
-      it->guard.Release();
+      held_[i].guard.Release();
     }
   }
   if (deferred_free) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_pool/inline_vector.h"
 #include "buffer_pool/page_guard.h"
 #include "buffer_pool/page_header.h"
 #include "common/coding.h"
@@ -112,10 +113,10 @@ class MiniTransaction {
   };
   struct Held {
     WritePageGuard guard;
-    std::vector<Range> ranges;    // changed byte ranges, unsorted, may overlap
-    bool whole = false;           // log the whole page
-    bool freed = false;           // Free() was called: the handle is dead
-    bool free_at_commit = false;  // link into the free list after commit (system mtr)
+    InlineVector<Range, 6> ranges;  // changed byte ranges, unsorted, may overlap
+    bool whole = false;             // log the whole page
+    bool freed = false;             // Free() was called: the handle is dead
+    bool free_at_commit = false;    // link into the free list after commit (system mtr)
   };
   void EncodeRedo(std::string* out);
   void Reopen();
@@ -125,7 +126,7 @@ class MiniTransaction {
   static Status LinkFree(MiniTransaction* m, MtrPage page);
 
   BufferPool* pool_;
-  std::vector<Held> held_;
+  InlineVector<Held, 6> held_;
   bool committed_ = false;
   Lsn end_lsn_ = 0;
 };
