@@ -262,3 +262,66 @@ TEST_CASE("all frames pinned is an error, not a deadlock", "[buffer_pool]") {
 
 }  // namespace
 }  // namespace minnow
+
+namespace minnow {
+namespace {
+
+TEST_CASE("mtr bookkeeping", "[buffer_pool]") {
+  auto pool = testing::OpenOrDie(NewMemoryDisk("db"), testing::SmallOptions());
+  REQUIRE(pool);
+  PageNo a;
+  PageNo b;
+  {
+    MiniTransaction mtr(pool.get());
+    auto pa = mtr.Allocate(PageType::kBtreeLeaf);
+    auto pb = mtr.Allocate(PageType::kBtreeLeaf);
+    REQUIRE((pa.ok() && pb.ok()));
+    a = pa->page_no();
+    b = pb->page_no();
+  }
+  const Lsn before = pool->log()->current_lsn();
+  {
+    MiniTransaction mtr(pool.get());
+    auto pa = mtr.Write(a);
+    REQUIRE(pa.ok());
+    CHECK(mtr.holds(a));
+    CHECK(!mtr.changed(*pa));
+    auto again = mtr.Write(a);  // the same page, not a second latch
+    REQUIRE(again.ok());
+    CHECK(again->data() == pa->data());
+    mtr.ReleaseUnchanged(*pa);
+    CHECK(!mtr.holds(a));
+    CHECK(mtr.Commit() == 0);  // nothing changed: nothing logged
+    CHECK(mtr.Commit() == 0);
+  }
+  CHECK(pool->log()->current_lsn() == before);
+  {
+    auto guard = pool->FetchWrite(b);
+    REQUIRE(guard.ok());
+    MiniTransaction mtr(pool.get());
+    MtrPage pb = mtr.Adopt(std::move(*guard));
+    pb.Write16(200, 7);
+    CHECK(mtr.changed(pb));
+    const Lsn end = mtr.Commit();
+    CHECK(end > before);
+    CHECK(mtr.Commit() == end);  // idempotent
+    auto g = pool->FetchRead(b);
+    REQUIRE(g.ok());
+    CHECK(HeaderPageLsn(g->data()) == end);
+    CHECK(Load16(g->data() + 200) == 7);
+  }
+  {
+    MiniTransaction mtr(pool.get());
+    auto p0 = mtr.Write(0);
+    REQUIRE(p0.ok());
+    CHECK(mtr.Free(*p0).code() == Code::kInvalidArgument);
+    MiniTransaction other(pool.get());
+    CHECK(other.Free(*p0).code() == Code::kInvalidArgument);
+  }
+  CHECK(pool->stats().dirty_pages > 0);
+  REQUIRE(pool->FlushAll().ok());
+  CHECK(pool->stats().dirty_pages == 0);
+}
+
+}  // namespace
+}  // namespace minnow
