@@ -17,8 +17,17 @@
 // read; a page that fails, a foreign or newer-format file, or a truncated file gives an error
 // naming the file and page, never a crash and never silent use.
 //
-// Thread safety: all public methods are thread-safe. Latch order: frame latches (btree order)
-// before the pool's table latch; the table latch is never held across disk I/O.
+// Page lookup takes no latch on a hit: a lock-free page map and an atomic pin count per frame
+// (frame.h). Page 0 stays pinned while the pool is open.
+//
+// Thread safety: all public methods are thread-safe. Latch order: frame latches (btree order:
+// tree pages top-down and left-to-right, then page 0, then free-list pages; Allocate and Free
+// hold page 0 only briefly, see mtr.h) before the pool's internal latches, which are leaves and
+// never held across disk I/O. A frame latch may be held across I/O (reading the page into it,
+// or writing it back under S).
+//
+// TSan: frame latches are reused by many pages, so its lock-order checker reports false cycles;
+// tests/unit/buffer_pool/tsan_suppressions.txt suppresses exactly those.
 
 #include <atomic>
 #include <cstdint>
@@ -77,6 +86,9 @@ class BufferPool {
   // end of the file; kInvalidArgument for kInvalidPageNo.
   Result<ReadPageGuard> FetchRead(PageNo page_no);
   // Pins and X-latches the page. Changes must then go through a MiniTransaction (Adopt()).
+  // Both return kNoSpace ("buffer pool full: all N frames pinned") when every frame stays
+  // pinned, kIOError when a read (or the write-back of an evicted dirty page) fails, kClosed
+  // after Close(). REQUIRES: the caller does not hold this page's latch.
   Result<WritePageGuard> FetchWrite(PageNo page_no);
   // Like FetchRead/FetchWrite but returns kBusy instead of waiting for the latch (a thread
   // that holds a right sibling and wants its left one must not wait: latch order).
@@ -87,9 +99,11 @@ class BufferPool {
   // stay dirty. REQUIRES: the caller holds no page latch (it waits for S latches).
   Status FlushAll();
 
-  // Root page of system structure `slot` (file_header.h), kInvalidPageNo if unset.
+  // Root page of system structure `slot` (file_header.h), kInvalidPageNo if unset. Reads a
+  // cached copy: never latches page 0.
   PageNo system_root(size_t slot) const;
-  // Sets it inside `mtr` (logged).
+  // Sets it inside `mtr` (logged). The mtr holds page 0 X-latched until it commits: do this last
+  // in the mtr (or in an mtr of its own), after any tree page latches.
   Status SetSystemRoot(class MiniTransaction* mtr, size_t slot, PageNo root);
 
   // The first error of background work nobody waited for (the flusher's writes, linking a
