@@ -106,9 +106,21 @@ struct BTree::Impl {
   // Inserts `rec` at slot `idx` of path[level].page, splitting it (and ancestors) as needed.
   // `heap_no` non-zero: the record keeps this heap number if it stays on the page; `moved_from`
   // (page_no valid) is reported as moved to wherever the record lands. Returns its location.
+  // Pages come from `reserve` (see ReserveForSplit) while it lasts.
   Result<RecordLocation> InsertWithSplit(MiniTransaction* mtr, std::vector<PathLevel>* path,
-                                         size_t level, size_t idx, const RecordSpec& rec,
-                                         HeapNo heap_no, RecordLocation moved_from);
+                                         std::vector<MtrPage>* reserve, size_t level, size_t idx,
+                                         const RecordSpec& rec, HeapNo heap_no,
+                                         RecordLocation moved_from);
+  // Allocates, before anything changes, the pages a split of the path's leaf will need (one per
+  // level that cannot absorb a separator, one more for a root raise), so that running out of
+  // space fails cleanly instead of leaving a half-done split.
+  Status ReserveForSplit(MiniTransaction* mtr, const std::vector<PathLevel>& path,
+                         std::vector<MtrPage>* reserve);
+  // Runs InsertWithSplit for a leaf that cannot take `rec`, with the reserve, freeing what is
+  // left of it afterwards.
+  Result<RecordLocation> SplitLeafAndInsert(MiniTransaction* mtr, std::vector<PathLevel>* path,
+                                            size_t idx, const RecordSpec& rec, HeapNo heap_no,
+                                            RecordLocation moved_from);
 
   // ---- merge (merge.cc)
   // Restores the fill of path[level].page after a removal (merge, redistribute, root collapse).

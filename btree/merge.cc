@@ -99,6 +99,11 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
   std::vector<RecordMove> moves;
 
   if (total <= kUsableSize) {
+    MtrPage next;  // latched before the first change: everything that can fail comes first
+    if (rv.next() != kInvalidPageNo) {
+      ASSIGN_OR_RETURN(next, mtr->Write(rv.next()));
+      RETURN_IF_ERROR(t->CheckTreePage(next.data(), rv.next(), level));
+    }
     PageBuilder b;
     b.Reset(t->Init(level, lv.prev(), rv.next()));
     HeapNoAllocator heaps;
@@ -113,9 +118,7 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
     }
     MtrEditor led(left);
     b.CopyTo(&led);
-    if (rv.next() != kInvalidPageNo) {
-      ASSIGN_OR_RETURN(MtrPage next, mtr->Write(rv.next()));
-      RETURN_IF_ERROR(t->CheckTreePage(next.data(), rv.next(), level));
+    if (next.valid()) {
       MtrEditor ned(next);
       SetPrev(&ned, left.page_no());
     }

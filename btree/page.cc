@@ -66,6 +66,13 @@ Status PageView::CheckHeader() const {
     return Status::Corruption(fmt::format("page {}: bad heap header (garbage {}, n_heap {})",
                                           page_no(), garbage(), n_heap()));
   }
+  if (n_free_heap() > n_heap() - kFirstUserHeapNo || free_heap_hint() >= n_heap() ||
+      n_slots() > n_heap() - kFirstUserHeapNo) {
+    return Status::Corruption(
+        fmt::format("page {}: bad heap header ({} slots, n_heap {}, "
+                    "{} free, hint {})",
+                    page_no(), n_slots(), n_heap(), n_free_heap(), free_heap_hint()));
+  }
   if (lvl > 0 && n_slots() == 0) {
     return Status::Corruption(fmt::format("page {}: node page without records", page_no()));
   }
@@ -149,50 +156,59 @@ bool PageView::Validate(std::string* why) const {
   return true;
 }
 
-Result<size_t> PageView::LowerBound(ConstBytes key, bool* found) const {
-  size_t lo = 0;
-  size_t hi = n_slots();
-  size_t top = heap_top();
-  RecordView rec;
-  *found = false;
+size_t PageView::Search(size_t lo, size_t hi, ConstBytes key, bool strict, bool* equal) const {
+  // The search is bound by cache misses on a cold page: fetch the whole slot directory at once,
+  // and at each step prefetch the records of both possible next probes.
+  const std::byte* slots = p_ + btree_offset::kSlots;
+  for (size_t b = (kSlotSize * lo) & ~size_t{63}; b < kSlotSize * hi; b += 64) {
+    __builtin_prefetch(slots + b);
+  }
+  const size_t top = heap_top();
+  auto prefetch_record = [&](size_t i) {
+    __builtin_prefetch(p_ + (Load16(slots + kSlotSize * i) & (kPageSize - 1)));
+  };
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (!DecodeRecordAt(p_, slot(mid), top, &rec)) {
-      return Status::Corruption(fmt::format("page {}: slot {} out of range", page_no(), mid));
+    if (hi - lo > 2) {
+      prefetch_record(lo + (mid - lo) / 2);
+      prefetch_record(mid + 1 + (hi - mid - 1) / 2);
     }
-    int c = CompareKeys(rec.key, key);
-    if (c < 0) {
+    size_t off = Load16(slots + kSlotSize * mid);
+    if (off < top || off + kRecordHeaderSize > kPageSize) return kSearchCorrupt;
+    size_t key_len = Load16(p_ + off + record_offset::kKeyLen);
+    if (off + kRecordHeaderSize + key_len > kPageSize) return kSearchCorrupt;
+    int c = CompareKeys(ConstBytes(p_ + off + record_offset::kKey, key_len), key);
+    if (c < 0 || (c == 0 && strict)) {
       lo = mid + 1;
     } else if (c > 0) {
       hi = mid;
     } else {
-      *found = true;
+      *equal = true;
       return mid;
     }
   }
   return lo;
 }
 
+Result<size_t> PageView::LowerBound(ConstBytes key, bool* found) const {
+  *found = false;
+  size_t i = Search(0, n_slots(), key, /*strict=*/false, found);
+  if (i == kSearchCorrupt) {
+    return Status::Corruption(fmt::format("page {}: a slot points outside the heap", page_no()));
+  }
+  return i;
+}
+
 Result<size_t> PageView::ChildSlot(ConstBytes key) const {
   size_t n = n_slots();
   if (n == 0) return Status::Corruption(fmt::format("page {}: empty node", page_no()));
   // First slot in [1, n) whose key is > key; the child is the one before it.
-  size_t lo = 1;
-  size_t hi = n;
-  size_t top = heap_top();
-  RecordView rec;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (!DecodeRecordAt(p_, slot(mid), top, &rec)) {
-      return Status::Corruption(fmt::format("page {}: slot {} out of range", page_no(), mid));
-    }
-    if (CompareKeys(rec.key, key) <= 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
+  bool equal = false;
+  size_t i = Search(1, n, key, /*strict=*/true, &equal);
+  if (i == kSearchCorrupt) {
+    return Status::Corruption(fmt::format("page {}: a slot points outside the heap", page_no()));
   }
-  return lo - 1;
+  return i - 1;
 }
 
 Result<PageNo> PageView::Child(size_t i) const {

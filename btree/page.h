@@ -115,6 +115,11 @@ class PageView {
   size_t FindHeapNo(HeapNo heap_no) const;
 
  private:
+  static constexpr size_t kSearchCorrupt = ~size_t{0};
+  // First slot in [lo, hi) whose key is >= key (> key if strict); stops early at an equal key
+  // (not strict) setting *equal. kSearchCorrupt if a probed slot is out of bounds.
+  size_t Search(size_t lo, size_t hi, ConstBytes key, bool strict, bool* equal) const;
+
   const std::byte* p_;
 };
 

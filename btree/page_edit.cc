@@ -65,7 +65,9 @@ HeapNo AllocHeapNo(const PageView& v, HeaderFields* h) {
     std::array<uint64_t, (kMaxHeapNo + 64) / 64> used{};
     size_t n = v.n_slots();
     for (size_t i = 0; i < n; ++i) {
-      HeapNo hn = Load16(v.data() + v.slot(i) + record_offset::kHeapNo);
+      size_t off = v.slot(i);
+      if (off + kRecordHeaderSize > kPageSize) continue;  // corrupt: Check() reports it
+      HeapNo hn = Load16(v.data() + off + record_offset::kHeapNo);
       if (hn < kMaxHeapNo) used[hn / 64] |= uint64_t{1} << (hn % 64);
     }
     for (HeapNo hn = kFirstUserHeapNo; hn < h->n_heap; ++hn) {
@@ -74,7 +76,7 @@ HeapNo AllocHeapNo(const PageView& v, HeaderFields* h) {
         return hn;
       }
     }
-    MINNOW_CHECK(false, "page {}: n_free_heap {} but no free heap number", v.page_no(), h->n_free);
+    h->n_free = 0;  // the header lied (a damaged page): Check() reports the duplicate
   }
   return h->n_heap++;
 }

@@ -83,14 +83,22 @@ std::unique_ptr<std::byte[]> CopyPage(const std::byte* page) {
 
 // Moves the root's contents into a new child; the root becomes a node one level up whose only
 // record points to the child. path[level] is the root; the child is inserted after it.
+static Result<MtrPage> TakePage(BTree::Impl* t, MiniTransaction* mtr,
+                                std::vector<MtrPage>* reserve) {
+  if (!reserve->empty()) {
+    MtrPage page = reserve->back();
+    reserve->pop_back();
+    return page;
+  }
+  return mtr->Allocate(PageType::kBtreeLeaf, t->page_flags());  // the type is set by the caller
+}
+
 static Status RaiseRoot(BTree::Impl* t, MiniTransaction* mtr, std::vector<PathLevel>* path,
-                        size_t level) {
+                        std::vector<MtrPage>* reserve, size_t level) {
   MtrPage root = (*path)[level].page;
   PageView rv(root.data());
   uint16_t lvl = rv.level();
-  ASSIGN_OR_RETURN(
-      MtrPage child,
-      mtr->Allocate(lvl == 0 ? PageType::kBtreeLeaf : PageType::kBtreeNode, t->page_flags()));
+  ASSIGN_OR_RETURN(MtrPage child, TakePage(t, mtr, reserve));
   Bytes all = child.MutateAll();
   std::memcpy(all.data() + page_offset::kPageType, root.data() + page_offset::kPageType, 2);
   std::memcpy(all.data() + kPageHeaderSize, root.data() + kPageHeaderSize,
@@ -120,8 +128,41 @@ static Status RaiseRoot(BTree::Impl* t, MiniTransaction* mtr, std::vector<PathLe
   return Status::OK();
 }
 
+Status BTree::Impl::ReserveForSplit(MiniTransaction* mtr, const std::vector<PathLevel>& path,
+                                    std::vector<MtrPage>* reserve) {
+  size_t count = 0;
+  for (size_t i = path.size(); i-- > 0;) {
+    PageView v(path[i].page.data());
+    if (i + 1 < path.size() && v.available() >= kMaxNodeEntry) break;  // absorbs a separator
+    ++count;                                                           // (the leaf always splits)
+    if (path[i].page.page_no() == root) ++count;                       // root raise
+  }
+  for (size_t i = 0; i < count; ++i) {
+    ASSIGN_OR_RETURN(MtrPage page, mtr->Allocate(PageType::kBtreeLeaf, page_flags()));
+    reserve->push_back(page);
+  }
+  return Status::OK();
+}
+
+Result<RecordLocation> BTree::Impl::SplitLeafAndInsert(MiniTransaction* mtr,
+                                                       std::vector<PathLevel>* path, size_t idx,
+                                                       const RecordSpec& rec, HeapNo heap_no,
+                                                       RecordLocation moved_from) {
+  std::vector<MtrPage> reserve;
+  Status st = ReserveForSplit(mtr, *path, &reserve);
+  Result<RecordLocation> loc = st.ok() ? InsertWithSplit(mtr, path, &reserve, path->size() - 1, idx,
+                                                         rec, heap_no, moved_from)
+                                       : Result<RecordLocation>(st);
+  for (MtrPage page : reserve) {
+    Status fst = mtr->Free(page);
+    if (loc.ok() && !fst.ok()) return fst;
+  }
+  return loc;
+}
+
 Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
-                                                    std::vector<PathLevel>* path, size_t level,
+                                                    std::vector<PathLevel>* path,
+                                                    std::vector<MtrPage>* reserve, size_t level,
                                                     size_t idx, const RecordSpec& rec,
                                                     HeapNo heap_no, RecordLocation moved_from) {
   MtrPage page = (*path)[level].page;
@@ -137,13 +178,20 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
     }
   }
   if (page.page_no() == root) {
-    RETURN_IF_ERROR(RaiseRoot(this, mtr, path, level));
+    RETURN_IF_ERROR(RaiseRoot(this, mtr, path, reserve, level));
     ++level;
     page = (*path)[level].page;
   }
   if (level == 0) {
     return Status::Internal(
         fmt::format("split of page {} without its parent latched", page.page_no()));
+  }
+  // Everything that can fail comes before the first change.
+  ASSIGN_OR_RETURN(MtrPage right, TakePage(this, mtr, reserve));
+  const PageNo old_next = PageView(page.data()).next();
+  if (old_next != kInvalidPageNo) {
+    ASSIGN_OR_RETURN(MtrPage next, mtr->Write(old_next));
+    RETURN_IF_ERROR(CheckTreePage(next.data(), old_next, PageView(page.data()).level()));
   }
   auto copy = CopyPage(page.data());
   PageView old(copy.get());
@@ -157,11 +205,17 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   entries.insert(entries.begin() + static_cast<ptrdiff_t>(idx), fresh);
   const size_t n = entries.size();
   const size_t m = ChooseSplit(entries, idx, old.last_insert());
+  {
+    size_t left_bytes = 0, right_bytes = 0;
+    for (size_t i = 0; i < n; ++i)
+      (i < m ? left_bytes : right_bytes) += entries[i].spec.size() + kSlotSize;
+    if (left_bytes > kUsableSize || right_bytes > kUsableSize) {  // only overlapping records can
+      return Status::Corruption(
+          fmt::format("{}: page {}: records overlap", pool->file_name(), page.page_no()));
+    }
+  }
   Bump(counters.splits);
 
-  ASSIGN_OR_RETURN(MtrPage right,
-                   mtr->Allocate(leaf ? PageType::kBtreeLeaf : PageType::kBtreeNode, page_flags()));
-  const PageNo old_next = old.next();
   RecordLocation new_loc{};
   std::vector<RecordMove> moves;
 
@@ -199,8 +253,7 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
     b.CopyTo(&red);
   }
   if (old_next != kInvalidPageNo) {
-    ASSIGN_OR_RETURN(MtrPage next, mtr->Write(old_next));
-    RETURN_IF_ERROR(CheckTreePage(next.data(), old_next, old.level()));
+    ASSIGN_OR_RETURN(MtrPage next, mtr->Write(old_next));  // already held: cannot fail
     MtrEditor ned(next);
     SetPrev(&ned, right.page_no());
   }
@@ -221,8 +274,8 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   Store32(child_ref, right.page_no());
   RecordSpec sep_rec{.key = AsBytes(sep), .value = ConstBytes(child_ref, kChildRefSize)};
   size_t parent_idx = (*path)[level - 1].child_slot + 1;
-  ASSIGN_OR_RETURN(RecordLocation unused,
-                   InsertWithSplit(mtr, path, level - 1, parent_idx, sep_rec, 0, RecordLocation{}));
+  ASSIGN_OR_RETURN(RecordLocation unused, InsertWithSplit(mtr, path, reserve, level - 1, parent_idx,
+                                                          sep_rec, 0, RecordLocation{}));
   (void)unused;
   return new_loc;
 }

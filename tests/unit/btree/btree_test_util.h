@@ -10,6 +10,7 @@
 #include "btree/cursor.h"
 #include "buffer_pool/buffer_pool.h"
 #include "buffer_pool/disk_backend.h"
+#include "buffer_pool/memory_disk.h"
 
 namespace minnow::testing {
 
@@ -36,6 +37,7 @@ class PoolFixture {
     Open(frames);
   }
   BufferPool* pool() { return pool_.get(); }
+  MemoryDisk* disk() { return disk_.get(); }
 
  private:
   std::shared_ptr<MemoryDisk> disk_;
