@@ -86,14 +86,16 @@ class BTree {
 
   // kNotFound if `key` is absent (a delete-marked record is returned, with delete_marked set).
   Result<RecordData> Get(ConstBytes key) const;
-  // Inserts a new record; kDuplicateKey if the key exists (even delete-marked).
+  // Inserts a new record; kDuplicateKey if the key exists (even delete-marked). In a tree with
+  // sys fields, empty `sys` stores 13 zero bytes.
   // `sys` is empty or kSysFieldsSize bytes. kInvalidArgument for an empty key when the tree
   // forbids it (never: an empty key is a valid key), a key over kMaxKeySize or a value over
   // kMaxValueSize.
   Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {});
   // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark.
-  // kNotFound if absent. In place when it fits, else delete + insert. `old` receives the
-  // previous record when not null.
+  // kNotFound if absent. In place (same heap number) when it fits the page, else delete +
+  // insert with a split, reported to the listener as a move. `old` receives the previous
+  // record when not null.
   Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr);
   // Insert or Update. `old` is set (and *existed = true) when the key was there.
   Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
@@ -106,7 +108,10 @@ class BTree {
 
   // Builds the tree from records in ascending key order, filling pages to `fill_factor`
   // (0.5 .. 1.0). REQUIRES: the tree is empty; no other thread uses it meanwhile. kInvalidArgument
-  // if keys are not strictly ascending. `next` returns false at the end.
+  // if the tree is not empty or keys are not strictly ascending. `next` returns false at the
+  // end. The pages are built beside the root and the root is written last, so a load that
+  // fails leaves the tree empty (the pages it had written leak until the file is rebuilt).
+  // Reports nothing to the listener (no record existed before).
   struct BulkRecord {
     ConstBytes key;
     ConstBytes value;

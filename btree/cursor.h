@@ -7,6 +7,9 @@
 // record inserted behind it is not seen, one inserted ahead may be.
 //
 // key(), value(), sys() point into the cursor's copy and stay valid until the next move.
+// Errors: kCorruption for a damaged page; kInvalidArgument for Next()/Prev() on a cursor that
+// is not Valid(); kBusy if repositioning kept failing because the tree changed under it
+// thousands of times in a row. A cursor is used by one thread at a time.
 
 #include <cstdint>
 #include <memory>
@@ -30,7 +33,9 @@ class Cursor {
   bool Valid() const;
 
   ConstBytes key() const;
-  // The value; reads an overflow chain on first access (then kept until the next move).
+  // The value; reads an overflow chain on first access (then kept until the next move). The
+  // chain is read through the tree (under the leaf's latch), so it is the record's value now:
+  // kNotFound if the record has been removed since the cursor moved to it.
   Result<ConstBytes> value();
   // The inline part only (no I/O): the whole value unless has_overflow().
   ConstBytes inline_value() const;
