@@ -4,6 +4,8 @@
 //
 // Every call returns a Status or a Result<T> (a value or a Status); nothing throws. The program
 // exits 0 if everything behaved as the comments say.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
