@@ -114,9 +114,9 @@ DatabaseCore::~DatabaseCore() {
 Status DatabaseCore::Close() {
   LatchGuard guard(catalog_latch_);
   if (closed()) return Status::Closed("the database is already closed");
-  const void* writer = writer_token_.owner();
+  const void* writer = writer_token_.transaction_owner();
   writer_token_.Shutdown();
-  if (writer != nullptr && writer != this) {
+  if (writer != nullptr) {
     // The Close() contract: the writer's thread is not inside a call now.
     const_cast<TransactionCore*>(static_cast<const TransactionCore*>(writer))->RollbackForClose();
   }
@@ -174,6 +174,17 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
 }
 
 Status DatabaseCore::DropKeyspace(std::string_view name) {
+  if (closed()) return Status::Closed("the database is closed");
+  // Like DDL behind a metadata lock: wait (holding no latch) until no transaction is writing.
+  // Each call is its own owner, so concurrent drops queue for the token too.
+  const char ddl_owner = 0;
+  RETURN_IF_ERROR(writer_token_.Acquire(&ddl_owner, lock_wait_timeout_, /*transaction=*/false));
+  Status st = DropLocked(name);
+  writer_token_.Release(&ddl_owner);
+  return st;
+}
+
+Status DatabaseCore::DropLocked(std::string_view name) {
   LatchGuard guard(catalog_latch_);
   if (closed()) return Status::Closed("the database is closed");
   auto it = by_name_.find(name);
@@ -181,16 +192,10 @@ Status DatabaseCore::DropKeyspace(std::string_view name) {
     return Status::NotFound(fmt::format("keyspace '{}' does not exist", name));
   }
   KeyspaceState* s = it->second;
-  // Like DDL behind a metadata lock: wait until no transaction is writing.
-  RETURN_IF_ERROR(writer_token_.Acquire(this, lock_wait_timeout_));
-  Status st = catalog_->Remove(name);
-  if (st.ok()) {
-    by_name_.erase(it);
-    s->dropped.store(true, std::memory_order_release);
-    st = s->tree->Drop();  // the name is gone either way; a failure only leaks pages
-  }
-  writer_token_.Release(this);
-  return st;
+  RETURN_IF_ERROR(catalog_->Remove(name));
+  by_name_.erase(it);
+  s->dropped.store(true, std::memory_order_release);
+  return s->tree->Drop();  // the name is gone either way; a failure only leaks pages
 }
 
 Result<uint32_t> DatabaseCore::FindKeyspace(std::string_view name) {

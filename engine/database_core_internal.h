@@ -2,8 +2,8 @@
 // DatabaseCore: what a Database is underneath its pimpl handle. Owns the file (backend + advisory
 // file lock), the buffer pool, the catalog, the keyspace table and the writer token.
 //
-// Latch order: catalog_latch_ (DDL, CheckIntegrity) before the writer token's latch and before
-// any page latch; the writer token is never waited for while holding a page latch.
+// Lock and latch order: the writer token (a lock, held across calls) is waited for with no
+// latch held; then catalog_latch_ (DDL, CheckIntegrity, Close); then page latches.
 //
 // Thread safety: every method is thread-safe except Close(), whose REQUIRES is the public one.
 
@@ -70,6 +70,8 @@ class DatabaseCore {
   Status OpenKeyspaces();
   KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
   Status BadHandle(uint32_t id, uint64_t db_tag) const;
+  // DropKeyspace's work. REQUIRES: the caller holds the writer token.
+  Status DropLocked(std::string_view name) EXCLUDES(catalog_latch_);
   DatabaseStats LiveStats() const;
 
   // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool.

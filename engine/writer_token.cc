@@ -4,12 +4,14 @@
 
 namespace minnow {
 
-Status WriterToken::Acquire(const void* owner, std::chrono::milliseconds timeout) {
+Status WriterToken::Acquire(const void* owner, std::chrono::milliseconds timeout,
+                            bool transaction) {
   std::unique_lock<Latch> guard(latch_);
   if (shut_down_) return Status::Closed("database is closed");
   if (owner_ == owner) return Status::OK();
   if (owner_ == nullptr) {
     owner_ = owner;
+    owner_is_transaction_ = transaction;
     return Status::OK();
   }
   ++waits_;
@@ -25,6 +27,7 @@ Status WriterToken::Acquire(const void* owner, std::chrono::milliseconds timeout
                   "transaction");
   }
   owner_ = owner;
+  owner_is_transaction_ = transaction;
   return Status::OK();
 }
 
@@ -37,9 +40,9 @@ void WriterToken::Release(const void* owner) {
   released_.notify_one();
 }
 
-const void* WriterToken::owner() const {
+const void* WriterToken::transaction_owner() const {
   LatchGuard guard(latch_);
-  return owner_;
+  return owner_is_transaction_ ? owner_ : nullptr;
 }
 
 void WriterToken::Shutdown() {

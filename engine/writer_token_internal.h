@@ -18,12 +18,15 @@ class WriterToken {
  public:
   // Returns OK once `owner` holds the token (at once if it already does). kLockWaitTimeout if
   // another owner keeps it longer than `timeout`; kClosed if Shutdown() is called meanwhile.
-  // REQUIRES: owner != nullptr.
-  Status Acquire(const void* owner, std::chrono::milliseconds timeout) EXCLUDES(latch_);
+  // `transaction` says whether `owner` is a TransactionCore (else a DDL call). REQUIRES:
+  // owner != nullptr; the caller holds no latch (the token is a lock: waiting for it with a
+  // latch held could block the holder).
+  Status Acquire(const void* owner, std::chrono::milliseconds timeout, bool transaction = true)
+      EXCLUDES(latch_);
   // Gives the token up and wakes a waiter. No-op unless `owner` holds it.
   void Release(const void* owner) EXCLUDES(latch_);
-  // The holder, or nullptr.
-  const void* owner() const EXCLUDES(latch_);
+  // The holder if it is a transaction, else nullptr.
+  const void* transaction_owner() const EXCLUDES(latch_);
   // Wakes every waiter with kClosed; later Acquire calls fail with kClosed.
   void Shutdown() EXCLUDES(latch_);
 
@@ -34,6 +37,7 @@ class WriterToken {
   mutable Latch latch_;  // leaf latch, held only inside these methods
   std::condition_variable_any released_;
   const void* owner_ GUARDED_BY(latch_) = nullptr;
+  bool owner_is_transaction_ GUARDED_BY(latch_) = false;
   bool shut_down_ GUARDED_BY(latch_) = false;
   uint64_t waits_ GUARDED_BY(latch_) = 0;
   uint64_t timeouts_ GUARDED_BY(latch_) = 0;

@@ -252,6 +252,30 @@ TEST_CASE("drop waits for the writer token", "[engine]") {
   REQUIRE_OK(db->DropKeyspace("t"));
 }
 
+TEST_CASE("a drop waiting for the token blocks neither the catalog nor the writer", "[engine]") {
+  auto opts = SmallOptions(":memory:");
+  opts.lock_wait_timeout_ms = 5000;
+  auto db = MustOpen(opts);
+  Keyspace ks = MustKeyspace(db.get(), "t");
+  MustKeyspace(db.get(), "other");
+  auto s = Take(db->NewSession());
+  auto writer = MustBegin(s.get());
+  REQUIRE_OK(writer->Put(ks, "a", "1"));
+  Status drop_st;
+  std::thread dropper([&] { drop_st = db->DropKeyspace("t"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the drop is waiting now
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE_OK(db->OpenKeyspace("other").status());  // the catalog latch is free
+  REQUIRE(db->ListKeyspaces().ok());
+  REQUIRE_OK(writer->Put(ks, "b", "2"));  // the writer goes on and finishes
+  REQUIRE_OK(writer->Commit());
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000));
+  dropper.join();
+  REQUIRE_OK(drop_st);
+  CHECK(db->OpenKeyspace("t").status().IsNotFound());
+  REQUIRE_OK(db->CheckIntegrity());
+}
+
 TEST_CASE("BulkInsert builds an empty keyspace and inserts into a full one", "[engine]") {
   Fixture f;
   auto gen = [](uint64_t from, uint64_t to, uint64_t step) {
