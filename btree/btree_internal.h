@@ -21,6 +21,7 @@
 
 #include "btree/btree.h"
 #include "btree/page.h"
+#include "btree/page_edit.h"
 #include "buffer_pool/mtr.h"
 
 namespace minnow {

@@ -2,11 +2,12 @@
 // Every change goes through a PageEditor, one Mutate() per contiguous range, so a
 // mini-transaction logs few and small ranges.
 
+#include "btree/page_edit.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
 
-#include "btree/page.h"
 #include "common/check.h"
 
 namespace minnow {

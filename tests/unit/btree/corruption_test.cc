@@ -3,7 +3,7 @@
 
 #include <functional>
 
-#include "btree/page.h"
+#include "btree/page_edit.h"
 #include "btree_test_util.h"
 #include "buffer_pool/mtr.h"
 

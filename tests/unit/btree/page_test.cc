@@ -1,13 +1,13 @@
 // Page-level tests on plain buffers: record heap, slot directory, heap numbers, garbage,
 // reorganize, builder, and validation of damaged pages.
 
-#include "btree/page.h"
-
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "btree/page_edit.h"
 
 namespace minnow {
 namespace {
