@@ -71,12 +71,19 @@ HeapNo AllocHeapNo(const PageView& v, HeaderFields* h) {
       HeapNo hn = Load16(v.data() + off + record_offset::kHeapNo);
       if (hn < kMaxHeapNo) used[hn / 64] |= uint64_t{1} << (hn % 64);
     }
+    HeapNo found = 0;
     for (HeapNo hn = kFirstUserHeapNo; hn < h->n_heap; ++hn) {
-      if ((used[hn / 64] & (uint64_t{1} << (hn % 64))) == 0) {
+      if ((used[hn / 64] & (uint64_t{1} << (hn % 64))) != 0) continue;
+      if (found == 0) {
+        found = hn;
         --h->n_free;
-        return hn;
+        if (h->n_free == 0) return found;
+      } else {
+        h->hint = hn;  // the next allocation needs no scan
+        return found;
       }
     }
+    if (found != 0) return found;
     h->n_free = 0;  // the header lied (a damaged page): Check() reports the duplicate
   }
   return h->n_heap++;

@@ -50,15 +50,14 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
                                       std::vector<PathLevel>* path, WriteOp* op) {
   MtrEditor ed(leaf);
   PageView v = ed.view();
-  if (op->rec != nullptr && v.contiguous_free() < op->rec->spec.size() + kSlotSize) {
-    // The change may reorganize the page, which trusts every slot: validate them all (rare:
-    // the reorganize itself costs as much).
+  // A change that reorganizes the page trusts every slot: validate them all first (the
+  // reorganize itself costs as much).
+  auto check_before_reorganize = [&](size_t size) -> Status {
     std::string why;
-    if (!v.Validate(&why)) {
-      return Status::Corruption(
-          fmt::format("{}: page {}: {}", pool->file_name(), leaf.page_no(), why));
-    }
-  }
+    if (v.contiguous_free() >= size + kSlotSize || v.Validate(&why)) return Status::OK();
+    return Status::Corruption(
+        fmt::format("{}: page {}: {}", pool->file_name(), leaf.page_no(), why));
+  };
   bool found = false;
   ASSIGN_OR_RETURN(size_t idx, v.LowerBound(op->key, &found));
   OpKind kind = op->kind;
@@ -68,6 +67,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     if (found) return Status::DuplicateKey("key exists");
     const RecordSpec& spec = op->rec->spec;
     if (v.Fits(spec.size())) {
+      RETURN_IF_ERROR(check_before_reorganize(spec.size()));
       InsertRecord(&ed, idx, spec);
       return true;
     }
@@ -100,6 +100,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
+      if (spec.size() > rec.size) RETURN_IF_ERROR(check_before_reorganize(spec.size()));
       ReplaceRecord(&ed, idx, spec);
       return true;
     }

@@ -19,7 +19,7 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 TEST_CASE("bulk load, full scan, gets and inserts of 1.6 M small records", "[.bench][btree]") {
   const uint32_t n = 1638400;
-  testing::PoolFixture fx(16384);  // 256 MiB: everything in memory
+  testing::PoolFixture fx(16384, /*flusher=*/true);  // 256 MiB: everything in memory
   auto root = BTree::Create(fx.pool(), {});
   REQUIRE(root.ok());
   auto tree = std::move(BTree::Open(fx.pool(), *root)).value();
@@ -69,7 +69,8 @@ TEST_CASE("bulk load, full scan, gets and inserts of 1.6 M small records", "[.be
   for (int k = 0; k < inserts; ++k) {
     (void)tree->Insert(B(U32Key(n + 1 + rng() % (4 * n))), B(value));
   }
-  WARN("random inserts: " << inserts / Seconds(t0) / 1e6 << " M/s");
+  WARN("random inserts: " << inserts / Seconds(t0) / 1e6 << " M/s (" << tree->stats().splits
+                          << " splits, " << tree->stats().pessimistic << " pessimistic)");
   REQUIRE(tree->Check().ok());
 }
 
@@ -81,7 +82,7 @@ namespace {
 
 TEST_CASE("bulk load of 1.6 M small records", "[.bench_bulk][btree]") {
   const uint32_t n = 1638400;
-  testing::PoolFixture fx(16384);
+  testing::PoolFixture fx(16384, /*flusher=*/true);
   std::string value(32, 'x');
   std::string key;
   for (int run = 0; run < 3; ++run) {
@@ -98,6 +99,40 @@ TEST_CASE("bulk load of 1.6 M small records", "[.bench_bulk][btree]") {
              }).ok());
     WARN("bulk load: " << n / Seconds(t0) / 1e6 << " M records/s");
   }
+}
+
+}  // namespace
+}  // namespace minnow
+
+namespace minnow {
+namespace {
+
+TEST_CASE("random inserts into 1.6 M records", "[.bench_insert][btree]") {
+  const uint32_t n = 1638400;
+  testing::PoolFixture fx(16384, /*flusher=*/true);
+  auto root = BTree::Create(fx.pool(), {});
+  auto tree = std::move(BTree::Open(fx.pool(), *root)).value();
+  std::string value(32, 'x');
+  std::string key;
+  uint32_t i = 0;
+  REQUIRE(tree->BulkLoad(
+                  [&](BTree::BulkRecord* rec) {
+                    if (i == n) return false;
+                    key = testing::U32Key(2 * ++i);
+                    rec->key = testing::B(key);
+                    rec->value = testing::B(value);
+                    return true;
+                  },
+                  15.0 / 16)
+              .ok());
+  std::mt19937 rng(7);
+  auto t0 = std::chrono::steady_clock::now();
+  const int inserts = 400000;
+  for (int k = 0; k < inserts; ++k) {
+    (void)tree->Insert(testing::B(testing::U32Key(2 * (rng() % n) + 1)), testing::B(value));
+  }
+  WARN("random inserts: " << inserts / Seconds(t0) / 1e6 << " M/s (" << tree->stats().splits
+                          << " splits)");
 }
 
 }  // namespace

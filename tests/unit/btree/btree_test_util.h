@@ -16,7 +16,12 @@ namespace minnow::testing {
 
 class PoolFixture {
  public:
-  explicit PoolFixture(size_t frames = 256) : disk_(NewMemoryDisk("btree_test")) { Open(frames); }
+  // `flusher`: run the background flusher (which also checkpoints the in-memory redo log, so
+  // long runs do not keep all of it).
+  explicit PoolFixture(size_t frames = 256, bool flusher = false)
+      : disk_(NewMemoryDisk("btree_test")), flusher_(flusher) {
+    Open(frames);
+  }
   ~PoolFixture() {
     if (pool_) (void)pool_->Close();
   }
@@ -24,7 +29,7 @@ class PoolFixture {
   void Open(size_t frames) {
     BufferPoolOptions o;
     o.pool_bytes = frames * kPageSize;
-    o.background_flusher = false;
+    o.background_flusher = flusher_;
     o.log_capacity_bytes = 64u << 20;
     auto r = BufferPool::Open(NewMemoryBackend(disk_), o);
     REQUIRE(r.ok());
@@ -41,6 +46,7 @@ class PoolFixture {
 
  private:
   std::shared_ptr<MemoryDisk> disk_;
+  bool flusher_ = false;
   std::unique_ptr<BufferPool> pool_;
 };
 
