@@ -59,6 +59,7 @@ class BulkBuilder {
         t_->height_hint.store(static_cast<uint32_t>(level + 1));
         return Status::OK();
       }
+      if (level > 0 && l.builder.view().n_slots() == 1) RETURN_IF_ERROR(BorrowOne(level));
       RETURN_IF_ERROR(WritePage(level));
     }
     return Status::OK();
@@ -69,6 +70,30 @@ class BulkBuilder {
     LevelBuild& l = *levels_[level];
     l.builder.Append(rec);
     l.has_records = true;
+    return Status::OK();
+  }
+
+  // A non-root node needs two children (merges need a sibling): the last node page of a level
+  // takes the last entry of the page before it (which keeps at least two: it was filled to at
+  // least half a page with entries of at most a quarter page... minus the slot, so three).
+  Status BorrowOne(size_t level) {
+    LevelBuild& l = *levels_[level];
+    RecordView only;
+    if (!l.builder.view().Record(0, &only)) return Status::Internal("bulk load: bad builder");
+    std::string only_key(AsStringView(only.key));
+    std::string only_child(AsStringView(only.value));
+    MiniTransaction mtr(t_->pool);
+    ASSIGN_OR_RETURN(MtrPage prev, mtr.Write(l.last_written));
+    PageView pv(prev.data());
+    RecordView last;
+    if (pv.n_slots() < 3 || !pv.Record(pv.n_slots() - 1u, &last)) {
+      return Status::Internal("bulk load: node page with fewer than three entries");
+    }
+    l.builder.Reset(t_->Init(static_cast<uint16_t>(level), l.last_written));
+    l.builder.Append(RecordSpec{.key = last.key, .value = last.value});
+    l.builder.Append(RecordSpec{.key = AsBytes(only_key), .value = AsBytes(only_child)});
+    MtrEditor ped(prev);
+    RemoveRecord(&ped, pv.n_slots() - 1u);
     return Status::OK();
   }
 

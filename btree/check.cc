@@ -33,6 +33,9 @@ class Checker {
     if (!v.Validate(&why)) return Bad(page_no, why);
     bool is_root = page_no == t_->root;
     if (!is_root && v.n_slots() == 0) return Bad(page_no, "non-root page without records");
+    if (!is_root && !v.is_leaf() && v.n_slots() < 2) {
+      return Bad(page_no, "non-root node with a single child");
+    }
     if (is_root && (v.prev() != kInvalidPageNo || v.next() != kInvalidPageNo)) {
       return Bad(page_no, "the root has siblings");
     }

@@ -135,36 +135,42 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
     return Status::OK();
   }
 
-  // Redistribute: m entries go left, balancing bytes; nodes keep at least two records each.
+  // Redistribute: m entries go left, as balanced in bytes as the parent's room for the new
+  // separator allows; nodes keep at least two records each (a node with one child would leave
+  // that child without a sibling to merge with).
   const size_t n = all.size();
-  size_t acc = 0;
-  size_t m = n - 1;
+  const size_t min_side = leaf ? 1 : 2;
+  if (n < 2 * min_side) return Status::OK();
+  std::vector<size_t> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + EntryBytes(all[i]);
+  size_t balanced = n - min_side;
   for (size_t i = 0; i < n; ++i) {
-    acc += EntryBytes(all[i]);
-    if (acc * 2 >= total) {
-      m = i + 1;
+    if (prefix[i + 1] * 2 >= total) {
+      balanced = i + 1;
       break;
     }
   }
-  size_t min_side = leaf ? 1 : 2;
-  m = std::clamp(m, min_side, n - min_side);
-  auto bytes = [&](size_t from, size_t to) {
-    size_t sum = 0;
-    for (size_t i = from; i < to; ++i) sum += EntryBytes(all[i]);
-    return sum;
+  balanced = std::clamp(balanced, min_side, n - min_side);
+  auto sep_for = [&](size_t m) {
+    return leaf ? ShortestSeparator(all[m - 1].e.spec.key, all[m].e.spec.key)
+                : std::string(reinterpret_cast<const char*>(all[m].e.spec.key.data()),
+                              all[m].e.spec.key.size());
   };
-  while (m > min_side && bytes(0, m) > kUsableSize) --m;
-  while (m < n - min_side && bytes(m, n) > kUsableSize) ++m;
-  if (m == le.size() || bytes(0, m) > kUsableSize || bytes(m, n) > kUsableSize) {
-    return Status::OK();
+  const size_t room = PageView(parent.data()).available() + parent_sep.size();
+  size_t m = 0;
+  std::string sep;
+  for (size_t d = 0; d < n && m == 0; ++d) {
+    for (size_t c : {balanced + d, balanced - d}) {  // (balanced - d may wrap: out of range)
+      if (c < min_side || c > n - min_side || c == le.size()) continue;
+      if (prefix[c] > kUsableSize || prefix[n] - prefix[c] > kUsableSize) continue;
+      std::string candidate = sep_for(c);
+      if (candidate.size() > room) continue;
+      m = c;
+      sep = std::move(candidate);
+      break;
+    }
   }
-  std::string sep = leaf ? ShortestSeparator(all[m - 1].e.spec.key, all[m].e.spec.key)
-                         : std::string(reinterpret_cast<const char*>(all[m].e.spec.key.data()),
-                                       all[m].e.spec.key.size());
-  PageView pv(parent.data());
-  if (sep.size() > parent_sep.size() && sep.size() - parent_sep.size() > pv.available()) {
-    return Status::OK();  // the parent cannot take the longer separator: stay underfull
-  }
+  if (m == 0) return Status::OK();  // nothing fits: the page stays underfull (never empty)
   auto build = [&](MtrPage page, size_t from, size_t to, bool left_side, PageNo prev, PageNo next) {
     HeapNoAllocator heaps;
     for (size_t i = from; i < to; ++i) {

@@ -67,7 +67,9 @@
 //       others in [2, n_heap); free_heap_hint is 0 or one of them.
 //   (5) garbage == (kPageSize - heap_top) - sum of live record sizes.
 //   (6) a node page has at least one record; a non-root page of any level has at least one
-//       record (empty non-root pages are merged away in the same mini-transaction).
+//       record (empty non-root pages are merged away in the same mini-transaction), and a
+//       non-root node at least two (so every non-root page has a sibling under its parent to
+//       merge with).
 //   (7) pages of one level form a doubly linked list in key order (prev/next), ending with
 //       kInvalidPageNo at both ends; every page's index_id is the root's page number.
 //   (8) keys of child i lie in [key(i), key(i+1)) of the parent (slot 0: the parent's own

@@ -44,7 +44,8 @@ Status CollectRecords(const std::byte* copy, std::vector<RecordEntry>* out) {
 namespace {
 
 // Number of entries that stay on the left page.
-size_t ChooseSplit(const std::vector<RecordEntry>& entries, size_t new_idx, HeapNo last_insert) {
+size_t ChooseSplit(const std::vector<RecordEntry>& entries, size_t new_idx, HeapNo last_insert,
+                   bool leaf) {
   size_t n = entries.size();
   size_t total = 0;
   for (const RecordEntry& e : entries) total += e.spec.size() + kSlotSize;
@@ -62,14 +63,16 @@ size_t ChooseSplit(const std::vector<RecordEntry>& entries, size_t new_idx, Heap
       }
     }
   }
-  m = std::clamp<size_t>(m, 1, n - 1);
+  // Nodes keep at least two children on each side (a full node has at least seven).
+  const size_t min_side = leaf || n < 4 ? 1 : 2;
+  m = std::clamp<size_t>(m, min_side, n - min_side);
   auto bytes = [&](size_t from, size_t to) {
     size_t b = 0;
     for (size_t i = from; i < to; ++i) b += entries[i].spec.size() + kSlotSize;
     return b;
   };
-  while (m > 1 && bytes(0, m) > kUsableSize) --m;
-  while (m < n - 1 && bytes(m, n) > kUsableSize) ++m;
+  while (m > min_side && bytes(0, m) > kUsableSize) --m;
+  while (m < n - min_side && bytes(m, n) > kUsableSize) ++m;
   return m;
 }
 
@@ -204,7 +207,7 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   fresh.is_new = true;
   entries.insert(entries.begin() + static_cast<ptrdiff_t>(idx), fresh);
   const size_t n = entries.size();
-  const size_t m = ChooseSplit(entries, idx, old.last_insert());
+  const size_t m = ChooseSplit(entries, idx, old.last_insert(), leaf);
   {
     size_t left_bytes = 0, right_bytes = 0;
     for (size_t i = 0; i < n; ++i)

@@ -111,6 +111,29 @@ TEST_CASE("bulk load of tiny, single-leaf and overflow inputs", "[btree]") {
   }
 }
 
+TEST_CASE("bulk load leaves no node with a single child, whatever the count", "[btree]") {
+  // 1000-byte keys: about 15 records per leaf and 15 children per node, so the counts below
+  // end levels with every possible remainder, one child included.
+  PoolFixture fx(256);
+  std::string value = "v";
+  for (uint32_t count = 1; count < 700; count += 13) {
+    auto tree = NewTree(fx.pool());
+    uint32_t i = 0;
+    std::string key;
+    REQUIRE(tree->BulkLoad([&](BTree::BulkRecord* r) {
+                  if (i == count) return false;
+                  key = std::string(996, 'k') + U32Key(i++);
+                  r->key = B(key);
+                  r->value = B(value);
+                  return true;
+                })
+                .ok());
+    INFO("count " << count);
+    CHECK(RequireCheck(*tree).records == count);
+    REQUIRE(tree->Drop().ok());
+  }
+}
+
 TEST_CASE("bulk load refuses unsorted input and non-empty trees", "[btree]") {
   PoolFixture fx;
   auto tree = NewTree(fx.pool());
