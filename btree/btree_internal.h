@@ -10,10 +10,14 @@
 //               a page is safe (cannot split for an insert, cannot underflow for a remove). In
 //               remove mode the descent also X-latches the sibling used for a merge, left one
 //               first (left-to-right), so merges never latch leftward.
-//   structure   a split X-latches its new page and then the old right neighbour (rightward); a
-//               merge always folds the right page into the left one, frees the right page and
-//               X-latches its right neighbour (rightward). Nobody waits for a page to the left
-//               of or above a page it holds, which is the whole deadlock argument.
+//   structure   a split fixes the prev link of its page's old right neighbour; a merge always
+//               folds the right page into the left one, frees the right page and fixes the prev
+//               link of the right page's right neighbour. Those neighbours are X-latched during
+//               the pessimistic descent, while their level is unsafe and before any page below
+//               it: a neighbour latched only after the pages below could be the parent of one
+//               of them, which a reader coupling down holds while waiting for that child.
+//               Nobody waits for a page to the left of or above a page it holds, which is the
+//               whole deadlock argument.
 
 #include <atomic>
 #include <string>
@@ -44,6 +48,9 @@ struct PathLevel {
   size_t child_slot = 0;
   MtrPage sibling;  // valid() only in remove mode when the page has a sibling under its parent
   bool sibling_is_left = false;
+  // The right neighbour of the rightmost page of this level that a split or merge would change
+  // (its prev link), latched during the descent while the level is unsafe.
+  MtrPage neighbour;
 };
 
 // What a write operation does at the leaf.

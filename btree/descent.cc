@@ -159,11 +159,22 @@ Status BTree::Impl::DescendPessimistic(MiniTransaction* mtr, ConstBytes key, siz
       for (PathLevel& l : *path) {
         mtr->ReleaseUnchanged(l.page);
         if (l.sibling.valid()) mtr->ReleaseUnchanged(l.sibling);
+        if (l.neighbour.valid()) mtr->ReleaseUnchanged(l.neighbour);
       }
       path->clear();
       if (next.sibling.valid()) {
         mtr->ReleaseUnchanged(next.sibling);
         next.sibling = MtrPage();
+      }
+    } else {
+      // This level may split (insert) or merge (remove): latch the right neighbour whose prev
+      // link that would change now, before any page below (btree_internal.h).
+      MtrPage rightmost = next.page;
+      if (remove_mode) rightmost = next.sibling_is_left ? next.page : next.sibling;
+      PageNo neighbour = rightmost.valid() ? PageView(rightmost.data()).next() : kInvalidPageNo;
+      if (neighbour != kInvalidPageNo) {
+        ASSIGN_OR_RETURN(next.neighbour, mtr->Write(neighbour));
+        RETURN_IF_ERROR(CheckTreePage(next.neighbour.data(), neighbour, child_level));
       }
     }
     path->push_back(next);

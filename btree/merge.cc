@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "btree/btree_internal.h"
+#include "common/check.h"
 
 namespace minnow {
 namespace {
@@ -101,6 +102,9 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
   if (total <= kUsableSize) {
     MtrPage next;  // latched before the first change: everything that can fail comes first
     if (rv.next() != kInvalidPageNo) {
+      // Latched by the descent, top-down (see InsertWithSplit).
+      MINNOW_DCHECK(mtr->holds(rv.next()), "merge of {}: right neighbour {} not latched",
+                    right.page_no(), rv.next());
       ASSIGN_OR_RETURN(next, mtr->Write(rv.next()));
       RETURN_IF_ERROR(t->CheckTreePage(next.data(), rv.next(), level));
     }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "btree/btree_internal.h"
+#include "common/check.h"
 
 namespace minnow {
 
@@ -139,6 +140,7 @@ Status BTree::Impl::ReserveForSplit(MiniTransaction* mtr, const std::vector<Path
     if (i + 1 < path.size() && v.available() >= kMaxNodeEntry) break;  // absorbs a separator
     ++count;                                                           // (the leaf always splits)
     if (path[i].page.page_no() == root) ++count;                       // root raise
+    // (The right neighbours whose prev links the splits fix were latched by the descent.)
   }
   for (size_t i = 0; i < count; ++i) {
     ASSIGN_OR_RETURN(MtrPage page, mtr->Allocate(PageType::kBtreeLeaf, page_flags()));
@@ -193,6 +195,10 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   ASSIGN_OR_RETURN(MtrPage right, TakePage(this, mtr, reserve));
   const PageNo old_next = PageView(page.data()).next();
   if (old_next != kInvalidPageNo) {
+    // Latched by the descent (top-down, before this page's children): latching it only now,
+    // after pages below it, could deadlock with a reader coupling from it to its first child.
+    MINNOW_DCHECK(mtr->holds(old_next), "split of {}: right neighbour {} not latched",
+                  page.page_no(), old_next);
     ASSIGN_OR_RETURN(MtrPage next, mtr->Write(old_next));
     RETURN_IF_ERROR(CheckTreePage(next.data(), old_next, PageView(page.data()).level()));
   }
