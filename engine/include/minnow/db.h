@@ -185,7 +185,10 @@ class Transaction {
 };
 
 // A cursor over one keyspace. key()/value() stay valid until the next move. An Iterator must
-// not outlive its Transaction.
+// not outlive its Transaction. It is not a snapshot (until MVCC, issue #4): moving on, it sees
+// each key at most once and in order; a key written behind it is not seen, one ahead may be.
+// Once its transaction ends or the database closes, Valid() is false and moves and value()
+// return kClosed; once its keyspace is dropped they return kInvalidArgument.
 class Iterator {
  public:
   ~Iterator();
@@ -193,11 +196,12 @@ class Iterator {
   Status SeekForPrev(std::string_view key);  // last key <= key
   Status SeekToFirst();
   Status SeekToLast();
+  // kInvalidArgument unless Valid(); stepping off either end leaves it not Valid().
   Status Next();
   Status Prev();
   bool Valid() const;
-  std::string_view key() const;
-  // The value; may read overflow pages, so it can fail.
+  std::string_view key() const;  // empty unless Valid()
+  // The value; may read overflow pages, so it can fail. kInvalidArgument unless Valid().
   Result<std::string_view> value();
 
  private:
