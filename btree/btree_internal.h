@@ -66,6 +66,9 @@ struct WriteOp {
   bool* existed = nullptr;
   // Filled while applying: overflow chains to free once the mtr has committed.
   std::vector<PageNo> chains_to_free;
+  // Set once the new record reached a page: from then on its overflow chain belongs to the
+  // tree, even if the operation fails later.
+  bool applied = false;
 };
 
 struct BTree::Impl {
@@ -124,11 +127,6 @@ struct BTree::Impl {
   // space fails cleanly instead of leaving a half-done split.
   Status ReserveForSplit(MiniTransaction* mtr, const std::vector<PathLevel>& path,
                          std::vector<MtrPage>* reserve);
-  // Runs InsertWithSplit for a leaf that cannot take `rec`, with the reserve, freeing what is
-  // left of it afterwards.
-  Result<RecordLocation> SplitLeafAndInsert(MiniTransaction* mtr, std::vector<PathLevel>* path,
-                                            size_t idx, const RecordSpec& rec, HeapNo heap_no,
-                                            RecordLocation moved_from);
 
   // ---- merge (merge.cc)
   // Restores the fill of path[level].page after a removal (merge, redistribute, root collapse).

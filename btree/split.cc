@@ -149,22 +149,6 @@ Status BTree::Impl::ReserveForSplit(MiniTransaction* mtr, const std::vector<Path
   return Status::OK();
 }
 
-Result<RecordLocation> BTree::Impl::SplitLeafAndInsert(MiniTransaction* mtr,
-                                                       std::vector<PathLevel>* path, size_t idx,
-                                                       const RecordSpec& rec, HeapNo heap_no,
-                                                       RecordLocation moved_from) {
-  std::vector<MtrPage> reserve;
-  Status st = ReserveForSplit(mtr, *path, &reserve);
-  Result<RecordLocation> loc = st.ok() ? InsertWithSplit(mtr, path, &reserve, path->size() - 1, idx,
-                                                         rec, heap_no, moved_from)
-                                       : Result<RecordLocation>(st);
-  for (MtrPage page : reserve) {
-    Status fst = mtr->Free(page);
-    if (loc.ok() && !fst.ok()) return fst;
-  }
-  return loc;
-}
-
 Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
                                                     std::vector<PathLevel>* path,
                                                     std::vector<MtrPage>* reserve, size_t level,

@@ -68,11 +68,18 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     const RecordSpec& spec = op->rec->spec;
     if (v.Fits(spec.size())) {
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
+      op->applied = true;
       InsertRecord(&ed, idx, spec);
       return true;
     }
     if (path == nullptr) return false;
-    RETURN_IF_ERROR(SplitLeafAndInsert(mtr, path, idx, spec, 0, RecordLocation{}).status());
+    std::vector<MtrPage> reserve;
+    RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
+    op->applied = true;
+    Result<RecordLocation> loc =
+        InsertWithSplit(mtr, path, &reserve, path->size() - 1, idx, spec, 0, RecordLocation{});
+    for (MtrPage page : reserve) RETURN_IF_ERROR(mtr->Free(page));
+    RETURN_IF_ERROR(loc.status());
     return true;
   }
   if (!found) return Status::NotFound("key not found");
@@ -101,12 +108,14 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
       if (spec.size() > rec.size) RETURN_IF_ERROR(check_before_reorganize(spec.size()));
+      op->applied = true;
       ReplaceRecord(&ed, idx, spec);
       return true;
     }
     HeapNo heap_no = rec.heap_no;
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
+    op->applied = true;
     RemoveRecord(&ed, idx);
     Result<RecordLocation> loc = InsertWithSplit(mtr, path, &reserve, path->size() - 1, idx, spec,
                                                  heap_no, RecordLocation{leaf.page_no(), heap_no});
@@ -171,7 +180,7 @@ Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys) {
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
   WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec};
   Status st = impl_->RunWrite(&op);
-  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
@@ -182,7 +191,7 @@ Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordDat
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
   WriteOp op{.kind = OpKind::kUpdate, .key = key, .rec = &rec, .sys = sys, .old = old};
   Status st = impl_->RunWrite(&op);
-  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
@@ -196,7 +205,7 @@ Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordDat
   WriteOp op{
       .kind = OpKind::kUpsert, .key = key, .rec = &rec, .sys = sys, .old = old, .existed = &found};
   Status st = impl_->RunWrite(&op);
-  if (!st.ok() && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
+  if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   if (existed != nullptr) *existed = found;
   return st;
 }

@@ -286,3 +286,29 @@ TEST_CASE("drop frees every page", "[btree]") {
 
 }  // namespace
 }  // namespace minnow
+
+namespace minnow {
+namespace {
+
+TEST_CASE("insert/remove churn reuses freed pages", "[btree]") {
+  testing::PoolFixture fx(128);
+  auto root = BTree::Create(fx.pool(), {});
+  REQUIRE(root.ok());
+  auto tree = std::move(BTree::Open(fx.pool(), *root)).value();
+  uint64_t pages_after_first = 0;
+  for (int round = 0; round < 5; ++round) {
+    for (uint32_t i = 0; i < 20000; ++i) {
+      std::string v = i % 500 == 0 ? std::string(40000, 'o') : std::string(60, 'v');
+      REQUIRE(tree->Insert(testing::B(testing::U32Key(i * 7919 % 20000)), testing::B(v)).ok());
+    }
+    for (uint32_t i = 0; i < 20000; ++i) REQUIRE(tree->Remove(testing::B(testing::U32Key(i))).ok());
+    CheckReport rep = testing::RequireCheck(*tree);
+    CHECK(rep.records == 0);
+    CHECK(rep.height == 1);
+    if (round == 0) pages_after_first = fx.pool()->stats().pages_in_file;
+  }
+  CHECK(fx.pool()->stats().pages_in_file <= pages_after_first + 8);
+}
+
+}  // namespace
+}  // namespace minnow
