@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <array>
+#include <cstring>
 #include <vector>
 
 #include "btree/cursor.h"
@@ -130,32 +132,48 @@ Status TransactionCore::BulkInsert(
 
 namespace {
 
-// Checks one record of a sorted load; `prev` holds the previous key (`first` before the first).
-Status CheckSorted(std::string_view key, std::string_view value, const std::string& prev,
-                   bool first) {
-  RETURN_IF_ERROR(CheckKeySize(key));
-  RETURN_IF_ERROR(CheckValueSize(value));
-  if (!first && !(prev < key)) {
+// The previous key of a sorted load, kept in a fixed buffer (the caller's views die at its next
+// call): a per-row check without allocation or a Status.
+class SortedCheck {
+ public:
+  // True if `key`/`value` fit and `key` is above the previous one; remembers `key`.
+  bool Accept(std::string_view key, std::string_view value) {
+    if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) [[unlikely]]
+      return false;
+    if (len_ != kNone && !(std::string_view(prev_.data(), len_) < key)) [[unlikely]]
+      return false;
+    std::memcpy(prev_.data(), key.data(), key.size());
+    len_ = key.size();
+    return true;
+  }
+  // Why Accept() said no.
+  static Status Why(std::string_view key, std::string_view value) {
+    RETURN_IF_ERROR(CheckKeySize(key));
+    RETURN_IF_ERROR(CheckValueSize(value));
     return Status::InvalidArgument("BulkInsert keys are not in strictly ascending order");
   }
-  return Status::OK();
-}
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  std::array<char, kMaxKeySize> prev_;
+  size_t len_ = kNone;
+};
 
 }  // namespace
 
 Status TransactionCore::BulkBuild(
     KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
   undo_.AddBulkLoaded(ks->id);
-  std::string prev;
-  bool first = true;
+  SortedCheck check;
   Status feed_st;
   auto feed = [&](BTree::BulkRecord* r) {
     std::string_view key, value;
     if (!next(&key, &value)) return false;
-    feed_st = CheckSorted(key, value, prev, first);
-    if (!feed_st.ok()) return false;
-    prev.assign(key);
-    first = false;
+    if (!check.Accept(key, value)) [[unlikely]] {
+      // Stop feeding: the build ends with what it has, and the caller's undo empties it.
+      feed_st = SortedCheck::Why(key, value);
+      return false;
+    }
     r->key = AsBytes(key);
     r->value = AsBytes(value);
     r->sys = Sys();
@@ -167,14 +185,12 @@ Status TransactionCore::BulkBuild(
 
 Status TransactionCore::InsertEach(
     KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
-  std::string prev;
-  bool first = true;
+  SortedCheck check;
   std::string_view key, value;
   while (next(&key, &value)) {
-    RETURN_IF_ERROR(CheckSorted(key, value, prev, first));
+    if (!check.Accept(key, value)) [[unlikely]]
+      return SortedCheck::Why(key, value);
     RETURN_IF_ERROR(Insert(ks, key, value));
-    prev.assign(key);
-    first = false;
   }
   return Status::OK();
 }
