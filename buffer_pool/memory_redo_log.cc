@@ -3,17 +3,52 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+
+#include "common/check.h"
 
 namespace minnow {
 
 MemoryRedoLog::MemoryRedoLog(Lsn start_lsn)
     : first_lsn_(start_lsn), current_(start_lsn), checkpoint_(start_lsn), flushed_(start_lsn) {}
 
+std::byte* MemoryRedoLog::Reserve(size_t len) {
+  MINNOW_CHECK(len <= UINT32_MAX, "redo group of {} bytes", len);
+  const size_t need = kLenSize + len;
+  if (chunks_.empty() || chunks_.back().capacity - chunks_.back().used < need) {
+    Chunk c;
+    if (need > kChunkSize) {
+      c.data = std::make_unique_for_overwrite<std::byte[]>(need);
+      c.capacity = need;
+    } else {
+      if (spare_.empty()) {
+        c.data = std::make_unique_for_overwrite<std::byte[]>(kChunkSize);
+      } else {
+        c.data = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      c.capacity = kChunkSize;
+    }
+    chunks_.push_back(std::move(c));
+  }
+  Chunk& c = chunks_.back();
+  std::byte* p = c.data.get() + c.used;
+  Store32(p, static_cast<uint32_t>(len));
+  c.used += need;
+  current_ += len;
+  ++groups_;
+  return p + kLenSize;
+}
+
 Lsn MemoryRedoLog::Append(ConstBytes mtr_records) {
   LatchGuard g(latch_);
-  current_ += mtr_records.size();
-  bytes_.append(AsStringView(mtr_records));
-  ends_.push_back(current_);
+  std::memcpy(Reserve(mtr_records.size()), mtr_records.data(), mtr_records.size());
+  return current_;
+}
+
+Lsn MemoryRedoLog::AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) {
+  LatchGuard g(latch_);
+  encode(Bytes(Reserve(len), len));
   return current_;
 }
 
@@ -30,14 +65,27 @@ void MemoryRedoLog::Checkpoint(Lsn lsn) {
   if (lsn <= checkpoint_) return;
   checkpoint_ = lsn;
   if (retain_all_) return;
-  while (!ends_.empty() && ends_.front() <= lsn) {
-    skip_ += ends_.front() - first_lsn_;
-    first_lsn_ = ends_.front();
-    ends_.pop_front();
+  while (groups_ > 0) {
+    Chunk& front = chunks_.front();
+    if (head_ == front.used) {  // the rest of this chunk was too small for the next group
+      if (front.capacity == kChunkSize) spare_.push_back(std::move(front.data));
+      chunks_.pop_front();
+      head_ = 0;
+      continue;
+    }
+    const Lsn end = first_lsn_ + Load32(front.data.get() + head_);
+    if (end > lsn) break;
+    head_ += kLenSize + (end - first_lsn_);
+    first_lsn_ = end;
+    --groups_;
   }
-  if (skip_ > bytes_.size() / 2) {
-    bytes_.erase(0, skip_);
-    skip_ = 0;
+  if (groups_ == 0) {  // keep the last chunk (appends continue there), recycle the rest
+    while (chunks_.size() > 1) {
+      if (chunks_.front().capacity == kChunkSize) spare_.push_back(std::move(chunks_.front().data));
+      chunks_.pop_front();
+    }
+    if (!chunks_.empty()) chunks_.front().used = 0;
+    head_ = 0;
   }
 }
 
@@ -63,18 +111,23 @@ Lsn MemoryRedoLog::flushed_lsn() const {
 
 size_t MemoryRedoLog::group_count() const {
   LatchGuard g(latch_);
-  return ends_.size();
+  return groups_;
 }
 
 Status MemoryRedoLog::ForEach(
     const std::function<Status(Lsn end_lsn, ConstBytes records)>& fn) const {
   LatchGuard g(latch_);
-  size_t pos = skip_;
   Lsn start = first_lsn_;
-  for (Lsn end : ends_) {
-    RETURN_IF_ERROR(fn(end, AsBytes(std::string_view(bytes_).substr(pos, end - start))));
-    pos += end - start;
-    start = end;
+  size_t pos = head_;
+  size_t left = groups_;
+  for (auto c = chunks_.begin(); left > 0; ++c, pos = 0) {
+    for (; pos < c->used && left > 0; --left) {
+      const std::byte* p = c->data.get() + pos;
+      const size_t len = Load32(p);
+      RETURN_IF_ERROR(fn(start + len, ConstBytes(p + kLenSize, len)));
+      start += len;
+      pos += kLenSize + len;
+    }
   }
   return Status::OK();
 }

@@ -4,12 +4,19 @@
 // copy of the file with ApplyRedo and get identical pages. LSN = byte position in the stream:
 // a group of n bytes appended at LSN s ends at s + n.
 //
+// Storage: groups sit in fixed-size chunks (kChunkSize), each as [len:u32][len bytes], never
+// straddling two chunks (a group larger than a chunk gets a chunk of its own). Checkpoint()
+// recycles the chunks it empties instead of freeing them, so once the log has reached its
+// high-water mark appends neither allocate nor touch fresh memory. Memory stays at that
+// high-water mark (the pool bounds it: it checkpoints when the log passes log_capacity_bytes).
+//
 // Thread safety: all methods may be called concurrently.
 
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <string>
+#include <memory>
+#include <vector>
 
 #include "buffer_pool/redo_log.h"
 #include "common/latch.h"
@@ -23,6 +30,7 @@ class MemoryRedoLog final : public RedoLog {
   explicit MemoryRedoLog(Lsn start_lsn = 0);
 
   Lsn Append(ConstBytes mtr_records) override;
+  Lsn AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) override;
   // Memory is "durable" at once; records the high-water mark (tests check the WAL rule with
   // it). Fails with kIOError while a fault is set by FailFlush().
   Status FlushUpTo(Lsn lsn) override;
@@ -45,13 +53,26 @@ class MemoryRedoLog final : public RedoLog {
   void FailFlush(bool fail);
 
  private:
-  // Kept groups back to back: bytes_[skip_] is the first kept byte, at LSN first_lsn_; group i
-  // ends at ends_[i]. The dropped prefix is erased once it is half the buffer (amortized O(1)).
+  static constexpr size_t kChunkSize = size_t{1} << 20;
+  static constexpr size_t kLenSize = 4;  // the u32 length before each group
+  struct Chunk {
+    std::unique_ptr<std::byte[]> data;
+    size_t capacity = 0;
+    size_t used = 0;  // groups fill [0, used)
+  };
+  // Returns kLenSize + len bytes at the end of the last chunk (starting a chunk if needed),
+  // with the length stored, and counts the group. The caller fills the group bytes.
+  std::byte* Reserve(size_t len) REQUIRES(latch_);
+
+  // chunks_.front() holds the first kept group at head_, which starts at LSN first_lsn_; groups
+  // continue to the chunk's `used`, then in the next chunk from 0. spare_ holds emptied
+  // kChunkSize chunks for reuse.
   mutable Latch latch_;
-  std::string bytes_ GUARDED_BY(latch_);
-  size_t skip_ GUARDED_BY(latch_) = 0;
+  std::deque<Chunk> chunks_ GUARDED_BY(latch_);
+  std::vector<std::unique_ptr<std::byte[]>> spare_ GUARDED_BY(latch_);
+  size_t head_ GUARDED_BY(latch_) = 0;
+  size_t groups_ GUARDED_BY(latch_) = 0;
   Lsn first_lsn_ GUARDED_BY(latch_);
-  std::deque<Lsn> ends_ GUARDED_BY(latch_);
   Lsn current_ GUARDED_BY(latch_);
   Lsn checkpoint_ GUARDED_BY(latch_);
   Lsn flushed_ GUARDED_BY(latch_);

@@ -189,23 +189,27 @@ Status MiniTransaction::Free(MtrPage page) {
   return Status::OK();
 }
 
-void MiniTransaction::EncodeRedo(std::string* out) {
-  std::byte buf[16];
-  auto put_header = [&](RedoType type, PageNo page_no) {
-    buf[0] = std::byte{static_cast<uint8_t>(type)};
-    size_t n = 1 + PutVarint64(buf + 1, page_no);
-    out->append(reinterpret_cast<const char*>(buf), n);
-  };
-  auto put_varint = [&](uint64_t v) {
-    size_t n = PutVarint64(buf, v);
-    out->append(reinterpret_cast<const char*>(buf), n);
-  };
+namespace {
+
+size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+size_t MiniTransaction::PrepareRedo() {
+  size_t size = 0;
   for (Held& h : held_) {
     if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
     std::byte* page = h.guard.mutable_data();
     const PageNo page_no = h.guard.page_no();
-    bool image = h.whole;
-    if (!image) {
+    size_t bytes_size = 0;
+    if (!h.whole) {
       // Coalesce overlapping and adjacent ranges.
       auto& r = h.ranges;
       std::sort(r.begin(), r.end(), [](Range a, Range b) { return a.offset < b.offset; });
@@ -219,25 +223,47 @@ void MiniTransaction::EncodeRedo(std::string* out) {
         }
       }
       r.truncate(w);
-      for (const Range& x : r) total += x.len;
-      image = total > kPageBodySize / 2;
+      bytes_size = VarintLength(r.size());
+      for (const Range& x : r) {
+        total += x.len;
+        bytes_size += VarintLength(x.offset) + VarintLength(x.len) + x.len;
+      }
+      h.whole = total > kPageBodySize / 2;
     }
-    if (image) {
+    size += 1 + VarintLength(page_no);
+    if (h.whole) {
       // The pool owns these header fields; MutateAll callers may have overwritten them.
       Store32(page + page_offset::kPageNo, page_no);
       Store16(page + page_offset::kFlags, HeaderFlags(page) & ~kFlagStoredCompressed);
       std::memset(page + page_offset::kStoredLen, 0, kPageHeaderSize - page_offset::kStoredLen);
-      put_header(RedoType::kPageImage, page_no);
-      out->append(reinterpret_cast<const char*>(page + kPageHeaderSize), kPageBodySize);
-      out->append(reinterpret_cast<const char*>(page + page_offset::kPageType), 4);
-      h.whole = true;
+      size += kPageBodySize + 4;
     } else {
-      put_header(RedoType::kPageBytes, page_no);
-      put_varint(h.ranges.size());
+      size += bytes_size;
+    }
+  }
+  return size;
+}
+
+void MiniTransaction::EncodeRedo(std::byte* out) const {
+  auto put = [&](const std::byte* src, size_t n) {
+    std::memcpy(out, src, n);
+    out += n;
+  };
+  for (const Held& h : held_) {
+    if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+    const std::byte* page = h.guard.data();
+    const PageNo page_no = h.guard.page_no();
+    *out++ = std::byte{static_cast<uint8_t>(h.whole ? RedoType::kPageImage : RedoType::kPageBytes)};
+    out += PutVarint64(out, page_no);
+    if (h.whole) {
+      put(page + kPageHeaderSize, kPageBodySize);
+      put(page + page_offset::kPageType, 4);  // type, flags
+    } else {
+      out += PutVarint64(out, h.ranges.size());
       for (const Range& x : h.ranges) {
-        put_varint(x.offset);
-        put_varint(x.len);
-        out->append(reinterpret_cast<const char*>(page + x.offset), x.len);
+        out += PutVarint64(out, x.offset);
+        out += PutVarint64(out, x.len);
+        put(page + x.offset, x.len);
       }
     }
   }
@@ -247,15 +273,14 @@ Lsn MiniTransaction::Commit() {
   if (committed_) return end_lsn_;
   committed_ = true;
   BufferPool::Impl& impl = *pool_->impl_;
-  thread_local std::string records;
-  records.clear();
-  EncodeRedo(&records);
+  const size_t redo_size = PrepareRedo();
   Lsn end = 0;
-  if (!records.empty()) {
+  if (redo_size > 0) {
     RedoLog* log = impl.log;
     impl.commit_latch.AcquireShared();
     const Lsn start = log->current_lsn();
-    end = log->Append(AsBytes(records));
+    // Encoded straight into the log's buffer (no intermediate copy).
+    end = log->AppendEncoded(redo_size, [this](Bytes dst) { EncodeRedo(dst.data()); });
     for (Held& h : held_) {
       if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
       Store64(h.guard.mutable_data() + page_offset::kPageLsn, end);

@@ -118,7 +118,12 @@ class MiniTransaction {
     bool freed = false;             // Free() was called: the handle is dead
     bool free_at_commit = false;    // link into the free list after commit (system mtr)
   };
-  void EncodeRedo(std::string* out);
+  // Coalesces each changed page's ranges, turns heavily changed pages into page images and
+  // returns the exact size of the redo EncodeRedo will write (0: nothing changed).
+  size_t PrepareRedo();
+  // Writes the redo (redo_log.h format) of the prepared changes to `out`, exactly
+  // PrepareRedo() bytes.
+  void EncodeRedo(std::byte* out) const;
   void Reopen();
   int Find(PageNo page_no) const;
   // Allocation and free-list linking inside mtr `m` (this one or a nested system mtr).

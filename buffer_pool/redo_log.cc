@@ -106,6 +106,13 @@ Status Walk(ConstBytes records, Lsn end_lsn,
 
 }  // namespace
 
+Lsn RedoLog::AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) {
+  thread_local std::vector<std::byte> buf;
+  buf.resize(len);
+  encode(Bytes(buf.data(), len));
+  return Append(ConstBytes(buf.data(), len));
+}
+
 Status ApplyRedo(ConstBytes mtr_records, Lsn end_lsn,
                  const std::function<Result<std::byte*>(PageNo)>& page_for) {
   RETURN_IF_ERROR(Walk(mtr_records, end_lsn, nullptr, nullptr));  // all or nothing

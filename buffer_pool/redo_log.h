@@ -27,6 +27,12 @@ class RedoLog {
   virtual ~RedoLog() = default;
   // Appends one mini-transaction's records as a unit; returns its end LSN (> every earlier one).
   virtual Lsn Append(ConstBytes mtr_records) = 0;
+  // The same as Append of the `len` bytes `encode` writes, but they are written in place: the
+  // log passes `encode` exactly `len` bytes of its own buffer, so a group is not built first and
+  // copied after. `encode` is called once, before this returns, possibly with the log's latch
+  // held: it must fill all of `dst` and must not call into the log. The default builds the
+  // group in a thread-local buffer and calls Append. REQUIRES: len > 0.
+  virtual Lsn AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode);
   // WAL rule: returns once everything up to `lsn` is durable (or an error: then no page with a
   // larger page_lsn may be written).
   virtual Status FlushUpTo(Lsn lsn) = 0;

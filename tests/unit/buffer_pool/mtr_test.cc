@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <random>
 
@@ -19,6 +20,64 @@ namespace {
 
 using testing::OpenOrDie;
 using testing::SmallOptions;
+
+TEST_CASE("memory redo log: groups across chunks, checkpoints, reuse", "[buffer_pool]") {
+  MemoryRedoLog log(1000);
+  std::mt19937 rng(7);
+  std::deque<std::pair<Lsn, std::string>> kept;  // what the log should hold
+  Lsn lsn = 1000;
+  auto check = [&] {
+    size_t i = 0;
+    REQUIRE(log.ForEach([&](Lsn end, ConstBytes rec) {
+                 REQUIRE(i < kept.size());
+                 CHECK(end == kept[i].first);
+                 CHECK(AsStringView(rec) == kept[i].second);
+                 ++i;
+                 return Status::OK();
+               })
+                .ok());
+    CHECK(i == kept.size());
+    CHECK(log.group_count() == kept.size());
+    CHECK(log.current_lsn() == lsn);
+    CHECK(log.bytes_since_checkpoint() == lsn - log.checkpoint_lsn());
+  };
+  for (int round = 0; round < 3000; ++round) {
+    // Mostly small groups, some page-sized, a few larger than a chunk (1 MiB).
+    const uint32_t r = rng() % 1000;
+    const size_t len = r < 990 ? rng() % 40000 : (1 << 20) + rng() % 100000;
+    std::string g(len, static_cast<char>('a' + round % 26));
+    if (len > 0) g[rng() % len] = 'Z';
+    lsn += len;
+    if (round % 2 == 0) {
+      CHECK(log.Append(AsBytes(g)) == lsn);
+    } else if (len > 0) {
+      CHECK(log.AppendEncoded(len, [&](Bytes dst) {
+        REQUIRE(dst.size() == len);
+        std::memcpy(dst.data(), g.data(), len);
+      }) == lsn);
+    } else {
+      CHECK(log.Append(AsBytes(g)) == lsn);
+    }
+    kept.emplace_back(lsn, std::move(g));
+    if (rng() % 50 == 0) {
+      // Checkpoint at a random point: in a group, at a group's end, or at the end.
+      const Lsn ck =
+          rng() % 4 == 0 ? lsn : log.checkpoint_lsn() + rng() % (lsn - log.checkpoint_lsn() + 1);
+      log.Checkpoint(ck);
+      while (!kept.empty() && kept.front().first <= ck) kept.pop_front();
+      CHECK(log.checkpoint_lsn() == ck);
+    }
+    if (round % 100 == 0) check();
+  }
+  check();
+  log.Checkpoint(lsn);
+  kept.clear();
+  check();
+  CHECK(log.Append(AsBytes(std::string("xyz"))) == lsn + 3);
+  lsn += 3;
+  kept.emplace_back(lsn, "xyz");
+  check();
+}
 
 TEST_CASE("mtr redo replayed onto an old copy gives the same pages", "[buffer_pool]") {
   auto disk = NewMemoryDisk("db.minnow");
