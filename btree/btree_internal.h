@@ -90,7 +90,14 @@ struct BTree::Impl {
   }
 
   // Checks that a fetched page is a B+tree page of this tree (at `level` unless -1).
-  Status CheckTreePage(const std::byte* page, PageNo page_no, int level) const;
+  // Inline fast path: it runs at every level of every descent.
+  Status CheckTreePage(const std::byte* page, PageNo page_no, int level) const {
+    PageView v(page);
+    if (v.HeaderOk() && v.index_id() == root && (level < 0 || v.level() == level)) [[likely]]
+      return Status::OK();
+    return CheckTreePageSlow(page, page_no, level);
+  }
+  Status CheckTreePageSlow(const std::byte* page, PageNo page_no, int level) const;
 
   // ---- descent (descent.cc)
   enum class Target { kKey, kFirst, kLast };

@@ -8,7 +8,7 @@
 
 namespace minnow {
 
-Status BTree::Impl::CheckTreePage(const std::byte* page, PageNo page_no, int level) const {
+Status BTree::Impl::CheckTreePageSlow(const std::byte* page, PageNo page_no, int level) const {
   PageView v(page);
   RETURN_IF_ERROR(v.CheckHeader());
   if (v.index_id() != root) {

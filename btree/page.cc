@@ -45,7 +45,7 @@ RecordView PageView::RecordUnchecked(size_t i) const {
   return v;
 }
 
-Status PageView::CheckHeader() const {
+Status PageView::CheckHeaderSlow() const {
   PageType type = page_type();
   uint16_t lvl = level();
   if (type != PageType::kBtreeLeaf && type != PageType::kBtreeNode) {
@@ -164,20 +164,46 @@ size_t PageView::Search(size_t lo, size_t hi, ConstBytes key, bool strict, bool*
     __builtin_prefetch(slots + b);
   }
   const size_t top = heap_top();
+  uint64_t key_prefix = 0;
+  if (!key.empty()) {
+    std::byte buf[8] = {};
+    std::memcpy(buf, key.data(), key.size() < 8 ? key.size() : 8);
+    key_prefix = KeyPrefix8(buf, key.size());
+  }
   auto prefetch_record = [&](size_t i) {
     __builtin_prefetch(p_ + (Load16(slots + kSlotSize * i) & (kPageSize - 1)));
   };
+  // Prefetch two probes ahead: the first step loads the records of both possible next probes,
+  // and every step those of the four possible probes after that (more misses in flight).
+  if (hi - lo > 2) {
+    size_t mid = lo + (hi - lo) / 2;
+    prefetch_record(lo + (mid - lo) / 2);
+    prefetch_record(mid + 1 + (hi - mid - 1) / 2);
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (hi - lo > 2) {
-      prefetch_record(lo + (mid - lo) / 2);
-      prefetch_record(mid + 1 + (hi - mid - 1) / 2);
+    if (hi - lo > 6) {
+      size_t m1 = lo + (mid - lo) / 2, m2 = mid + 1 + (hi - mid - 1) / 2;
+      prefetch_record(lo + (m1 - lo) / 2);
+      prefetch_record(m1 + 1 + (mid - m1 - 1) / 2);
+      prefetch_record(mid + 1 + (m2 - mid - 1) / 2);
+      prefetch_record(m2 + 1 + (hi - m2 - 1) / 2);
     }
     size_t off = Load16(slots + kSlotSize * mid);
     if (off < top || off + kRecordHeaderSize > kPageSize) return kSearchCorrupt;
     size_t key_len = Load16(p_ + off + record_offset::kKeyLen);
     if (off + kRecordHeaderSize + key_len > kPageSize) return kSearchCorrupt;
-    int c = CompareKeys(ConstBytes(p_ + off + record_offset::kKey, key_len), key);
+    const std::byte* rk = p_ + off + record_offset::kKey;
+    int c;
+    // Fast path: the first 8 bytes as big-endian integers decide most probes without memcmp.
+    // The 8-byte load stays inside the page; a record near the page end takes the slow path.
+    if (off + kRecordHeaderSize + 8 <= kPageSize) [[likely]] {
+      uint64_t rp = KeyPrefix8(rk, key_len);
+      c = rp < key_prefix ? -1 : (rp > key_prefix ? 1 : 0);
+      if (c == 0) c = CompareKeys(ConstBytes(rk, key_len), key);
+    } else {
+      c = CompareKeys(ConstBytes(rk, key_len), key);
+    }
     if (c < 0 || (c == 0 && strict)) {
       lo = mid + 1;
     } else if (c > 0) {

@@ -29,6 +29,18 @@ inline int CompareKeys(ConstBytes a, ConstBytes b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
+// The first min(len, 8) bytes at `p` as a big-endian integer, zero-padded: a difference
+// between two keys' prefixes orders them as CompareKeys does (a tie says nothing).
+// REQUIRES: 8 bytes readable at `p` (bytes past `len` are ignored).
+inline uint64_t KeyPrefix8(const std::byte* p, size_t len) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  v = __builtin_bswap64(v);
+  if (len >= 8) return v;
+  if (len == 0) return 0;
+  return v & (~uint64_t{0} << (8 * (8 - len)));
+}
+
 // One record decoded in place: spans point into the page.
 struct RecordView {
   uint8_t flags = 0;
@@ -88,7 +100,24 @@ class PageView {
   bool Fits(size_t record_size) const { return record_size + kSlotSize <= available(); }
 
   // Cheap header sanity check (invariant (1), page type vs level): run on every page fetched.
-  Status CheckHeader() const;
+  Status CheckHeader() const {
+    if (HeaderOk()) [[likely]]
+      return Status::OK();
+    return CheckHeaderSlow();
+  }
+  // The conditions CheckHeader() checks, without building a Status.
+  bool HeaderOk() const {
+    PageType type = page_type();
+    uint16_t lvl = level();
+    size_t top = heap_top();
+    size_t slots = n_slots(), heap = n_heap();
+    bool leaf_type = type == PageType::kBtreeLeaf;
+    return (leaf_type || type == PageType::kBtreeNode) & (leaf_type == (lvl == 0)) & (lvl <= 64) &
+               (top <= kPageSize) & (btree_offset::kSlots + kSlotSize * slots <= top) &
+               (garbage() <= kPageSize - top) & (heap >= kFirstUserHeapNo) & (heap <= kMaxHeapNo) &&
+           (n_free_heap() <= heap - kFirstUserHeapNo) & (free_heap_hint() < heap) &
+               (slots <= heap - kFirstUserHeapNo) & (lvl == 0 || slots != 0);
+  }
   // Full structural validation (invariants (1)-(5)); `why` says what is wrong.
   bool Validate(std::string* why) const;
   // Light validation: the header and every slot's record lie inside the page (what the
@@ -111,6 +140,7 @@ class PageView {
   size_t FindHeapNo(HeapNo heap_no) const;
 
  private:
+  Status CheckHeaderSlow() const;
   static constexpr size_t kSearchCorrupt = ~size_t{0};
   // First slot in [lo, hi) whose key is >= key (> key if strict); stops early at an equal key
   // (not strict) setting *equal. kSearchCorrupt if a probed slot is out of bounds.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -247,6 +248,58 @@ TEST_CASE("damaged pages are reported, never read out of bounds", "[btree]") {
     Store16(p.buf.data() + btree_offset::kGarbage, 3);
     CHECK(!p.view().Validate(&why));
     CHECK(why.find("garbage") != std::string::npos);
+  }
+}
+
+TEST_CASE("search orders keys with zero bytes and mixed lengths like memcmp", "[btree]") {
+  // The search compares 8-byte big-endian prefixes first: keys that differ only past byte 8,
+  // by trailing zero bytes, or by length must still sort as CompareKeys says.
+  std::mt19937_64 rng(7);
+  const char alphabet[] = {'\0', '\x01', 'a', '\x7f', '\x80', '\xff'};
+  auto random_key = [&] {
+    std::string k(rng() % 13, '\0');
+    for (char& c : k) c = alphabet[rng() % sizeof(alphabet)];
+    return k;
+  };
+  for (int round = 0; round < 20; ++round) {
+    TestPage p;
+    std::set<std::string> model;
+    for (int i = 0; i < 200; ++i) {
+      std::string key = random_key();
+      std::string value(rng() % 3, 'v');  // short records also sit at the very end of the page
+      bool found = false;
+      size_t idx = *p.view().LowerBound(AsBytes(key), &found);
+      REQUIRE(found == (model.count(key) == 1));
+      REQUIRE(idx == static_cast<size_t>(std::distance(model.begin(), model.lower_bound(key))));
+      if (found || !p.view().Fits(Spec(key, value).size())) continue;
+      InsertRecord(&p.ed, idx, Spec(key, value));
+      model.insert(key);
+    }
+    RequireValid(p.view());
+    for (int i = 0; i < 500; ++i) {
+      std::string key = random_key();
+      bool found = false;
+      size_t idx = *p.view().LowerBound(AsBytes(key), &found);
+      CHECK(found == (model.count(key) == 1));
+      CHECK(idx == static_cast<size_t>(std::distance(model.begin(), model.lower_bound(key))));
+    }
+  }
+}
+
+TEST_CASE("KeyPrefix8 agrees with CompareKeys whenever the prefixes differ", "[btree]") {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 100000; ++i) {
+    std::byte a[16] = {}, b[16] = {};
+    size_t la = rng() % 11, lb = rng() % 11;
+    for (size_t j = 0; j < 16; ++j) {  // garbage past the key must not matter
+      a[j] = static_cast<std::byte>(j < la ? rng() % 3 : rng());
+      b[j] = static_cast<std::byte>(j < lb ? rng() % 3 : rng());
+    }
+    uint64_t pa = KeyPrefix8(a, la), pb = KeyPrefix8(b, lb);
+    int c = CompareKeys(ConstBytes(a, la), ConstBytes(b, lb));
+    if (pa < pb) CHECK(c < 0);
+    if (pa > pb) CHECK(c > 0);
+    if (c == 0) CHECK(pa == pb);
   }
 }
 
