@@ -86,6 +86,11 @@ class BTree {
 
   // kNotFound if `key` is absent (a delete-marked record is returned, with delete_marked set).
   Result<RecordData> Get(ConstBytes key) const;
+  // Like Get, into `*value` (reusing its buffer; overflow chains are read). Returns false if
+  // `key` is absent (then *value is unspecified). `delete_marked`, if not null, receives the
+  // record's delete mark (a delete-marked record is returned, as by Get). Allocates nothing once
+  // *value has the capacity.
+  Result<bool> Get(ConstBytes key, std::string* value, bool* delete_marked = nullptr) const;
   // Inserts a new record; kDuplicateKey if the key exists (even delete-marked). In a tree with
   // sys fields, empty `sys` stores 13 zero bytes.
   // `sys` is empty or kSysFieldsSize bytes. kInvalidArgument for an empty key when the tree

@@ -20,7 +20,7 @@ constexpr int kMaxRetries = 10000;
 
 }  // namespace
 
-struct Cursor::Impl {
+struct Cursor::Impl : Cursor::State {
   struct Deleter {
     void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t(64)); }
   };
@@ -28,50 +28,20 @@ struct Cursor::Impl {
   explicit Impl(const BTree::Impl* t)
       : tree(t), page(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))) {
     std::memset(page.get(), 0, kPageSize);
+    data = page.get();
   }
 
   const BTree::Impl* tree;
-  std::unique_ptr<std::byte[], Deleter> page;  // the copied leaf
+  std::unique_ptr<std::byte[], Deleter> page;  // the copied leaf (State::data)
   PageNo page_no = kInvalidPageNo;
   Lsn lsn = 0;
-  size_t heap_top = kPageSize;
-  int n = 0;
-  int idx = 0;
-  bool valid = false;
-  // The current record, decoded.
-  uint8_t flags = 0;
-  HeapNo heap_no = 0;
-  ConstBytes key, sys, value;
   std::string big_value;  // the overflow value once read
-  bool big_loaded = false;
-  std::string bound;  // the key to reposition around
-
-  // Decodes slot idx of the copy; false if it points outside the page.
-  bool Decode() {
-    const std::byte* p = page.get();
-    size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(idx));
-    if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
-    const std::byte* r = p + off;
-    flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
-    size_t key_len = Load16(r + record_offset::kKeyLen);
-    size_t value_len = Load16(r + record_offset::kValueLen);
-    size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
-    if (off + kRecordHeaderSize + key_len + sys_len + value_len > kPageSize ||
-        (flags & ~kRecKnownFlags) != 0) {
-      return false;
-    }
-    heap_no = Load16(r + record_offset::kHeapNo);
-    key = {r + record_offset::kKey, key_len};
-    sys = {key.data() + key_len, sys_len};
-    value = {sys.data() + sys_len, value_len};
-    big_loaded = false;
-    return true;
-  }
+  std::string bound;      // the key to reposition around
 
   Status Position(int i) {
     idx = i;
     valid = true;
-    if (Decode()) return Status::OK();
+    if (Decode(i)) return Status::OK();
     valid = false;
     return Status::Corruption(
         fmt::format("{}: page {}: slot {} out of range", tree->pool->file_name(), page_no, i));
@@ -194,8 +164,8 @@ struct Cursor::Impl {
 
   Status NextSlow() {
     if (!valid) return Status::InvalidArgument("Next() on a cursor that is not valid");
-    idx = n;  // (idx was incremented past the copy)
-    bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    idx = n;  // past the copy
+    bound.assign(reinterpret_cast<const char*>(rec.key.data()), rec.key.size());
     valid = false;
     ASSIGN_OR_RETURN(Step s, WalkRight());
     if (s == Step::kEnd) return Status::OK();
@@ -205,7 +175,7 @@ struct Cursor::Impl {
 
   Status PrevSlow() {
     if (!valid) return Status::InvalidArgument("Prev() on a cursor that is not valid");
-    bound.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    bound.assign(reinterpret_cast<const char*>(rec.key.data()), rec.key.size());
     valid = false;
     ASSIGN_OR_RETURN(Step s, WalkLeft());
     if (s == Step::kEnd) return Status::OK();
@@ -214,7 +184,7 @@ struct Cursor::Impl {
   }
 };
 
-Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Cursor::Cursor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)), st_(impl_.get()) {}
 Cursor::~Cursor() = default;
 
 std::unique_ptr<Cursor> BTree::NewCursor() const {
@@ -234,13 +204,9 @@ Status Cursor::SeekForPrev(ConstBytes key) {
 Status Cursor::SeekToFirst() { return impl_->SeekEnd(/*first=*/true); }
 Status Cursor::SeekToLast() { return impl_->SeekEnd(/*first=*/false); }
 
-Status Cursor::Next() {
+Status Cursor::NextSlow() {
   Impl* c = impl_.get();
-  if (c->valid && ++c->idx < c->n) {
-    if (c->Decode()) [[likely]]
-      return Status::OK();
-    return c->Position(c->idx);  // reports the corruption
-  }
+  if (c->valid && c->idx + 1 < c->n) return c->Position(c->idx + 1);  // reports the corruption
   return c->NextSlow();
 }
 
@@ -248,28 +214,22 @@ Status Cursor::Prev() {
   Impl* c = impl_.get();
   if (c->valid && c->idx > 0) {
     --c->idx;
-    if (c->Decode()) [[likely]]
+    if (c->Decode(c->idx)) [[likely]]
       return Status::OK();
     return c->Position(c->idx);
   }
   return c->PrevSlow();
 }
 
-bool Cursor::Valid() const { return impl_->valid; }
-ConstBytes Cursor::key() const { return impl_->key; }
-ConstBytes Cursor::inline_value() const { return impl_->value; }
-bool Cursor::has_overflow() const { return (impl_->flags & kRecOverflow) != 0; }
-ConstBytes Cursor::sys() const { return impl_->sys; }
-bool Cursor::delete_marked() const { return (impl_->flags & kRecDeleteMark) != 0; }
-RecordLocation Cursor::location() const { return {impl_->page_no, impl_->heap_no}; }
+RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.heap_no}; }
 
 Result<ConstBytes> Cursor::value() {
   Impl* c = impl_.get();
-  if ((c->flags & kRecOverflow) == 0) return c->value;
+  if (!c->rec.overflow()) return c->rec.value;
   if (!c->big_loaded) {
     // Read through the tree so the chain is read under the leaf's latch; the record may have
     // changed since the copy, and then the current value is returned.
-    ASSIGN_OR_RETURN(RecordData rd, c->tree->Get(c->key));
+    ASSIGN_OR_RETURN(RecordData rd, c->tree->Get(c->rec.key));
     c->big_value = std::move(rd.value);
     c->big_loaded = true;
   }

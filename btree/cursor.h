@@ -16,6 +16,7 @@
 #include <string>
 
 #include "btree/btree.h"
+#include "btree/page.h"
 
 namespace minnow {
 
@@ -28,27 +29,81 @@ class Cursor {
   Status SeekForPrev(ConstBytes key);
   Status SeekToFirst();
   Status SeekToLast();
-  Status Next();
+  // Inline while the next record is in the copied leaf (the common case of a scan).
+  Status Next() {
+    if (NextInLeaf()) [[likely]]
+      return Status::OK();
+    return NextSlow();
+  }
+  // Next()'s fast path alone: moves to the next record if it is in the copied leaf and decodes
+  // cleanly, and returns true; otherwise changes nothing and returns false (then call Next()).
+  bool NextInLeaf() {
+    State& s = *st_;
+    if (s.valid && s.idx + 1 < s.n && s.Decode(s.idx + 1)) [[likely]] {
+      ++s.idx;
+      return true;
+    }
+    return false;
+  }
   Status Prev();
-  bool Valid() const;
+  bool Valid() const { return st_->valid; }
 
-  ConstBytes key() const;
+  // The whole current record in one call (key, sys, inline value or overflow reference, flags,
+  // heap number; `size` is not set), or null if not Valid(). Spans as for key().
+  const RecordView* current() const { return st_->valid ? &st_->rec : nullptr; }
+  ConstBytes key() const { return st_->rec.key; }
   // The value; reads an overflow chain on first access (then kept until the next move). The
   // chain is read through the tree (under the leaf's latch), so it is the record's value now:
   // kNotFound if the record has been removed since the cursor moved to it.
   Result<ConstBytes> value();
   // The inline part only (no I/O): the whole value unless has_overflow().
-  ConstBytes inline_value() const;
-  bool has_overflow() const;
-  ConstBytes sys() const;
-  bool delete_marked() const;
+  ConstBytes inline_value() const { return st_->rec.value; }
+  bool has_overflow() const { return st_->rec.overflow(); }
+  ConstBytes sys() const { return st_->rec.sys; }
+  bool delete_marked() const { return st_->rec.delete_marked(); }
   RecordLocation location() const;
 
  private:
   friend class BTree;
+  // The part of the cursor's state the inline accessors read: the copied leaf and the current
+  // record decoded from it. Cursor::Impl extends it.
+  struct State {
+    const std::byte* data = nullptr;  // the copied leaf
+    size_t heap_top = kPageSize;
+    int n = 0;
+    int idx = 0;
+    bool valid = false;
+    bool big_loaded = false;
+    RecordView rec;
+
+    // Decodes slot i of the copy into `rec`; false if it points outside the page.
+    bool Decode(int i) {
+      const std::byte* p = data;
+      size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
+      if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
+      const std::byte* r = p + off;
+      uint8_t flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+      size_t key_len = Load16(r + record_offset::kKeyLen);
+      size_t value_len = Load16(r + record_offset::kValueLen);
+      size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
+      if (off + kRecordHeaderSize + key_len + sys_len + value_len > kPageSize ||
+          (flags & ~kRecKnownFlags) != 0) {
+        return false;
+      }
+      rec.flags = flags;
+      rec.heap_no = Load16(r + record_offset::kHeapNo);
+      rec.key = {r + record_offset::kKey, key_len};
+      rec.sys = {rec.key.data() + key_len, sys_len};
+      rec.value = {rec.sys.data() + sys_len, value_len};
+      big_loaded = false;
+      return true;
+    }
+  };
   struct Impl;
   explicit Cursor(std::unique_ptr<Impl> impl);
+  Status NextSlow();
   std::unique_ptr<Impl> impl_;
+  State* st_;  // impl_, as its State
 };
 
 }  // namespace minnow

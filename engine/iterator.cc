@@ -20,21 +20,22 @@ Status Iterator::Impl::MisuseError(const char* what) const {
 
 Status Iterator::Impl::Settle(bool forward) {
   for (;;) {
-    valid = cursor->Valid();
+    const RecordView* rec = cursor->current();  // inline: no call per field
+    valid = rec != nullptr;
     if (!valid) return Status::OK();
     // TODO(#4): MVCC decides what a delete-marked record means to this transaction's view.
-    if (!cursor->delete_marked()) [[likely]]
-      break;
+    if (!rec->delete_marked()) [[likely]] {
+      key = AsStringView(rec->key);
+      overflow = rec->overflow();
+      if (!overflow) value = AsStringView(rec->value);
+      return Status::OK();
+    }
     Status st = forward ? cursor->Next() : cursor->Prev();
     if (!st.ok()) {
       valid = false;
       return st;
     }
   }
-  key = AsStringView(cursor->key());
-  overflow = cursor->has_overflow();
-  if (!overflow) value = AsStringView(cursor->inline_value());
-  return Status::OK();
 }
 
 Iterator::Iterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -64,6 +65,17 @@ Status Iterator::Next() {
   Impl& i = *impl_;
   if (!i.valid || !i.Usable()) [[unlikely]]
     return i.MisuseError("Next");
+  if (i.cursor->NextInLeaf()) [[likely]] {
+    // The scan's fast path: a live record in the same leaf, cached without a Status per step.
+    const RecordView& rec = *i.cursor->current();
+    if (!rec.delete_marked()) [[likely]] {
+      i.key = AsStringView(rec.key);
+      i.overflow = rec.overflow();
+      if (!i.overflow) i.value = AsStringView(rec.value);
+      return Status::OK();
+    }
+    return i.Settle(true);
+  }
   return i.Settled(i.cursor->Next(), true);
 }
 

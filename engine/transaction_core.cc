@@ -63,14 +63,10 @@ Status TransactionCore::AcquireToken() {
 }
 
 Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value) {
-  auto rec = ks->tree->Get(AsBytes(key));
-  if (!rec.ok()) {
-    if (rec.status().IsNotFound()) return false;
-    return rec.status();
-  }
-  if (rec->delete_marked) return false;  // TODO(#4): build the visible version instead
-  *value = std::move(rec->value);
-  return true;
+  bool delete_marked = false;
+  ASSIGN_OR_RETURN(bool found, ks->tree->Get(AsBytes(key), value, &delete_marked));
+  // TODO(#4): build the visible version instead of hiding a delete-marked record.
+  return found && !delete_marked;
 }
 
 Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {

@@ -1,6 +1,8 @@
 // B+tree basics: create/open, point operations, splits and merges, cursors, overflow values,
 // sys fields, bad input.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -70,6 +72,57 @@ TEST_CASE("point operations", "[btree]") {
   CHECK(tree->Remove(B("b")).code() == Code::kNotFound);
   CHECK(tree->Get(B("b")).status().code() == Code::kNotFound);
   RequireCheck(*tree);
+}
+
+TEST_CASE("Get into a caller's string reuses it and reports the delete mark", "[btree]") {
+  PoolFixture fx;
+  auto tree = NewTree(fx.pool());
+  REQUIRE(tree->Insert(B("a"), B("1")).ok());
+  std::string big(100000, 'x');  // an overflow chain
+  REQUIRE(tree->Insert(B("big"), AsBytes(big)).ok());
+  std::string value = "stale";
+  bool marked = true;
+  REQUIRE(*tree->Get(B("a"), &value, &marked));
+  CHECK(value == "1");
+  CHECK(!marked);
+  REQUIRE(*tree->Get(B("big"), &value));
+  CHECK(value == big);
+  CHECK(!*tree->Get(B("b"), &value));
+  REQUIRE(tree->SetDeleteMark(B("a"), true).ok());
+  REQUIRE(*tree->Get(B("a"), &value, &marked));
+  CHECK(value == "1");
+  CHECK(marked);
+  CHECK(tree->Get(B(std::string(kMaxKeySize + 1, 'k')), &value).status().code() ==
+        Code::kInvalidArgument);
+}
+
+TEST_CASE("a cursor's current() and NextInLeaf() walk every record", "[btree]") {
+  PoolFixture fx;
+  auto tree = NewTree(fx.pool());
+  for (int i = 0; i < 3000; ++i) {
+    std::string k = fmt::format("{:06}", i);
+    REQUIRE(tree->Insert(AsBytes(k), AsBytes(k + "v")).ok());
+  }
+  auto c = tree->NewCursor();
+  REQUIRE(c->SeekToFirst().ok());
+  int n = 0, in_leaf = 0;
+  while (const RecordView* rec = c->current()) {
+    std::string k = fmt::format("{:06}", n++);
+    REQUIRE(AsStringView(rec->key) == k);
+    REQUIRE(AsStringView(rec->value) == k + "v");
+    REQUIRE(!rec->delete_marked());
+    REQUIRE(!rec->overflow());
+    if (c->NextInLeaf()) {
+      ++in_leaf;
+    } else {
+      REQUIRE(c->Next().ok());
+    }
+  }
+  CHECK(n == 3000);
+  CHECK(in_leaf > 0);
+  CHECK(in_leaf < n - 1);  // some steps left a leaf
+  CHECK(!c->NextInLeaf());
+  CHECK(c->Next().code() == Code::kInvalidArgument);
 }
 
 TEST_CASE("bad arguments are refused", "[btree]") {
