@@ -27,7 +27,7 @@
 // or writing it back under S).
 //
 // TSan: frame latches are reused by many pages, so its lock-order checker reports false cycles;
-// tests/unit/buffer_pool/tsan_suppressions.txt suppresses exactly those.
+// tests/tsan_suppressions.txt suppresses exactly those.
 
 #include <atomic>
 #include <cstdint>
