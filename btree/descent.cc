@@ -24,12 +24,6 @@ Status BTree::Impl::CheckTreePageSlow(const std::byte* page, PageNo page_no, int
 
 namespace {
 
-// A child page about to be searched is usually cold: start loading its header and the first
-// slots together instead of one miss after the other.
-inline void PrefetchPageStart(const std::byte* page) {
-  for (size_t i = 0; i < 8; ++i) __builtin_prefetch(page + 64 * i);
-}
-
 Result<size_t> PickChild(const PageView& v, BTree::Impl::Target target, ConstBytes key) {
   switch (target) {
     case BTree::Impl::Target::kFirst:
@@ -53,7 +47,6 @@ Result<ReadPageGuard> BTree::Impl::FindLeafRead(Target target, ConstBytes key) c
     ASSIGN_OR_RETURN(size_t slot, PickChild(v, target, key));
     ASSIGN_OR_RETURN(PageNo child, v.Child(slot));
     ASSIGN_OR_RETURN(ReadPageGuard c, pool->FetchRead(child));
-    PrefetchPageStart(c.data());
     RETURN_IF_ERROR(CheckTreePage(c.data(), child, v.level() - 1));
     g = std::move(c);  // the parent is released only now: S coupling
   }
@@ -82,13 +75,11 @@ Result<MtrPage> BTree::Impl::FindLeafOptimistic(MiniTransaction* mtr, ConstBytes
         // X-latch the leaf while the parent is S-latched: no split or merge can change which
         // leaf covers `key` meanwhile, since both need the parent X-latched.
         ASSIGN_OR_RETURN(WritePageGuard w, pool->FetchWrite(child));
-        PrefetchPageStart(w.data());
         RETURN_IF_ERROR(CheckTreePage(w.data(), child, 0));
         g.Release();
         return mtr->Adopt(std::move(w));
       }
       ASSIGN_OR_RETURN(ReadPageGuard c, pool->FetchRead(child));
-      PrefetchPageStart(c.data());
       RETURN_IF_ERROR(CheckTreePage(c.data(), child, v.level() - 1));
       g = std::move(c);
     }
