@@ -86,6 +86,7 @@ struct BufferPool::Impl {
   // ---- frames and replacement (lru.cc)
   enum class PinResult { kPinned, kAbsent, kRetry };
   PinResult TryPinResident(PageNo page_no, Frame** out);
+  bool InstallFrame(Frame* v, PageNo page_no, FrameState state);
   // A frame owned by the caller (pin == kEvictBit), from the free list or by eviction.
   Result<Frame*> GetVictim();
   void ReturnToFreeList(Frame* f);

@@ -114,6 +114,30 @@ void UnlatchFrame(Frame* f, LatchMode mode) NO_THREAD_SAFETY_ANALYSIS {
 
 }  // namespace
 
+// Publishes the free frame `v` (X-latched by the caller) as page `page_no` in `state`: pinned
+// once, in the page map and at the LRU midpoint. If another thread installed the page first,
+// gives `v` back to the free list, releases its latch and returns false: the caller retries.
+bool BufferPool::Impl::InstallFrame(Frame* v, PageNo page_no,
+                                    FrameState state) NO_THREAD_SAFETY_ANALYSIS {
+  Latch& install = install_latches[page_no % kInstallShards];
+  install.Acquire();
+  Frame* f = nullptr;
+  if (TryPinResident(page_no, &f) == PinResult::kPinned) {
+    install.Release();
+    v->latch.Release();
+    Unpin(f);
+    ReturnToFreeList(v);
+    return false;
+  }
+  v->page_no.store(page_no, std::memory_order_relaxed);
+  v->state.store(state, std::memory_order_relaxed);
+  v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
+  map.Set(page_no, v->index);
+  LruInsertMidpoint(v);
+  install.Release();
+  return true;
+}
+
 Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD_SAFETY_ANALYSIS {
   if (closed.load(std::memory_order_relaxed)) [[unlikely]]
     return Closed();
@@ -145,27 +169,13 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
     }
     ASSIGN_OR_RETURN(Frame * v, GetVictim());
     v->latch.Acquire();  // uncontended: the frame is ours; frame latch before install latch
-    Latch& install = install_latches[page_no % kInstallShards];
-    install.Acquire();
-    if (TryPinResident(page_no, &f) == PinResult::kPinned) {  // someone else read it first
-      install.Release();
-      v->latch.Release();
-      Unpin(f);
-      ReturnToFreeList(v);
-      continue;
-    }
-    v->page_no.store(page_no, std::memory_order_relaxed);
-    v->state.store(FrameState::kLoading, std::memory_order_relaxed);
-    v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
-    map.Set(page_no, v->index);
-    LruInsertMidpoint(v);
-    install.Release();
+    if (!InstallFrame(v, page_no, FrameState::kLoading)) continue;  // someone else read it first
 
     misses.fetch_add(1, std::memory_order_relaxed);
     Status st = ReadPage(page_no, v->data);
     if (!st.ok()) {
       {
-        LatchGuard g(install);
+        LatchGuard g(install_latches[page_no % kInstallShards]);
         map.ClearIf(page_no, v->index);
       }
       v->state.store(FrameState::kFailed, std::memory_order_release);
@@ -211,21 +221,7 @@ Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYS
     std::memset(v->data, 0, kPageSize);
     Store32(v->data + page_offset::kPageNo, page_no);
     v->latch.Acquire();
-    Latch& install = install_latches[page_no % kInstallShards];
-    install.Acquire();
-    if (TryPinResident(page_no, &f) == PinResult::kPinned) {
-      install.Release();
-      v->latch.Release();
-      Unpin(f);
-      ReturnToFreeList(v);
-      continue;
-    }
-    v->page_no.store(page_no, std::memory_order_relaxed);
-    v->state.store(FrameState::kValid, std::memory_order_relaxed);
-    v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
-    map.Set(page_no, v->index);
-    LruInsertMidpoint(v);
-    install.Release();
+    if (!InstallFrame(v, page_no, FrameState::kValid)) continue;
     return v;
   }
 }
