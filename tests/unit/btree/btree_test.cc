@@ -14,18 +14,11 @@ namespace minnow {
 namespace {
 
 using testing::B;
+using testing::NewTree;
 using testing::PoolFixture;
 using testing::RequireCheck;
 using testing::S;
 using testing::U32Key;
-
-std::unique_ptr<BTree> NewTree(BufferPool* pool, TreeOptions options = {}) {
-  auto root = BTree::Create(pool, options);
-  REQUIRE(root.ok());
-  auto tree = BTree::Open(pool, *root);
-  REQUIRE(tree.ok());
-  return std::move(tree).value();
-}
 
 TEST_CASE("an empty tree", "[btree]") {
   PoolFixture fx;

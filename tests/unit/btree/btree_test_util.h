@@ -68,4 +68,13 @@ inline CheckReport RequireCheck(const BTree& tree) {
   return *r;
 }
 
+// Creates an empty tree in `pool` and opens it; REQUIREs both succeed.
+inline std::unique_ptr<BTree> NewTree(BufferPool* pool, TreeOptions options = {}) {
+  auto root = BTree::Create(pool, options);
+  REQUIRE(root.ok());
+  auto tree = BTree::Open(pool, *root);
+  REQUIRE(tree.ok());
+  return std::move(tree).value();
+}
+
 }  // namespace minnow::testing

@@ -8,16 +8,11 @@ namespace minnow {
 namespace {
 
 using testing::B;
+using testing::NewTree;
 using testing::PoolFixture;
 using testing::RequireCheck;
 using testing::S;
 using testing::U32Key;
-
-std::unique_ptr<BTree> NewTree(BufferPool* pool, TreeOptions options = {}) {
-  auto root = BTree::Create(pool, options);
-  REQUIRE(root.ok());
-  return std::move(BTree::Open(pool, *root)).value();
-}
 
 // Feeds keys 0..n-1 (big-endian u32) with values derived from the key.
 struct Feed {
