@@ -104,7 +104,9 @@ BufferPool::~BufferPool() {
 
 Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend> disk,
                                                      const BufferPoolOptions& options,
-                                                     RedoLog* log) {
+                                                     RedoLog* log,
+                                                     std::unique_ptr<DiskBackend> doublewrite) {
+  (void)doublewrite;  // TODO(#3): the doublewrite path (in progress)
   if (disk == nullptr) return Status::InvalidArgument("BufferPool::Open: no disk backend");
   ASSIGN_OR_RETURN(uint64_t size, disk->Size());
   std::vector<std::byte> p0(kPageSize);

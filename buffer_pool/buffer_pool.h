@@ -29,6 +29,7 @@
 // TSan: frame latches are reused by many pages, so its lock-order checker reports false cycles;
 // tests/tsan_suppressions.txt suppresses exactly those.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -50,6 +51,10 @@ struct BufferPoolOptions {
   uint64_t log_capacity_bytes = 256u << 20;  // checkpoint when the log holds more than this
   uint32_t old_blocks_time_ms = 1000;        // innodb_old_blocks_time
   bool create_if_missing = true;             // an empty backend is formatted
+  // Recovery mode (issue #3): the file may be shorter than page 0 says (pages allocated since
+  // the last checkpoint were never written) and a page beyond its end reads as an unused zero
+  // page; no flusher runs and only ApplyLogRecords changes pages until EndRecovery().
+  bool recovery = false;
 };
 
 struct BufferPoolStats {
@@ -64,16 +69,36 @@ struct BufferPoolStats {
   uint64_t pages_in_file = 0;
   uint64_t free_pages = 0;  // pages on the file's free list
   uint64_t compressed_writes = 0;
+  uint64_t checkpoints = 0;      // checkpoints written to page 0
+  uint64_t checkpoint_lsn = 0;   // the last one
+  uint64_t doublewrite_batches = 0;  // batches written through the doublewrite file
 };
+
+// Page 0's description of the file, read straight from a backend (before any pool exists:
+// recovery needs the checkpoint and the database id to find and check the log).
+struct FileHeaderInfo {
+  uint32_t format_version = 0;
+  uint32_t page_count = 0;
+  Lsn checkpoint_lsn = 0;
+  Lsn log_scan_lsn = 0;  // min(checkpoint, oldest open transaction's first LSN); see file_header.h
+  std::array<std::byte, 16> database_id{};
+};
+// Validates page 0 (magic, version, page size, checksum) and returns its fields. The file may be
+// shorter than page_count pages (that is for recovery to fix). kNotFound for an empty file.
+Result<FileHeaderInfo> ReadFileHeader(DiskBackend* disk);
 
 class BufferPool {
  public:
   // Opens the file behind `disk`: formats it if it is empty (and options allow), otherwise
   // checks page 0 (magic, format version, page size, checksum, file length).
   // `log` receives redo; nullptr means a MemoryRedoLog owned by the pool.
+  // `doublewrite`, if given, is the doublewrite file (buffer_pool/doublewrite.h): every page
+  // write-back then goes through it. Without one (in-memory databases, unit tests) pages are
+  // written in place directly.
   static Result<std::unique_ptr<BufferPool>> Open(std::unique_ptr<DiskBackend> disk,
                                                   const BufferPoolOptions& options,
-                                                  RedoLog* log = nullptr);
+                                                  RedoLog* log = nullptr,
+                                                  std::unique_ptr<DiskBackend> doublewrite = nullptr);
   // Stops the flusher. Does not flush: call Close() for a clean close.
   ~BufferPool();
 
@@ -98,6 +123,23 @@ class BufferPool {
   // page 0 and checkpoints the log. Concurrent mtrs may go on; pages they dirty meanwhile may
   // stay dirty. REQUIRES: the caller holds no page latch (it waits for S latches).
   Status FlushAll();
+
+  // Recovery (REQUIRES: opened with options.recovery, before EndRecovery, one thread):
+  // applies one mini-transaction's redo group read back from the log (redo_log.h format), which
+  // started at `start_lsn` and ended at `end_lsn`: each page it names is fetched (a page beyond
+  // the file's end as a zero page), changed unless its page_lsn >= end_lsn, stamped and marked
+  // dirty. Returns how many pages it changed. kCorruption for a malformed group or a page that
+  // fails its checksum (the message names the page and says that no doublewrite copy fixed it).
+  Result<size_t> ApplyLogRecords(ConstBytes records, Lsn start_lsn, Lsn end_lsn);
+  // Ends recovery: reloads the cached copy of page 0 (page count, free list, system roots),
+  // extends the file to the page count and starts the flusher.
+  Status EndRecovery();
+
+  // The first failed write or sync of the data or doublewrite file, OK if none. After one, the
+  // pool writes no page and checkpoints nothing (FlushAll, Close and eviction of a dirty page
+  // return this error): on Linux a failed fsync may already have dropped the unwritten pages, so
+  // only recovery from the log, after a reopen, can be trusted (PostgreSQL's rule).
+  Status fatal_error() const;
 
   // Root page of system structure `slot` (file_header.h), kInvalidPageNo if unset. Reads a
   // cached copy: never latches page 0.

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "buffer_pool/disk_backend.h"
+#include "common/fault_injection.h"
 
 namespace minnow {
 
@@ -42,6 +43,13 @@ class FileBackend final : public DiskBackend {
   }
 
   Status Write(uint64_t offset, ConstBytes src) override {
+    if (const FaultKind fault = TakeFault(FaultOp::kWrite, name_); fault != FaultKind::kNone) {
+      return InjectedWriteFault(fault, offset, src);
+    }
+    return WriteAll(offset, src);
+  }
+
+  Status WriteAll(uint64_t offset, ConstBytes src) {
     size_t done = 0;
     while (done < src.size()) {
       ssize_t n = ::pwrite(fd_, src.data() + done, src.size() - done, offset + done);
@@ -68,6 +76,9 @@ class FileBackend final : public DiskBackend {
   }
 
   Status Sync() override {
+    if (TakeFault(FaultOp::kSync, name_) == FaultKind::kSyncError) {
+      return Errno(name_, "fdatasync (injected fault)", EIO);
+    }
     if (::fdatasync(fd_) != 0) return Errno(name_, "fdatasync", errno);
     return Status::OK();
   }
@@ -87,6 +98,24 @@ class FileBackend final : public DiskBackend {
   const std::string& name() const override { return name_; }
 
  private:
+  // A fault from common/fault_injection.h instead of the real write.
+  Status InjectedWriteFault(FaultKind fault, uint64_t offset, ConstBytes src) {
+    switch (fault) {
+      case FaultKind::kShortWrite: {
+        RETURN_IF_ERROR(WriteAll(offset, src.first(src.size() / 2)));
+        return Status::IOError(fmt::format("{}: pwrite at offset {}: short write ({} of {} bytes, "
+                                           "injected fault)",
+                                           name_, offset, src.size() / 2, src.size()));
+      }
+      case FaultKind::kNoSpace:
+        return Status::NoSpace(fmt::format("{}: pwrite at offset {}: {} (injected fault)", name_,
+                                           offset, std::strerror(ENOSPC)));
+      default:
+        return Errno(name_, fmt::format("pwrite at offset {} (injected fault)", offset), EIO);
+    }
+  }
+
+
   const std::string name_;
   const int fd_;
   std::atomic<bool> punch_supported_{true};

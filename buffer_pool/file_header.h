@@ -13,6 +13,9 @@
 //   64     8    checkpoint_lsn   all redo below this is in the file (durability, issue #3)
 //   72     16   database_id      random at creation: a log is matched to its file by it
 //   88     4*16 system_roots     root pages of system structures (slot 0: the catalog)
+//   152    8    log_scan_lsn     recovery scans the log from here: min(checkpoint_lsn, the
+//                                first LSN of any transaction open at the checkpoint)
+// checkpoint_lsn and log_scan_lsn are written unlogged, by checkpoints only.
 
 #include <array>
 #include <cstdint>
@@ -36,6 +39,7 @@ inline constexpr size_t kFreePageCount = 56;
 inline constexpr size_t kCheckpointLsn = 64;
 inline constexpr size_t kDatabaseId = 72;
 inline constexpr size_t kSystemRoots = 88;
+inline constexpr size_t kLogScanLsn = 152;
 }  // namespace file_header_offset
 
 }  // namespace minnow

@@ -43,6 +43,10 @@ class RedoLog {
   // Bytes of log kept since the last checkpoint: when this passes the capacity, the pool
   // flushes dirty pages and checkpoints (InnoDB's log_free_check).
   virtual uint64_t bytes_since_checkpoint() const = 0;
+  // The oldest LSN still needed for something other than redo (an open transaction's undo
+  // records, txn/durable_redo_log.h); UINT64_MAX if none. A checkpoint records
+  // min(checkpoint, retain_from()) in page 0 as the LSN recovery must start scanning at.
+  virtual Lsn retain_from() const { return UINT64_MAX; }
 };
 
 // Applies one mini-transaction's record stream (as passed to Append) whose end LSN is

@@ -13,6 +13,16 @@ struct Options {
   size_t buffer_pool_bytes = 256u << 20;
   bool background_flusher = true;
   uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a writer waits
+
+  // Durability (a file database; ":memory:" has no log). The redo log lives in the directory
+  // path + ".redo/", the doublewrite buffer in path + ".dblwr".
+  //   innodb_flush_log_at_trx_commit: 1 = write and fsync the log at every commit (a commit
+  //   that returned OK survives any crash); 2 = write at commit, fsync once a second (survives
+  //   a crash of the process, not of the machine); 0 = write and fsync once a second.
+  uint8_t flush_log_at_trx_commit = 1;
+  uint64_t log_file_bytes = 64ull << 20;       // one redo log segment file (>= 64 KiB)
+  uint64_t log_capacity_bytes = 256ull << 20;  // innodb_redo_log_capacity: checkpoint beyond it
+  uint32_t log_flush_interval_ms = 1000;       // the once-a-second flush of policies 0 and 2
 };
 
 enum class Compression : uint8_t { kNone, kLz4 };
