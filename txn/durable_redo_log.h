@@ -51,7 +51,8 @@
 // nothing), and so does failed_status(); only a reopen (recovery) clears it. Before it reports
 // the failure, the log overwrites with zeros, best effort, the frame headers of the bytes
 // beyond the last LSN it ever reported written-and-acknowledged (max_acknowledged_lsn: what a
-// committer was told succeeded), so that a commit told "failed" is not found by recovery. If
+// committer was told succeeded by CommitUpTo, and at least durable_lsn), so that a commit told
+// "failed" is not found by recovery. If
 // even that write fails, the outcome of those commits is unknown (documented in ARCHITECTURE).
 //
 // Thread safety: every method may be called concurrently. Append* may be called with page
@@ -123,7 +124,8 @@ class DurableRedoLog final : public RedoLog {
   Lsn Append(ConstBytes mtr_records) override;
   Lsn AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) override;
   Status FlushUpTo(Lsn lsn) override;
-  // Removes segment files that end at or before min(lsn, retain_from()).
+  // Removes segment files that end at or before min(lsn, retain_from()); never the segment
+  // being appended to.
   void Checkpoint(Lsn lsn) override;
   Lsn current_lsn() const override;
   uint64_t bytes_since_checkpoint() const override;
@@ -136,10 +138,14 @@ class DurableRedoLog final : public RedoLog {
   // kWriteAndSyncEverySecond → nothing. Records `lsn` as acknowledged on success.
   Status CommitUpTo(Lsn lsn, FlushPolicy policy);
 
-  // Log below this LSN is still needed by an active transaction (its undo records, for
-  // recovery's rollback); Checkpoint never trims past it. Set by engine/ (UINT64_MAX: none).
-  void SetRetainFrom(Lsn lsn);
-  Lsn retain_from() const;
+  // Recovery rolls back a transaction left open by a crash from its undo records in this log,
+  // so the log keeps (Checkpoint never trims) everything from the first LSN of each transaction
+  // that is open or whose end record (commit or rollback-done) is not yet durable.
+  void TrxStarted(Lsn first_lsn);             // its first record's frame starts at first_lsn
+  void TrxEnded(Lsn first_lsn, Lsn end_lsn);  // its end record's frame ends at end_lsn
+  // The smallest first_lsn still kept (TrxEnded entries drop out once durable_lsn >= end_lsn);
+  // UINT64_MAX if none.
+  Lsn retain_from() const override;
 
   // Starts / stops the once-a-second writer (policies 0 and 2). Stop is idempotent.
   void StartBackground();
