@@ -2,12 +2,15 @@
 // 32 hex characters), and with --compare the same work on LMDB and SQLite in this process.
 //
 //   bench_kv [--rows N] [--runs R] [--gets G] [--inserts I] [--csv FILE] [--compare]
-//            [--dir DIR] [--seed S]
+//            [--dir DIR] [--seed S] [--durable-commits C] [--durable-only]
 //
 // Each run starts from fresh files: bulk load, full scan, G random point gets in one read
 // transaction and with a transaction each, I random inserts of new keys in one transaction and
 // I more with a transaction each (no fsync), file size after a clean close, and a second fresh
-// store loaded row by row. Prints one table: median / min / max over the runs.
+// store loaded row by row. Then the durable rows (tools/bench_kv_durable.h): C commits of one
+// insert each, with fsync at commit, from 1, 2 and 8 threads, each row on a fresh file in DIR
+// (--durable-commits 0 leaves them out, --durable-only runs only them). Prints one table:
+// median / min / max over the runs.
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -18,11 +21,13 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tools/bench_kv_backend.h"
+#include "tools/bench_kv_durable.h"
 #include "tools/bench_kv_table.h"
 
 namespace minnow::bench {
@@ -34,6 +39,8 @@ struct Config {
   uint64_t gets = 1'000'000;
   uint64_t inserts = 200'000;
   uint64_t seed = 42;
+  uint64_t durable_commits = 8'000;  // per durable row: 1-2 s for LMDB and SQLite here
+  bool durable_only = false;
   bool compare = false;
   std::string csv;
   std::string dir;
@@ -41,7 +48,7 @@ struct Config {
 
 constexpr const char* kUsage =
     "usage: bench_kv [--rows N] [--runs R] [--gets G] [--inserts I] [--csv FILE] [--compare]\n"
-    "                [--dir DIR] [--seed S]\n";
+    "                [--dir DIR] [--seed S] [--durable-commits C] [--durable-only]\n";
 
 bool ParseArgs(int argc, char** argv, Config* c) {
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +68,13 @@ bool ParseArgs(int argc, char** argv, Config* c) {
     if (a == "--gets" && num(&c->gets)) continue;
     if (a == "--inserts" && num(&c->inserts) && c->inserts < (1ull << 30)) continue;
     if (a == "--seed" && num(&c->seed)) continue;
+    if (a == "--durable-commits" && num(&c->durable_commits) && c->durable_commits < (1ull << 32)) {
+      continue;
+    }
+    if (a == "--durable-only") {
+      c->durable_only = true;
+      continue;
+    }
     if (a == "--compare") {
       c->compare = true;
       continue;
@@ -81,6 +95,7 @@ bool ParseArgs(int argc, char** argv, Config* c) {
 struct Engine {
   std::string name;
   BackendFactory factory;
+  DurableFactory durable;
   EngineResult result;
 };
 
@@ -88,20 +103,6 @@ double Seconds(const std::function<Status()>& f, Status* st) {
   const auto t0 = std::chrono::steady_clock::now();
   *st = f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-Row& RowFor(EngineResult* r, const std::string& op, Unit unit) {
-  for (Row& row : r->rows) {
-    if (row.op == op) return row;
-  }
-  r->rows.push_back(Row{op, unit, {}, {}});
-  return r->rows.back();
-}
-
-void AddRate(EngineResult* r, const std::string& op, Unit unit, double count, double secs) {
-  Row& row = RowFor(r, op, unit);
-  row.values.push_back(secs > 0 ? count / secs : 0);
-  row.seconds.push_back(secs);
 }
 
 std::string MakeDir(const std::string& parent, const std::string& name) {
@@ -112,8 +113,8 @@ std::string MakeDir(const std::string& parent, const std::string& name) {
   return p;
 }
 
-// One run of the whole workload on one engine.
-Status RunOnce(const Config& c, const Dataset& data, Engine* e, const std::string& base, int run) {
+// One run of the key-value workload (no fsync) on one engine.
+Status RunKv(const Config& c, const Dataset& data, Engine* e, const std::string& base, int run) {
   EngineResult* r = &e->result;
   const auto rows = static_cast<double>(c.rows);
   Status st;
@@ -184,15 +185,22 @@ Status RunOnce(const Config& c, const Dataset& data, Engine* e, const std::strin
   return Status::OK();
 }
 
+// One run of the whole workload on one engine; `data` is null with --durable-only.
+Status RunOnce(const Config& c, const Dataset* data, Engine* e, const std::string& base, int run) {
+  if (data != nullptr) RETURN_IF_ERROR(RunKv(c, *data, e, base, run));
+  if (c.durable_commits == 0) return Status::OK();
+  return RunDurableRows(e->durable, c.durable_commits, base, e->name, run, &e->result);
+}
+
 std::vector<Engine> ChooseEngines(const Config& c) {
   std::vector<Engine> engines;
-  engines.push_back({"minnow", &NewMinnowBackend, {}});
+  engines.push_back({"minnow", &NewMinnowBackend, &NewMinnowDurable, {}});
   if (!c.compare) return engines;
 #if MINNOW_HAVE_LMDB
-  engines.push_back({"LMDB", &NewLmdbBackend, {}});
+  engines.push_back({"LMDB", &NewLmdbBackend, &NewLmdbDurable, {}});
 #endif
 #if MINNOW_HAVE_SQLITE
-  engines.push_back({"SQLite", &NewSqliteBackend, {}});
+  engines.push_back({"SQLite", &NewSqliteBackend, &NewSqliteDurable, {}});
 #endif
 #if !MINNOW_HAVE_LMDB || !MINNOW_HAVE_SQLITE
   fmt::print(stderr,
@@ -209,7 +217,7 @@ std::vector<Engine> ChooseEngines(const Config& c) {
 
 int Main(int argc, char** argv) {
   Config c;
-  if (!ParseArgs(argc, argv, &c)) {
+  if (!ParseArgs(argc, argv, &c) || (c.durable_only && c.durable_commits == 0)) {
     std::fputs(kUsage, stderr);
     return 2;
   }
@@ -223,16 +231,21 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const std::string base = tmpl;
+  const std::string warning = c.durable_commits > 0 ? DurableDirWarning(base) : std::string();
+  if (!warning.empty()) fmt::print(stderr, "{}\n", warning);
 
   std::vector<Engine> engines = ChooseEngines(c);
-  fmt::print("bench_kv: generating {} rows...\n", Commas(c.rows));
-  Dataset data(c.rows, c.gets, c.inserts, c.seed);
+  std::unique_ptr<Dataset> data;
+  if (!c.durable_only) {
+    fmt::print("bench_kv: generating {} rows...\n", Commas(c.rows));
+    data = std::make_unique<Dataset>(c.rows, c.gets, c.inserts, c.seed);
+  }
   Status st;
   for (int run = 0; run < c.runs && st.ok(); ++run) {
     for (Engine& e : engines) {
       fmt::print("  run {}/{}: {}\n", run + 1, c.runs, e.name);
       std::fflush(stdout);
-      st = RunOnce(c, data, &e, base, run);
+      st = RunOnce(c, data.get(), &e, base, run);
       if (!st.ok()) {
         fmt::print(stderr, "bench_kv: {} run {} failed: {}\n", e.name, run + 1, st.ToString());
         break;
@@ -248,11 +261,20 @@ int Main(int argc, char** argv) {
     results.push_back(e.result);
   }
   fmt::print("\n");
-  PrintTable(stdout,
-             fmt::format("bench_kv: {} rows (key uint32 big-endian, value 32 hex chars), {} "
-                         "runs: median [min, max]; {} hardware threads; no fsync",
-                         Commas(c.rows), c.runs, std::thread::hardware_concurrency()),
-             results);
+  std::string title =
+      c.durable_only
+          ? fmt::format(
+                "bench_kv: durable commits only, {} runs: median [min, max]; {} hardware "
+                "threads; files in {}",
+                c.runs, std::thread::hardware_concurrency(), parent)
+          : fmt::format(
+                "bench_kv: {} rows (key uint32 big-endian, value 32 hex chars), {} "
+                "runs: median [min, max]; {} hardware threads; no fsync{}",
+                Commas(c.rows), c.runs, std::thread::hardware_concurrency(),
+                c.durable_commits > 0 ? " but in the durable rows; files in " + parent
+                                      : std::string());
+  if (!warning.empty()) title += "\n" + warning;
+  PrintTable(stdout, title, results);
   if (!c.csv.empty()) {
     Status w = WriteCsv(c.csv, results);
     if (!w.ok()) {
