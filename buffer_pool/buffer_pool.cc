@@ -43,8 +43,9 @@ Status Format(DiskBackend* disk, std::byte* page) {
   return disk->Sync();
 }
 
-// Checks page 0 of a non-empty file and leaves its decoded bytes in `page`.
-Status Validate(DiskBackend* disk, uint64_t size, std::byte* page) {
+// Checks page 0 of a non-empty file and leaves its decoded bytes in `page`. With `allow_short`
+// the file may be shorter than page 0's page count (recovery extends it).
+Status Validate(DiskBackend* disk, uint64_t size, std::byte* page, bool allow_short) {
   const std::string& name = disk->name();
   constexpr size_t kMinSize = fh::kPageSizeField + 4;
   if (size < kMinSize) {
@@ -63,6 +64,12 @@ Status Validate(DiskBackend* disk, uint64_t size, std::byte* page) {
                     version, kFormatVersion));
   }
   if (version == 0) return Status::Corruption(fmt::format("{}: page 0: format version 0", name));
+  if (version == 1) {
+    return Status::NotSupported(
+        fmt::format("{}: format version 1 was written before minnow had a durable redo log; "
+                    "recreate the database",
+                    name));
+  }
   const uint32_t page_size = Load32(page + fh::kPageSizeField);
   if (page_size != kPageSize) {
     return Status::NotSupported(
@@ -81,7 +88,7 @@ Status Validate(DiskBackend* disk, uint64_t size, std::byte* page) {
   if (count == 0 || count == kInvalidPageNo) {
     return Status::Corruption(fmt::format("{}: page 0: bad page count {}", name, count));
   }
-  if (size < uint64_t{count} * kPageSize) {
+  if (!allow_short && size < uint64_t{count} * kPageSize) {
     return Status::Corruption(
         fmt::format("{}: truncated: the file has {} bytes, page 0 says {} pages ({} bytes)", name,
                     size, count, uint64_t{count} * kPageSize));
@@ -96,6 +103,20 @@ Status Validate(DiskBackend* disk, uint64_t size, std::byte* page) {
 
 }  // namespace
 
+Result<FileHeaderInfo> ReadFileHeader(DiskBackend* disk) {
+  ASSIGN_OR_RETURN(const uint64_t size, disk->Size());
+  if (size == 0) return Status::NotFound(fmt::format("{}: empty file", disk->name()));
+  std::vector<std::byte> p0(kPageSize);
+  RETURN_IF_ERROR(Validate(disk, size, p0.data(), /*allow_short=*/true));
+  FileHeaderInfo info;
+  info.format_version = Load32(p0.data() + fh::kFormatVersion);
+  info.page_count = Load32(p0.data() + fh::kPageCount);
+  info.checkpoint_lsn = Load64(p0.data() + fh::kCheckpointLsn);
+  info.log_scan_lsn = Load64(p0.data() + fh::kLogScanLsn);
+  std::memcpy(info.database_id.data(), p0.data() + fh::kDatabaseId, info.database_id.size());
+  return info;
+}
+
 BufferPool::BufferPool(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BufferPool::~BufferPool() {
@@ -103,10 +124,8 @@ BufferPool::~BufferPool() {
 }
 
 Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend> disk,
-                                                     const BufferPoolOptions& options,
-                                                     RedoLog* log,
+                                                     const BufferPoolOptions& options, RedoLog* log,
                                                      std::unique_ptr<DiskBackend> doublewrite) {
-  (void)doublewrite;  // TODO(#3): the doublewrite path (in progress)
   if (disk == nullptr) return Status::InvalidArgument("BufferPool::Open: no disk backend");
   ASSIGN_OR_RETURN(uint64_t size, disk->Size());
   std::vector<std::byte> p0(kPageSize);
@@ -118,16 +137,19 @@ Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend
     RETURN_IF_ERROR(Format(disk.get(), p0.data()));
     size = kPageSize;
   } else {
-    RETURN_IF_ERROR(Validate(disk.get(), size, p0.data()));
+    RETURN_IF_ERROR(Validate(disk.get(), size, p0.data(), options.recovery));
   }
   const size_t nframes = std::max<size_t>(16, options.pool_bytes / kPageSize);
   auto impl = std::make_unique<Impl>(std::move(disk), options, nframes);
+  impl->dblwr = std::move(doublewrite);
+  impl->recovering.store(options.recovery, std::memory_order_relaxed);
   impl->page_count.store(Load32(p0.data() + fh::kPageCount));
   impl->free_page_count.store(Load32(p0.data() + fh::kFreePageCount));
   for (size_t s = 0; s < kSystemRootSlots; ++s) {
     impl->roots[s].store(Load32(p0.data() + fh::kSystemRoots + 4 * s));
   }
   impl->file_pages.store(size / kPageSize);
+  impl->checkpoint_lsn.store(Load64(p0.data() + fh::kCheckpointLsn));
   impl->database_id_hash =
       (uint64_t{crc32c::Value(ConstBytes(p0.data() + fh::kDatabaseId, 8))} << 32) |
       crc32c::Value(ConstBytes(p0.data() + fh::kDatabaseId + 8, 8));
@@ -142,17 +164,99 @@ Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend
   ASSIGN_OR_RETURN(Frame * f0, pool->impl_->Fetch(0, LatchMode::kShared));
   f0->latch.ReleaseShared();  // keep the pin: page 0 never leaves the pool
   pool->impl_->page0 = f0;
-  pool->impl_->StartFlusher();
+  if (!options.recovery) pool->impl_->StartFlusher();
   return pool;
 }
 
 Status BufferPool::Close() {
   if (impl_->closed.load()) return Status::OK();
   impl_->StopFlusher();
-  Status st = impl_->FlushAndCheckpoint();
+  Status st;
+  if (impl_->recovering.load()) {
+    // Recovery did not end: keep the work (the pages), but a checkpoint would claim too much.
+    LatchGuard serial(impl_->flush_latch_);
+    st = impl_->FlushDirty(UINT64_MAX);
+    if (st.ok()) st = impl_->disk->Sync();
+  } else {
+    st = impl_->FlushAndCheckpoint();
+  }
   impl_->closed.store(true);
   return st;
 }
+
+Result<size_t> BufferPool::ApplyLogRecords(ConstBytes records, Lsn start_lsn, Lsn end_lsn) {
+  Impl& impl = *impl_;
+  if (!impl.recovering.load(std::memory_order_relaxed)) {
+    return Status::InvalidArgument("ApplyLogRecords outside recovery");
+  }
+  struct Held {
+    Frame* frame;
+    Lsn lsn_before;
+  };
+  std::vector<Held> held;
+  auto release = [&]() NO_THREAD_SAFETY_ANALYSIS {
+    for (const Held& h : held) {
+      h.frame->latch.Release();
+      impl.Unpin(h.frame);
+    }
+  };
+  auto page_for = [&](PageNo page_no) -> Result<std::byte*> {
+    Result<Frame*> f = impl.Fetch(page_no, LatchMode::kExclusive);
+    if (!f.ok()) {
+      const Status& st = f.status();
+      if (st.code() != Code::kCorruption) return st;
+      return Status::Corruption(
+          fmt::format("{} (redo of LSN {}..{}; no doublewrite copy repaired it)", st.message(),
+                      start_lsn, end_lsn));
+    }
+    held.push_back(Held{*f, HeaderPageLsn((*f)->data)});
+    return (*f)->data;
+  };
+  Status st = ApplyRedo(records, end_lsn, page_for);
+  size_t changed = 0;
+  if (st.ok()) {
+    impl.commit_latch.AcquireShared();
+    for (const Held& h : held) {
+      if (h.lsn_before >= end_lsn) continue;  // already had this mtr
+      impl.MarkDirty(h.frame, start_lsn);
+      ++changed;
+    }
+    impl.commit_latch.ReleaseShared();
+  }
+  release();
+  RETURN_IF_ERROR(st);
+  return changed;
+}
+
+Status BufferPool::EndRecovery() NO_THREAD_SAFETY_ANALYSIS {
+  Impl& impl = *impl_;
+  if (!impl.recovering.load()) return Status::InvalidArgument("EndRecovery outside recovery");
+  Frame* f0 = impl.page0;
+  f0->latch.AcquireShared();
+  const std::byte* p0 = f0->data;
+  const uint32_t count = Load32(p0 + fh::kPageCount);
+  const uint32_t free_count = Load32(p0 + fh::kFreePageCount);
+  const PageNo head = Load32(p0 + fh::kFreeListHead);
+  std::array<PageNo, kSystemRootSlots> roots;
+  for (size_t s = 0; s < kSystemRootSlots; ++s) roots[s] = Load32(p0 + fh::kSystemRoots + 4 * s);
+  f0->latch.ReleaseShared();
+  if (count == 0 || count == kInvalidPageNo ||
+      (head != kInvalidPageNo && (head == 0 || head >= count))) {
+    return Status::Corruption(fmt::format("{}: page 0 after redo: page count {}, free list head {}",
+                                          file_name(), count, head));
+  }
+  impl.page_count.store(count, std::memory_order_release);
+  impl.free_page_count.store(free_count, std::memory_order_relaxed);
+  for (size_t s = 0; s < kSystemRootSlots; ++s) {
+    impl.roots[s].store(roots[s], std::memory_order_release);
+  }
+  RETURN_IF_ERROR(impl.EnsureFileSize(count));
+  impl.recovering.store(false, std::memory_order_release);
+  impl.StartFlusher();
+  return Status::OK();
+}
+
+Status BufferPool::fatal_error() const { return impl_->FatalError(); }
 
 Result<ReadPageGuard> BufferPool::FetchRead(PageNo page_no) {
   if (page_no == kInvalidPageNo) [[unlikely]] {
@@ -212,6 +316,9 @@ BufferPoolStats BufferPool::stats() const {
   s.pages_in_file = i.page_count.load(std::memory_order_relaxed);
   s.free_pages = i.free_page_count.load(std::memory_order_relaxed);
   s.compressed_writes = i.compressed_writes.load(std::memory_order_relaxed);
+  s.checkpoints = i.checkpoints.load(std::memory_order_relaxed);
+  s.checkpoint_lsn = i.checkpoint_lsn.load(std::memory_order_relaxed);
+  s.doublewrite_batches = i.doublewrite_batches.load(std::memory_order_relaxed);
   return s;
 }
 

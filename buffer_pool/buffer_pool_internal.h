@@ -7,8 +7,14 @@
 //   -> lru_latch_ -> free_latch_
 // commit_latch_ (shared by mtr commit, exclusive for computing a checkpoint LSN) is taken with
 // frame latches held and nothing is acquired under it except the log's own latch.
-// flush_latch_ serializes whole flush passes (FlushAll, checkpoints); it is taken with no frame
-// latch held. No pool latch is held across disk I/O; frame latches are (S while writing back).
+// flush_latch_ serializes whole flush passes (FlushAll, checkpoints, the flusher's batches); it is
+// taken with no frame latch held and held across their I/O.
+// dblwr_latch_ serializes doublewrite batches (one doublewrite file): taken after any frame
+// latches (an eviction holds the victim's S latch, a checkpoint page 0's X latch) and held
+// across the batch's disk I/O (write and sync the doublewrite file, write and sync the data
+// file); nothing is acquired under it. It is the one pool latch held across disk I/O; frame
+// latches are too (S or X while writing one page back).
+// fatal_latch_ and bg_error_latch_ are leaves.
 
 #include <array>
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <vector>
 
 #include "buffer_pool/buffer_pool.h"
+#include "buffer_pool/doublewrite.h"
 #include "buffer_pool/file_header.h"
 #include "buffer_pool/frame.h"
 #include "common/latch.h"
@@ -104,6 +111,31 @@ struct BufferPool::Impl {
   Status WriteBack(Frame* f);
   // Makes sure the file is at least `pages` pages long (extends in chunks).
   Status EnsureFileSize(uint64_t pages);
+  // Raises file_pages to at least `pages` (after a page was written in place: recovery writes
+  // pages beyond the end of a short file, and EnsureFileSize must not overwrite them).
+  void RaiseFilePages(uint64_t pages);
+
+  // ---- doublewrite and the fatal I/O state (doublewrite.cc)
+  // One page of a write-back batch: its image sits in the batch's slot buffer.
+  struct PageImage {
+    Frame* frame;  // pinned by the caller for the whole batch
+    PageNo page_no;
+    Lsn lsn;     // page_lsn of the image
+    size_t len;  // bytes to write in place (< kPageSize: compressed, punch the rest)
+    bool compressed;
+  };
+  // Builds f's image into `slot` (kPageSize bytes, zero-padded). REQUIRES: f latched (S or X).
+  static void CaptureImage(Frame* f, std::byte* slot, PageImage* out);
+  // Writes `n` captured images (slot i at slots + i * kPageSize) through the doublewrite file:
+  // WAL flush, doublewrite write + sync, in-place writes (+ hole punching), data sync. Images
+  // older than one already written in place are dropped. Does not touch dirty state. The first
+  // failed write or sync becomes the fatal error. REQUIRES: n <= kDoublewriteSlots.
+  Status WriteThroughDoublewrite(PageImage* images, std::byte* slots, size_t n)
+      EXCLUDES(dblwr_latch_);
+  // OK, or the fatal error (fast path: one relaxed atomic load).
+  Status FatalError() const;
+  // Records `st` as the fatal error if it is the first; returns it.
+  Status SetFatal(Status st);
 
   // ---- flushing (flusher.cc)
   // Writes every page whose oldest modification is below `below` (all dirty pages if
@@ -119,6 +151,12 @@ struct BufferPool::Impl {
   std::vector<DirtyRef> CollectDirty(Lsn below);
   // Writes one dirty frame if it still holds d.page_no. REQUIRES: no frame latch held.
   Status FlushOne(const DirtyRef& d);
+  // Writes `refs` through the doublewrite file in batches of up to kDoublewriteSlots: images
+  // are copied under each frame's S latch, written with no frame latch held, and a frame is
+  // marked clean only if its page_lsn is still the image's. REQUIRES: no frame latch held.
+  Status FlushBatches(const std::vector<DirtyRef>& refs);
+  // FlushOne for each, or FlushBatches with a doublewrite file. REQUIRES: flush_latch_.
+  Status FlushRefs(const std::vector<DirtyRef>& refs);
   // Writes the pages dirtied before `below`, syncs, and checkpoints the log at the oldest
   // change still unwritten (recorded in page 0 first). REQUIRES: no frame latch held.
   Status FlushAndCheckpoint(Lsn below = UINT64_MAX);
@@ -168,10 +206,21 @@ struct BufferPool::Impl {
   SharedLatch commit_latch;
   Latch flush_latch_;
 
+  // The doublewrite file (nullptr: pages are written in place directly).
+  std::unique_ptr<DiskBackend> dblwr;
+  Latch dblwr_latch_;
+  // The fatal I/O error (BufferPool::fatal_error); fatal_set_ lets hot callers skip the latch.
+  std::atomic<bool> fatal_set_{false};
+  mutable Latch fatal_latch_;
+  Status fatal_ GUARDED_BY(fatal_latch_);
+  // Recovery mode (options.recovery until EndRecovery).
+  std::atomic<bool> recovering{false};
+
   // Statistics.
   StripedCounter hits;
   std::atomic<uint64_t> misses{0}, reads{0}, writes{0}, evictions{0}, young_moves{0};
   std::atomic<uint64_t> compressed_writes{0}, dirty_pages{0};
+  std::atomic<uint64_t> checkpoints{0}, checkpoint_lsn{0}, doublewrite_batches{0};
 
   // Background flusher.
   std::thread flusher;

@@ -25,7 +25,9 @@
 namespace minnow {
 
 inline constexpr char kFileMagic[8] = {'M', 'I', 'N', 'N', 'O', 'W', 'D', 'B'};
-inline constexpr uint32_t kFormatVersion = 1;
+// 2: page 0 has log_scan_lsn and the file has a durable redo log (issue #3). Version 1 files
+// are refused: nothing can recover them.
+inline constexpr uint32_t kFormatVersion = 2;
 inline constexpr size_t kSystemRootSlots = 16;
 inline constexpr size_t kCatalogRootSlot = 0;
 

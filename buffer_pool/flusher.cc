@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "buffer_pool/buffer_pool_internal.h"
+#include "common/crash_point.h"
 
 namespace minnow {
 
@@ -41,19 +42,81 @@ std::vector<BufferPool::Impl::DirtyRef> BufferPool::Impl::CollectDirty(Lsn below
   return out;
 }
 
-Status BufferPool::Impl::FlushDirty(Lsn below) {
-  std::vector<DirtyRef> todo = CollectDirty(below);
-  std::sort(todo.begin(), todo.end(),
-            [](const DirtyRef& a, const DirtyRef& b) { return a.page_no < b.page_no; });
+Status BufferPool::Impl::FlushBatches(const std::vector<DirtyRef>& refs) NO_THREAD_SAFETY_ANALYSIS {
+  thread_local std::vector<std::byte> slots;
+  slots.resize(std::min(refs.size(), kDoublewriteSlots) * kPageSize);
+  PageImage images[kDoublewriteSlots];
   Status first_error;
-  for (const DirtyRef& d : todo) {
-    Status st = FlushOne(d);
-    if (!st.ok() && first_error.ok()) first_error = std::move(st);
+  for (size_t next = 0; next < refs.size();) {
+    // (a) Copy the images out, each under its frame's S latch; the pins stay until the end.
+    size_t n = 0;
+    for (; next < refs.size() && n < kDoublewriteSlots; ++next) {
+      const DirtyRef& d = refs[next];
+      Frame* f = &frames[d.frame];
+      if ((f->pin.fetch_add(1, std::memory_order_acq_rel) & kEvictBit) != 0) {
+        f->pin.fetch_sub(1, std::memory_order_release);
+        continue;  // being evicted, so it is clean
+      }
+      bool captured = false;
+      if (f->page_no.load(std::memory_order_acquire) == d.page_no &&
+          f->state.load(std::memory_order_acquire) == FrameState::kValid) {
+        f->latch.AcquireShared();
+        if (f->oldest_modification.load(std::memory_order_acquire) != 0) {
+          CaptureImage(f, slots.data() + n * kPageSize, &images[n]);
+          captured = true;
+        }
+        f->latch.ReleaseShared();
+      }
+      if (captured) {
+        ++n;
+      } else {
+        Unpin(f);
+      }
+    }
+    // (b)-(d)
+    Status st = WriteThroughDoublewrite(images, slots.data(), n);
+    // (e) Clean only if unchanged since the copy (and written: on an error all stay dirty).
+    for (size_t i = 0; i < n; ++i) {
+      Frame* f = images[i].frame;
+      if (st.ok()) {
+        f->latch.AcquireShared();
+        if (HeaderPageLsn(f->data) == images[i].lsn &&
+            f->disk_lsn.load(std::memory_order_relaxed) == images[i].lsn) {
+          ClearDirty(f);
+        }
+        f->latch.ReleaseShared();
+      }
+      Unpin(f);
+    }
+    if (!st.ok()) {
+      if (first_error.ok()) first_error = std::move(st);
+      if (!FatalError().ok()) break;
+    }
   }
   return first_error;
 }
 
+Status BufferPool::Impl::FlushRefs(const std::vector<DirtyRef>& refs) {
+  RETURN_IF_ERROR(FatalError());
+  if (dblwr != nullptr) return FlushBatches(refs);
+  Status first_error;
+  for (const DirtyRef& d : refs) {
+    Status st = FlushOne(d);
+    if (!st.ok() && first_error.ok()) first_error = std::move(st);
+    if (!FatalError().ok()) break;
+  }
+  return first_error;
+}
+
+Status BufferPool::Impl::FlushDirty(Lsn below) {
+  std::vector<DirtyRef> todo = CollectDirty(below);
+  std::sort(todo.begin(), todo.end(),
+            [](const DirtyRef& a, const DirtyRef& b) { return a.page_no < b.page_no; });
+  return FlushRefs(todo);
+}
+
 Status BufferPool::Impl::FlushOldest(size_t max) {
+  LatchGuard serial(flush_latch_);
   std::vector<DirtyRef> todo = CollectDirty(UINT64_MAX);
   if (todo.size() > max) {
     std::nth_element(todo.begin(), todo.begin() + static_cast<ptrdiff_t>(max), todo.end(),
@@ -62,20 +125,17 @@ Status BufferPool::Impl::FlushOldest(size_t max) {
   }
   std::sort(todo.begin(), todo.end(),
             [](const DirtyRef& a, const DirtyRef& b) { return a.page_no < b.page_no; });
-  Status first_error;
-  for (const DirtyRef& d : todo) {
-    Status st = FlushOne(d);
-    if (!st.ok() && first_error.ok()) first_error = std::move(st);
-  }
-  return first_error;
+  return FlushRefs(todo);
 }
 
 Status BufferPool::Impl::FlushAndCheckpoint(Lsn below) NO_THREAD_SAFETY_ANALYSIS {
   LatchGuard serial(flush_latch_);
+  RETURN_IF_ERROR(FatalError());
   RETURN_IF_ERROR(FlushDirty(below));
-  RETURN_IF_ERROR(disk->Sync());
+  if (Status st = disk->Sync(); !st.ok()) return SetFatal(std::move(st));
   // Every mtr that appended before `ckpt` has marked its pages dirty (commit_latch_), so the
-  // pages still dirty bound what the file lacks.
+  // pages still dirty bound what the file lacks. `ckpt` is a group boundary: the log's current
+  // end, or the start of the oldest unwritten mtr.
   Lsn ckpt;
   commit_latch.Acquire();
   ckpt = log->current_lsn();
@@ -84,16 +144,25 @@ Status BufferPool::Impl::FlushAndCheckpoint(Lsn below) NO_THREAD_SAFETY_ANALYSIS
     if (om != 0) ckpt = std::min(ckpt, om - 1);
   }
   commit_latch.Release();
-  // Page 0 records the checkpoint (unlogged: redo never touches the field).
+  // A transaction open now whose records start before ckpt is in retain_from(); one that
+  // starts later starts after ckpt.
+  const Lsn scan = std::min(ckpt, log->retain_from());
+  MINNOW_CRASH_POINT("checkpoint.before_header");
+  // Page 0 records the checkpoint (unlogged: redo never touches these fields).
   ASSIGN_OR_RETURN(Frame * f0, Fetch(0, LatchMode::kExclusive));
   std::byte* field = f0->data + file_header_offset::kCheckpointLsn;
   if (Load64(field) < ckpt) Store64(field, ckpt);
+  const Lsn recorded = Load64(field);
+  Store64(f0->data + file_header_offset::kLogScanLsn, scan);
   Status st = WriteBack(f0);
   f0->latch.Release();
   Unpin(f0);
   RETURN_IF_ERROR(st);
-  RETURN_IF_ERROR(disk->Sync());
+  if (st = disk->Sync(); !st.ok()) return SetFatal(std::move(st));
+  MINNOW_CRASH_POINT("checkpoint.after_header");
   log->Checkpoint(ckpt);
+  checkpoints.fetch_add(1, std::memory_order_relaxed);
+  checkpoint_lsn.store(recorded, std::memory_order_relaxed);
   return Status::OK();
 }
 
@@ -137,6 +206,7 @@ void BufferPool::Impl::FlusherLoop() NO_THREAD_SAFETY_ANALYSIS {
       flusher_wake_ = false;
     }
     wake_pending_.store(false, std::memory_order_release);
+    if (!FatalError().ok()) continue;  // recorded once below; retrying cannot help
     Status st;
     if (log->bytes_since_checkpoint() > options.log_capacity_bytes) {
       // Write the pages that hold the oldest half of the log back, then move the checkpoint

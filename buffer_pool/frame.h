@@ -49,7 +49,12 @@ struct alignas(64) Frame {
   std::atomic<PageNo> page_no{kInvalidPageNo};
   std::atomic<FrameState> state{FrameState::kFree};
   std::atomic<Lsn> oldest_modification{0};  // 1 + start LSN of the first unwritten change
-  std::byte* data = nullptr;                // kPageSize bytes, fixed for the pool's life
+  // With a doublewrite file: page_lsn of the newest image of this page written in place since
+  // the frame was installed (0: none). Read and written under the pool's doublewrite latch while
+  // the frame is pinned; reset when a page is installed. A batch never writes an image older
+  // than this (doublewrite.cc says why).
+  std::atomic<Lsn> disk_lsn{0};
+  std::byte* data = nullptr;  // kPageSize bytes, fixed for the pool's life
   FrameNo index = 0;
 
   // LRU bookkeeping: links are guarded by the pool's LRU latch; the atomics are also read

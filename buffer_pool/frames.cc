@@ -131,6 +131,7 @@ bool BufferPool::Impl::InstallFrame(Frame* v, PageNo page_no,
   }
   v->page_no.store(page_no, std::memory_order_relaxed);
   v->state.store(state, std::memory_order_relaxed);
+  v->disk_lsn.store(0, std::memory_order_relaxed);
   v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
   map.Set(page_no, v->index);
   LruInsertMidpoint(v);
@@ -162,8 +163,10 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
       std::this_thread::yield();
       continue;
     }
+    // In recovery page 0's count may be older than the log, and the file shorter than it.
+    const bool recovery = recovering.load(std::memory_order_relaxed);
     const uint32_t count = page_count.load(std::memory_order_acquire);
-    if (page_no >= count) {
+    if (page_no >= count && !recovery) {
       return Status::Corruption(fmt::format("{}: page {}: beyond the end of the file ({} pages)",
                                             disk->name(), page_no, count));
     }
@@ -172,7 +175,14 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
     if (!InstallFrame(v, page_no, FrameState::kLoading)) continue;  // someone else read it first
 
     misses.fetch_add(1, std::memory_order_relaxed);
-    Status st = ReadPage(page_no, v->data);
+    Status st;
+    if (recovery && page_no >= file_pages.load(std::memory_order_acquire)) {
+      // Never written before the crash: an unused zero page, as NewPage makes it.
+      std::memset(v->data, 0, kPageSize);
+      Store32(v->data + page_offset::kPageNo, page_no);
+    } else {
+      st = ReadPage(page_no, v->data);
+    }
     if (!st.ok()) {
       {
         LatchGuard g(install_latches[page_no % kInstallShards]);

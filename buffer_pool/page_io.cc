@@ -120,8 +120,18 @@ Status BufferPool::Impl::ReadPage(PageNo page_no, std::byte* dst) {
 }
 
 Status BufferPool::Impl::WriteBack(Frame* f) {
+  RETURN_IF_ERROR(FatalError());
   const std::byte* page = f->data;
   const PageNo page_no = f->page_no.load(std::memory_order_relaxed);
+  std::byte* image = ThreadScratch().image;
+  if (dblwr != nullptr) {
+    // A batch of one; the caller's latch keeps the page unchanged until it is marked clean.
+    PageImage img;
+    CaptureImage(f, image, &img);
+    RETURN_IF_ERROR(WriteThroughDoublewrite(&img, image, 1));
+    ClearDirty(f);
+    return Status::OK();
+  }
   const Lsn lsn = HeaderPageLsn(page);
   if (lsn != 0) {
     Status st = log->FlushUpTo(lsn);  // the WAL rule
@@ -131,19 +141,29 @@ Status BufferPool::Impl::WriteBack(Frame* f) {
                                            disk->name(), page_no, lsn, st.message()));
     }
   }
-  std::byte* image = ThreadScratch().image;
   bool compressed = false;
   const size_t len = BuildPageImage(page, page_no, image, &compressed);
   const uint64_t offset = uint64_t{page_no} * kPageSize;
   Status st = disk->Write(offset, ConstBytes(image, len));
-  if (st.ok() && len < kPageSize) st = disk->PunchHole(offset + len, kPageSize - len);
+  if (!st.ok()) {
+    // Fatal: see BufferPool::fatal_error().
+    return SetFatal(Status(st.code(), fmt::format("{} (writing page {})", st.message(), page_no)));
+  }
+  st = len < kPageSize ? disk->PunchHole(offset + len, kPageSize - len) : Status::OK();
   if (!st.ok()) {
     return Status(st.code(), fmt::format("{} (writing page {})", st.message(), page_no));
   }
+  RaiseFilePages(uint64_t{page_no} + 1);
   writes.fetch_add(1, std::memory_order_relaxed);
   if (compressed) compressed_writes.fetch_add(1, std::memory_order_relaxed);
   ClearDirty(f);
   return Status::OK();
+}
+
+void BufferPool::Impl::RaiseFilePages(uint64_t end) {
+  uint64_t have = file_pages.load(std::memory_order_acquire);
+  while (have < end && !file_pages.compare_exchange_weak(have, end, std::memory_order_acq_rel)) {
+  }
 }
 
 Status BufferPool::Impl::EnsureFileSize(uint64_t pages) {
@@ -157,7 +177,7 @@ Status BufferPool::Impl::EnsureFileSize(uint64_t pages) {
   const std::byte zero{0};
   Status st = disk->Write(target * kPageSize - 1, ConstBytes(&zero, 1));
   if (!st.ok()) return st;
-  file_pages.store(target, std::memory_order_release);
+  RaiseFilePages(target);
   return Status::OK();
 }
 
