@@ -69,6 +69,14 @@ struct RecordData {
 
 class Cursor;
 
+// Called once by a write, under the leaf's latch, after the record's place is known and before
+// the first page change: `old` is the record the write replaces, delete-marks or removes (value
+// complete), nullptr when it inserts. An error aborts the write, which then changes nothing.
+// The write may still fail after the call (no space for a split): the caller must accept a
+// notice for a change that did not happen. It must not call into this tree. Transactions
+// write their undo here, ahead of the change (write-ahead undo).
+using BeforeChange = std::function<Status(const RecordData* old)>;
+
 class BTree {
  public:
   // Allocates an empty tree (a root leaf) in the pool's file; returns the root page number, which
@@ -96,20 +104,23 @@ class BTree {
   // `sys` is empty or kSysFieldsSize bytes. kInvalidArgument for an empty key when the tree
   // forbids it (never: an empty key is a valid key), a key over kMaxKeySize or a value over
   // kMaxValueSize.
-  Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {});
+  Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {},
+                const BeforeChange* before_change = nullptr);
   // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark.
   // kNotFound if absent. In place (same heap number) when it fits the page, else delete +
   // insert with a split, reported to the listener as a move. `old` receives the previous
   // record when not null.
-  Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr);
+  Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
+                const BeforeChange* before_change = nullptr);
   // Insert or Update. `old` is set (and *existed = true) when the key was there.
   Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
-                bool* existed = nullptr);
+                bool* existed = nullptr, const BeforeChange* before_change = nullptr);
   // Sets or clears the delete mark (and sys bytes, if given). kNotFound if absent.
   Status SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys = {});
   // Physically removes the record and frees its overflow pages; merges or redistributes the
   // page when it falls under a quarter full. kNotFound if absent. `old` as for Update.
-  Status Remove(ConstBytes key, RecordData* old = nullptr);
+  Status Remove(ConstBytes key, RecordData* old = nullptr,
+                const BeforeChange* before_change = nullptr);
 
   // Builds the tree from records in ascending key order, filling pages to `fill_factor`
   // (0.5 .. 1.0). REQUIRES: the tree is empty; no other thread uses it meanwhile. kInvalidArgument

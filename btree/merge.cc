@@ -13,6 +13,7 @@
 
 #include "btree/btree_internal.h"
 #include "common/check.h"
+#include "common/crash_point.h"
 
 namespace minnow {
 namespace {
@@ -209,6 +210,7 @@ static Status MergeOrRedistribute(BTree::Impl* t, MiniTransaction* mtr, MtrPage 
 }
 
 Status BTree::Impl::Rebalance(MiniTransaction* mtr, std::vector<PathLevel>* path, size_t level) {
+  MINNOW_CRASH_POINT("btree.merge");  // pages latched, nothing of the merge committed
   for (;;) {
     PathLevel cur = (*path)[level];
     PageView v(cur.page.data());

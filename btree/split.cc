@@ -11,6 +11,7 @@
 
 #include "btree/btree_internal.h"
 #include "common/check.h"
+#include "common/crash_point.h"
 
 namespace minnow {
 
@@ -154,6 +155,7 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
                                                     std::vector<MtrPage>* reserve, size_t level,
                                                     size_t idx, const RecordSpec& rec,
                                                     HeapNo heap_no, RecordLocation moved_from) {
+  MINNOW_CRASH_POINT("btree.split");  // pages latched, nothing of the split committed
   MtrPage page = (*path)[level].page;
   {
     MtrEditor ed(page);

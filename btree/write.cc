@@ -30,6 +30,17 @@ Status CheckSys(const TreeOptions& options, ConstBytes sys) {
   return Status::OK();
 }
 
+// The write's BeforeChange notice (btree.h), if it has one.
+Status Notify(WriteOp* op, const RecordData* old) {
+  if (op->before_change == nullptr) return Status::OK();
+  return (*op->before_change)(old);
+}
+
+// Points op->old at scratch space when a notice needs the old record and the caller gave none.
+void NeedOld(WriteOp* op) {
+  if (op->before_change != nullptr && op->old == nullptr) op->old = &op->old_scratch;
+}
+
 }  // namespace
 
 Status BTree::Impl::FillRecordData(const RecordView& rec, PageNo page_no, RecordData* out) const {
@@ -68,11 +79,13 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     const RecordSpec& spec = op->rec->spec;
     if (v.Fits(spec.size())) {
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
+      RETURN_IF_ERROR(Notify(op, nullptr));
       op->applied = true;
       InsertRecord(&ed, idx, spec);
       return true;
     }
     if (path == nullptr) return false;
+    RETURN_IF_ERROR(Notify(op, nullptr));
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
     op->applied = true;
@@ -92,6 +105,11 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
       return Status::Corruption(
           fmt::format("page {}: record without sys fields in a clustered tree", leaf.page_no()));
     }
+    if (op->before_change != nullptr) {
+      NeedOld(op);
+      RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
+      RETURN_IF_ERROR(Notify(op, op->old));
+    }
     ::minnow::SetDeleteMark(&ed, idx, op->mark, op->sys);
     return true;
   }
@@ -104,7 +122,9 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     }
     bool in_place = spec.size() <= rec.size + v.available();
     if (!in_place && path == nullptr) return false;
+    NeedOld(op);
     if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
+    RETURN_IF_ERROR(Notify(op, op->old));
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
       if (spec.size() > rec.size) RETURN_IF_ERROR(check_before_reorganize(spec.size()));
@@ -127,7 +147,9 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   bool is_root = leaf.page_no() == root;
   bool underflow = !is_root && v.used() - rec.size - kSlotSize < kMinFillBytes;
   if (underflow && path == nullptr) return false;
+  NeedOld(op);
   if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
+  RETURN_IF_ERROR(Notify(op, op->old));
   if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
   RecordLocation removed{leaf.page_no(), rec.heap_no};
   RecordLocation successor{leaf.page_no(), kSupremumHeapNo};
@@ -173,37 +195,49 @@ Status BTree::Impl::RunWrite(WriteOp* op) {
 
 // ---- public write API
 
-Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys) {
+Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys,
+                     const BeforeChange* before_change) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
-  WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec};
+  WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec, .before_change = before_change};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
-Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old) {
+Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
+                     const BeforeChange* before_change) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
-  WriteOp op{.kind = OpKind::kUpdate, .key = key, .rec = &rec, .sys = sys, .old = old};
+  WriteOp op{.kind = OpKind::kUpdate,
+             .key = key,
+             .rec = &rec,
+             .sys = sys,
+             .old = old,
+             .before_change = before_change};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
 Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
-                     bool* existed) {
+                     bool* existed, const BeforeChange* before_change) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
   bool found = false;
-  WriteOp op{
-      .kind = OpKind::kUpsert, .key = key, .rec = &rec, .sys = sys, .old = old, .existed = &found};
+  WriteOp op{.kind = OpKind::kUpsert,
+             .key = key,
+             .rec = &rec,
+             .sys = sys,
+             .old = old,
+             .existed = &found,
+             .before_change = before_change};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   if (existed != nullptr) *existed = found;
@@ -217,9 +251,9 @@ Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys) {
   return impl_->RunWrite(&op);
 }
 
-Status BTree::Remove(ConstBytes key, RecordData* old) {
+Status BTree::Remove(ConstBytes key, RecordData* old, const BeforeChange* before_change) {
   RETURN_IF_ERROR(CheckKey(key));
-  WriteOp op{.kind = OpKind::kRemove, .key = key, .old = old};
+  WriteOp op{.kind = OpKind::kRemove, .key = key, .old = old, .before_change = before_change};
   return impl_->RunWrite(&op);
 }
 

@@ -67,6 +67,45 @@ TEST_CASE("point operations", "[btree]") {
   RequireCheck(*tree);
 }
 
+TEST_CASE("BeforeChange is told once per write, before it, and can veto it", "[btree]") {
+  PoolFixture fx(64);
+  auto tree = NewTree(fx.pool());
+  std::vector<std::string> seen;  // "+" for an insert, else the old value
+  Status veto;
+  BeforeChange notice = [&](const RecordData* old) {
+    seen.push_back(old == nullptr ? "+" : old->value);
+    return veto;
+  };
+  // Enough records, with big values, that some writes split and merge (the pessimistic path).
+  const std::string big(3000, 'v');
+  for (uint32_t i = 0; i < 200; ++i) {
+    REQUIRE(tree->Insert(B(U32Key(i)), B(big), {}, &notice).ok());
+  }
+  CHECK(seen.size() == 200);
+  CHECK(std::count(seen.begin(), seen.end(), "+") == 200);
+  seen.clear();
+  CHECK(tree->Insert(B(U32Key(7)), B("dup"), {}, &notice).code() == Code::kDuplicateKey);
+  CHECK(seen.empty());  // a write that finds nothing to do is not announced
+  REQUIRE(tree->Upsert(B(U32Key(7)), B("seven"), {}, nullptr, nullptr, &notice).ok());
+  REQUIRE(tree->Update(B(U32Key(8)), B(std::string(6000, 'w')), {}, nullptr, &notice).ok());
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0] == big);
+  CHECK(seen[1] == big);
+  seen.clear();
+  for (uint32_t i = 10; i < 190; ++i) REQUIRE(tree->Remove(B(U32Key(i)), nullptr, &notice).ok());
+  CHECK(seen.size() == 180);
+  CHECK(std::all_of(seen.begin(), seen.end(), [&](const std::string& v) { return v == big; }));
+  // A veto leaves the tree as it was.
+  veto = Status(Code::kAborted, "no");
+  CHECK(tree->Insert(B(U32Key(500)), B("x"), {}, &notice).code() == Code::kAborted);
+  CHECK(tree->Remove(B(U32Key(7)), nullptr, &notice).code() == Code::kAborted);
+  CHECK(tree->Upsert(B(U32Key(8)), B("y"), {}, nullptr, nullptr, &notice).code() == Code::kAborted);
+  CHECK(tree->Get(B(U32Key(500))).status().code() == Code::kNotFound);
+  CHECK(tree->Get(B(U32Key(7)))->value == "seven");
+  CHECK(tree->Get(B(U32Key(8)))->value == std::string(6000, 'w'));
+  RequireCheck(*tree);
+}
+
 TEST_CASE("Get into a caller's string reuses it and reports the delete mark", "[btree]") {
   PoolFixture fx;
   auto tree = NewTree(fx.pool());
