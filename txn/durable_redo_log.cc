@@ -101,8 +101,8 @@ struct DurableRedoLog::Impl {
   Lsn AppendFrame(LogFrameKind kind, size_t len, const Fill& fill);
   Status WriteUpTo(Lsn lsn);
   Status WriteOutLocked() REQUIRES(write_latch);
-  Status WriteStream(Lsn pos, ConstBytes data) REQUIRES(write_latch);
-  Status SwitchSegment() REQUIRES(write_latch);
+  Status WriteStream(Lsn pos, ConstBytes data) REQUIRES(write_latch);  // pos: a frame boundary
+  Status SwitchSegment(Lsn frame_boundary) REQUIRES(write_latch);
   Status FlushSlow(Lsn lsn);
   Status LeadSync();
   void FailLocked(const Status& st, Lsn attempted_end) REQUIRES(write_latch);
@@ -198,11 +198,12 @@ Status DurableRedoLog::Impl::WriteOutLocked() {
 }
 
 Status DurableRedoLog::Impl::WriteStream(Lsn pos, ConstBytes data) {
+  const Lsn first = pos;
   while (!data.empty()) {
     const Segment& seg = segments.back();
     const Lsn seg_end = seg.start + seg.capacity;
     if (pos == seg_end) {
-      RETURN_IF_ERROR(SwitchSegment());
+      RETURN_IF_ERROR(SwitchSegment(first));
       continue;
     }
     const size_t n = static_cast<size_t>(std::min<uint64_t>(data.size(), seg_end - pos));
@@ -216,13 +217,16 @@ Status DurableRedoLog::Impl::WriteStream(Lsn pos, ConstBytes data) {
 }
 
 // The current segment is full: sync it (so an invalid frame in a segment with a successor is
-// corruption, never a torn tail), then create the next one.
-Status DurableRedoLog::Impl::SwitchSegment() {
+// corruption, never a torn tail), then create the next one. `frame_boundary` (<= the segment's
+// end) is the start of the buffer being written: everything before it is now durable. The
+// segment's end itself may be inside a frame, and durable_lsn is always a frame boundary (a
+// frame's durable_hint must never cover a frame whose tail may still be torn).
+Status DurableRedoLog::Impl::SwitchSegment(Lsn frame_boundary) {
   const Segment& seg = segments.back();
   const Lsn end = seg.start + seg.capacity;
   RETURN_IF_ERROR(current_file->Sync());
   syncs.fetch_add(1, std::memory_order_relaxed);
-  AtomicMax(durable, end);  // every earlier segment was synced at its own switch
+  AtomicMax(durable, frame_boundary);  // earlier segments were synced at their own switch
   MINNOW_CRASH_POINT("log.segment_switch");
   ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> file,
                    log_format::CreateSegment(options.dir, database_id, end, options.segment_bytes));
