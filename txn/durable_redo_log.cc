@@ -1,17 +1,5 @@
-// The durable redo log: double-buffered appends, group commit, segment files, failure state.
-//
-// Latch order: write_latch → append_latch. sync_latch (the group-commit leader election),
-// trx_latch and bg_latch are leaves, never held while taking another latch.
-//
-//   append_latch  the active buffer (appends copy into it) and the frame count; held for one
-//                 frame's encode + crc, never across I/O.
-//   write_latch   the spare buffer (being written), the segment list, the current segment file
-//                 and the failure state; held across pwrite (and a segment switch's fsync), but
-//                 never across the group-commit fdatasync, so a full buffer can be written
-//                 while the leader syncs.
-//
-// LSNs: current (appended) >= written (in the segment files) >= durable (synced), all atomics so
-// that the common "already durable" FlushUpTo and current_lsn() are one load.
+// The durable redo log: Open, the public methods, transactions' retention and the background
+// writer (the write side is in txn/log_writer.cc, the state in durable_redo_log_internal.h).
 
 #include "txn/durable_redo_log.h"
 
@@ -19,323 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <mutex>
-#include <set>
-#include <utility>
 
-#include "common/check.h"
-#include "common/crash_point.h"
-#include "common/crc32c.h"
-#include "txn/log_segment.h"
+#include "txn/durable_redo_log_internal.h"
 
 namespace minnow {
-
-namespace {
-
-void AtomicMax(std::atomic<Lsn>& a, Lsn v) {
-  Lsn cur = a.load(std::memory_order_relaxed);
-  while (cur < v && !a.compare_exchange_weak(cur, v, std::memory_order_seq_cst)) {
-  }
-}
-
-}  // namespace
-
-struct DurableRedoLog::Impl {
-  struct Buffer {
-    std::unique_ptr<std::byte[]> data;
-    size_t capacity = 0;
-    size_t used = 0;  // stream bytes [start, start + used)
-    Lsn start = 0;
-  };
-  struct Segment {
-    Lsn start = 0;
-    uint64_t capacity = 0;  // 0 for segments kept from before Open (only trimmed, never written)
-    std::string path;
-  };
-
-  DurableLogOptions options;
-  std::array<std::byte, kDatabaseIdSize> database_id{};
-
-  Latch write_latch;
-  Latch append_latch;
-  Buffer buffers[2];
-  Buffer* active GUARDED_BY(append_latch) = &buffers[0];
-  Buffer* spare GUARDED_BY(write_latch) = &buffers[1];
-  uint64_t frames GUARDED_BY(append_latch) = 0;
-
-  std::deque<Segment> segments GUARDED_BY(write_latch);  // oldest first; back() is appended to
-  std::shared_ptr<DiskBackend> current_file GUARDED_BY(write_latch);
-  Status failed_status GUARDED_BY(write_latch);
-  Lsn kept_end GUARDED_BY(write_latch) = 0;  // failed: bytes below were written and not zeroed
-
-  std::atomic<Lsn> current{0};
-  std::atomic<Lsn> written{0};
-  std::atomic<Lsn> durable{0};
-  std::atomic<Lsn> checkpoint{0};
-  std::atomic<Lsn> max_ack{0};
-  std::atomic<bool> failed{false};
-  std::atomic<uint64_t> bytes_written{0}, writes{0}, syncs{0}, flush_requests{0};
-  std::atomic<uint64_t> segments_created{0}, segments_removed{0};
-
-  Latch sync_latch;
-  std::condition_variable_any sync_cv;
-  bool leader_active GUARDED_BY(sync_latch) = false;
-
-  Latch trx_latch;
-  std::multiset<Lsn> open_trx GUARDED_BY(trx_latch);
-  std::vector<std::pair<Lsn, Lsn>> ended_trx GUARDED_BY(trx_latch);  // (first_lsn, end_lsn)
-
-  Latch bg_control_latch;  // Start/StopBackground, held across join
-  Latch bg_latch;
-  std::condition_variable_any bg_cv;
-  bool bg_stop GUARDED_BY(bg_latch) = false;
-  std::thread bg GUARDED_BY(bg_control_latch);
-
-  template <typename Fill>
-  Lsn AppendFrame(LogFrameKind kind, size_t len, const Fill& fill);
-  Status WriteUpTo(Lsn lsn);
-  Status WriteOutLocked() REQUIRES(write_latch);
-  Status WriteStream(Lsn pos, ConstBytes data) REQUIRES(write_latch);  // pos: a frame boundary
-  Status SwitchSegment(Lsn frame_boundary) REQUIRES(write_latch);
-  Status FlushSlow(Lsn lsn);
-  Status LeadSync();
-  void FailLocked(const Status& st, Lsn attempted_end) REQUIRES(write_latch);
-  Status ZeroRange(Lsn from, Lsn to) REQUIRES(write_latch);
-  Status FailedStatus();
-  Lsn RetainFrom();
-  void BackgroundLoop();
-};
-
-// ---- appending ---------------------------------------------------------------------------
-
-template <typename Fill>
-Lsn DurableRedoLog::Impl::AppendFrame(LogFrameKind kind, size_t len, const Fill& fill) {
-  MINNOW_CHECK(len <= UINT32_MAX - kFrameHeaderSize, "log frame of {} bytes", len);
-  const size_t need = kFrameHeaderSize + len;
-  for (;;) {
-    Lsn target;
-    {
-      LatchGuard g(append_latch);
-      if (failed.load(std::memory_order_relaxed)) return 0;
-      Buffer* b = active;
-      if (need > b->capacity - b->used && need <= options.buffer_bytes) {
-        target = b->start + b->used;  // full: write it out (without this latch), then retry
-      } else {
-        if (need > b->capacity - b->used) {
-          // A frame bigger than a buffer: grow this one (rare; the writer shrinks it again).
-          auto bigger = std::make_unique_for_overwrite<std::byte[]>(b->used + need);
-          if (b->used > 0) std::memcpy(bigger.get(), b->data.get(), b->used);
-          b->data = std::move(bigger);
-          b->capacity = b->used + need;
-        }
-        std::byte* h = b->data.get() + b->used;
-        const Lsn start = b->start + b->used;
-        const Bytes payload(h + kFrameHeaderSize, len);
-        fill(payload);
-        log_format::EncodeFrameHeader(h, start, kind, static_cast<uint32_t>(len),
-                                      durable.load(std::memory_order_relaxed),
-                                      crc32c::Value(payload));
-        b->used += need;
-        ++frames;
-        current.store(start + need, std::memory_order_release);
-        return start + need;
-      }
-    }
-    if (!WriteUpTo(target).ok()) return 0;
-  }
-}
-
-Status DurableRedoLog::Impl::FailedStatus() {
-  LatchGuard w(write_latch);  // waits for a failure being handled (zeroing) to finish
-  return failed_status;
-}
-
-// ---- writing -----------------------------------------------------------------------------
-
-Status DurableRedoLog::Impl::WriteUpTo(Lsn lsn) {
-  if (failed.load(std::memory_order_acquire)) return FailedStatus();
-  lsn = std::min(lsn, current.load(std::memory_order_acquire));
-  if (lsn <= written.load(std::memory_order_acquire)) return Status::OK();
-  LatchGuard w(write_latch);
-  if (!failed_status.ok()) return failed_status;
-  if (lsn <= written.load(std::memory_order_relaxed)) return Status::OK();
-  return WriteOutLocked();
-}
-
-// Swaps the buffers and writes the full one; appends go on into the other meanwhile.
-Status DurableRedoLog::Impl::WriteOutLocked() {
-  Buffer* b;
-  {
-    LatchGuard a(append_latch);
-    b = active;
-    if (b->used == 0) return Status::OK();
-    active = spare;
-    active->start = b->start + b->used;
-    active->used = 0;
-    spare = b;
-  }
-  const Lsn end = b->start + b->used;
-  MINNOW_CRASH_POINT("log.before_write");
-  Status st = WriteStream(b->start, ConstBytes(b->data.get(), b->used));
-  if (!st.ok()) {
-    FailLocked(st, end);
-    return failed_status;
-  }
-  MINNOW_CRASH_POINT("log.after_write");
-  written.store(end, std::memory_order_release);
-  b->used = 0;
-  if (b->capacity != options.buffer_bytes) {
-    b->data = std::make_unique_for_overwrite<std::byte[]>(options.buffer_bytes);
-    b->capacity = options.buffer_bytes;
-  }
-  return Status::OK();
-}
-
-Status DurableRedoLog::Impl::WriteStream(Lsn pos, ConstBytes data) {
-  const Lsn first = pos;
-  while (!data.empty()) {
-    const Segment& seg = segments.back();
-    const Lsn seg_end = seg.start + seg.capacity;
-    if (pos == seg_end) {
-      RETURN_IF_ERROR(SwitchSegment(first));
-      continue;
-    }
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(data.size(), seg_end - pos));
-    RETURN_IF_ERROR(current_file->Write(kLogSegmentHeaderSize + (pos - seg.start), data.first(n)));
-    writes.fetch_add(1, std::memory_order_relaxed);
-    bytes_written.fetch_add(n, std::memory_order_relaxed);
-    pos += n;
-    data = data.subspan(n);
-  }
-  return Status::OK();
-}
-
-// The current segment is full: sync it (so an invalid frame in a segment with a successor is
-// corruption, never a torn tail), then create the next one. `frame_boundary` (<= the segment's
-// end) is the start of the buffer being written: everything before it is now durable. The
-// segment's end itself may be inside a frame, and durable_lsn is always a frame boundary (a
-// frame's durable_hint must never cover a frame whose tail may still be torn).
-Status DurableRedoLog::Impl::SwitchSegment(Lsn frame_boundary) {
-  const Segment& seg = segments.back();
-  const Lsn end = seg.start + seg.capacity;
-  RETURN_IF_ERROR(current_file->Sync());
-  syncs.fetch_add(1, std::memory_order_relaxed);
-  AtomicMax(durable, frame_boundary);  // earlier segments were synced at their own switch
-  MINNOW_CRASH_POINT("log.segment_switch");
-  ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> file,
-                   log_format::CreateSegment(options.dir, database_id, end, options.segment_bytes));
-  segments.push_back({end, options.segment_bytes, log_format::SegmentPath(options.dir, end)});
-  current_file = std::move(file);
-  segments_created.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
-}
-
-// ---- failure -----------------------------------------------------------------------------
-
-// The first failure: no append, write or sync happens after it. Zeroes what a committer was
-// never told succeeded, so that recovery ends before it.
-void DurableRedoLog::Impl::FailLocked(const Status& st, Lsn attempted_end) {
-  if (failed.load(std::memory_order_relaxed)) return;
-  failed_status = st;
-  failed.store(true, std::memory_order_seq_cst);
-  // Pairs with CommitUpTo's ack-then-check: a commit acknowledged before this load is kept.
-  const Lsn from =
-      std::max(max_ack.load(std::memory_order_seq_cst), durable.load(std::memory_order_seq_cst));
-  kept_end = std::min(from, written.load(std::memory_order_relaxed));
-  if (attempted_end > from) {
-    Status z = ZeroRange(from, attempted_end);
-    if (!z.ok()) {
-      failed_status = Status(st.code(), fmt::format("{} (zeroing the log beyond LSN {} failed too, "
-                                                    "so commits after it may survive: {})",
-                                                    st.message(), from, z.ToString()));
-    }
-  }
-}
-
-Status DurableRedoLog::Impl::ZeroRange(Lsn from, Lsn to) {
-  static const std::array<std::byte, 64 << 10> kZeros{};
-  for (size_t i = 0; i < segments.size(); ++i) {
-    const Segment& seg = segments[i];
-    const bool last = i + 1 == segments.size();
-    const Lsn seg_end = last ? seg.start + seg.capacity : segments[i + 1].start;
-    const Lsn lo = std::max(from, seg.start);
-    const Lsn hi = std::min(to, seg_end);
-    if (lo >= hi || seg.capacity == 0) continue;
-    std::shared_ptr<DiskBackend> file = current_file;
-    if (!last) {
-      ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> f, OpenFileBackend(seg.path, false));
-      file = std::move(f);
-    }
-    for (Lsn p = lo; p < hi;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(kZeros.size(), hi - p));
-      RETURN_IF_ERROR(
-          file->Write(kLogSegmentHeaderSize + (p - seg.start), ConstBytes(kZeros.data(), n)));
-      p += n;
-    }
-    RETURN_IF_ERROR(file->Sync());
-  }
-  return Status::OK();
-}
-
-// ---- group commit ------------------------------------------------------------------------
-
-Status DurableRedoLog::Impl::FlushSlow(Lsn lsn) NO_THREAD_SAFETY_ANALYSIS {
-  if (failed.load(std::memory_order_acquire)) return FailedStatus();
-  lsn = std::min(lsn, current.load(std::memory_order_acquire));
-  if (lsn <= durable.load(std::memory_order_acquire)) return Status::OK();
-  flush_requests.fetch_add(1, std::memory_order_relaxed);
-  {
-    std::unique_lock<Latch> l(sync_latch);
-    for (;;) {
-      if (lsn <= durable.load(std::memory_order_acquire)) return Status::OK();
-      if (failed.load(std::memory_order_acquire)) {
-        l.unlock();
-        return FailedStatus();
-      }
-      if (!leader_active) break;
-      sync_cv.wait(l);
-    }
-    leader_active = true;
-  }
-  Status st = LeadSync();  // covers lsn: it writes everything appended so far
-  {
-    LatchGuard g(sync_latch);
-    leader_active = false;
-  }
-  sync_cv.notify_all();
-  return st;
-}
-
-// Writes everything appended so far and syncs once, without holding the write latch across the
-// fdatasync (so appends that fill a buffer can still write it out).
-Status DurableRedoLog::Impl::LeadSync() {
-  Lsn target;
-  std::shared_ptr<DiskBackend> file;
-  {
-    LatchGuard w(write_latch);
-    if (!failed_status.ok()) return failed_status;
-    RETURN_IF_ERROR(WriteOutLocked());
-    target = written.load(std::memory_order_relaxed);
-    file = current_file;  // earlier segments were synced at their switch
-  }
-  if (target <= durable.load(std::memory_order_acquire)) return Status::OK();
-  Status st = file->Sync();
-  syncs.fetch_add(1, std::memory_order_relaxed);
-  if (!st.ok()) {
-    LatchGuard w(write_latch);
-    FailLocked(st, written.load(std::memory_order_relaxed));
-    return failed_status;
-  }
-  MINNOW_CRASH_POINT("log.after_sync");
-  AtomicMax(durable, target);
-  return Status::OK();
-}
 
 // ---- transactions ------------------------------------------------------------------------
 
@@ -358,7 +38,9 @@ void DurableRedoLog::Impl::BackgroundLoop() NO_THREAD_SAFETY_ANALYSIS {
   for (;;) {
     {
       std::unique_lock<Latch> l(bg_latch);
-      bg_cv.wait_for(l, interval, [&] { return bg_stop; });
+      const auto deadline = std::chrono::steady_clock::now() + interval;
+      while (!bg_stop && bg_cv.wait_until(l, deadline) != std::cv_status::timeout) {
+      }
       if (bg_stop) return;
     }
     const Lsn now = current.load(std::memory_order_acquire);
@@ -466,7 +148,7 @@ Status DurableRedoLog::FlushUpTo(Lsn lsn) {
 
 Status DurableRedoLog::WriteUpTo(Lsn lsn) { return impl_->WriteUpTo(lsn); }
 
-Status DurableRedoLog::CommitUpTo(Lsn lsn, FlushPolicy policy) NO_THREAD_SAFETY_ANALYSIS {
+Status DurableRedoLog::CommitUpTo(Lsn lsn, FlushPolicy policy) {
   Impl& d = *impl_;
   if (policy == FlushPolicy::kSyncAtCommit) {
     // A durable LSN is never zeroed, so it needs no acknowledgement record; and it stands even
@@ -489,7 +171,7 @@ Status DurableRedoLog::CommitUpTo(Lsn lsn, FlushPolicy policy) NO_THREAD_SAFETY_
   return d.failed_status;
 }
 
-void DurableRedoLog::Checkpoint(Lsn lsn) NO_THREAD_SAFETY_ANALYSIS {
+void DurableRedoLog::Checkpoint(Lsn lsn) {
   Impl& d = *impl_;
   lsn = std::min(lsn, d.current.load(std::memory_order_acquire));
   AtomicMax(d.checkpoint, lsn);

@@ -15,7 +15,11 @@
 // (the stream is continuous); segment k + 1 starts where segment k's data ends. A segment is
 // synced in full before the next one is created, so an invalid frame in a segment that has a
 // successor is corruption, never a torn tail. Segments are created with their full length
-// (ftruncate) so that fdatasync at commit does not have to write file-size metadata.
+// (fallocate, or ftruncate where the file system cannot) so that fdatasync at commit does not
+// have to write file-size metadata; a new segment is written under a temporary name, synced and
+// renamed into place, then the directory is synced, so a crash never leaves a segment without a
+// valid header. durable_lsn is always a frame boundary (a frame's durable_hint must never cover
+// a frame whose tail might still be torn).
 //
 // Frames. Each Append* writes one frame:
 //
@@ -53,7 +57,11 @@
 // beyond the last LSN it ever reported written-and-acknowledged (max_acknowledged_lsn: what a
 // committer was told succeeded by CommitUpTo, and at least durable_lsn), so that a commit told
 // "failed" is not found by recovery. If
-// even that write fails, the outcome of those commits is unknown (documented in ARCHITECTURE).
+// even that write fails, the outcome of those commits is unknown (documented in ARCHITECTURE),
+// and the status's message says so. (The whole range [max_acknowledged_lsn, written end) is
+// zeroed, not only the frame headers.) A commit racing with the failure gets a consistent
+// answer: CommitUpTo returns OK after the failure only for an LSN the failure kept (durable, for
+// kSyncAtCommit; written and not zeroed, for the other policies), the error otherwise.
 //
 // Thread safety: every method may be called concurrently. Append* may be called with page
 // latches held (the mtr commit path): they never wait for a sync, only, when the log buffer is

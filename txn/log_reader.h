@@ -16,6 +16,14 @@
 //   kCorruption for a bad segment header; kIOError for a failed read.
 // An invalid frame at the tail is not an error: the scan ends there (LogScanResult::torn_tail
 // says whether bytes were cut off).
+//
+// Looking for valid frames after an invalid one (txn/log_reader.cc): if the bad frame's header
+// validated, its length says where the next frame starts, which is tried first; then every
+// position from the bad frame (at least the last segment's start) up to the last non-zero byte
+// of the last segment is tested (kind byte, reserved bytes, then header crc with that
+// position's LSN, then payload crc). No heuristic stops it early: a frame has a non-zero kind
+// byte, so nothing after the last non-zero byte can be one. The cost is one read of the rest of
+// the last segment, once per recovery.
 
 #include <cstdint>
 #include <functional>
