@@ -23,8 +23,9 @@
 // Thread safety: all public methods are thread-safe. Latch order: frame latches (btree order:
 // tree pages top-down and left-to-right, then page 0, then free-list pages; Allocate and Free
 // hold page 0 only briefly, see mtr.h) before the pool's internal latches, which are leaves and
-// never held across disk I/O. A frame latch may be held across I/O (reading the page into it,
-// or writing it back under S).
+// never held across disk I/O except the two that serialize write-back (flush passes, and
+// doublewrite batches: buffer_pool_internal.h). A frame latch may be held across I/O (reading
+// the page into it, or writing one page back under S).
 //
 // TSan: frame latches are reused by many pages, so its lock-order checker reports false cycles;
 // tests/tsan_suppressions.txt suppresses exactly those.

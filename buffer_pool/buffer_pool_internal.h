@@ -107,7 +107,8 @@ struct BufferPool::Impl {
   // decompressing an lz4-stored page.
   Status ReadPage(PageNo page_no, std::byte* dst);
   // Writes the frame's page (REQUIRES: caller holds the frame latch, S or X, and a pin),
-  // obeying the WAL rule, and marks it clean.
+  // obeying the WAL rule, and marks it clean: in place, or with a doublewrite file as a batch
+  // of one (eviction, page 0 at a checkpoint). Returns the fatal error once there is one.
   Status WriteBack(Frame* f);
   // Makes sure the file is at least `pages` pages long (extends in chunks).
   Status EnsureFileSize(uint64_t pages);
