@@ -207,13 +207,13 @@ TEST_CASE("Checkpoint trims whole segments below min(lsn, retain_from)", "[txn][
   for (uint64_t i = 100; i < 200; ++i) AppendOne(log.get(), i, 2000);
   const Lsn trx_end = log->AppendTrx(AsBytes("commit"));
   log->TrxEnded(trx_first, trx_end);
-  for (uint64_t i = 200; i < 220; ++i) AppendOne(log.get(), i, 2000);
-  REQUIRE(log->WriteUpTo(log->current_lsn()).ok());  // written, maybe not durable
+  // Written, not durable: a segment switch syncs only up to the start of the buffer it writes,
+  // and the end record is in the last buffer written.
+  REQUIRE(log->WriteUpTo(log->current_lsn()).ok());
   const auto before = Segments(tmp.log_dir());
   REQUIRE(before.size() >= 6);
-
-  // The end record is not durable yet (only the segment switches synced part of the log).
-  if (log->durable_lsn() < trx_end) {
+  REQUIRE(log->durable_lsn() < trx_end);
+  {
     CHECK(log->retain_from() == trx_first);
     log->Checkpoint(log->current_lsn());
     for (const auto& s : Segments(tmp.log_dir())) {
@@ -542,6 +542,40 @@ TEST_CASE("appends keep going while the buffer is written out", "[txn][log]") {
   auto r = ScanAll(tmp.log_dir(), id, 0, &got);
   REQUIRE(r.ok());
   RequireSame(got, want);
+}
+
+}  // namespace
+}  // namespace minnow
+
+namespace minnow {
+namespace {
+
+TEST_CASE("a frame straddling into the last segment may be a torn tail", "[txn][log]") {
+  TempLogDir tmp("straddle-tail");
+  const auto id = DbId(17);
+  std::vector<Appended> want;
+  {
+    auto log = OpenLogOrDie(SmallLogOptions(tmp.log_dir()), id, 0);
+    while (log->current_lsn() + kFrameHeaderSize + 900 < (64 << 10)) {
+      want.push_back(AppendOne(log.get(), want.size(), 900));
+      REQUIRE(log->FlushUpTo(want.back().end).ok());
+    }
+    want.push_back(AppendOne(log.get(), want.size(), 3000));  // crosses LSN 64 KiB
+    REQUIRE(log->FlushUpTo(want.back().end).ok());
+  }
+  const Appended& s = want.back();
+  REQUIRE(s.start < (64 << 10));
+  REQUIRE(s.end > (64 << 10));
+  REQUIRE(Segments(tmp.log_dir()).size() == 2);
+  const auto [path, off] = Locate(tmp.log_dir(), s.end - 10);  // its tail, in the last segment
+  FlipByte(path, off);
+  std::vector<ScannedFrame> got;
+  auto r = ScanAll(tmp.log_dir(), id, 0, &got);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->end_lsn == s.start);
+  CHECK(r->torn_tail);
+  CHECK(got.size() == want.size() - 1);
 }
 
 }  // namespace
