@@ -122,19 +122,27 @@ DurableRedoLog::DurableRedoLog(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 DurableRedoLog::~DurableRedoLog() { StopBackground(); }
 
 Lsn DurableRedoLog::Append(ConstBytes mtr_records) {
-  return impl_->AppendFrame(LogFrameKind::kMtr, mtr_records.size(), [&](Bytes dst) {
-    if (!dst.empty()) std::memcpy(dst.data(), mtr_records.data(), dst.size());
-  });
+  const uint32_t crc = crc32c::Value(mtr_records);  // outside the latch
+  return impl_->AppendFrame(
+      LogFrameKind::kMtr, mtr_records.size(),
+      [&](Bytes dst) {
+        if (!dst.empty()) std::memcpy(dst.data(), mtr_records.data(), dst.size());
+      },
+      &crc);
 }
 
 Lsn DurableRedoLog::AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) {
-  return impl_->AppendFrame(LogFrameKind::kMtr, len, encode);
+  return impl_->AppendFrame(LogFrameKind::kMtr, len, encode, nullptr);
 }
 
 Lsn DurableRedoLog::AppendTrx(ConstBytes record) {
-  return impl_->AppendFrame(LogFrameKind::kTrx, record.size(), [&](Bytes dst) {
-    if (!dst.empty()) std::memcpy(dst.data(), record.data(), dst.size());
-  });
+  const uint32_t crc = crc32c::Value(record);
+  return impl_->AppendFrame(
+      LogFrameKind::kTrx, record.size(),
+      [&](Bytes dst) {
+        if (!dst.empty()) std::memcpy(dst.data(), record.data(), dst.size());
+      },
+      &crc);
 }
 
 Status DurableRedoLog::FlushUpTo(Lsn lsn) {

@@ -94,7 +94,9 @@ struct DurableRedoLog::Impl {
   std::thread bg GUARDED_BY(bg_control_latch);
 
   template <typename Fill>
-  Lsn AppendFrame(LogFrameKind kind, size_t len, const Fill& fill);
+  // Appends one frame whose payload `fill` writes in place. `payload_crc`: the payload's crc if
+  // the caller computed it outside the latch (Append of bytes it already has), else null.
+  Lsn AppendFrame(LogFrameKind kind, size_t len, const Fill& fill, const uint32_t* payload_crc);
   Status WriteUpTo(Lsn lsn);
   Status WriteOutLocked() REQUIRES(write_latch);
   Status WriteStream(Lsn pos, ConstBytes data) REQUIRES(write_latch);  // pos: a frame boundary
@@ -111,7 +113,8 @@ struct DurableRedoLog::Impl {
 // ---- appending ---------------------------------------------------------------------------
 
 template <typename Fill>
-Lsn DurableRedoLog::Impl::AppendFrame(LogFrameKind kind, size_t len, const Fill& fill) {
+Lsn DurableRedoLog::Impl::AppendFrame(LogFrameKind kind, size_t len, const Fill& fill,
+                                      const uint32_t* payload_crc) {
   MINNOW_CHECK(len <= UINT32_MAX - kFrameHeaderSize, "log frame of {} bytes", len);
   const size_t need = kFrameHeaderSize + len;
   for (;;) {
@@ -134,9 +137,9 @@ Lsn DurableRedoLog::Impl::AppendFrame(LogFrameKind kind, size_t len, const Fill&
         const Lsn start = b->start + b->used;
         const Bytes payload(h + kFrameHeaderSize, len);
         fill(payload);
-        log_format::EncodeFrameHeader(h, start, kind, static_cast<uint32_t>(len),
-                                      durable.load(std::memory_order_relaxed),
-                                      crc32c::Value(payload));
+        log_format::EncodeFrameHeader(
+            h, start, kind, static_cast<uint32_t>(len), durable.load(std::memory_order_relaxed),
+            payload_crc != nullptr ? *payload_crc : crc32c::Value(payload));
         b->used += need;
         ++frames;
         current.store(start + need, std::memory_order_release);
