@@ -55,6 +55,8 @@ Status Database::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
 
 DatabaseStats Database::stats() const { return impl_->core->stats(); }
 
+const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 

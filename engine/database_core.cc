@@ -52,23 +52,46 @@ Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o) {
   return OpenFileBackend(o.path, o.create_if_missing);
 }
 
+Status ValidateOptions(const Options& o) {
+  if (o.path.empty()) return Status::InvalidArgument("Options::path is empty");
+  if (o.flush_log_at_trx_commit > 2) {
+    return Status::InvalidArgument(fmt::format(
+        "Options::flush_log_at_trx_commit is {}; it must be 0, 1 or 2", o.flush_log_at_trx_commit));
+  }
+  constexpr uint64_t kMinLog = 64 << 10;
+  if (o.log_file_bytes < kMinLog) {
+    return Status::InvalidArgument(fmt::format(
+        "Options::log_file_bytes is {}; it must be at least {}", o.log_file_bytes, kMinLog));
+  }
+  if (o.log_capacity_bytes < kMinLog) {
+    return Status::InvalidArgument(
+        fmt::format("Options::log_capacity_bytes is {}; it must be at least {}",
+                    o.log_capacity_bytes, kMinLog));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options) {
-  if (options.path.empty()) return Status::InvalidArgument("Options::path is empty");
+  RETURN_IF_ERROR(ValidateOptions(options));
   std::unique_ptr<DatabaseCore> db(new DatabaseCore());
   db->path_ = options.path;
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
+  db->flush_policy_ = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
   ASSIGN_OR_RETURN(auto backend, OpenBackend(options));
-  if (options.path != kMemoryPath) {
-    ASSIGN_OR_RETURN(db->lock_fd_, LockFile(options.path));
-  }
   BufferPoolOptions bpo;
   bpo.pool_bytes = options.buffer_pool_bytes;
   bpo.background_flusher = options.background_flusher;
   bpo.create_if_missing = options.create_if_missing;
-  ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
-  RETURN_IF_ERROR(db->OpenKeyspaces());
+  bpo.log_capacity_bytes = options.log_capacity_bytes;
+  if (options.path == kMemoryPath) {
+    ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
+    RETURN_IF_ERROR(db->OpenKeyspaces());
+  } else {
+    ASSIGN_OR_RETURN(db->lock_fd_, LockFile(options.path));
+    RETURN_IF_ERROR(db->OpenDurable(options, std::move(backend), bpo));
+  }
   db->tag_ = next_db_tag.fetch_add(1, std::memory_order_relaxed);
   return db;
 }
@@ -122,7 +145,16 @@ Status DatabaseCore::Close() {
   }
   final_stats_ = LiveStats();
   closed_.store(true, std::memory_order_release);
-  Status st = pool_->Close();
+  // A clean close leaves nothing to recover: the whole log durable, every page written, and a
+  // checkpoint at the end of the log. After a write failure only recovery can be trusted: the
+  // pool refuses to write, and the next Open recovers.
+  Status st;
+  if (log_ != nullptr) {
+    log_->StopBackground();
+    st = log_->FlushUpTo(log_->current_lsn());
+  }
+  Status pool_st = pool_->Close();
+  if (st.ok()) st = pool_st;
   final_stats_.dirty_pages = 0;
   if (lock_fd_ >= 0) {
     ::close(lock_fd_);  // releases the flock
@@ -275,12 +307,39 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.redo_lsn = pool_->log() != nullptr ? pool_->log()->current_lsn() : 0;
   s.commits = commits_.load(std::memory_order_relaxed);
   s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
+  s.durable_commits = durable_commits_.load(std::memory_order_relaxed);
+  s.checkpoints = p.checkpoints;
+  s.checkpoint_lsn = p.checkpoint_lsn;
+  if (log_ != nullptr) {
+    const DurableLogStats l = log_->stats();
+    s.log_durable_lsn = l.durable_lsn;
+    s.log_writes = l.writes;
+    s.log_syncs = l.syncs;
+    s.log_bytes_written = l.bytes_written;
+  }
   return s;
+}
+
+Status DatabaseCore::WritableStatus() const {
+  if (log_ != nullptr) {
+    Status st = log_->failed_status();
+    if (!st.ok()) {
+      return Status(st.code(), "the redo log failed earlier (" + st.message() +
+                                   "); the database refuses writes until it is reopened");
+    }
+  }
+  Status st = pool_->fatal_error();
+  if (!st.ok()) {
+    return Status(st.code(), "writing the database file failed earlier (" + st.message() +
+                                 "); the database refuses writes until it is reopened");
+  }
+  return Status::OK();
 }
 
 DatabaseStats DatabaseCore::stats() const {
   if (closed()) {
     DatabaseStats s = final_stats_;
+    s.durable_commits = durable_commits_.load(std::memory_order_relaxed);
     s.commits = commits_.load(std::memory_order_relaxed);
     s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
     return s;

@@ -1,6 +1,7 @@
 #pragma once
 // DatabaseCore: what a Database is underneath its pimpl handle. Owns the file (backend + advisory
-// file lock), the buffer pool, the catalog, the keyspace table and the writer token.
+// file lock), the durable redo log, the buffer pool, the catalog, the keyspace table and the
+// writer token. Opening a file database runs crash recovery (database_recovery.cc).
 //
 // Lock and latch order: the writer token (a lock, held across calls) is waited for with no
 // latch held; then catalog_latch_ (DDL, CheckIntegrity, Close); then page latches.
@@ -21,6 +22,8 @@
 #include "engine/keyspace_table_internal.h"
 #include "engine/writer_token_internal.h"
 #include "minnow/db.h"
+#include "txn/durable_redo_log.h"
+#include "txn/trx_recovery.h"
 
 namespace minnow {
 
@@ -58,6 +61,15 @@ class DatabaseCore {
 
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   DatabaseStats stats() const;
+  const RecoveryReport& recovery_report() const { return report_; }
+
+  // The durable log; nullptr for ":memory:" (nothing to log for a crash to find).
+  DurableRedoLog* log() const { return log_.get(); }
+  FlushPolicy flush_policy() const { return flush_policy_; }
+  // OK unless a failed log or data-file write or fsync made the database refuse writes until
+  // it is reopened (then that failure, explained).
+  Status WritableStatus() const;
+  void CountDurableCommit() { durable_commits_.fetch_add(1, std::memory_order_relaxed); }
 
   uint64_t tag() const { return tag_; }
   WriterToken& writer_token() { return writer_token_; }
@@ -67,6 +79,12 @@ class DatabaseCore {
 
  private:
   DatabaseCore() = default;
+  // Open for a file database: torn-page repair, redo, the trees, rollback of transactions the
+  // crash left open, a checkpoint; fills report_ (database_recovery.cc).
+  Status OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
+                     BufferPoolOptions bpo);
+  // Recovery's rollback of one transaction the crash left open (RollbackHook).
+  Status RollBackRecovered(const RecoveredTransaction& trx);
   Status OpenKeyspaces();
   KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
   Status BadHandle(uint32_t id, uint64_t db_tag) const;
@@ -74,8 +92,12 @@ class DatabaseCore {
   Status DropLocked(std::string_view name) EXCLUDES(catalog_latch_);
   DatabaseStats LiveStats() const;
 
-  // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool.
+  // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool, and the
+  // pool before the log it writes to.
+  std::unique_ptr<DurableRedoLog> log_;
   std::unique_ptr<BufferPool> pool_;
+  FlushPolicy flush_policy_ = FlushPolicy::kSyncAtCommit;
+  RecoveryReport report_;
   int lock_fd_ = -1;  // holds flock(LOCK_EX) on the file while open
   std::string path_;
   uint64_t tag_ = 0;  // unique per open Database in this process
@@ -88,7 +110,7 @@ class DatabaseCore {
 
   WriterToken writer_token_;
   std::atomic<bool> closed_{false};
-  std::atomic<uint64_t> commits_{0}, rollbacks_{0};
+  std::atomic<uint64_t> commits_{0}, rollbacks_{0}, durable_commits_{0};
   DatabaseStats final_stats_;  // taken by Close(); stats() returns it afterwards
 };
 

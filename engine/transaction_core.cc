@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "btree/cursor.h"
+#include "common/crash_point.h"
 #include "engine/transaction_core_internal.h"
 
 namespace minnow {
@@ -44,7 +45,9 @@ Status ValueTooLong(size_t size) {
 }
 
 TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
-    : db_(db), options_(options) {}
+    : db_(db),
+      options_(options),
+      undo_notice_([this](const RecordData* old) { return LogUndo(old); }) {}
 
 TransactionCore::~TransactionCore() {
   if (state_ == State::kActive && !db_->closed()) (void)Rollback();
@@ -57,6 +60,7 @@ Status TransactionCore::ClosedStatus() const {
 }
 
 Status TransactionCore::AcquireToken() {
+  RETURN_IF_ERROR(db_->WritableStatus());
   RETURN_IF_ERROR(db_->writer_token().Acquire(this, db_->lock_wait_timeout()));
   has_token_ = true;
   return Status::OK();
@@ -72,7 +76,10 @@ Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::
 Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {
   RETURN_IF_ERROR(EnsureWriter());
   bool existed = false;
-  RETURN_IF_ERROR(ks->tree->Upsert(AsBytes(key), AsBytes(value), Sys(), &old_, &existed));
+  pending_ks_ = ks->id;
+  pending_key_ = key;
+  RETURN_IF_ERROR(
+      ks->tree->Upsert(AsBytes(key), AsBytes(value), Sys(), &old_, &existed, undo_notice()));
   if (existed) {
     undo_.AddOverwritten(ks->id, key, old_.value);
   } else {
@@ -83,7 +90,9 @@ Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string
 
 Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
   RETURN_IF_ERROR(EnsureWriter());
-  Status st = ks->tree->Insert(AsBytes(key), AsBytes(value), Sys());
+  pending_ks_ = ks->id;
+  pending_key_ = key;
+  Status st = ks->tree->Insert(AsBytes(key), AsBytes(value), Sys(), undo_notice());
   if (!st.ok()) [[unlikely]] {
     if (st.code() == Code::kDuplicateKey) {
       return Status::DuplicateKey(
@@ -97,7 +106,9 @@ Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::str
 
 Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {
   RETURN_IF_ERROR(EnsureWriter());
-  Status st = ks->tree->Remove(AsBytes(key), &old_);
+  pending_ks_ = ks->id;
+  pending_key_ = key;
+  Status st = ks->tree->Remove(AsBytes(key), &old_, undo_notice());
   if (!st.ok()) {
     if (st.IsNotFound()) {
       return Status::NotFound(
@@ -159,6 +170,7 @@ class SortedCheck {
 
 Status TransactionCore::BulkBuild(
     KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  RETURN_IF_ERROR(LogBulkLoaded(ks->id));
   undo_.AddBulkLoaded(ks->id);
   SortedCheck check;
   Status feed_st;
@@ -191,13 +203,17 @@ Status TransactionCore::InsertEach(
   return Status::OK();
 }
 
-Status TransactionCore::Undo(size_t savepoint) {
-  return undo_.UnwindTo(savepoint, [this](const UndoLog::Entry& e) -> Status {
-    KeyspaceState* ks = db_->FindLive(e.keyspace_id);
+Status ApplyUndo(DatabaseCore* db, UndoLog* undo, size_t savepoint, bool recovering) {
+  return undo->UnwindTo(savepoint, [db, recovering](const UndoLog::Entry& e) -> Status {
+    if (recovering) MINNOW_CRASH_POINT("recovery.rollback");
+    KeyspaceState* ks = db->FindLive(e.keyspace_id);
     if (ks == nullptr) return Status::OK();  // dropped meanwhile: nothing left to restore
     switch (e.kind) {
-      case UndoLog::Kind::kInserted:
-        return ks->tree->Remove(AsBytes(e.key));
+      case UndoLog::Kind::kInserted: {
+        // Recovery may undo an insert that never reached the page, or that it undid already.
+        Status st = ks->tree->Remove(AsBytes(e.key));
+        return st.IsNotFound() && recovering ? Status::OK() : st;
+      }
       case UndoLog::Kind::kOverwritten:
         return ks->tree->Upsert(AsBytes(e.key), AsBytes(e.value), Sys());
       case UndoLog::Kind::kBulkLoaded:
@@ -205,6 +221,53 @@ Status TransactionCore::Undo(size_t savepoint) {
     }
     return Status::Internal("unknown undo record kind");
   });
+}
+
+Status TransactionCore::Undo(size_t savepoint) { return ApplyUndo(db_, &undo_, savepoint); }
+
+Result<Lsn> TransactionCore::AppendTrxRecord(const TrxRecord& r) {
+  DurableRedoLog* log = db_->log();
+  TrxRecord rec = r;
+  rec.trx = trx_id_;
+  EncodeTrxRecord(rec, &record_buf_);
+  if (trx_id_ == 0) {
+    // Registered before the append, so that no checkpoint can drop the record: the LSN it gets
+    // is at least this one.
+    retain_key_ = log->current_lsn();
+    log->TrxStarted(retain_key_);
+  }
+  const Lsn end = log->AppendTrx(AsBytes(record_buf_));
+  if (end == 0) [[unlikely]] {
+    Status st = log->failed_status();
+    return st.ok() ? Status::IOError("the redo log refused a record") : st;
+  }
+  if (trx_id_ == 0) trx_id_ = end - kFrameHeaderSize - record_buf_.size();  // its start LSN
+  return end;
+}
+
+Status TransactionCore::LogUndo(const RecordData* old) {
+  TrxRecord r;
+  r.keyspace_id = pending_ks_;
+  r.key = pending_key_;
+  if (old == nullptr) {
+    r.type = TrxRecordType::kUndoInserted;
+  } else {
+    r.type = TrxRecordType::kUndoOverwritten;
+    r.value = old->value;
+  }
+  return AppendTrxRecord(r).status();
+}
+
+Status TransactionCore::LogBulkLoaded(uint32_t keyspace_id) {
+  if (db_->log() == nullptr) return Status::OK();
+  return AppendTrxRecord(
+             TrxRecord{.type = TrxRecordType::kUndoBulkLoaded, .keyspace_id = keyspace_id})
+      .status();
+}
+
+Result<Lsn> TransactionCore::LogEnd(TrxRecordType type) {
+  if (db_->log() == nullptr || trx_id_ == 0) return Lsn{0};
+  return AppendTrxRecord(TrxRecord{.type = type});
 }
 
 void TransactionCore::End(State final_state) {
@@ -218,14 +281,47 @@ void TransactionCore::End(State final_state) {
 
 Status TransactionCore::Commit() {
   RETURN_IF_ERROR(CheckOpen());
+  if (trx_id_ == 0) {  // nothing logged: read-only, or ":memory:"
+    End(State::kCommitted);
+    db_->CountCommit();
+    return Status::OK();
+  }
+  DurableRedoLog* log = db_->log();
+  Status st = db_->WritableStatus();
+  MINNOW_CRASH_POINT("txn.before_commit");
+  Lsn commit_end = 0;
+  if (st.ok()) {
+    Result<Lsn> end = LogEnd(TrxRecordType::kCommit);
+    if (end.ok()) {
+      commit_end = *end;
+    } else {
+      st = end.status();
+    }
+  }
+  MINNOW_CRASH_POINT("txn.after_commit_record");
+  // The next writer may go on while we wait for the fsync: its commit record comes after ours,
+  // so it cannot become durable before ours.
   End(State::kCommitted);
+  if (st.ok()) st = log->CommitUpTo(commit_end, db_->flush_policy());
+  if (commit_end != 0) log->TrxEnded(retain_key_, commit_end);
+  if (!st.ok()) {
+    // The commit record may be lost: as far as anyone can know, the commit did not happen.
+    db_->CountRollback();
+    return Status(st.code(), "commit failed, the transaction is not committed: " + st.message());
+  }
   db_->CountCommit();
+  db_->CountDurableCommit();
   return Status::OK();
 }
 
 Status TransactionCore::Rollback() {
   RETURN_IF_ERROR(CheckOpen());
   Status st = Undo(0);
+  if (st.ok()) {
+    Result<Lsn> end = LogEnd(TrxRecordType::kRollbackDone);
+    if (end.ok() && *end != 0) db_->log()->TrxEnded(retain_key_, *end);
+    // A rollback record that could not be logged is harmless: recovery rolls back again.
+  }
   End(State::kRolledBack);
   db_->CountRollback();
   if (!st.ok()) return Status(st.code(), "rollback could not undo every change: " + st.message());
@@ -234,7 +330,11 @@ Status TransactionCore::Rollback() {
 
 void TransactionCore::RollbackForClose() {
   if (state_ != State::kActive) return;
-  (void)Undo(0);
+  Status st = Undo(0);
+  if (st.ok()) {
+    Result<Lsn> end = LogEnd(TrxRecordType::kRollbackDone);
+    if (end.ok() && *end != 0) db_->log()->TrxEnded(retain_key_, *end);
+  }
   End(State::kRolledBack);
   db_->CountRollback();
 }

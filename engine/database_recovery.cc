@@ -1,0 +1,216 @@
+// Opening a file database: crash recovery (issue #3).
+//
+//   1. torn pages: RepairTornPages restores pages torn by the crash from the doublewrite file;
+//   2. page 0 gives the checkpoint LSN, the log scan LSN and the database id;
+//   3. pass 1 scans the log from the scan LSN: it validates every frame, finds the end of the
+//      log (a torn tail is cut off) and collects the transactions left open;
+//   4. the log is reopened for appending at that end, and the pool opened in recovery mode;
+//   5. pass 2 replays every mini-transaction that ends after the checkpoint (pages whose
+//      page_lsn shows they have it already are skipped), then the pool leaves recovery mode;
+//   6. the trees are opened, and the open transactions are rolled back from their undo records;
+//   7. a checkpoint makes all of it durable, so the next open has nothing to do.
+// A crash at any step is recovered by running them again: redo is idempotent (page LSNs) and so
+// is the rollback (undo records are pre-images, txn/trx_log_record.h).
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "buffer_pool/doublewrite.h"
+#include "common/crash_point.h"
+#include "engine/database_core_internal.h"
+#include "engine/transaction_core_internal.h"
+#include "txn/log_reader.h"
+#include "txn/trx_log_record.h"
+#include "txn/trx_recovery.h"
+
+namespace minnow {
+
+namespace {
+
+bool LogDirHasSegments(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return false;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".log") return true;
+  }
+  return false;
+}
+
+// Writes page 0 of a new database file (a pool formats an empty file when it opens).
+Status FormatNewFile(const std::string& path) {
+  ASSIGN_OR_RETURN(auto disk, OpenFileBackend(path, /*create=*/false));
+  BufferPoolOptions o;
+  o.pool_bytes = 0;  // the minimum
+  o.background_flusher = false;
+  ASSIGN_OR_RETURN(auto pool, BufferPool::Open(std::move(disk), o));
+  return Status::OK();  // Format synced page 0; nothing else was written
+}
+
+Status WithPath(const std::string& path, const Status& st) {
+  if (st.ok()) return st;
+  return Status(st.code(), fmt::format("opening {}: {}", path, st.message()));
+}
+
+}  // namespace
+
+std::string RecoveryReport::ToString() const {
+  if (!recovered) return fmt::format("clean (checkpoint at LSN {})", checkpoint_lsn);
+  std::string s = fmt::format("recovered log {}..{} ({} bytes scanned): {} redo groups applied",
+                              checkpoint_lsn, end_lsn, log_bytes, redo_groups_applied);
+  if (torn_log_tail) s += ", torn log tail cut off";
+  s += fmt::format(", {} torn page{} repaired", pages_repaired, pages_repaired == 1 ? "" : "s");
+  s += fmt::format(", {} transaction{} rolled back", transactions_rolled_back,
+                   transactions_rolled_back == 1 ? "" : "s");
+  s += fmt::format(", in {:.1f} ms", millis);
+  return s;
+}
+
+Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
+                                 BufferPoolOptions bpo) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string log_dir = LogDirFor(path_);
+  DurableLogOptions lo;
+  lo.dir = log_dir;
+  lo.segment_bytes = options.log_file_bytes;
+  lo.background_interval_ms = options.log_flush_interval_ms;
+
+  ASSIGN_OR_RETURN(uint64_t size, backend->Size());
+  if (size == 0) {
+    // A new database. A log without its data file is somebody's lost database: never reuse it.
+    if (LogDirHasSegments(log_dir)) {
+      return Status::Corruption(fmt::format(
+          "{} is empty but its redo log {} exists: the data file was lost or replaced; remove "
+          "the log directory to create a new database",
+          path_, log_dir));
+    }
+    RETURN_IF_ERROR(WithPath(path_, FormatNewFile(path_)));
+  }
+  // Creation order: data file, log, doublewrite file. A file without the last two was never used.
+  std::error_code ec;
+  const bool had_dblwr = std::filesystem::exists(DoublewritePathFor(path_), ec);
+  std::unique_ptr<DiskBackend> dblwr;
+  if (had_dblwr) {
+    ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/false));
+    auto repair = RepairTornPages(dblwr.get(), backend.get());
+    if (!repair.ok()) return WithPath(path_, repair.status());
+    report_.pages_repaired = repair->repaired.size();
+  }
+
+  auto header = ReadFileHeader(backend.get());
+  if (!header.ok()) return header.status();
+  const FileHeaderInfo& h = *header;
+  const ConstBytes db_id(h.database_id.data(), h.database_id.size());
+  report_.checkpoint_lsn = h.checkpoint_lsn;
+
+  if (!had_dblwr && !LogDirHasSegments(log_dir) && h.checkpoint_lsn == 0 && h.page_count == 1) {
+    // New, or formatted and then a crash before the log was made: nothing was ever written.
+    ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, 0));
+  } else {
+    // Pass 1: validate, find the end, collect open transactions.
+    TrxRecoveryCollector trx;
+    uint64_t groups = 0;
+    const Lsn scan_from = std::min(h.checkpoint_lsn, h.log_scan_lsn);
+    auto scan = ScanLog(log_dir, db_id, scan_from, [&](const LogFrame& f) -> Status {
+      if (f.kind == LogFrameKind::kTrx) return trx.Add(f);
+      if (f.end_lsn > h.checkpoint_lsn) ++groups;
+      return Status::OK();
+    });
+    if (!scan.ok()) return WithPath(path_, scan.status());
+    RETURN_IF_ERROR(WithPath(path_, trx.Finish()));
+    report_.end_lsn = scan->end_lsn;
+    report_.log_bytes = scan->bytes;
+    report_.torn_log_tail = scan->torn_tail;
+    std::vector<RecoveredTransaction> open_trx = trx.Open();
+    ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, scan->end_lsn));
+    // Their records must outlive any checkpoint until their rollback is durable.
+    for (const RecoveredTransaction& t : open_trx) log_->TrxStarted(t.first_lsn);
+
+    if (dblwr == nullptr) {
+      ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
+    }
+    // Pass 2: redo. With nothing to redo the pool opens normally, and so also checks that the
+    // file is as long as page 0 says (in recovery mode pages past the end may be missing: they
+    // were allocated after the checkpoint, and redo re-creates them).
+    bpo.recovery = groups > 0;
+    ASSIGN_OR_RETURN(pool_,
+                     BufferPool::Open(std::move(backend), bpo, log_.get(), std::move(dblwr)));
+    if (groups > 0) {
+      auto redo = ScanLog(log_dir, db_id, h.checkpoint_lsn, [&](const LogFrame& f) -> Status {
+        if (f.kind != LogFrameKind::kMtr || f.end_lsn <= h.checkpoint_lsn) return Status::OK();
+        MINNOW_CRASH_POINT("recovery.redo");
+        auto applied = pool_->ApplyLogRecords(f.payload, f.start_lsn, f.end_lsn);
+        if (!applied.ok()) {
+          return Status(applied.status().code(),
+                        fmt::format("redo of the mini-transaction at LSN {}: {}", f.start_lsn,
+                                    applied.status().message()));
+        }
+        ++report_.redo_groups_applied;
+        return Status::OK();
+      });
+      if (!redo.ok()) return WithPath(path_, redo.status());
+      RETURN_IF_ERROR(pool_->EndRecovery());
+    }
+    RETURN_IF_ERROR(OpenKeyspaces());
+    for (const RecoveredTransaction& t : open_trx) {
+      Status st = RollBackRecovered(t);
+      if (!st.ok()) {
+        return Status(st.code(), fmt::format("{}: rolling back transaction {} left open by a "
+                                             "crash: {}",
+                                             path_, t.id, st.message()));
+      }
+      ++report_.transactions_rolled_back;
+    }
+    report_.recovered = report_.redo_groups_applied > 0 || report_.pages_repaired > 0 ||
+                        report_.transactions_rolled_back > 0 || report_.torn_log_tail;
+    if (report_.recovered) {
+      // The end-of-recovery checkpoint: the next open starts from here.
+      RETURN_IF_ERROR(pool_->FlushAll());
+    }
+    if (flush_policy_ != FlushPolicy::kSyncAtCommit) log_->StartBackground();
+    report_.millis =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    return Status::OK();
+  }
+  // A new database (or one that never got a log).
+  ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
+  ASSIGN_OR_RETURN(pool_, BufferPool::Open(std::move(backend), bpo, log_.get(), std::move(dblwr)));
+  RETURN_IF_ERROR(OpenKeyspaces());
+  if (flush_policy_ != FlushPolicy::kSyncAtCommit) log_->StartBackground();
+  report_.millis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return Status::OK();
+}
+
+Status DatabaseCore::RollBackRecovered(const RecoveredTransaction& trx) {
+  // Rebuild the transaction's undo list from its records and unwind it, as a live rollback
+  // does; the changes are redo-logged, the rollback is not (a crash here rolls back again).
+  UndoLog undo;
+  for (const std::string& rec : trx.undo) {
+    ASSIGN_OR_RETURN(TrxRecord r, DecodeTrxRecord(AsBytes(rec)));
+    switch (r.type) {
+      case TrxRecordType::kUndoInserted:
+        undo.AddInserted(r.keyspace_id, r.key);
+        break;
+      case TrxRecordType::kUndoOverwritten:
+        undo.AddOverwritten(r.keyspace_id, r.key, r.value);
+        break;
+      case TrxRecordType::kUndoBulkLoaded:
+        undo.AddBulkLoaded(r.keyspace_id);
+        break;
+      default:
+        return Status::Internal("a non-undo record in a recovered transaction's undo list");
+    }
+  }
+  RETURN_IF_ERROR(ApplyUndo(this, &undo, 0, /*recovering=*/true));
+  std::string encoded;
+  EncodeTrxRecord(TrxRecord{.type = TrxRecordType::kRollbackDone, .trx = trx.id}, &encoded);
+  const Lsn end = log_->AppendTrx(AsBytes(encoded));
+  if (end == 0) return log_->failed_status();
+  log_->TrxEnded(trx.first_lsn, end);
+  return log_->FlushUpTo(end);
+}
+
+}  // namespace minnow
