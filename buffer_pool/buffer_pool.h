@@ -70,8 +70,8 @@ struct BufferPoolStats {
   uint64_t pages_in_file = 0;
   uint64_t free_pages = 0;  // pages on the file's free list
   uint64_t compressed_writes = 0;
-  uint64_t checkpoints = 0;      // checkpoints written to page 0
-  uint64_t checkpoint_lsn = 0;   // the last one
+  uint64_t checkpoints = 0;          // checkpoints written to page 0
+  uint64_t checkpoint_lsn = 0;       // the last one
   uint64_t doublewrite_batches = 0;  // batches written through the doublewrite file
 };
 
@@ -96,10 +96,9 @@ class BufferPool {
   // `doublewrite`, if given, is the doublewrite file (buffer_pool/doublewrite.h): every page
   // write-back then goes through it. Without one (in-memory databases, unit tests) pages are
   // written in place directly.
-  static Result<std::unique_ptr<BufferPool>> Open(std::unique_ptr<DiskBackend> disk,
-                                                  const BufferPoolOptions& options,
-                                                  RedoLog* log = nullptr,
-                                                  std::unique_ptr<DiskBackend> doublewrite = nullptr);
+  static Result<std::unique_ptr<BufferPool>> Open(
+      std::unique_ptr<DiskBackend> disk, const BufferPoolOptions& options, RedoLog* log = nullptr,
+      std::unique_ptr<DiskBackend> doublewrite = nullptr);
   // Stops the flusher. Does not flush: call Close() for a clean close.
   ~BufferPool();
 

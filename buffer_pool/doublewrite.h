@@ -37,7 +37,7 @@ namespace minnow {
 inline constexpr size_t kDoublewriteSlots = 64;
 
 struct TornPageRepair {
-  uint64_t slots_valid = 0;    // slots holding a page image that passes its checksum
+  uint64_t slots_valid = 0;      // slots holding a page image that passes its checksum
   std::vector<PageNo> repaired;  // pages overwritten from their copy
 };
 

@@ -103,9 +103,10 @@ class FileBackend final : public DiskBackend {
     switch (fault) {
       case FaultKind::kShortWrite: {
         RETURN_IF_ERROR(WriteAll(offset, src.first(src.size() / 2)));
-        return Status::IOError(fmt::format("{}: pwrite at offset {}: short write ({} of {} bytes, "
-                                           "injected fault)",
-                                           name_, offset, src.size() / 2, src.size()));
+        return Status::IOError(
+            fmt::format("{}: pwrite at offset {}: short write ({} of {} bytes, "
+                        "injected fault)",
+                        name_, offset, src.size() / 2, src.size()));
       }
       case FaultKind::kNoSpace:
         return Status::NoSpace(fmt::format("{}: pwrite at offset {}: {} (injected fault)", name_,
@@ -114,7 +115,6 @@ class FileBackend final : public DiskBackend {
         return Errno(name_, fmt::format("pwrite at offset {} (injected fault)", offset), EIO);
     }
   }
-
 
   const std::string name_;
   const int fd_;

@@ -2,7 +2,6 @@
 // doublewrite file, and the crash points of the write path.
 
 #include "buffer_pool/doublewrite.h"
-#include "buffer_pool/file_header.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "buffer_pool/buffer_pool.h"
+#include "buffer_pool/file_header.h"
 #include "buffer_pool/memory_disk.h"
 #include "buffer_pool/memory_redo_log.h"
 #include "buffer_pool/mtr.h"
