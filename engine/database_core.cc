@@ -79,6 +79,9 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   db->path_ = options.path;
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
   db->flush_policy_ = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
+  // The background flusher checkpoints past the capacity; writers step in at twice it.
+  db->log_free_check_bytes_ =
+      options.background_flusher ? 2 * options.log_capacity_bytes : options.log_capacity_bytes;
   ASSIGN_OR_RETURN(auto backend, OpenBackend(options));
   BufferPoolOptions bpo;
   bpo.pool_bytes = options.buffer_pool_bytes;
@@ -180,6 +183,7 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
   }
   LatchGuard guard(catalog_latch_);
   if (closed()) return Status::Closed("the database is closed");
+  RETURN_IF_ERROR(WritableStatus());
   TreeOptions to;
   to.sys_fields = true;
   to.compress_lz4 = options.compression == Compression::kLz4;
@@ -207,6 +211,7 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
 
 Status DatabaseCore::DropKeyspace(std::string_view name) {
   if (closed()) return Status::Closed("the database is closed");
+  RETURN_IF_ERROR(WritableStatus());
   // Like DDL behind a metadata lock: wait (holding no latch) until no transaction is writing.
   // Each call is its own owner, so concurrent drops queue for the token too.
   const char ddl_owner = 0;

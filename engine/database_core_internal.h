@@ -70,6 +70,14 @@ class DatabaseCore {
   // it is reopened (then that failure, explained).
   Status WritableStatus() const;
   void CountDurableCommit() { durable_commits_.fetch_add(1, std::memory_order_relaxed); }
+  // InnoDB's log_free_check, called by a writer holding no latch: when the log holds more than
+  // allowed since the last checkpoint (the background flusher is off or falling behind), the
+  // writer itself flushes pages and checkpoints, so the log stays bounded under any load.
+  Status LogFreeCheck() {
+    if (log_ == nullptr || log_->bytes_since_checkpoint() <= log_free_check_bytes_) [[likely]]
+      return Status::OK();
+    return pool_->FlushAll();
+  }
 
   uint64_t tag() const { return tag_; }
   WriterToken& writer_token() { return writer_token_; }
@@ -97,6 +105,7 @@ class DatabaseCore {
   std::unique_ptr<DurableRedoLog> log_;
   std::unique_ptr<BufferPool> pool_;
   FlushPolicy flush_policy_ = FlushPolicy::kSyncAtCommit;
+  uint64_t log_free_check_bytes_ = UINT64_MAX;  // see LogFreeCheck
   RecoveryReport report_;
   int lock_fd_ = -1;  // holds flock(LOCK_EX) on the file while open
   std::string path_;

@@ -63,7 +63,7 @@ Status TransactionCore::AcquireToken() {
   RETURN_IF_ERROR(db_->WritableStatus());
   RETURN_IF_ERROR(db_->writer_token().Acquire(this, db_->lock_wait_timeout()));
   has_token_ = true;
-  return Status::OK();
+  return db_->LogFreeCheck();
 }
 
 Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value) {
@@ -282,6 +282,12 @@ void TransactionCore::End(State final_state) {
 Status TransactionCore::Commit() {
   RETURN_IF_ERROR(CheckOpen());
   if (trx_id_ == 0) {  // nothing logged: read-only, or ":memory:"
+    if (Status st = db_->WritableStatus(); !st.ok()) {
+      // After an I/O failure nothing commits, not even a transaction whose writes all failed.
+      End(State::kRolledBack);
+      db_->CountRollback();
+      return st;
+    }
     End(State::kCommitted);
     db_->CountCommit();
     return Status::OK();

@@ -43,9 +43,10 @@ class TransactionCore {
     return ClosedStatus();
   }
   // Takes the writer token if not yet held (a write or a locking read is about to happen).
+  // Also the log free check (DatabaseCore::LogFreeCheck) of every write.
   Status EnsureWriter() {
     if (has_token_) [[likely]]
-      return Status::OK();
+      return db_->LogFreeCheck();
     return AcquireToken();
   }
 
