@@ -126,7 +126,9 @@ Status BufferPool::Impl::WriteThroughDoublewrite(PageImage* images, std::byte* s
   // (b) The WAL rule, before any copy reaches either file.
   const PageImage* newest = std::max_element(
       images, images + n, [](const PageImage& a, const PageImage& b) { return a.lsn < b.lsn; });
-  if (newest->lsn != 0) {
+  // Also for LSN 0 (a page changed while the log refused records, which a failed log
+  // answers with an error): such a page must never reach the file.
+  {
     Status st = log->FlushUpTo(newest->lsn);
     if (!st.ok()) {
       return Status(st.code(),

@@ -133,8 +133,9 @@ Status BufferPool::Impl::WriteBack(Frame* f) {
     return Status::OK();
   }
   const Lsn lsn = HeaderPageLsn(page);
-  if (lsn != 0) {
-    Status st = log->FlushUpTo(lsn);  // the WAL rule
+  {
+    // The WAL rule; for LSN 0 too (see WriteThroughDoublewrite).
+    Status st = log->FlushUpTo(lsn);
     if (!st.ok()) {
       return Status(st.code(), fmt::format("{}: page {}: cannot write, redo log flush to {} "
                                            "failed: {}",
