@@ -185,10 +185,13 @@ Status RunKv(const Config& c, const Dataset& data, Engine* e, const std::string&
   return Status::OK();
 }
 
-// One run of the whole workload on one engine; `data` is null with --durable-only.
-Status RunOnce(const Config& c, const Dataset* data, Engine* e, const std::string& base, int run) {
+// One run of the whole workload on one engine; `data` is null with --durable-only. minnow's
+// result (engines[0]) also gets the run's fsync probe, before its durable rows.
+Status RunOnce(const Config& c, const Dataset* data, Engine* e, const std::string& base, int run,
+               bool probe) {
   if (data != nullptr) RETURN_IF_ERROR(RunKv(c, *data, e, base, run));
   if (c.durable_commits == 0) return Status::OK();
+  if (probe) RETURN_IF_ERROR(AddFsyncProbe(base, c.durable_commits, &e->result));
   return RunDurableRows(e->durable, c.durable_commits, base, e->name, run, &e->result);
 }
 
@@ -245,7 +248,7 @@ int Main(int argc, char** argv) {
     for (Engine& e : engines) {
       fmt::print("  run {}/{}: {}\n", run + 1, c.runs, e.name);
       std::fflush(stdout);
-      st = RunOnce(c, data.get(), &e, base, run);
+      st = RunOnce(c, data.get(), &e, base, run, &e == &engines[0]);
       if (!st.ok()) {
         fmt::print(stderr, "bench_kv: {} run {} failed: {}\n", e.name, run + 1, st.ToString());
         break;

@@ -2,11 +2,15 @@
 // bench_kv_durable_stores.cc.
 #include "tools/bench_kv_durable.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -169,6 +173,30 @@ Status RunDurableRows(DurableFactory factory, uint64_t commits, const std::strin
     store.reset();
     std::filesystem::remove_all(dir, ec);
   }
+  return Status::OK();
+}
+
+Status AddFsyncProbe(const std::string& dir, uint64_t commits, EngineResult* result) {
+  constexpr int kCount = 100;
+  const std::string path = dir + "/fsync-probe";
+  const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  if (fd < 0) return Status::IOError(fmt::format("{}: {}", path, std::strerror(errno)));
+  char block[512] = {1};
+  Status st;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCount && st.ok(); ++i) {
+    if (::write(fd, block, sizeof block) != static_cast<ssize_t>(sizeof block) ||
+        ::fdatasync(fd) != 0) {
+      st = Status::IOError(fmt::format("{}: {}", path, std::strerror(errno)));
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(fd);
+  ::unlink(path.c_str());
+  RETURN_IF_ERROR(st);
+  Row& row = RowFor(result, "reference: fdatasync, 512 B append", Unit::kMicros);
+  row.section = DurableSection(commits);
+  row.values.push_back(secs * 1e6 / kCount);
   return Status::OK();
 }
 

@@ -73,6 +73,10 @@ std::unique_ptr<DurableStore> NewSqliteDurable();
 // notes for settings that are missing or only analogous.
 Status RunDurableRows(DurableFactory factory, uint64_t commits, const std::string& base,
                       const std::string& engine, int run, EngineResult* result);
+// The disk's cost of a commit fsync at the moment, for reading the durable rows: adds to `result`
+// (minnow's: the row is engine-independent) the mean time of an fdatasync after a 512-byte
+// append to a fresh file in `dir`, as a row of the durable section (`commits` as there).
+Status AddFsyncProbe(const std::string& dir, uint64_t commits, EngineResult* result);
 // Non-empty if `dir` is on a file system where fsync costs nothing (tmpfs): a warning.
 std::string DurableDirWarning(const std::string& dir);
 

@@ -21,13 +21,17 @@ const char* UnitName(Unit u) {
       return "commits/s";
     case Unit::kCommitsPerSync:
       return "c/fsync";
+    case Unit::kMicros:
+      return "us";
   }
   return "?";
 }
 
 // 12.3 M, 845 k, 97.1 (MiB with one decimal).
 std::string Num(double v, Unit u) {
-  if (u == Unit::kMiB || u == Unit::kCommitsPerSync) return fmt::format("{:.1f}", v);
+  if (u == Unit::kMiB || u == Unit::kCommitsPerSync || u == Unit::kMicros) {
+    return fmt::format("{:.1f}", v);
+  }
   if (v >= 1e6) return fmt::format("{:.2f} M", v / 1e6);
   if (v >= 1e3) return fmt::format("{:.1f} k", v / 1e3);
   return fmt::format("{:.0f}", v);

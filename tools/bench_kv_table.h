@@ -14,7 +14,7 @@
 
 namespace minnow::bench {
 
-enum class Unit { kRowsPerSec, kOpsPerSec, kMiB, kCommitsPerSec, kCommitsPerSync };
+enum class Unit { kRowsPerSec, kOpsPerSec, kMiB, kCommitsPerSec, kCommitsPerSync, kMicros };
 
 struct Row {
   std::string op;
