@@ -330,10 +330,10 @@ inline ChildOutcome RunChild(const std::function<void(Child&)>& body) {
 // ---------------------------------------------------------------------------------------------
 // On-disk formats.
 
-inline uint64_t U64At(const std::string& s, size_t off) {
+inline uint64_t U64At(std::string_view s, size_t off) {
   return Load64(reinterpret_cast<const std::byte*>(s.data() + off));
 }
-inline uint32_t U32At(const std::string& s, size_t off) {
+inline uint32_t U32At(std::string_view s, size_t off) {
   return Load32(reinterpret_cast<const std::byte*>(s.data() + off));
 }
 inline uint32_t Crc(std::string_view s) { return crc32c::Value(AsBytes(s)); }
@@ -381,9 +381,11 @@ struct LogPos {
   uint64_t offset = 0;
 };
 inline LogPos LocateLsn(const std::vector<Segment>& segs, Lsn lsn) {
-  for (const Segment& s : segs) {
-    if (s.start_lsn <= lsn && lsn < s.start_lsn + s.capacity) {
-      return {s.path, kLogSegmentHeaderSize + (lsn - s.start_lsn)};
+  // The last segment starting at or before lsn (a segment's data ends where the next starts).
+  for (size_t i = segs.size(); i-- > 0;) {
+    if (segs[i].start_lsn <= lsn) {
+      REQUIRE(lsn < segs[i].start_lsn + segs[i].capacity);
+      return {segs[i].path, kLogSegmentHeaderSize + (lsn - segs[i].start_lsn)};
     }
   }
   FAIL("LSN " << lsn << " is in no segment");
@@ -402,11 +404,17 @@ struct Frame {
 inline std::vector<Frame> WalkFrames(const std::string& db_path, Lsn from) {
   const std::vector<Segment> segs = ListSegments(db_path);
   REQUIRE(!segs.empty());
+  // A segment's data ends where the next one starts (a reopen starts a new segment at the
+  // recovered end), the last one's at its capacity.
   std::string stream;  // LSN segs[0].start_lsn on
-  for (const Segment& s : segs) {
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const Segment& s = segs[i];
     REQUIRE(s.start_lsn == segs[0].start_lsn + stream.size());  // contiguous
-    std::string data = ReadFile(s.path).substr(kLogSegmentHeaderSize);
-    data.resize(s.capacity, '\0');
+    const uint64_t len = i + 1 < segs.size() ? segs[i + 1].start_lsn - s.start_lsn : s.capacity;
+    REQUIRE(len <= s.capacity);
+    std::string data = ReadFile(s.path);
+    data = data.size() > kLogSegmentHeaderSize ? data.substr(kLogSegmentHeaderSize) : "";
+    data.resize(len, '\0');
     stream += data;
   }
   std::vector<Frame> frames;
@@ -429,6 +437,20 @@ inline std::vector<Frame> WalkFrames(const std::string& db_path, Lsn from) {
   return frames;
 }
 
+// True if a page image as stored on disk passes its checksum (page_header.h: bytes [4, 16384),
+// or [4, 32 + stored_len) for a page stored compressed).
+inline bool PageChecksumOk(std::string_view img) {
+  if (img.size() < kPageSize) return false;
+  const uint16_t flags =
+      static_cast<uint16_t>(static_cast<uint8_t>(img[page_offset::kFlags]) |
+                            (static_cast<uint8_t>(img[page_offset::kFlags + 1]) << 8));
+  const size_t end = (flags & kFlagStoredCompressed) != 0
+                         ? kPageHeaderSize + U32At(img, page_offset::kStoredLen)
+                         : kPageSize;
+  if (end > kPageSize) return false;
+  return Crc(img.substr(4, end - 4)) == U32At(img, 0);
+}
+
 // One doublewrite slot holding a page image that passes its checksum.
 struct DblwrCopy {
   size_t slot = 0;
@@ -443,17 +465,29 @@ inline std::vector<DblwrCopy> ReadDoublewrite(const std::string& db_path) {
   const std::string f = ReadFile(DblwrPath(db_path));
   for (size_t slot = 0; (slot + 1) * kPageSize <= f.size(); ++slot) {
     std::string img = f.substr(slot * kPageSize, kPageSize);
-    const uint16_t flags =
-        static_cast<uint16_t>(static_cast<uint8_t>(img[18]) | (static_cast<uint8_t>(img[19]) << 8));
-    const bool compressed = (flags & kFlagStoredCompressed) != 0;
-    const size_t end =
-        compressed ? kPageHeaderSize + U32At(img, page_offset::kStoredLen) : kPageSize;
-    if (end > kPageSize || end < kPageHeaderSize) continue;
-    if (Crc(std::string_view(img).substr(4, end - 4)) != U32At(img, 0)) continue;
+    if (!PageChecksumOk(img)) continue;
+    const bool compressed =
+        (static_cast<uint8_t>(img[page_offset::kFlags]) & kFlagStoredCompressed) != 0;
     copies.push_back({slot, U32At(img, page_offset::kPageNo), U64At(img, page_offset::kPageLsn),
                       compressed, std::move(img)});
   }
   return copies;
+}
+
+// Pages of the data file that have a valid doublewrite copy but fail their own checksum (or lie
+// beyond the end of the file): the torn pages RepairTornPages must restore.
+inline std::vector<PageNo> TornPagesWithCopies(const std::string& db_path) {
+  const std::string data = ReadFile(db_path);
+  std::vector<PageNo> torn;
+  for (const DblwrCopy& c : ReadDoublewrite(db_path)) {
+    const uint64_t off = uint64_t{c.page_no} * kPageSize;
+    const bool bad = off + kPageSize > data.size() ||
+                     !PageChecksumOk(std::string_view(data).substr(off, kPageSize));
+    if (bad && std::find(torn.begin(), torn.end(), c.page_no) == torn.end()) {
+      torn.push_back(c.page_no);
+    }
+  }
+  return torn;
 }
 
 }  // namespace minnow::testing
