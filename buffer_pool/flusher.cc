@@ -160,7 +160,7 @@ Status BufferPool::Impl::FlushAndCheckpoint(Lsn below) NO_THREAD_SAFETY_ANALYSIS
   RETURN_IF_ERROR(st);
   if (st = disk->Sync(); !st.ok()) return SetFatal(std::move(st));
   MINNOW_CRASH_POINT("checkpoint.after_header");
-  log->Checkpoint(ckpt);
+  log->Checkpoint(ckpt, scan);  // the log keeps what page 0 says recovery reads
   checkpoints.fetch_add(1, std::memory_order_relaxed);
   checkpoint_lsn.store(recorded, std::memory_order_relaxed);
   return Status::OK();

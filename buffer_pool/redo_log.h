@@ -36,8 +36,10 @@ class RedoLog {
   // WAL rule: returns once everything up to `lsn` is durable (or an error: then no page with a
   // larger page_lsn may be written).
   virtual Status FlushUpTo(Lsn lsn) = 0;
-  // Everything up to `lsn` is reflected in the data file; the log may drop it.
-  virtual void Checkpoint(Lsn lsn) = 0;
+  // Everything up to `lsn` is reflected in the data file; the log may drop what lies below both
+  // `lsn` and `keep_from` (the scan LSN the checkpoint recorded in page 0: recovery reads the
+  // log from there, so the log must keep it even if retain_from() has moved on since).
+  virtual void Checkpoint(Lsn lsn, Lsn keep_from = UINT64_MAX) = 0;
   // LSN of the next Append's start.
   virtual Lsn current_lsn() const = 0;
   // Bytes of log kept since the last checkpoint: when this passes the capacity, the pool

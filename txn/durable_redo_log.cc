@@ -80,13 +80,16 @@ Result<std::unique_ptr<DurableRedoLog>> DurableRedoLog::Open(const DurableLogOpt
   impl->options = options;
   std::memcpy(impl->database_id.data(), database_id.data(), kDatabaseIdSize);
 
-  // Leftovers: half-created segment files, and a torn tail's segments at or after start_lsn.
+  // Leftovers: half-created segment files, and a torn tail's segments after start_lsn. One that
+  // starts exactly at start_lsn is kept until its replacement is renamed over it: deleting it
+  // first would leave no segment at all if we crashed before creating the new one.
   bool removed = false;
   RETURN_IF_ERROR(log_format::RemoveTempFiles(options.dir, &removed));
   ASSIGN_OR_RETURN(std::vector<log_format::SegmentFile> existing,
                    log_format::ListSegments(options.dir));
   for (const log_format::SegmentFile& f : existing) {
-    if (f.start >= start_lsn) {
+    if (f.start == start_lsn) continue;  // replaced atomically by CreateSegment's rename
+    if (f.start > start_lsn) {
       if (::unlink(f.path.c_str()) != 0) {
         return Status::IOError(fmt::format("{}: unlink: {}", f.path, std::strerror(errno)));
       }
@@ -179,11 +182,11 @@ Status DurableRedoLog::CommitUpTo(Lsn lsn, FlushPolicy policy) {
   return d.failed_status;
 }
 
-void DurableRedoLog::Checkpoint(Lsn lsn) {
+void DurableRedoLog::Checkpoint(Lsn lsn, Lsn keep_from) {
   Impl& d = *impl_;
   lsn = std::min(lsn, d.current.load(std::memory_order_acquire));
   AtomicMax(d.checkpoint, lsn);
-  const Lsn limit = std::min(lsn, d.RetainFrom());
+  const Lsn limit = std::min({lsn, keep_from, d.RetainFrom()});
   std::vector<Impl::Segment> doomed;
   {
     LatchGuard w(d.write_latch);

@@ -98,10 +98,10 @@ enum class FlushPolicy : uint8_t {
 };
 
 struct DurableLogOptions {
-  std::string dir;                        // P + ".redo"
-  uint64_t segment_bytes = 64ull << 20;   // capacity of a new segment (>= 64 KiB)
-  size_t buffer_bytes = 4u << 20;         // each of the two log buffers (grown for a big frame)
-  uint32_t background_interval_ms = 1000; // the once-a-second write+sync of policies 0 and 2
+  std::string dir;                         // P + ".redo"
+  uint64_t segment_bytes = 64ull << 20;    // capacity of a new segment (>= 64 KiB)
+  size_t buffer_bytes = 4u << 20;          // each of the two log buffers (grown for a big frame)
+  uint32_t background_interval_ms = 1000;  // the once-a-second write+sync of policies 0 and 2
 };
 
 struct DurableLogStats {
@@ -132,9 +132,9 @@ class DurableRedoLog final : public RedoLog {
   Lsn Append(ConstBytes mtr_records) override;
   Lsn AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) override;
   Status FlushUpTo(Lsn lsn) override;
-  // Removes segment files that end at or before min(lsn, retain_from()); never the segment
-  // being appended to.
-  void Checkpoint(Lsn lsn) override;
+  // Removes segment files that end at or before min(lsn, keep_from, retain_from()); never the
+  // segment being appended to.
+  void Checkpoint(Lsn lsn, Lsn keep_from = UINT64_MAX) override;
   Lsn current_lsn() const override;
   uint64_t bytes_since_checkpoint() const override;
 

@@ -338,7 +338,7 @@ class RetainingLog final : public RedoLog {
  public:
   Lsn Append(ConstBytes records) override { return inner.Append(records); }
   Status FlushUpTo(Lsn lsn) override { return inner.FlushUpTo(lsn); }
-  void Checkpoint(Lsn lsn) override { inner.Checkpoint(lsn); }
+  void Checkpoint(Lsn lsn, Lsn keep_from) override { inner.Checkpoint(lsn, keep_from); }
   Lsn current_lsn() const override { return inner.current_lsn(); }
   uint64_t bytes_since_checkpoint() const override { return inner.bytes_since_checkpoint(); }
   Lsn retain_from() const override { return retain; }
