@@ -1,6 +1,7 @@
 // bench_kv on LMDB (Debian's liblmdb-dev), built only when meson finds it (MINNOW_HAVE_LMDB).
-// The environment is opened with MDB_NOSYNC (commits do not fsync, as minnow's do not until the
-// durable log exists) and a map big enough for the data; keys compare with memcmp, as minnow's.
+// The environment is opened with MDB_NOSYNC (commits do not fsync, as minnow's do not with
+// flush_log_at_trx_commit = 0 in these rows) and a map big enough for the data; keys compare with
+// memcmp, as minnow's. The durable-commit rows open their own environment with default flags.
 #if MINNOW_HAVE_LMDB
 
 #include <fmt/format.h>
