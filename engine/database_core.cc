@@ -68,6 +68,9 @@ Status ValidateOptions(const Options& o) {
         fmt::format("Options::log_capacity_bytes is {}; it must be at least {}",
                     o.log_capacity_bytes, kMinLog));
   }
+  if (o.log_flush_interval_ms == 0) {
+    return Status::InvalidArgument("Options::log_flush_interval_ms must be at least 1");
+  }
   return Status::OK();
 }
 

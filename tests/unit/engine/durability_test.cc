@@ -385,6 +385,13 @@ TEST_CASE("durability options are checked at open", "[engine][durability]") {
     REQUIRE_CODE(Database::Open(o).status(), Code::kInvalidArgument);
   }
   o.log_file_bytes = 64 << 10;
+  o.log_flush_interval_ms = 0;
+  {
+    const Status st = Database::Open(o).status();
+    REQUIRE_CODE(st, Code::kInvalidArgument);
+    CHECK(st.message().find("log_flush_interval_ms") != std::string::npos);
+  }
+  o.log_flush_interval_ms = 1000;
   MustOpen(o).reset();  // the smallest segment is accepted
   // An in-memory database has no log and nothing to recover.
   auto mem = MustOpen(testing::SmallOptions(":memory:"));
