@@ -104,13 +104,12 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
   const ConstBytes db_id(h.database_id.data(), h.database_id.size());
   report_.checkpoint_lsn = h.checkpoint_lsn;
 
-  if (!had_dblwr && !LogDirHasSegments(log_dir) && h.checkpoint_lsn == 0 && h.page_count == 1) {
-    // New, or formatted and then a crash before the log was made: nothing was ever written.
-    ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, 0));
-  } else {
-    // Pass 1: validate, find the end, collect open transactions.
+  // Pass 1 (skipped for a new file): validate the log, find its end, collect open transactions.
+  std::vector<RecoveredTransaction> open_trx;
+  uint64_t groups = 0;  // mini-transactions after the checkpoint
+  Lsn end_lsn = 0;
+  if (had_dblwr || LogDirHasSegments(log_dir) || h.checkpoint_lsn != 0 || h.page_count != 1) {
     TrxRecoveryCollector trx;
-    uint64_t groups = 0;
     const Lsn scan_from = std::min(h.checkpoint_lsn, h.log_scan_lsn);
     auto scan = ScanLog(log_dir, db_id, scan_from, [&](const LogFrame& f) -> Status {
       if (f.kind == LogFrameKind::kTrx) return trx.Add(f);
@@ -119,65 +118,56 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
     });
     if (!scan.ok()) return WithPath(path_, scan.status());
     RETURN_IF_ERROR(WithPath(path_, trx.Finish()));
-    report_.end_lsn = scan->end_lsn;
+    end_lsn = scan->end_lsn;
+    report_.end_lsn = end_lsn;
     report_.log_bytes = scan->bytes;
     report_.torn_log_tail = scan->torn_tail;
-    std::vector<RecoveredTransaction> open_trx = trx.Open();
-    ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, scan->end_lsn));
-    // Their records must outlive any checkpoint until their rollback is durable.
-    for (const RecoveredTransaction& t : open_trx) log_->TrxStarted(t.first_lsn);
-
-    if (dblwr == nullptr) {
-      ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
-    }
-    // Pass 2: redo. With nothing to redo the pool opens normally, and so also checks that the
-    // file is as long as page 0 says (in recovery mode pages past the end may be missing: they
-    // were allocated after the checkpoint, and redo re-creates them).
-    bpo.recovery = groups > 0;
-    ASSIGN_OR_RETURN(pool_,
-                     BufferPool::Open(std::move(backend), bpo, log_.get(), std::move(dblwr)));
-    if (groups > 0) {
-      auto redo = ScanLog(log_dir, db_id, h.checkpoint_lsn, [&](const LogFrame& f) -> Status {
-        if (f.kind != LogFrameKind::kMtr || f.end_lsn <= h.checkpoint_lsn) return Status::OK();
-        MINNOW_CRASH_POINT("recovery.redo");
-        auto applied = pool_->ApplyLogRecords(f.payload, f.start_lsn, f.end_lsn);
-        if (!applied.ok()) {
-          return Status(applied.status().code(),
-                        fmt::format("redo of the mini-transaction at LSN {}: {}", f.start_lsn,
-                                    applied.status().message()));
-        }
-        ++report_.redo_groups_applied;
-        return Status::OK();
-      });
-      if (!redo.ok()) return WithPath(path_, redo.status());
-      RETURN_IF_ERROR(pool_->EndRecovery());
-    }
-    RETURN_IF_ERROR(OpenKeyspaces());
-    for (const RecoveredTransaction& t : open_trx) {
-      Status st = RollBackRecovered(t);
-      if (!st.ok()) {
-        return Status(st.code(), fmt::format("{}: rolling back transaction {} left open by a "
-                                             "crash: {}",
-                                             path_, t.id, st.message()));
-      }
-      ++report_.transactions_rolled_back;
-    }
-    report_.recovered = report_.redo_groups_applied > 0 || report_.pages_repaired > 0 ||
-                        report_.transactions_rolled_back > 0 || report_.torn_log_tail;
-    if (report_.recovered) {
-      // The end-of-recovery checkpoint: the next open starts from here.
-      RETURN_IF_ERROR(pool_->FlushAll());
-    }
-    if (flush_policy_ != FlushPolicy::kSyncAtCommit) log_->StartBackground();
-    report_.millis =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-            .count();
-    return Status::OK();
+    open_trx = trx.Open();
   }
-  // A new database (or one that never got a log).
-  ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
+  // Otherwise the file is new, or was formatted and then a crash came before the log was made:
+  // nothing was ever written, and the log starts at 0.
+  ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, end_lsn));
+  // Their records must outlive any checkpoint until their rollback is durable.
+  for (const RecoveredTransaction& t : open_trx) log_->TrxStarted(t.first_lsn);
+  if (dblwr == nullptr) {
+    ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
+  }
+
+  // Pass 2: redo. With nothing to redo the pool opens normally, and so also checks that the file
+  // is as long as page 0 says (in recovery mode pages past the end may be missing: they were
+  // allocated after the checkpoint, and redo re-creates them).
+  bpo.recovery = groups > 0;
   ASSIGN_OR_RETURN(pool_, BufferPool::Open(std::move(backend), bpo, log_.get(), std::move(dblwr)));
+  if (groups > 0) {
+    auto redo = ScanLog(log_dir, db_id, h.checkpoint_lsn, [&](const LogFrame& f) -> Status {
+      if (f.kind != LogFrameKind::kMtr || f.end_lsn <= h.checkpoint_lsn) return Status::OK();
+      MINNOW_CRASH_POINT("recovery.redo");
+      auto applied = pool_->ApplyLogRecords(f.payload, f.start_lsn, f.end_lsn);
+      if (!applied.ok()) {
+        return Status(applied.status().code(),
+                      fmt::format("redo of the mini-transaction at LSN {}: {}", f.start_lsn,
+                                  applied.status().message()));
+      }
+      ++report_.redo_groups_applied;
+      return Status::OK();
+    });
+    if (!redo.ok()) return WithPath(path_, redo.status());
+    RETURN_IF_ERROR(pool_->EndRecovery());
+  }
   RETURN_IF_ERROR(OpenKeyspaces());
+  for (const RecoveredTransaction& t : open_trx) {
+    Status st = RollBackRecovered(t);
+    if (!st.ok()) {
+      return Status(st.code(), fmt::format("{}: rolling back transaction {} left open by a crash: "
+                                           "{}",
+                                           path_, t.id, st.message()));
+    }
+    ++report_.transactions_rolled_back;
+  }
+  report_.recovered = report_.redo_groups_applied > 0 || report_.pages_repaired > 0 ||
+                      report_.transactions_rolled_back > 0 || report_.torn_log_tail;
+  // The end-of-recovery checkpoint: the next open starts from here.
+  if (report_.recovered) RETURN_IF_ERROR(pool_->FlushAll());
   if (flush_policy_ != FlushPolicy::kSyncAtCommit) log_->StartBackground();
   report_.millis =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

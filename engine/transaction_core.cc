@@ -312,6 +312,7 @@ Status TransactionCore::Commit() {
   if (commit_end != 0) log->TrxEnded(retain_key_, commit_end);
   if (!st.ok()) {
     // The commit record may be lost: as far as anyone can know, the commit did not happen.
+    state_ = State::kRolledBack;
     db_->CountRollback();
     return Status(st.code(), "commit failed, the transaction is not committed: " + st.message());
   }
@@ -322,27 +323,25 @@ Status TransactionCore::Commit() {
 
 Status TransactionCore::Rollback() {
   RETURN_IF_ERROR(CheckOpen());
-  Status st = Undo(0);
-  if (st.ok()) {
-    Result<Lsn> end = LogEnd(TrxRecordType::kRollbackDone);
-    if (end.ok() && *end != 0) db_->log()->TrxEnded(retain_key_, *end);
-    // A rollback record that could not be logged is harmless: recovery rolls back again.
-  }
-  End(State::kRolledBack);
-  db_->CountRollback();
+  Status st = RollBackAll();
   if (!st.ok()) return Status(st.code(), "rollback could not undo every change: " + st.message());
   return Status::OK();
 }
 
 void TransactionCore::RollbackForClose() {
-  if (state_ != State::kActive) return;
+  if (state_ == State::kActive) (void)RollBackAll();
+}
+
+Status TransactionCore::RollBackAll() {
   Status st = Undo(0);
   if (st.ok()) {
+    // A rollback-done record that cannot be logged is harmless: recovery rolls back again.
     Result<Lsn> end = LogEnd(TrxRecordType::kRollbackDone);
     if (end.ok() && *end != 0) db_->log()->TrxEnded(retain_key_, *end);
   }
   End(State::kRolledBack);
   db_->CountRollback();
+  return st;
 }
 
 }  // namespace minnow

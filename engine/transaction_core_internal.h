@@ -88,6 +88,8 @@ class TransactionCore {
   Status InsertEach(KeyspaceState* ks,
                     const std::function<bool(std::string_view*, std::string_view*)>& next);
   void End(State final_state);
+  // Rollback's work: undo everything, log rollback-done, end. Returns the undo's status.
+  Status RollBackAll();
 
   DatabaseCore* const db_;
   TransactionOptions options_;
