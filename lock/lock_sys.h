@@ -1,0 +1,212 @@
+#pragma once
+// The lock system: InnoDB's table and record locks (lock/lock_mode.h has the rules).
+//
+// A record is known only as RecordId{page_no, heap_no}: page numbers are unique in minnow's one
+// file, heap numbers are stable while the record stays on its page (btree/page_format.h). When
+// records move (split, merge, redistribute, update that grows a record, purge) the engine
+// forwards btree's RecordMoveListener events here and the locks follow.
+//
+// Lock structs. One struct per (transaction, page, mode, type) for granted record locks; a
+// waiting request always gets a struct of its own. A struct holds the *set* of heap numbers it
+// covers, stored in the smallest exact form:
+//   run form     heap numbers [run_lo, run_hi) plus a supremum bit: a scan that locks a
+//                page's records in heap order (bulk-built and split pages) costs only the
+//                24-byte header, however many records the page holds;
+//   bitmap form  the header plus a bitmap over heap numbers 0 .. n_bits-1, n_bits sized to the
+//                page's heap (rounded up to 64), made when a bit outside the run is set or a bit
+//                inside it cleared. Both forms are exact: no struct ever covers a record that
+//                was not locked, so other transactions can lock the rest.
+// Structs are carved from the transaction's lock heap (chunks malloc'd as it grows, like
+// InnoDB's trx lock heap); "heap size" is the bytes of those chunks, counted where they are
+// malloc'd. A struct replaced by a larger one stays in the heap as dead bytes until the
+// transaction ends (InnoDB's heap never shrinks either).
+//
+// Sharding: 512 shards by page number, each a latch plus a hash table of page queues; a
+// table's locks live in the shard of its table id. No operation holds two shard latches except
+// moves between pages, which take them in shard order. The lock system never calls out while
+// holding a shard latch.
+//
+// Waiting (the DB_LOCK_WAIT dance, style notes 2.4): a Lock* call that must wait enqueues a
+// waiting request and returns kLockWait. The caller then releases every page latch and calls
+// Wait(), which sleeps on the transaction's own condition variable until the request is
+// granted, times out (kLockWaitTimeout: the request is removed, other locks stay), or the
+// transaction is chosen as a deadlock victim (kDeadlock: the caller must roll the whole
+// transaction back). Deadlock detection (when enabled) runs in Wait() before sleeping: it
+// follows waits-for edges from the waiter; on a cycle the lighter transaction (undo records +
+// locks held, TrxLocks::set_weight) is the victim; if that is another transaction its wait is
+// cancelled and it wakes with kDeadlock.
+//
+// Latch order: page latches, then a shard latch (then a second shard latch in shard order for
+// moves). The wait registry latch (deadlock detection) is taken with no shard latch held.
+//
+// Thread safety: every method is thread-safe. A TrxLocks is used by its transaction's thread,
+// except that other threads may convert its implicit locks and cancel its wait (internally
+// synchronized).
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "common/types.h"
+#include "lock/lock_mode.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+struct RecordId {
+  PageNo page_no = kInvalidPageNo;
+  HeapNo heap_no = 0;
+  friend bool operator==(const RecordId&, const RecordId&) = default;
+};
+
+struct RecordIdMove {
+  RecordId from;
+  RecordId to;
+};
+
+// Counts of one transaction's locks, from its live structs.
+struct TrxLockStats {
+  uint64_t structs = 0;     // lock structs: table and record, granted and waiting
+  uint64_t heap_bytes = 0;  // bytes of the lock heap's chunks ("heap size")
+  uint64_t row_locks = 0;   // granted record locks (set bits, supremum included)
+};
+
+struct LockSysStats {
+  uint64_t structs = 0;       // live lock structs of all transactions (table + record)
+  uint64_t record_structs = 0;  // InnoDB's "lock structs in row lock hash table"
+  uint64_t heap_bytes = 0;    // sum of all transactions' lock heaps
+  uint64_t row_locks = 0;
+  uint64_t waits = 0;          // requests that had to wait (Innodb_row_lock_waits)
+  uint64_t waiting_now = 0;    // Innodb_row_lock_current_waits
+  uint64_t wait_micros = 0;    // total time spent waiting (Innodb_row_lock_time, in µs)
+  uint64_t max_wait_micros = 0;
+  uint64_t timeouts = 0;
+  uint64_t deadlocks = 0;
+};
+
+// One row of performance_schema.data_locks: one per table lock, one per locked record (a
+// struct with n bits set gives n rows). The engine adds table, index and key names.
+struct LockRow {
+  TrxId trx_id = 0;
+  bool is_table = false;
+  uint32_t table_id = 0;  // is_table
+  RecordId rec;           // !is_table
+  TrxLockMode mode = TrxLockMode::kS;
+  RecLockType type = RecLockType::kOrdinary;  // records only
+  bool waiting = false;
+};
+
+// One row of performance_schema.data_lock_waits: `requesting` waits for `blocking`.
+struct LockWaitRow {
+  LockRow requesting;
+  LockRow blocking;
+};
+
+struct LockSysOptions {
+  size_t shards = 512;
+  bool deadlock_detect = true;  // innodb_deadlock_detect; OFF leaves cycles to the timeout
+};
+
+class LockSys;
+
+// A transaction's locks and its wait slot. Created by LockSys::Register, owned by the
+// transaction; REQUIRES before destruction: ReleaseAll().
+class TrxLocks {
+ public:
+  ~TrxLocks();
+  TrxId trx_id() const;
+  // The deadlock victim weight besides the locks held: InnoDB uses the undo records written.
+  void set_weight(uint64_t undo_records);
+  TrxLockStats stats() const;
+  // The record (or table) this transaction waits for, if it waits now.
+  bool waiting(LockRow* request) const;
+
+  struct Impl;  // lock/ internal
+
+ private:
+  friend class LockSys;
+  explicit TrxLocks(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class LockSys {
+ public:
+  explicit LockSys(const LockSysOptions& options = {});
+  ~LockSys();  // REQUIRES: every TrxLocks has released its locks and been destroyed
+
+  // A new transaction's lock state; `trx_id` is what introspection prints.
+  std::unique_ptr<TrxLocks> Register(TrxId trx_id);
+
+  // Table lock. OK when granted (at once if a lock held covers it); kLockWait when a waiting
+  // request was enqueued (then: release latches, Wait()); kDeadlock is never returned here.
+  Status LockTable(TrxLocks* trx, uint32_t table_id, TrxLockMode mode);
+
+  // Record lock (mode kS or kX). OK when granted: the bit is set in the transaction's struct
+  // for (page, mode, type), created if needed, unless a lock it already holds covers the
+  // request (X covers S; ordinary covers GAP and REC_NOT_GAP). An INSERT_INTENTION request
+  // that does not wait creates no struct (InnoDB). kLockWait as LockTable.
+  // REQUIRES: the caller holds the page's latch (so the record cannot move meanwhile).
+  Status LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type);
+
+  // A scan's batch: locks heap_nos[0], heap_nos[1], ... of one page (in the order the scan
+  // reads them; kSupremumHeapNo allowed) under one shard latch. Sets *granted to the number
+  // of leading records granted; if it stopped at a conflict, a waiting request for
+  // heap_nos[*granted] is enqueued and kLockWait returned. REQUIRES as LockRecord.
+  Status LockRecords(TrxLocks* trx, PageNo page_no, std::span<const HeapNo> heap_nos,
+                     TrxLockMode mode, RecLockType type, size_t* granted);
+
+  // Sleeps until the transaction's waiting request is granted (OK), `timeout` passes
+  // (kLockWaitTimeout, the request removed), it is chosen as a deadlock victim (kDeadlock,
+  // the request removed; its other locks stay until ReleaseAll), or Shutdown() (kClosed).
+  // Returns OK at once if nothing is waiting. REQUIRES: the caller holds no latch.
+  Status Wait(TrxLocks* trx, std::chrono::milliseconds timeout);
+
+  // Implicit to explicit (InnoDB lock_rec_convert_impl_to_expl): `holder` modified the record
+  // and is still active, so it holds an implicit X lock; give it a granted X,REC_NOT_GAP lock
+  // unless it already holds an X lock covering the record. REQUIRES: the caller holds the
+  // page latch and guarantees `holder` does not end meanwhile.
+  void ConvertImplicit(TrxLocks* holder, RecordId rec);
+
+  // True if a transaction other than `trx` holds or waits for a lock on `rec` that conflicts
+  // with (mode, type). For callers that only need to know (purge, tests).
+  bool HasConflict(const TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type) const;
+
+  // Releases every lock of the transaction (commit, rollback) and grants the waiters that no
+  // longer conflict. The TrxLocks may then be destroyed.
+  void ReleaseAll(TrxLocks* trx);
+
+  // Locks follow records. REQUIRES: the pages involved are X-latched by the caller.
+  // Records moved (split, merge, redistribute, root raise/collapse, an update that moved a
+  // record): each lock bit on `from` moves to `to` (same transaction, mode and type), waiting
+  // requests included; a move from the supremum to a supremum moves the gap locks.
+  void OnRecordsMoved(std::span<const RecordIdMove> moves);
+  // A record was inserted before `successor`: every GAP or ordinary lock another transaction
+  // holds on `successor` is inherited by `inserted` as a GAP lock (the gap is split in two).
+  void OnRecordInserted(RecordId inserted, RecordId successor);
+  // A record was removed (purge, rollback of an insert): every lock on it passes to
+  // `successor` as a GAP lock (granted ones; waiting requests on it are granted, so that
+  // their transactions re-read and find the record gone); its bits are cleared.
+  void OnRecordRemoved(RecordId removed, RecordId successor);
+  // The page was freed: no lock may remain on it (the moves were reported first).
+  void OnPageFreed(PageNo page_no);
+
+  // Wakes every waiter with kClosed; later waits fail with kClosed.
+  void Shutdown();
+
+  LockSysStats stats() const;
+  // Calls `row` for every lock (data_locks), shard by shard; a shard's latch is held during its
+  // calls, so `row` must not call into the LockSys.
+  void ForEachLock(const std::function<void(const LockRow&)>& row) const;
+  // Calls `row` for each (waiting request, lock that blocks it) pair (data_lock_waits).
+  void ForEachWait(const std::function<void(const LockWaitRow&)>& row) const;
+
+  struct Impl;  // lock/ internal
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace minnow
