@@ -23,11 +23,12 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "common/latch.h"
 #include "common/types.h"
-#include "mvcc/read_view.h"
 #include "minnow/status.h"
+#include "mvcc/read_view.h"
 
 namespace minnow {
 
@@ -54,9 +55,7 @@ class TrxSys {
 
   // Lock-free: false means `id` is certainly not active (below every active id); true means
   // "ask IsActive".
-  bool MaybeActive(TrxId id) const {
-    return id >= min_active_id_.load(std::memory_order_acquire);
-  }
+  bool MaybeActive(TrxId id) const { return id >= min_active_id_.load(std::memory_order_acquire); }
   bool IsActive(TrxId id) const;
   // Calls `f(owner)` under the latch if `id` is active (so it cannot end meanwhile); returns
   // whether it did.
@@ -83,9 +82,9 @@ class TrxSys {
   std::function<Status(TrxId)> reserve_;
   const uint64_t reserve_every_;
   std::map<TrxId, void*> active_ GUARDED_BY(latch_);
-  std::set<TrxId> serialising_ GUARDED_BY(latch_);  // trx_nos assigned, not yet removed
+  std::set<TrxId> serialising_ GUARDED_BY(latch_);       // trx_nos assigned, not yet removed
   std::map<TrxId, TrxId> trx_no_of_ GUARDED_BY(latch_);  // id -> its trx_no while serialising
-  ReadView* views_ GUARDED_BY(latch_) = nullptr;  // open views, newest first
+  ReadView* views_ GUARDED_BY(latch_) = nullptr;         // open views, newest first
   uint64_t n_views_ GUARDED_BY(latch_) = 0;
   std::atomic<TrxId> min_active_id_{0};
 };
