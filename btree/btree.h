@@ -69,13 +69,28 @@ struct RecordData {
 
 class Cursor;
 
+// What a write is about to do, told to its BeforeChange notice.
+struct WriteNotice {
+  // The record the write replaces, delete-marks or removes (value complete); nullptr when it
+  // inserts.
+  const RecordData* old = nullptr;
+  // `old`'s location; for an insert, the record the new one will precede: the next record on
+  // the leaf, or the leaf's supremum (heap_no kSupremumHeapNo) when it goes last. This is
+  // where an insert checks for gap locks (InnoDB's lock_rec_insert_check_and_lock).
+  RecordLocation where;
+  // The kSysFieldsSize hidden bytes the write will store (trees with sys fields, writes that
+  // store a record; null otherwise). The notice may set them: the undo record's roll pointer
+  // is known only once the notice has written it.
+  std::byte* sys = nullptr;
+};
+
 // Called once by a write, under the leaf's latch, after the record's place is known and before
-// the first page change: `old` is the record the write replaces, delete-marks or removes (value
-// complete), nullptr when it inserts. An error aborts the write, which then changes nothing.
-// The write may still fail after the call (no space for a split): the caller must accept a
-// notice for a change that did not happen. It must not call into this tree. Transactions
-// write their undo here, ahead of the change (write-ahead undo).
-using BeforeChange = std::function<Status(const RecordData* old)>;
+// the first page change. An error aborts the write, which then changes nothing and releases
+// its latches (kLockWait: the caller waits for a lock and retries). The write may still fail
+// after the call (no space for a split): the caller must accept a notice for a change that did
+// not happen. It must not call into this tree. Transactions write their undo here, ahead of
+// the change (write-ahead undo), and check record locks.
+using BeforeChange = std::function<Status(WriteNotice* notice)>;
 
 class BTree {
  public:
@@ -116,7 +131,8 @@ class BTree {
   Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
                 bool* existed = nullptr, const BeforeChange* before_change = nullptr);
   // Sets or clears the delete mark (and sys bytes, if given). kNotFound if absent.
-  Status SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys = {});
+  Status SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys = {},
+                       const BeforeChange* before_change = nullptr);
   // Physically removes the record and frees its overflow pages; merges or redistributes the
   // page when it falls under a quarter full. kNotFound if absent. `old` as for Update.
   Status Remove(ConstBytes key, RecordData* old = nullptr,

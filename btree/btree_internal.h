@@ -114,6 +114,9 @@ struct BTree::Impl {
 
   // ---- write operations (write.cc)
   Status RunWrite(WriteOp* op);
+  // Tells the listener where an insert that split a page landed, and before which record.
+  // REQUIRES: `mtr` holds the page at `loc`.
+  Status ReportInserted(MiniTransaction* mtr, RecordLocation loc);
   // Applies `op` at the leaf. Returns true if done, false if it needs the pessimistic path
   // (only when `path` is null; then nothing was changed).
   Result<bool> ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf, std::vector<PathLevel>* path,

@@ -37,6 +37,13 @@ class RecordMoveListener {
   // page's old supremum gap ends at the first record that came from the right page
   // (InnoDB's lock_update_split_right / lock_update_merge_left do these inheritances).
   virtual void OnRecordsMoved(std::span<const RecordMove> moves) = 0;
+  // A record was inserted before `successor` (the next record on its page, or the page's
+  // supremum). Gap locks on the successor now cover two gaps: the new record inherits them
+  // (InnoDB's lock_update_insert). Not called for a record that moved (that is a move).
+  virtual void OnRecordInserted(RecordLocation inserted, RecordLocation successor) {
+    (void)inserted;
+    (void)successor;
+  }
   // A record was physically removed; `successor` is the next record in key order (the
   // supremum of its page when it was last: heap_no kSupremumHeapNo). Locks on it pass to
   // the successor as gap locks (issue #4).

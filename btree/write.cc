@@ -31,9 +31,15 @@ Status CheckSys(const TreeOptions& options, ConstBytes sys) {
 }
 
 // The write's BeforeChange notice (btree.h), if it has one.
-Status Notify(WriteOp* op, const RecordData* old) {
+Status Notify(WriteOp* op, const RecordData* old, RecordLocation where, std::byte* sys) {
   if (op->before_change == nullptr) return Status::OK();
-  return (*op->before_change)(old);
+  WriteNotice notice{.old = old, .where = where, .sys = sys};
+  return (*op->before_change)(&notice);
+}
+
+// The hidden bytes a stored record will get, for the notice to set (null without sys fields).
+std::byte* RecordSys(WriteOp* op) {
+  return op->rec->spec.sys.empty() ? nullptr : op->rec->sys.data();
 }
 
 // Points op->old at scratch space when a notice needs the old record and the caller gave none.
@@ -77,15 +83,19 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   if (kind == OpKind::kInsert) {
     if (found) return Status::DuplicateKey("key exists");
     const RecordSpec& spec = op->rec->spec;
+    RecordLocation successor{leaf.page_no(), kSupremumHeapNo};
+    if (RecordView next; idx < v.n_slots() && v.Record(idx, &next))
+      successor.heap_no = next.heap_no;
     if (v.Fits(spec.size())) {
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
-      RETURN_IF_ERROR(Notify(op, nullptr));
+      RETURN_IF_ERROR(Notify(op, nullptr, successor, RecordSys(op)));
       op->applied = true;
-      InsertRecord(&ed, idx, spec);
+      HeapNo h = InsertRecord(&ed, idx, spec);
+      if (listener != nullptr) listener->OnRecordInserted({leaf.page_no(), h}, successor);
       return true;
     }
     if (path == nullptr) return false;
-    RETURN_IF_ERROR(Notify(op, nullptr));
+    RETURN_IF_ERROR(Notify(op, nullptr, successor, RecordSys(op)));
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
     op->applied = true;
@@ -93,6 +103,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
         InsertWithSplit(mtr, path, &reserve, path->size() - 1, idx, spec, 0, RecordLocation{});
     for (MtrPage page : reserve) RETURN_IF_ERROR(mtr->Free(page));
     RETURN_IF_ERROR(loc.status());
+    if (listener != nullptr) RETURN_IF_ERROR(ReportInserted(mtr, *loc));
     return true;
   }
   if (!found) return Status::NotFound("key not found");
@@ -105,26 +116,33 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
       return Status::Corruption(
           fmt::format("page {}: record without sys fields in a clustered tree", leaf.page_no()));
     }
+    ConstBytes sys = op->sys;
+    std::array<std::byte, kSysLen> notice_sys{};
     if (op->before_change != nullptr) {
       NeedOld(op);
       RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-      RETURN_IF_ERROR(Notify(op, op->old));
+      std::byte* out = nullptr;
+      if (rec.sys.size() == kSysLen) {
+        std::memcpy(notice_sys.data(), (sys.empty() ? rec.sys : sys).data(), kSysLen);
+        out = notice_sys.data();
+        sys = ConstBytes(notice_sys.data(), kSysLen);
+      }
+      RETURN_IF_ERROR(Notify(op, op->old, op->old->location, out));
     }
-    ::minnow::SetDeleteMark(&ed, idx, op->mark, op->sys);
+    ::minnow::SetDeleteMark(&ed, idx, op->mark, sys);
     return true;
   }
   if (kind == OpKind::kUpdate) {
-    RecordSpec spec = op->rec->spec;
-    std::array<std::byte, kSysLen> sys{};
-    if (!op->rec->sys_given && rec.sys.size() == kSysLen) {  // keep the old sys bytes
-      std::memcpy(sys.data(), rec.sys.data(), kSysLen);
-      spec.sys = ConstBytes(sys.data(), kSysLen);
+    const RecordSpec& spec = op->rec->spec;
+    if (!op->rec->sys_given && rec.sys.size() == kSysLen && !spec.sys.empty()) {
+      std::memcpy(op->rec->sys.data(), rec.sys.data(), kSysLen);  // keep the old sys bytes
     }
     bool in_place = spec.size() <= rec.size + v.available();
     if (!in_place && path == nullptr) return false;
     NeedOld(op);
     if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-    RETURN_IF_ERROR(Notify(op, op->old));
+    RETURN_IF_ERROR(
+        Notify(op, op->old, RecordLocation{leaf.page_no(), rec.heap_no}, RecordSys(op)));
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
       if (spec.size() > rec.size) RETURN_IF_ERROR(check_before_reorganize(spec.size()));
@@ -149,7 +167,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   if (underflow && path == nullptr) return false;
   NeedOld(op);
   if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-  RETURN_IF_ERROR(Notify(op, op->old));
+  RETURN_IF_ERROR(Notify(op, op->old, RecordLocation{leaf.page_no(), rec.heap_no}, nullptr));
   if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
   RecordLocation removed{leaf.page_no(), rec.heap_no};
   RecordLocation successor{leaf.page_no(), kSupremumHeapNo};
@@ -159,6 +177,19 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   if (listener != nullptr) listener->OnRecordRemoved(removed, successor);
   if (underflow) RETURN_IF_ERROR(Rebalance(mtr, path, path->size() - 1));
   return true;
+}
+
+Status BTree::Impl::ReportInserted(MiniTransaction* mtr, RecordLocation loc) {
+  // The page the record landed on is still held by the mtr (Write returns it again).
+  ASSIGN_OR_RETURN(MtrPage page, mtr->Write(loc.page_no));
+  PageView v(page.data());
+  size_t idx = v.FindHeapNo(loc.heap_no);
+  RecordLocation successor{loc.page_no, kSupremumHeapNo};
+  if (RecordView next; idx + 1 < v.n_slots() && v.Record(idx + 1, &next)) {
+    successor.heap_no = next.heap_no;
+  }
+  listener->OnRecordInserted(loc, successor);
+  return Status::OK();
 }
 
 Status BTree::Impl::RunWrite(WriteOp* op) {
@@ -244,10 +275,15 @@ Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordDat
   return st;
 }
 
-Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys) {
+Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys,
+                            const BeforeChange* before_change) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
-  WriteOp op{.kind = OpKind::kDeleteMark, .key = key, .sys = sys, .mark = marked};
+  WriteOp op{.kind = OpKind::kDeleteMark,
+             .key = key,
+             .sys = sys,
+             .mark = marked,
+             .before_change = before_change};
   return impl_->RunWrite(&op);
 }
 

@@ -47,7 +47,7 @@ Status ValueTooLong(size_t size) {
 TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
     : db_(db),
       options_(options),
-      undo_notice_([this](const RecordData* old) { return LogUndo(old); }) {}
+      undo_notice_([this](WriteNotice* n) { return LogUndo(n->old); }) {}
 
 TransactionCore::~TransactionCore() {
   if (state_ == State::kActive && !db_->closed()) (void)Rollback();

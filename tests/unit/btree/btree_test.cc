@@ -72,8 +72,8 @@ TEST_CASE("BeforeChange is told once per write, before it, and can veto it", "[b
   auto tree = NewTree(fx.pool());
   std::vector<std::string> seen;  // "+" for an insert, else the old value
   Status veto;
-  BeforeChange notice = [&](const RecordData* old) {
-    seen.push_back(old == nullptr ? "+" : old->value);
+  BeforeChange notice = [&](WriteNotice* n) {
+    seen.push_back(n->old == nullptr ? "+" : n->old->value);
     return veto;
   };
   // Enough records, with big values, that some writes split and merge (the pessimistic path).
@@ -104,6 +104,43 @@ TEST_CASE("BeforeChange is told once per write, before it, and can veto it", "[b
   CHECK(tree->Get(B(U32Key(7)))->value == "seven");
   CHECK(tree->Get(B(U32Key(8)))->value == std::string(6000, 'w'));
   RequireCheck(*tree);
+}
+
+TEST_CASE("BeforeChange names the record, or an insert's successor, and sets the sys bytes",
+          "[btree]") {
+  PoolFixture fx(64);
+  auto tree = NewTree(fx.pool(), TreeOptions{.sys_fields = true});
+  std::byte stamp{0};
+  std::vector<WriteNotice> seen;
+  BeforeChange notice = [&](WriteNotice* n) {
+    seen.push_back(*n);
+    if (n->sys != nullptr) std::fill(n->sys, n->sys + kSysFieldsSize, stamp);
+    return Status::OK();
+  };
+  stamp = std::byte{1};
+  REQUIRE(tree->Insert(B("b"), B("1"), {}, &notice).ok());
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].where.heap_no == kSupremumHeapNo);  // the first record goes before the supremum
+  RecordLocation b_loc = tree->Get(B("b"))->location;
+  stamp = std::byte{2};
+  REQUIRE(tree->Insert(B("a"), B("2"), {}, &notice).ok());
+  CHECK(seen[1].where == b_loc);  // "a" goes before "b"
+  CHECK(tree->Get(B("a"))->sys[0] == std::byte{2});
+  CHECK(tree->Get(B("b"))->sys[12] == std::byte{1});
+  stamp = std::byte{3};
+  REQUIRE(tree->Update(B("b"), B("11"), {}, nullptr, &notice).ok());
+  CHECK(seen[2].where == b_loc);
+  CHECK(seen[2].old->sys[0] == std::byte{1});
+  CHECK(tree->Get(B("b"))->sys[0] == std::byte{3});
+  stamp = std::byte{4};
+  REQUIRE(tree->SetDeleteMark(B("b"), true, {}, &notice).ok());
+  CHECK(seen[3].where == b_loc);
+  auto b = tree->Get(B("b"));
+  CHECK(b->delete_marked);
+  CHECK(b->sys[0] == std::byte{4});
+  CHECK(b->value == "11");
+  REQUIRE(tree->Remove(B("b"), nullptr, &notice).ok());
+  CHECK(seen[4].sys == nullptr);  // nothing is stored
 }
 
 TEST_CASE("Get into a caller's string reuses it and reports the delete mark", "[btree]") {
