@@ -1,0 +1,96 @@
+// ReleaseAll: walks the transaction's lock heap to learn which cells hold its structs, unlinks
+// them cell by cell (one shard latch per shard, cells in order), grants the waiters that no
+// longer conflict, then frees the heap. No per-transaction list of structs is kept.
+//
+// Other threads may add structs to the heap meanwhile (a move or an insert gives the
+// transaction a struct on another page while it has a live one on the source page). Each pass
+// resumes the walk where the last one ended; the loop ends when a pass finds no new struct.
+// That is final: once every struct is unlinked, no other thread can find one to copy.
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "lock/lock_sys_internal.h"
+
+namespace minnow {
+
+using lock_internal::Cell;
+using lock_internal::Chunk;
+using lock_internal::LockStruct;
+using lock_internal::Shard;
+using lock_internal::WaitState;
+
+namespace {
+
+struct CellKey {
+  uint32_t shard_index;
+  LockStruct** head;
+  friend bool operator<(const CellKey& a, const CellKey& b) {
+    return a.shard_index != b.shard_index ? a.shard_index < b.shard_index
+                                          : std::less<LockStruct**>()(a.head, b.head);
+  }
+  friend bool operator==(const CellKey& a, const CellKey& b) = default;
+};
+
+}  // namespace
+
+void LockSys::ReleaseAll(TrxLocks* trx_locks) {
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  Chunk* chunk = nullptr;  // the walk's position: chunk and offset of the next struct
+  uint32_t offset = 0;
+  std::vector<CellKey> keys;
+  for (;;) {
+    keys.clear();
+    {
+      LatchGuard guard(trx->heap_latch);
+      if (chunk == nullptr) {
+        chunk = trx->first_chunk;
+        offset = sizeof(Chunk);
+      }
+      while (chunk != nullptr) {
+        while (offset < chunk->used) {
+          const auto* s =
+              reinterpret_cast<const LockStruct*>(reinterpret_cast<char*>(chunk) + offset);
+          offset += s->size();  // invariant (1): size, page_no and kind are immutable
+          const Cell cell =
+              s->is_table() ? impl_->TableCell(s->page_no) : impl_->RecordCell(s->page_no);
+          keys.push_back({cell.shard_index, cell.head});
+        }
+        if (chunk->next == nullptr) break;
+        chunk = chunk->next;
+        offset = sizeof(Chunk);
+      }
+    }
+    if (keys.empty()) break;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    size_t i = 0;
+    while (i < keys.size()) {
+      Shard* shard = &impl_->shards[keys[i].shard_index];
+      LatchGuard guard(shard->latch);
+      for (; i < keys.size() && &impl_->shards[keys[i].shard_index] == shard; ++i) {
+        LockStruct** head = keys[i].head;
+        bool removed = false;
+        for (LockStruct** pp = head; *pp != nullptr;) {
+          LockStruct* s = *pp;
+          if (s->owner != trx->slot) {
+            pp = &s->hash_next;
+            continue;
+          }
+          *pp = s->hash_next;
+          s->hash_next = nullptr;
+          if (s->waiting()) impl_->EndWait(trx, s, WaitState::kNone);
+          impl_->Kill(s);
+          removed = true;
+        }
+        if (removed) impl_->GrantWaiters(head);
+      }
+    }
+  }
+  trx->FreeChunks();
+  LatchGuard guard(trx->wait_latch);
+  trx->wait_state = WaitState::kNone;
+}
+
+}  // namespace minnow

@@ -1,0 +1,269 @@
+// LockSys: registration, table locks, record locks (one and a scan's batch), implicit-to-
+// explicit conversion and conflict queries. Queues and waits are in lock_wait.cc, deadlock
+// detection in deadlock.cc, moves in lock_moves.cc, release in lock_release.cc.
+
+#include "lock/lock_sys.h"
+
+#include <bit>
+
+#include "common/check.h"
+#include "lock/lock_sys_internal.h"
+
+namespace minnow {
+
+using lock_internal::BitEdit;
+using lock_internal::Cell;
+using lock_internal::LockStruct;
+
+namespace {
+
+// murmur3's finalizer: neighbouring page numbers land in unrelated shards and cells.
+uint32_t Mix(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// InnoDB stores every lock on the supremum as a gap-type lock (lock_rec_add_to_queue clears
+// GAP and REC_NOT_GAP there): a GAP or REC_NOT_GAP request on it is an ordinary one.
+RecLockType Normalize(RecLockType type, HeapNo heap_no) {
+  if (heap_no == kSupremumHeapNo && type != RecLockType::kInsertIntention) {
+    return RecLockType::kOrdinary;
+  }
+  return type;
+}
+
+// Does the transaction's granted lock `held` (on the record) make the request redundant?
+// Types are normalized; an insert intention is never redundant and covers nothing.
+bool Covers(const LockStruct* held, TrxLockMode mode, RecLockType type) {
+  if (type == RecLockType::kInsertIntention) return false;
+  if (held->mode() != TrxLockMode::kX && held->mode() != mode) return false;
+  switch (held->type()) {
+    case RecLockType::kOrdinary:
+      return true;
+    case RecLockType::kGap:
+      return type == RecLockType::kGap;
+    case RecLockType::kRecNotGap:
+      return type == RecLockType::kRecNotGap;
+    case RecLockType::kInsertIntention:
+      return false;
+  }
+  return false;
+}
+
+Status LockWaitStatus() { return Status(Code::kLockWait, "lock wait"); }
+
+}  // namespace
+
+LockSys::Impl::Impl(const LockSysOptions& opts) : options(opts) {
+  const size_t n = std::bit_ceil(std::max<size_t>(options.shards, 1));
+  options.shards = n;
+  shard_bits = static_cast<uint32_t>(std::countr_zero(n));
+  shards.reset(new lock_internal::Shard[n]);
+}
+
+Cell LockSys::Impl::RecordCell(PageNo page_no) const {
+  const uint32_t h = Mix(page_no);
+  const uint32_t index = h & static_cast<uint32_t>(options.shards - 1);
+  lock_internal::Shard* shard = &shards[index];
+  return Cell{shard, &shard->cells[(h >> shard_bits) % lock_internal::kCellsPerShard], index};
+}
+
+Cell LockSys::Impl::TableCell(uint32_t table_id) const {
+  const uint32_t h = Mix(table_id ^ 0x9e3779b9u);
+  const uint32_t index = h & static_cast<uint32_t>(options.shards - 1);
+  lock_internal::Shard* shard = &shards[index];
+  return Cell{shard, &shard->table_cells[(h >> shard_bits) % lock_internal::kTableCellsPerShard],
+              index};
+}
+
+LockSys::LockSys(const LockSysOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+LockSys::~LockSys() = default;
+
+TrxLocks::TrxLocks(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+TrxLocks::~TrxLocks() {
+  MINNOW_CHECK(impl_->structs.load() == 0, "trx {} destroyed holding {} lock structs",
+               impl_->trx_id, impl_->structs.load());
+  impl_->FreeChunks();
+  LatchGuard guard(impl_->sys->registry.latch);
+  impl_->sys->registry.Remove(impl_->slot);
+}
+
+TrxId TrxLocks::trx_id() const { return impl_->trx_id; }
+
+void TrxLocks::set_weight(uint64_t undo_records) {
+  impl_->weight.store(undo_records, std::memory_order_relaxed);
+}
+
+std::unique_ptr<TrxLocks> LockSys::Register(TrxId trx_id) {
+  auto impl = std::make_unique<TrxLocks::Impl>();
+  impl->sys = impl_.get();
+  impl->trx_id = trx_id;
+  {
+    LatchGuard guard(impl_->registry.latch);
+    impl->slot = impl_->registry.Add(impl.get());
+  }
+  return std::unique_ptr<TrxLocks>(new TrxLocks(std::move(impl)));
+}
+
+Status LockSys::LockTable(TrxLocks* trx_locks, uint32_t table_id, TrxLockMode mode) {
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  const Cell cell = impl_->TableCell(table_id);
+  LatchGuard guard(cell.shard->latch);
+  bool blocked = false;
+  for (LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != table_id) continue;
+    if (s->owner == trx->slot) {
+      if (!s->waiting() && TableLockCovers(s->mode(), mode)) return Status::OK();
+    } else if (!TableLockCompatible(mode, s->mode())) {
+      blocked = true;  // granted, or waiting ahead
+    }
+  }
+  // InnoDB lock_table: one struct per mode asked for that no held lock covers (IS then IX
+  // gives two structs; data_locks shows both).
+  const uint8_t kind = lock_internal::MakeKind(mode, RecLockType::kOrdinary, true);
+  if (blocked) {
+    impl_->EnqueueWaiting(cell, trx, table_id, 0, kind);
+    return LockWaitStatus();
+  }
+  impl_->Link(cell.head, impl_->NewStruct(trx, table_id, kind, 0, 0));
+  return Status::OK();
+}
+
+// One record under the shard latch: true if granted (a bit set, or redundant, or an insert
+// intention that need not wait), false if it must wait (nothing changed).
+bool LockSys::Impl::LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, HeapNo h,
+                            TrxLockMode mode, RecLockType type) {
+  MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
+  type = Normalize(type, h);
+  const uint8_t kind = lock_internal::MakeKind(mode, type, false);
+  const bool sup = h == kSupremumHeapNo;
+  LockStruct* own = nullptr;
+  bool blocked = false;
+  for (LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != page_no) continue;
+    if (s->owner == trx->slot) {
+      if (s->waiting()) continue;
+      if (own == nullptr && s->kind == kind) own = s;
+      if (lock_internal::Contains(s, h) && Covers(s, mode, type)) return true;
+    } else if (!blocked && lock_internal::Contains(s, h) &&
+               RecordLockConflicts(mode, type, sup, s->mode(), s->type())) {
+      blocked = true;
+    }
+  }
+  if (blocked) return false;
+  if (type == RecLockType::kInsertIntention) return true;  // InnoDB makes no struct for it
+  if (own == nullptr) {
+    own = NewStruct(trx, page_no, kind, 0, 0);
+    Link(cell.head, own);
+  }
+  SetBit(cell.head, own, h);
+  return true;
+}
+
+// The scan's hot path: when the transaction is alone on the page with at most its struct for
+// (mode, type), no record can conflict or be covered by another struct, so the batch only
+// sets bits. Returns how many leading records it did (0: the general path must run).
+size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page_no,
+                                     std::span<const HeapNo> heap_nos, TrxLockMode mode,
+                                     RecLockType type) {
+  if (type == RecLockType::kInsertIntention) return 0;
+  const uint8_t kind = lock_internal::MakeKind(mode, type, false);
+  LockStruct* own = nullptr;
+  for (LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != page_no) continue;
+    if (s->owner != trx->slot || s->waiting() || s->kind != kind || own != nullptr) return 0;
+    own = s;
+  }
+  uint64_t added = 0;
+  size_t k = 0;
+  for (; k < heap_nos.size(); ++k) {
+    const HeapNo h = heap_nos[k];
+    if (h == kSupremumHeapNo && type != RecLockType::kOrdinary) break;  // another struct
+    MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
+    if (own == nullptr) {
+      own = NewStruct(trx, page_no, kind, 0, 0);
+      Link(cell.head, own);
+    }
+    const BitEdit e = lock_internal::TrySetBit(own, h);
+    if (e == BitEdit::kDone) {
+      ++added;
+    } else if (e == BitEdit::kNeedsBitmap) {
+      own = SetBit(cell.head, own, h);  // counts its bit itself
+    }
+  }
+  trx->row_locks.fetch_add(added, std::memory_order_relaxed);
+  return k;
+}
+
+Status LockSys::LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type) {
+  size_t granted;
+  return LockRecords(trx, rec.page_no, std::span<const HeapNo>(&rec.heap_no, 1), mode, type,
+                     &granted);
+}
+
+Status LockSys::LockRecords(TrxLocks* trx_locks, PageNo page_no, std::span<const HeapNo> heap_nos,
+                            TrxLockMode mode, RecLockType type, size_t* granted) {
+  MINNOW_DCHECK(mode == TrxLockMode::kS || mode == TrxLockMode::kX, "record locks are S or X");
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  const Cell cell = impl_->RecordCell(page_no);
+  LatchGuard guard(cell.shard->latch);
+  size_t k = impl_->LockBatchAlone(cell, trx, page_no, heap_nos, mode, type);
+  for (; k < heap_nos.size(); ++k) {
+    const HeapNo h = heap_nos[k];
+    if (!impl_->LockOne(cell, trx, page_no, h, mode, type)) {
+      impl_->EnqueueWaiting(cell, trx, page_no, h,
+                            lock_internal::MakeKind(mode, Normalize(type, h), false));
+      *granted = k;
+      return LockWaitStatus();
+    }
+  }
+  *granted = k;
+  return Status::OK();
+}
+
+void LockSys::ConvertImplicit(TrxLocks* holder_locks, RecordId rec) {
+  TrxLocks::Impl* holder = holder_locks->impl_.get();
+  const HeapNo h = rec.heap_no;
+  MINNOW_DCHECK(h >= kFirstUserHeapNo, "only user records have implicit locks");
+  const uint8_t kind = lock_internal::MakeKind(TrxLockMode::kX, RecLockType::kRecNotGap, false);
+  const Cell cell = impl_->RecordCell(rec.page_no);
+  LatchGuard guard(cell.shard->latch);
+  LockStruct* own = nullptr;
+  for (LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != rec.page_no || s->owner != holder->slot || s->waiting()) continue;
+    if (s->mode() == TrxLockMode::kX && lock_internal::Contains(s, h) &&
+        (s->type() == RecLockType::kOrdinary || s->type() == RecLockType::kRecNotGap)) {
+      return;
+    }
+    if (own == nullptr && s->kind == kind) own = s;
+  }
+  // Granted even if others wait: the holder had the record first.
+  if (own == nullptr) {
+    own = impl_->NewStruct(holder, rec.page_no, kind, 0, 0);
+    impl_->Link(cell.head, own);
+  }
+  impl_->SetBit(cell.head, own, h);
+}
+
+bool LockSys::HasConflict(const TrxLocks* trx, RecordId rec, TrxLockMode mode,
+                          RecLockType type) const {
+  const uint32_t me = trx != nullptr ? trx->impl_->slot : UINT32_MAX;
+  const HeapNo h = rec.heap_no;
+  type = Normalize(type, h);
+  const Cell cell = impl_->RecordCell(rec.page_no);
+  LatchGuard guard(cell.shard->latch);
+  for (const LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no == rec.page_no && s->owner != me && lock_internal::Contains(s, h) &&
+        RecordLockConflicts(mode, type, h == kSupremumHeapNo, s->mode(), s->type())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace minnow

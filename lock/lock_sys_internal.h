@@ -1,0 +1,232 @@
+#pragma once
+// LockSys and TrxLocks internals (lock/ only).
+//
+// Latch order (lock/lock_sys.h): page latches (caller), then the registry latch (deadlock
+// detection, Register/destruction, Shutdown, stats), then shard latches (two in shard order
+// for moves), then leaf latches: a transaction's heap latch or its wait latch, never both.
+//
+// Lock heap: a transaction's structs are bump-allocated from chunks it mallocs: the first
+// chunk is kFirstChunkBytes (1 KiB, made at the first lock, so a transaction that never locks
+// has no heap), each next one twice the last, up to kMaxChunkBytes (64 KiB). A chunk begins
+// with a 16-byte Chunk header; heap_bytes is the sum of the chunks' malloc'd sizes. Structs
+// are never freed one by one: ReleaseAll walks the chunks' structs to find the cells to clean,
+// then frees the chunks.
+//
+// Waits: a transaction has at most one waiting request (wait_lock). wait_lock changes only
+// under both the request's shard latch and the wait latch, so either latch makes it stable.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "common/latch.h"
+#include "lock/lock_struct_internal.h"
+#include "lock/lock_sys.h"
+
+namespace minnow {
+namespace lock_internal {
+
+inline constexpr uint32_t kFirstChunkBytes = 1024;
+inline constexpr uint32_t kMaxChunkBytes = 64 * 1024;
+inline constexpr uint32_t kCellsPerShard = 256;  // record page queues
+inline constexpr uint32_t kTableCellsPerShard = 16;
+
+// Set on a struct that died because a bigger one replaced it; hash_next then points to the
+// replacement (a dead struct is in no chain, so the field is free).
+inline constexpr uint8_t kFlagForwarded = 1u << 3;
+
+inline LockStruct* Follow(LockStruct* s) {
+  while (s->flags & kFlagForwarded) s = s->hash_next;
+  return s;
+}
+
+struct Chunk {
+  Chunk* next;
+  uint32_t size;  // bytes malloc'd, this header included
+  uint32_t used;  // bytes used, this header included
+};
+static_assert(sizeof(Chunk) == 16);
+
+enum class WaitState : uint8_t { kNone, kWaiting, kGranted, kVictim };
+
+struct alignas(64) Shard {
+  Latch latch;
+  LockStruct* cells[kCellsPerShard] = {};             // GUARDED_BY(latch)
+  LockStruct* table_cells[kTableCellsPerShard] = {};  // GUARDED_BY(latch)
+};
+
+// A page's or table's queue: the shard and the head of the cell chain it hashes to.
+struct Cell {
+  Shard* shard;
+  LockStruct** head;
+  uint32_t shard_index;
+};
+
+// Slot -> TrxLocks::Impl, readable without a latch (a struct's owner is alive while the struct
+// is linked, and lookups of linked structs' owners happen under their shard latch).
+class Registry {
+ public:
+  static constexpr uint32_t kBlockSlots = 1024;
+  static constexpr uint32_t kMaxBlocks = 1024;
+
+  Registry();
+  ~Registry();
+  TrxLocks::Impl* Get(uint32_t slot) const {
+    const auto* block = blocks_[slot / kBlockSlots].load(std::memory_order_acquire);
+    return block == nullptr ? nullptr : block[slot % kBlockSlots].load(std::memory_order_acquire);
+  }
+  uint32_t Add(TrxLocks::Impl* trx) REQUIRES(latch);
+  void Remove(uint32_t slot) REQUIRES(latch);
+  template <typename F>
+  void ForEach(F&& f) const REQUIRES(latch) {
+    for (uint32_t s = 0; s < n_slots_; ++s) {
+      if (TrxLocks::Impl* t = Get(s)) f(t);
+    }
+  }
+
+  // The wait-registry latch: serializes deadlock detection and keeps registered transactions
+  // alive while it is held.
+  mutable Latch latch;
+
+ private:
+  std::atomic<std::atomic<TrxLocks::Impl*>*> blocks_[kMaxBlocks];
+  std::vector<uint32_t> free_ GUARDED_BY(latch);
+  uint32_t n_slots_ GUARDED_BY(latch) = 0;
+};
+
+}  // namespace lock_internal
+
+struct TrxLocks::Impl {
+  using LockStruct = lock_internal::LockStruct;
+
+  LockSys::Impl* sys = nullptr;
+  TrxId trx_id = 0;
+  uint32_t slot = 0;
+  std::atomic<uint64_t> weight{0};
+  // Counts of live structs (maintained by whoever changes them, under the shard latch).
+  std::atomic<uint64_t> structs{0};
+  std::atomic<uint64_t> record_structs{0};
+  std::atomic<uint64_t> row_locks{0};
+  std::atomic<uint64_t> heap_bytes{0};
+
+  // Lock heap.
+  Latch heap_latch;
+  lock_internal::Chunk* first_chunk GUARDED_BY(heap_latch) = nullptr;
+  lock_internal::Chunk* last_chunk GUARDED_BY(heap_latch) = nullptr;
+  uint32_t next_chunk_bytes GUARDED_BY(heap_latch) = lock_internal::kFirstChunkBytes;
+  void* Allocate(uint32_t bytes) REQUIRES(heap_latch);
+  void FreeChunks() EXCLUDES(heap_latch);
+
+  // Wait slot.
+  Latch wait_latch;
+  std::condition_variable_any wait_cv;
+  lock_internal::WaitState wait_state GUARDED_BY(wait_latch) = lock_internal::WaitState::kNone;
+  LockStruct* wait_lock GUARDED_BY(wait_latch) = nullptr;
+  LockRow wait_row GUARDED_BY(wait_latch);
+  std::chrono::steady_clock::time_point wait_start GUARDED_BY(wait_latch);
+
+  uint64_t Weight() const {
+    return weight.load(std::memory_order_relaxed) + structs.load(std::memory_order_relaxed);
+  }
+};
+
+struct LockSys::Impl {
+  using LockStruct = lock_internal::LockStruct;
+  using Cell = lock_internal::Cell;
+  using TrxImpl = TrxLocks::Impl;
+
+  explicit Impl(const LockSysOptions& options);
+
+  LockSysOptions options;
+  uint32_t shard_bits = 0;
+  std::unique_ptr<lock_internal::Shard[]> shards;
+  lock_internal::Registry registry;
+  std::atomic<bool> closed{false};
+  std::atomic<uint64_t> waits{0};
+  std::atomic<uint64_t> waiting_now{0};
+  std::atomic<uint64_t> wait_micros{0};
+  std::atomic<uint64_t> max_wait_micros{0};
+  std::atomic<uint64_t> timeouts{0};
+  std::atomic<uint64_t> deadlocks{0};
+
+  Cell RecordCell(PageNo page_no) const;
+  Cell TableCell(uint32_t table_id) const;
+  TrxImpl* Owner(const LockStruct* s) const { return registry.Get(s->owner); }
+
+  // lock_heap.cc: structs in a cell chain. All REQUIRE the cell's shard latch.
+  LockStruct* NewStruct(TrxImpl* owner, PageNo page_no, uint8_t kind, uint16_t bitmap_bytes,
+                        uint8_t flags);
+  static void Link(LockStruct** head, LockStruct* s);
+  static void Unlink(LockStruct** head, LockStruct* s);
+  void Kill(LockStruct* s);  // REQUIRES: s unlinked
+  // Sets h, replacing s by a bigger bitmap struct if needed; returns the live struct and adds
+  // to the owner's row_locks if s is a granted record struct.
+  LockStruct* SetBit(LockStruct** head, LockStruct* s, HeapNo h);
+  // Clears the (ascending) heap numbers, all in s; unlinks and kills s if it becomes empty.
+  // Returns the live struct or nullptr.
+  LockStruct* ClearBits(LockStruct** head, LockStruct* s, std::span<const HeapNo> sorted);
+  LockStruct* Replace(LockStruct** head, LockStruct* s, uint32_t max_heap_no);
+  // The first granted struct of `owner` on the page with `kind`, or nullptr.
+  static LockStruct* FindGranted(LockStruct* head, PageNo page_no, uint32_t owner, uint8_t kind);
+
+  // lock_sys.cc. REQUIRE the cell's shard latch.
+  bool LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, HeapNo h, TrxLockMode mode,
+               RecLockType type);
+  size_t LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page_no,
+                        std::span<const HeapNo> heap_nos, TrxLockMode mode, RecLockType type);
+
+  // lock_wait.cc: queues. REQUIRE the cell's shard latch.
+  // True if a lock of another transaction blocks the waiting struct w (granted anywhere in
+  // the queue, or waiting ahead of w); calls f(blocker) for each if f is given.
+  template <typename F>
+  bool ForEachBlocker(LockStruct* head, const LockStruct* w, F&& f) const;
+  bool Blocked(LockStruct* head, const LockStruct* w) const;
+  // Grants the waiting requests of the chain that nothing blocks any more, in queue order.
+  void GrantWaiters(LockStruct** head);
+  // Enqueues a waiting request of trx for heap_no (or the table: heap_no ignored).
+  void EnqueueWaiting(const Cell& cell, TrxImpl* trx, PageNo page_no, HeapNo heap_no, uint8_t kind);
+  // Ends trx's wait for w (if it still waits for it) in `state` and wakes it.
+  void EndWait(TrxImpl* trx, const LockStruct* w, lock_internal::WaitState state);
+  // Removes trx's waiting request, ending the wait in `state`; false if it no longer waits.
+  // REQUIRES: no shard latch held.
+  bool CancelWait(TrxImpl* trx, lock_internal::WaitState state);
+
+  // lock_moves.cc: moves between one pair of pages.
+  void MoveGroup(std::span<const RecordIdMove> moves);
+
+  // deadlock.cc. REQUIRES: registry.latch held, no shard latch.
+  Status CheckDeadlock(TrxImpl* me) REQUIRES(registry.latch);
+  std::vector<uint32_t> WaitsFor(TrxImpl* trx) REQUIRES(registry.latch);
+
+  LockRow RowOf(const LockStruct* s, HeapNo heap_no) const;
+};
+
+template <typename F>
+bool LockSys::Impl::ForEachBlocker(LockStruct* head, const LockStruct* w, F&& f) const {
+  const bool table = w->is_table();
+  const int h = table ? 0 : lock_internal::FirstBit(w);
+  bool ahead = true;  // s is ahead of w in the queue
+  bool blocked = false;
+  for (LockStruct* s = head; s != nullptr; s = s->hash_next) {
+    if (s == w) {
+      ahead = false;
+      continue;
+    }
+    if (s->page_no != w->page_no || s->owner == w->owner || (s->waiting() && !ahead)) continue;
+    const bool conflicts = table
+                               ? !TableLockCompatible(w->mode(), s->mode())
+                               : lock_internal::Contains(s, static_cast<HeapNo>(h)) &&
+                                     RecordLockConflicts(w->mode(), w->type(), h == kSupremumHeapNo,
+                                                         s->mode(), s->type());
+    if (conflicts) {
+      blocked = true;
+      if (!f(s)) return true;
+    }
+  }
+  return blocked;
+}
+
+}  // namespace minnow

@@ -1,0 +1,176 @@
+// Waits: wake-up on release, timeouts, deadlocks between two and three transactions (victim
+// choice by weight), detection off, shutdown. Outcomes and counts are asserted, never times.
+
+#include <catch2/catch.hpp>
+#include <future>
+#include <thread>
+
+#include "lock_test_util.h"
+
+namespace minnow {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace)
+using std::chrono::milliseconds;
+
+constexpr PageNo kPage = 3;
+constexpr auto kLong = milliseconds(20000);
+
+// Polls until cond() holds (the test fails by its meson timeout otherwise).
+template <typename F>
+void Until(F&& cond) {
+  while (!cond()) std::this_thread::sleep_for(milliseconds(1));
+}
+
+TEST_CASE("a waiter wakes when the lock is released", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  REQUIRE(Lock(locks, t1, kPage, 4, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 4, kX) == Code::kLockWait);
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t2, kLong).code(); });
+  Until([&] { return locks.stats().waiting_now == 1; });
+  locks.ReleaseAll(t1);
+  CHECK(waiter.get() == Code::kOk);
+  CHECK(Rows(locks) == std::vector<std::string>{"2 3:4 X"});
+  const LockSysStats s = locks.stats();
+  CHECK(s.waits == 1);
+  CHECK(s.waiting_now == 0);
+  CHECK(s.timeouts == 0);
+  CHECK(s.wait_micros >= s.max_wait_micros);
+  CHECK(locks.Wait(t2, kLong).ok());  // nothing to wait for
+}
+
+TEST_CASE("a timeout removes the request, keeps other locks and wakes those behind", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  TrxLocks* t3 = trxs.New(3);
+  REQUIRE(Lock(locks, t1, kPage, 4, kS, kRec) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 5, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 4, kX, kRec) == Code::kLockWait);
+  REQUIRE(Lock(locks, t3, kPage, 4, kS, kRec) == Code::kLockWait);  // behind t2's X
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t3, kLong).code(); });
+  CHECK(locks.Wait(t2, milliseconds(20)).code() == Code::kLockWaitTimeout);
+  CHECK(waiter.get() == Code::kOk);
+  CHECK(Rows(locks) ==
+        std::vector<std::string>{"1 3:4 S,REC_NOT_GAP", "2 3:5 X", "3 3:4 S,REC_NOT_GAP"});
+  CHECK(locks.stats().timeouts == 1);
+  CHECK(locks.stats().waiting_now == 0);
+  CHECK(t2->stats().structs == 1);
+}
+
+// t1 and t2 each hold one record and want the other's.
+void CrossWait(LockSys& locks, TrxLocks* t1, TrxLocks* t2) {
+  REQUIRE(Lock(locks, t1, kPage, 10, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 20, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t1, kPage, 20, kX) == Code::kLockWait);
+  REQUIRE(Lock(locks, t2, kPage, 10, kX) == Code::kLockWait);
+}
+
+TEST_CASE("deadlock: the requester is the lighter one", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  t1->set_weight(10);
+  CrossWait(locks, t1, t2);
+  CHECK(locks.Wait(t2, kLong).code() == Code::kDeadlock);
+  CHECK_FALSE(t2->waiting(nullptr));
+  CHECK(t1->waiting(nullptr));
+  CHECK(locks.stats().deadlocks == 1);
+  locks.ReleaseAll(t2);  // the caller rolls t2 back
+  CHECK(locks.Wait(t1, kLong).ok());
+  CHECK(Rows(locks) == std::vector<std::string>{"1 3:10 X", "1 3:20 X"});
+}
+
+TEST_CASE("deadlock: a tie goes to the requester", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  CrossWait(locks, t1, t2);  // both hold 2 structs, weight 0
+  CHECK(locks.Wait(t2, kLong).code() == Code::kDeadlock);
+  CHECK(t1->waiting(nullptr));
+}
+
+TEST_CASE("deadlock: another, lighter transaction is the victim", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  t2->set_weight(10);
+  CrossWait(locks, t1, t2);
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t2, kLong).code(); });
+  Until([&] { return locks.stats().deadlocks == 1; });  // t2's check cancelled t1's wait
+  CHECK_FALSE(t1->waiting(nullptr));
+  CHECK(locks.Wait(t1, kLong).code() == Code::kDeadlock);
+  locks.ReleaseAll(t1);
+  CHECK(waiter.get() == Code::kOk);
+  CHECK(Rows(locks) == std::vector<std::string>{"2 3:10 X", "2 3:20 X"});
+}
+
+TEST_CASE("deadlock between three transactions", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  TrxLocks* t3 = trxs.New(3);
+  t1->set_weight(5);
+  t2->set_weight(1);
+  t3->set_weight(9);
+  REQUIRE(Lock(locks, t1, kPage, 10, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 20, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t3, kPage, 30, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t1, kPage, 20, kX) == Code::kLockWait);
+  REQUIRE(Lock(locks, t2, kPage, 30, kX) == Code::kLockWait);
+  CHECK(locks.stats().deadlocks == 0);
+  REQUIRE(Lock(locks, t3, kPage, 10, kX) == Code::kLockWait);
+  CHECK(Waits(locks).size() == 3);
+  auto w3 = std::async(std::launch::async, [&] { return locks.Wait(t3, kLong).code(); });
+  Until([&] { return locks.stats().deadlocks == 1; });  // t2, the lightest, is the victim
+  CHECK(locks.Wait(t2, kLong).code() == Code::kDeadlock);
+  locks.ReleaseAll(t2);
+  CHECK(locks.Wait(t1, kLong).ok());
+  locks.ReleaseAll(t1);
+  CHECK(w3.get() == Code::kOk);
+  CHECK(locks.stats().deadlocks == 1);
+  CHECK(locks.stats().waiting_now == 0);
+}
+
+TEST_CASE("without deadlock detection both wait until the timeout", "[lock]") {
+  LockSysOptions options;
+  options.deadlock_detect = false;
+  LockSys locks(options);
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  CrossWait(locks, t1, t2);
+  auto w1 = std::async(std::launch::async, [&] { return locks.Wait(t1, milliseconds(50)).code(); });
+  CHECK(locks.Wait(t2, milliseconds(50)).code() == Code::kLockWaitTimeout);
+  CHECK(w1.get() == Code::kLockWaitTimeout);
+  CHECK(locks.stats().deadlocks == 0);
+  CHECK(locks.stats().timeouts == 2);
+  CHECK(t1->stats().row_locks == 1);
+  CHECK(t2->stats().row_locks == 1);
+}
+
+TEST_CASE("shutdown wakes waiters with kClosed", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  REQUIRE(locks.LockTable(t1, 1, kX).ok());
+  REQUIRE(locks.LockTable(t2, 1, kIX).code() == Code::kLockWait);
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t2, kLong).code(); });
+  Until([&] { return locks.stats().waiting_now == 1; });
+  locks.Shutdown();
+  CHECK(waiter.get() == Code::kClosed);
+  CHECK_FALSE(t2->waiting(nullptr));
+  CHECK(locks.Wait(t2, kLong).code() == Code::kClosed);
+}
+
+}  // namespace
+}  // namespace minnow
