@@ -89,6 +89,40 @@ Result<bool> BTree::Get(ConstBytes key, std::string* value, bool* delete_marked)
   return true;
 }
 
+Result<bool> BTree::ReadLatched(ConstBytes key, std::string* value,
+                                const std::function<Status(const LatchedRead&)>& visit) const {
+  if (key.size() > kMaxKeySize) {
+    return Status::InvalidArgument(
+        fmt::format("key of {} bytes is longer than {}", key.size(), kMaxKeySize));
+  }
+  ASSIGN_OR_RETURN(ReadPageGuard leaf, impl_->FindLeafRead(Impl::Target::kKey, key));
+  PageView v(leaf.data());
+  bool found = false;
+  ASSIGN_OR_RETURN(size_t idx, v.LowerBound(key, &found));
+  LatchedRead r;
+  r.found = found;
+  r.where = RecordLocation{leaf.page_no(), kSupremumHeapNo};
+  RecordView rec;
+  if (idx < v.n_slots() && !v.Record(idx, &rec)) {
+    return Status::Corruption(fmt::format("page {}: slot {} out of range", leaf.page_no(), idx));
+  }
+  if (idx < v.n_slots()) r.where.heap_no = rec.heap_no;
+  if (found) {
+    r.sys = rec.sys;
+    r.delete_marked = rec.delete_marked();
+    if (value != nullptr) {
+      value->clear();
+      if (rec.overflow()) {
+        RETURN_IF_ERROR(impl_->ReadChain(rec.value, value));
+      } else {
+        value->assign(reinterpret_cast<const char*>(rec.value.data()), rec.value.size());
+      }
+    }
+  }
+  RETURN_IF_ERROR(visit(r));
+  return found;
+}
+
 Result<RecordData> BTree::Impl::Get(ConstBytes key) const {
   if (key.size() > kMaxKeySize) {
     return Status::InvalidArgument(

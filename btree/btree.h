@@ -69,6 +69,15 @@ struct RecordData {
 
 class Cursor;
 
+// What ReadLatched found, shown while the leaf is latched.
+struct LatchedRead {
+  bool found = false;
+  // The record, or the one `key` would precede (the leaf's supremum when none follows on it).
+  RecordLocation where;
+  ConstBytes sys;  // found: the hidden fields (empty without sys fields); valid during the call
+  bool delete_marked = false;
+};
+
 // What a write is about to do, told to its BeforeChange notice.
 struct WriteNotice {
   // The record the write replaces, delete-marks or removes (value complete); nullptr when it
@@ -114,6 +123,14 @@ class BTree {
   // record's delete mark (a delete-marked record is returned, as by Get). Allocates nothing once
   // *value has the capacity.
   Result<bool> Get(ConstBytes key, std::string* value, bool* delete_marked = nullptr) const;
+  // Locking and versioned reads: finds `key` under its leaf's S latch, copies the value into
+  // *value if found (overflow chains read; skipped when value is null) and calls `visit` while
+  // the latch is held, so the record cannot move or change meanwhile (a lock taken in `visit`
+  // covers exactly what was read). Returns whether the key was found, or `visit`'s error (the
+  // latch is released before returning: on kLockWait the caller waits, then calls again).
+  // `visit` must not call into this tree.
+  Result<bool> ReadLatched(ConstBytes key, std::string* value,
+                           const std::function<Status(const LatchedRead&)>& visit) const;
   // Inserts a new record; kDuplicateKey if the key exists (even delete-marked). In a tree with
   // sys fields, empty `sys` stores 13 zero bytes.
   // `sys` is empty or kSysFieldsSize bytes. kInvalidArgument for an empty key when the tree
@@ -121,12 +138,15 @@ class BTree {
   // kMaxValueSize.
   Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {},
                 const BeforeChange* before_change = nullptr);
-  // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark.
+  // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark
+  // unless `delete_marked`.
   // kNotFound if absent. In place (same heap number) when it fits the page, else delete +
   // insert with a split, reported to the listener as a move. `old` receives the previous
   // record when not null.
+  // `delete_marked` stores the new version delete-marked (a rollback restoring a deleted
+  // version in one step).
   Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
-                const BeforeChange* before_change = nullptr);
+                const BeforeChange* before_change = nullptr, bool delete_marked = false);
   // Insert or Update. `old` is set (and *existed = true) when the key was there.
   Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
                 bool* existed = nullptr, const BeforeChange* before_change = nullptr);

@@ -37,6 +37,7 @@ struct Cursor::Impl : Cursor::State {
   Lsn lsn = 0;
   std::string big_value;  // the overflow value once read
   std::string bound;      // the key to reposition around
+  uint64_t copies = 0;    // leaf_copies()
 
   Status Position(int i) {
     idx = i;
@@ -50,6 +51,7 @@ struct Cursor::Impl : Cursor::State {
   Status CopyLeaf(const ReadPageGuard& g) {
     RETURN_IF_ERROR(tree->CheckTreePage(g.data(), g.page_no(), 0));
     std::memcpy(page.get(), g.data(), kPageSize);
+    ++copies;
     page_no = g.page_no();
     lsn = HeaderPageLsn(page.get());
     PageView v(page.get());
@@ -222,6 +224,30 @@ Status Cursor::Prev() {
 }
 
 RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.heap_no}; }
+
+uint64_t Cursor::leaf_copies() const { return impl_->copies; }
+
+void Cursor::RemainingRecords(std::vector<RecordView>* out) const {
+  out->clear();
+  const Impl* c = impl_.get();
+  if (!c->valid) return;
+  PageView v(c->data);
+  for (int i = c->idx; i < c->n; ++i) {
+    // A slot outside the page ends the list (the move onto it reports the corruption).
+    RecordView rec;
+    if (!v.Record(static_cast<size_t>(i), &rec)) return;
+    out->push_back(rec);
+  }
+}
+
+Result<bool> Cursor::WithLeafLatched(const std::function<Status()>& f) const {
+  const Impl* c = impl_.get();
+  if (!c->valid) return Status::InvalidArgument("WithLeafLatched() on a cursor that is not valid");
+  ASSIGN_OR_RETURN(ReadPageGuard g, c->tree->pool->FetchRead(c->page_no));
+  if (HeaderPageLsn(g.data()) != c->lsn) return false;
+  RETURN_IF_ERROR(f());
+  return true;
+}
 
 Result<ConstBytes> Cursor::value() {
   Impl* c = impl_.get();

@@ -12,8 +12,10 @@
 // thousands of times in a row. A cursor is used by one thread at a time.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "btree/btree.h"
 #include "btree/page.h"
@@ -62,6 +64,20 @@ class Cursor {
   ConstBytes sys() const { return st_->rec.sys; }
   bool delete_marked() const { return st_->rec.delete_marked(); }
   RecordLocation location() const;
+
+  // How many times the cursor has copied a leaf: a change says the records shown now come
+  // from a new copy (locking scans lock each copy's records once).
+  uint64_t leaf_copies() const;
+  // Locking scans: the current record and the records after it in the copied leaf, in key
+  // order (cleared first; empty unless Valid()). The views point into the copy and stay valid
+  // until the next move.
+  void RemainingRecords(std::vector<RecordView>* out) const;
+  // Calls `f` under the S latch of the copied leaf if the leaf is unchanged since the copy
+  // (so every record is where the copy says: a lock taken in `f` by heap number is on the
+  // record the cursor shows) and returns true; returns false without calling `f` if the leaf
+  // changed (re-Seek to the current key to refresh the copy). `f`'s error is returned.
+  // REQUIRES: Valid(); the caller holds no page latch.
+  Result<bool> WithLeafLatched(const std::function<Status()>& f) const;
 
  private:
   friend class BTree;

@@ -239,11 +239,12 @@ Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys,
 }
 
 Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
-                     const BeforeChange* before_change) {
+                     const BeforeChange* before_change, bool delete_marked) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
+  if (delete_marked) rec.spec.flags |= kRecDeleteMark;
   WriteOp op{.kind = OpKind::kUpdate,
              .key = key,
              .rec = &rec,

@@ -434,3 +434,61 @@ TEST_CASE("insert/remove churn reuses freed pages", "[btree]") {
 
 }  // namespace
 }  // namespace minnow
+
+namespace minnow {
+namespace {
+
+TEST_CASE("ReadLatched shows the record or its successor under the latch", "[btree]") {
+  testing::PoolFixture fx(64);
+  auto tree = testing::NewTree(fx.pool(), TreeOptions{.sys_fields = true});
+  REQUIRE(tree->Insert(testing::B("b"), testing::B("1")).ok());
+  REQUIRE(tree->Insert(testing::B("d"), testing::B("2")).ok());
+  RecordLocation d = tree->Get(testing::B("d"))->location;
+  std::string value;
+  LatchedRead seen;
+  auto visit = [&](const LatchedRead& r) {
+    seen = r;
+    return Status::OK();
+  };
+  CHECK(*tree->ReadLatched(testing::B("d"), &value, visit));
+  CHECK(seen.found);
+  CHECK(seen.where == d);
+  CHECK(value == "2");
+  CHECK(!*tree->ReadLatched(testing::B("c"), &value, visit));
+  CHECK(seen.where == d);  // "c" would precede "d"
+  CHECK(!*tree->ReadLatched(testing::B("e"), nullptr, visit));
+  CHECK(seen.where.heap_no == kSupremumHeapNo);
+  CHECK(tree->ReadLatched(testing::B("b"), nullptr,
+                          [](const LatchedRead&) { return Status(Code::kLockWait, "wait"); })
+            .status()
+            .code() == Code::kLockWait);
+}
+
+TEST_CASE("a cursor latches its leaf only while the copy is current", "[btree]") {
+  testing::PoolFixture fx(64);
+  auto tree = testing::NewTree(fx.pool());
+  for (uint32_t i = 0; i < 10; ++i) {
+    REQUIRE(tree->Insert(testing::B(testing::U32Key(i)), testing::B("v")).ok());
+  }
+  auto cur = tree->NewCursor();
+  REQUIRE(cur->Seek(testing::B(testing::U32Key(7))).ok());
+  std::vector<RecordView> rest;
+  cur->RemainingRecords(&rest);
+  std::vector<HeapNo> heap;
+  for (const RecordView& r : rest) heap.push_back(r.heap_no);
+  CHECK(heap == std::vector<HeapNo>{9, 10, 11});  // inserted in order: heap numbers 2..11
+  int calls = 0;
+  CHECK(*cur->WithLeafLatched([&] {
+    ++calls;
+    return Status::OK();
+  }));
+  REQUIRE(tree->Insert(testing::B(testing::U32Key(100)), testing::B("w")).ok());
+  CHECK(!*cur->WithLeafLatched([&] {
+    ++calls;
+    return Status::OK();
+  }));
+  CHECK(calls == 1);
+}
+
+}  // namespace
+}  // namespace minnow
