@@ -35,7 +35,8 @@ enum class PageType : uint16_t {
   kBtreeLeaf = 3,
   kBtreeNode = 4,  // internal (non-leaf) B+tree page
   kOverflow = 5,   // part of an overflow chain of a large value
-  kUndo = 6,       // reserved for mvcc/
+  kUndo = 6,       // undo log pages; 7: rollback segment header (mvcc/undo_page_format.h)
+  kUndoRsegHeader = 7,
 };
 
 inline constexpr uint16_t kFlagCompressLz4 = 1u << 0;
