@@ -17,12 +17,14 @@
 //   INSERT_INTENTION     a waiting insert's claim on the gap before the record
 // Rules (a "request" asks, a "holder" holds or waits ahead in the queue):
 //   (1) S and S never conflict; X conflicts with S and X, unless (2)-(4) say otherwise.
-//   (2) A GAP or ordinary request, and any request on the supremum, never waits: gap locks
-//       (and locks on the supremum, which are gap locks) only keep inserts out.
+//   (2) A GAP request, and any request on the supremum other than an INSERT_INTENTION, never
+//       waits: gap locks (and locks on the supremum, which are gap locks) only keep inserts
+//       out. (An ordinary request does wait: its record part conflicts as (1) and (4) say.)
 //   (3) An INSERT_INTENTION request conflicts only with GAP and ordinary holders (rule (1)
 //       applies to their modes); nothing waits for an INSERT_INTENTION holder.
-//   (4) A REC_NOT_GAP request does not conflict with a GAP holder, nor a GAP request with
-//       anything (rule (2)).
+//   (4) An ordinary or REC_NOT_GAP request does not conflict with a GAP holder (its record
+//       part is not a gap), nor a GAP request with anything (rule (2)).
+// These are InnoDB's lock_rec_has_to_wait, where INSERT_INTENTION carries the GAP bit.
 // A request also queues behind a conflicting *waiting* request of another transaction that
 // is ahead of it (no starvation of a waiting X by a stream of S).
 

@@ -4,6 +4,7 @@
 
 #include "lock/lock_sys.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "common/check.h"
@@ -52,6 +53,22 @@ bool Covers(const LockStruct* held, TrxLockMode mode, RecLockType type) {
       return false;
   }
   return false;
+}
+
+// How many leading elements of v are first, first + 1, first + 2, ... (the run stays below
+// 0xFFFF, run_hi's limit). Blocks of 8 are checked without branches, so the compiler
+// vectorizes them: a scan of a bulk-built page costs a fraction of a cycle per record here.
+size_t RunLength(std::span<const HeapNo> v, uint32_t first) {
+  const size_t n = std::min<size_t>(v.size(), 0xFFFFu - first);
+  size_t m = 0;
+  while (m + 8 <= n) {
+    uint32_t diff = 0;
+    for (uint32_t j = 0; j < 8; ++j) diff |= v[m + j] ^ (first + static_cast<uint32_t>(m) + j);
+    if (diff != 0) break;
+    m += 8;
+  }
+  while (m < n && v[m] == first + m) ++m;
+  return m;
 }
 
 Status LockWaitStatus() { return Status(Code::kLockWait, "lock wait"); }
@@ -181,8 +198,18 @@ size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page
   }
   uint64_t added = 0;
   size_t k = 0;
-  for (; k < heap_nos.size(); ++k) {
+  const size_t n = heap_nos.size();
+  while (k < n) {
     const HeapNo h = heap_nos[k];
+    if (own != nullptr && !own->is_bitmap() && h == own->run_hi && own->run_lo < own->run_hi) {
+      // The scan continues the run: consume the whole ascending stretch in registers (a
+      // store to run_hi may alias heap_nos, so the loop must not write through `own`).
+      const size_t m = RunLength(heap_nos.subspan(k), h);
+      own->run_hi = static_cast<uint16_t>(h + m);
+      added += m;
+      k += m;
+      continue;
+    }
     if (h == kSupremumHeapNo && type != RecLockType::kOrdinary) break;  // another struct
     MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
     if (own == nullptr) {
@@ -195,6 +222,7 @@ size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page
     } else if (e == BitEdit::kNeedsBitmap) {
       own = SetBit(cell.head, own, h);  // counts its bit itself
     }
+    ++k;
   }
   trx->row_locks.fetch_add(added, std::memory_order_relaxed);
   return k;

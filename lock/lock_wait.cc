@@ -153,10 +153,11 @@ Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
     if (!st.ok()) return st;
   }
   {
-    std::unique_lock<Latch> guard(trx->wait_latch);
-    trx->wait_cv.wait_until(guard, deadline, [&] {
-      return trx->wait_state != WaitState::kWaiting || impl_->closed.load();
-    });
+    LatchGuard guard(trx->wait_latch);
+    while (trx->wait_state == WaitState::kWaiting && !impl_->closed.load()) {
+      // condition_variable_any releases and retakes the Latch itself.
+      if (trx->wait_cv.wait_until(trx->wait_latch, deadline) == std::cv_status::timeout) break;
+    }
     if (trx->wait_state != WaitState::kWaiting) return TakeOutcome(trx);
   }
   const bool closed = impl_->closed.load();
