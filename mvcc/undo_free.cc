@@ -80,4 +80,21 @@ Status UndoStore::Impl::FreeDetached(PageNo start) {
   return Status::OK();
 }
 
+bool UndoStore::Impl::WantCache() {
+  LatchGuard g(cache_latch);
+  return cache.size() < kMaxCachedLogs;
+}
+
+void UndoStore::Impl::ResetToCached(MtrPage fp) {
+  Bytes f = fp.Mutate(pg::kFree, 4);
+  Store16(f.data(), static_cast<uint16_t>(lg::kData));
+  Store16(f.data() + 2, 0);
+  fp.Mutate(lg::kState, 1)[0] = std::byte{static_cast<uint8_t>(UndoLogState::kCached)};
+}
+
+void UndoStore::Impl::AddToCache(PageNo first, uint32_t slot) {
+  LatchGuard g(cache_latch);
+  cache.emplace_back(first, slot);
+}
+
 }  // namespace minnow

@@ -74,7 +74,42 @@ Status UndoStore::Impl::CheckUndoPage(const std::byte* page, PageNo page_no,
   return Status::OK();
 }
 
+Status UndoStore::Impl::ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, UndoLogMem* log) {
+  MiniTransaction mtr(pool);
+  ASSIGN_OR_RETURN(MtrPage fp, mtr.Write(first));
+  RETURN_IF_ERROR(CheckUndoPage(fp.data(), first, first));
+  const std::byte* p = fp.data();
+  if (std::to_integer<uint8_t>(p[lg::kState]) != static_cast<uint8_t>(UndoLogState::kCached) ||
+      Load32(p + lg::kSlot) != slot || Load32(p + lg::kPageCount) != 1 ||
+      Load16(p + pg::kFree) != lg::kData) {
+    return Corrupt(first, "cached for reuse, but not a free one-page log");
+  }
+  Bytes ks = fp.Mutate(lg::kKind, 2);
+  ks[0] = std::byte{static_cast<uint8_t>(log->kind)};
+  ks[1] = std::byte{static_cast<uint8_t>(UndoLogState::kActive)};
+  fp.Write64(lg::kTrxId, trx_id);
+  mtr.Commit();
+  log->first = log->last = first;
+  log->free = static_cast<uint16_t>(lg::kData);
+  log->pages = 1;
+  log->slot = slot;
+  log->top_page = kInvalidPageNo;
+  log->records = 0;
+  active_logs.fetch_add(1, std::memory_order_relaxed);
+  undo_pages.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
 Status UndoStore::Impl::CreateLog(TrxId trx_id, UndoLogMem* log) {
+  std::pair<PageNo, uint32_t> cached{kInvalidPageNo, 0};
+  {
+    LatchGuard g(cache_latch);
+    if (!cache.empty()) {
+      cached = cache.back();
+      cache.pop_back();
+    }
+  }
+  if (cached.first != kInvalidPageNo) return ReuseLog(trx_id, cached.first, cached.second, log);
   MiniTransaction mtr(pool);
   ASSIGN_OR_RETURN(MtrPage page, mtr.Allocate(PageType::kUndo));
   const PageNo page_no = page.page_no();
@@ -144,75 +179,94 @@ Status UndoStore::Impl::AppendRecord(UndoLogMem* log, std::string* rec) {
     log->top_offset = off;
     return Status::OK();
   }
-  // Spills into new pages. They are written before the last mtr links them to the log.
-  const bool start_new = avail < kMinRecordStart;
-  const size_t in_last = start_new ? 0 : avail;
-  const size_t npages = (bytes.size() - in_last + kPageCapacity - 1) / kPageCapacity;
-  size_t pos = in_last;
-  size_t written = 0;  // new pages written
+  return AppendSpill(log, bytes);
+}
+
+namespace {
+
+// A record that spills out of its log's last page: the new pages it needs, written in
+// order, each after `prev_new` (or after the log's last page for the first one).
+struct Spill {
+  UndoStore::Impl* store;
+  const UndoLogMem* log;
+  ConstBytes bytes;
+  bool start_new;  // the record starts at the data start of its first new page
+  size_t pos;      // bytes of the record written so far
+  size_t written = 0;
   PageNo first_new = kInvalidPageNo;
-  PageNo prev_new = kInvalidPageNo;  // the last new page of earlier mtrs
-  std::vector<MtrPage> fresh;
-  auto fill = [&](MtrPage prev_page) {
-    for (MtrPage& p : fresh) {
+  PageNo prev_new = kInvalidPageNo;
+
+  // Writes the next pieces of the record into `fresh` (allocated in one mtr), linking them
+  // after `prev` (the previous new page, latched in that mtr; invalid: none yet).
+  void Fill(const std::vector<MtrPage>& fresh, MtrPage prev) {
+    for (const MtrPage& p : fresh) {
       const size_t n = std::min(kPageCapacity, bytes.size() - pos);
-      const PageNo prev = prev_page.valid() ? prev_page.page_no() : log->last;
-      FillNewPage(p, log->first, prev, bytes.subspan(pos, n), start_new && written == 0);
-      if (prev_page.valid()) prev_page.Write32(pg::kNext, p.page_no());
+      FillNewPage(p, log->first, prev.valid() ? prev.page_no() : log->last, bytes.subspan(pos, n),
+                  start_new && written == 0);
+      if (prev.valid()) prev.Write32(pg::kNext, p.page_no());
       if (first_new == kInvalidPageNo) first_new = p.page_no();
       pos += n;
       ++written;
-      prev_page = p;
+      prev = p;
     }
-    prev_new = prev_page.page_no();
-  };
-  // On failure: commit `m` (releasing its latches), then free the unlinked new pages.
-  auto fail = [&](MiniTransaction* m, Status st) {
-    m->Commit();
-    if (first_new != kInvalidPageNo) (void)FreeDetached(first_new);
+    prev_new = prev.page_no();
+  }
+  // Latches the previous new page (if any) in `mtr` and allocates `n` more.
+  Status Extend(MiniTransaction* mtr, size_t n, MtrPage* prev, std::vector<MtrPage>* fresh) {
+    if (prev_new != kInvalidPageNo) {
+      ASSIGN_OR_RETURN(*prev, mtr->Write(prev_new));
+    }
+    return AllocatePages(mtr, n, fresh);
+  }
+  // Commits `mtr` (releasing its latches), then frees the new pages no log links to.
+  Status Fail(MiniTransaction* mtr, Status st) {
+    mtr->Commit();
+    if (first_new != kInvalidPageNo) (void)store->FreeDetached(first_new);
     return st;
-  };
-  while (npages - written > kPagesPerMtr) {
+  }
+};
+
+}  // namespace
+
+Status UndoStore::Impl::AppendSpill(UndoLogMem* log, ConstBytes bytes) {
+  const size_t avail = kPageSize - log->free;
+  const bool start_new = avail < kMinRecordStart;
+  const size_t in_last = start_new ? 0 : avail;
+  const size_t npages = (bytes.size() - in_last + kPageCapacity - 1) / kPageCapacity;
+  Spill sp{this, log, bytes, start_new, in_last};
+  std::vector<MtrPage> fresh;
+  // New pages of a long record, kPagesPerMtr per mtr, not yet reachable from the log.
+  while (npages - sp.written > kPagesPerMtr) {
     MiniTransaction mtr(pool);
     MtrPage prev;
-    if (prev_new != kInvalidPageNo) {
-      Result<MtrPage> p = mtr.Write(prev_new);
-      if (!p.ok()) return fail(&mtr, p.status());
-      prev = *p;
-    }
-    Status st = AllocatePages(&mtr, kPagesPerMtr, &fresh);
-    if (!st.ok()) return fail(&mtr, st);
-    fill(prev);
+    Status st = sp.Extend(&mtr, kPagesPerMtr, &prev, &fresh);
+    if (!st.ok()) return sp.Fail(&mtr, st);
+    sp.Fill(fresh, prev);
   }
   // The last mtr: the remaining new pages, then the record becomes part of the log.
   MiniTransaction mtr(pool);
   Result<MtrPage> fp = mtr.Write(log->first);
-  if (!fp.ok()) return fail(&mtr, fp.status());
+  if (!fp.ok()) return sp.Fail(&mtr, fp.status());
   Result<MtrPage> lp = mtr.Write(log->last);
-  if (!lp.ok()) return fail(&mtr, lp.status());
+  if (!lp.ok()) return sp.Fail(&mtr, lp.status());
   MtrPage prev;
-  if (prev_new != kInvalidPageNo) {
-    Result<MtrPage> p = mtr.Write(prev_new);
-    if (!p.ok()) return fail(&mtr, p.status());
-    prev = *p;
-  }
-  Status st = AllocatePages(&mtr, npages - written, &fresh);
-  if (!st.ok()) return fail(&mtr, st);
+  Status st = sp.Extend(&mtr, npages - sp.written, &prev, &fresh);
+  if (!st.ok()) return sp.Fail(&mtr, st);
   const uint16_t start_off = log->free;
-  fill(prev);
+  sp.Fill(fresh, prev);
   if (!start_new) {
     lp->Write(start_off, bytes.first(in_last));
     Bytes f = lp->Mutate(pg::kFree, 4);
     Store16(f.data(), static_cast<uint16_t>(kPageSize));
     Store16(f.data() + 2, start_off);
   }
-  lp->Write32(pg::kNext, first_new);
-  fp->Write32(lg::kLastPage, prev_new);
+  lp->Write32(pg::kNext, sp.first_new);
+  fp->Write32(lg::kLastPage, sp.prev_new);
   fp->Write32(lg::kPageCount, static_cast<uint32_t>(log->pages + npages));
   mtr.Commit();
-  log->top_page = start_new ? first_new : log->last;
+  log->top_page = start_new ? sp.first_new : log->last;
   log->top_offset = static_cast<uint16_t>(start_new ? pg::kData : start_off);
-  log->last = prev_new;
+  log->last = sp.prev_new;
   log->free = static_cast<uint16_t>(pg::kData + (bytes.size() - in_last - 1) % kPageCapacity + 1);
   log->pages += static_cast<uint32_t>(npages);
   undo_pages.fetch_add(npages, std::memory_order_relaxed);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "buffer_pool/buffer_pool.h"
@@ -44,6 +45,15 @@ struct UndoRecordEnd {
   PageNo next = kInvalidPageNo;
 };
 
+// How Commit / Discard end a log.
+enum class EndHow {
+  kNone,       // no log
+  kCache,      // one page: reset and kept in its slot for reuse
+  kFreeNow,    // a few pages: freed in the ending mtr, slot cleared
+  kFreeAfter,  // many pages: marked committed in the ending mtr, freed after (FreeLogInSlot)
+  kHistory,    // an update log with records: into the history list
+};
+
 struct UndoStore::Impl {
   BufferPool* pool = nullptr;
   PageNo rseg_page = kInvalidPageNo;
@@ -53,13 +63,20 @@ struct UndoStore::Impl {
   std::atomic<uint64_t> undo_pages{0};
   std::atomic<uint64_t> logs_purged{0};
   Latch purge_latch;  // one purge at a time; taken before any page latch
+  // Cached logs (undo_page_format.h, "Log reuse"): (first page, slot). A leaf latch.
+  Latch cache_latch;
+  std::vector<std::pair<PageNo, uint32_t>> cache GUARDED_BY(cache_latch);
 
   // ---- undo_log.cc: records in pages
   // Creates `log` (kind set by the caller) for `trx_id`: its first page and a slot.
   Status CreateLog(TrxId trx_id, UndoLogMem* log);
+  // CreateLog from the cached log at `first` in `slot`.
+  Status ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, UndoLogMem* log);
   // Appends `rec` (kUndoRecHeaderSize bytes left for the header, then the payload) after the
   // log's newest record; sets the log's top to it.
   Status AppendRecord(UndoLogMem* log, std::string* rec);
+  // The part of AppendRecord for a record that does not fit in the last page: new pages.
+  Status AppendSpill(UndoLogMem* log, ConstBytes bytes);
   // Removes the newest record (freeing pages it leaves empty).
   Status PopRecord(UndoLogMem* log);
   // Copies the payload of the record at (page_no, offset) into *payload. `prev` (optional)
@@ -70,6 +87,18 @@ struct UndoStore::Impl {
   Result<uint64_t> ReadUndoNo(PageNo page_no, uint16_t offset) const;
 
   // ---- undo_free.cc: freeing pages
+  // Whether a one-page log being freed should be cached instead (room in the cache).
+  bool WantCache();
+  // kCache, kFreeNow or kFreeAfter for a log that needs no purge (kNone if none).
+  EndHow HowToEnd(const UndoLogMem& log) {
+    if (!log.exists()) return EndHow::kNone;
+    if (log.pages == 1 && WantCache()) return EndHow::kCache;
+    return log.pages <= kPagesPerMtr ? EndHow::kFreeNow : EndHow::kFreeAfter;
+  }
+  // In `mtr`, which holds `fp` (a one-page log's first page), resets the log to kCached.
+  static void ResetToCached(MtrPage fp);
+  // After the mtr that reset it committed: the log at `first` in `slot` is reusable.
+  void AddToCache(PageNo first, uint32_t slot);
   // Frees the pages after `first` (kPagesPerMtr per mtr, `first` relinked in each), setting
   // the log's state to `state` in the first of those mtrs (0: leave it).
   Status FreeAfterFirst(PageNo first, UndoLogState state);

@@ -53,14 +53,16 @@
 // The roll pointer of a record is (page, offset) of its first byte (undo_record.h).
 //
 // Invariants:
-//   (1) the pages of a log, first to last through `next`, are exactly the pages that name it
-//       in log_first; first.last_page is the last and first.page_count their number;
+//   (1) the pages of a log are those reached from its first page through `next`; each names
+//       the log in log_first; first.last_page is the last, first.page_count their number;
 //   (2) records start at increasing positions in that order and carry increasing undo_no;
 //   (3) a slot names a log whose header names that slot; a log is in a slot (active, or a
 //       committed insert log not yet freed) or in the history list, never both.
 // An append that needs new pages writes them before it links them to the log (extra pages
 // in mini-transactions of their own for a record of more than kPagesPerMtr pages), so a crash
-// never leaves a half-written record reachable; at worst unlinked pages leak.
+// never leaves a half-written record reachable; at worst unlinked pages leak. Likewise a pop
+// that frees more than kPagesPerMtr pages unlinks them first and frees them after (a crash in
+// between leaks them), as the buffer pool leaks a page freed by a crashed mtr.
 
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +79,7 @@ enum class UndoLogState : uint8_t {
   kActive = 1,     // its transaction has not committed (recovery rolls it back)
   kCommitted = 2,  // insert log: to be freed; update log: in the history list
   kPurging = 3,    // update log whose records purge has processed; its pages are being freed
+  kCached = 4,     // a free one-page log kept in its slot for reuse (no records)
 };
 
 namespace rseg_offset {
@@ -123,6 +126,11 @@ inline constexpr size_t kUndoRecHeaderSize = undo_rec_offset::kPayload;
 inline constexpr size_t kMinRecordStart = kUndoRecHeaderSize + 9;
 // Largest payload: a 64 MiB old value, a key of at most 2 KiB and the fixed fields.
 inline constexpr size_t kMaxUndoPayload = (size_t{64} << 20) + 4096;
+// Log reuse (InnoDB's TRX_UNDO_CACHED): a one-page log that commit or discard would free is
+// instead reset in place (state kCached, free at the data start) and keeps its slot, up to
+// kMaxCachedLogs of them; the next new log takes one. A new page costs a page image of redo
+// (16 KiB), a reused one a few dozen bytes.
+inline constexpr size_t kMaxCachedLogs = 128;
 // Pages one mini-transaction latches at most when it allocates or frees many.
 inline constexpr size_t kPagesPerMtr = 8;
 

@@ -112,7 +112,8 @@ Result<std::vector<std::unique_ptr<TrxUndo>>> UndoStore::RecoverActive() {
       trx_id = Load64(g.data() + lg::kTrxId);
       state = static_cast<UndoLogState>(std::to_integer<uint8_t>(g.data()[lg::kState]));
     }
-    if (state == UndoLogState::kCommitted) {  // its commit freed it only in part
+    if (state == UndoLogState::kCached) continue;  // in the cache since Open
+    if (state == UndoLogState::kCommitted) {       // its commit freed it only in part
       RETURN_IF_ERROR(s.FreeLogInSlot(first, slot));
       continue;
     }

@@ -33,9 +33,9 @@ Result<PageNo> CreateRseg(BufferPool* pool) {
 }
 
 // Loads the cached fields of the header page; counts the pages of the logs in slots and in
-// the history list (one page read per log).
+// the history list (one page read per log) and collects the cached logs.
 Status LoadRseg(UndoStore::Impl* s) {
-  std::vector<PageNo> logs;
+  std::vector<std::pair<uint32_t, PageNo>> logs;  // (slot, first page)
   PageNo hist = kInvalidPageNo;
   {
     ASSIGN_OR_RETURN(ReadPageGuard g, s->pool->FetchRead(s->rseg_page));
@@ -49,13 +49,13 @@ Status LoadRseg(UndoStore::Impl* s) {
     s->history_length.store(Load64(p + rs::kHistoryLength));
     for (size_t i = 0; i < kRsegSlots; ++i) {
       const PageNo first = Load32(p + rs::kSlots + 4 * i);
-      if (first != kInvalidPageNo) logs.push_back(first);
+      if (first != kInvalidPageNo) logs.emplace_back(static_cast<uint32_t>(i), first);
     }
     hist = Load32(p + rs::kHistoryFirst);
   }
-  s->active_logs.store(logs.size());
   const uint64_t history = s->history_length.load();
   uint64_t pages = 0;
+  uint64_t active = 0;
   for (uint64_t n = 0; hist != kInvalidPageNo; ++n) {
     if (n >= history) return s->Corrupt(hist, "the history list is longer than its length");
     ASSIGN_OR_RETURN(ReadPageGuard g, s->pool->FetchRead(hist));
@@ -63,11 +63,18 @@ Status LoadRseg(UndoStore::Impl* s) {
     pages += Load32(g.data() + lg::kPageCount);
     hist = Load32(g.data() + lg::kHistoryNext);
   }
-  for (PageNo first : logs) {
+  for (const auto& [slot, first] : logs) {
     ASSIGN_OR_RETURN(ReadPageGuard g, s->pool->FetchRead(first));
     RETURN_IF_ERROR(s->CheckUndoPage(g.data(), first, first));
+    if (std::to_integer<uint8_t>(g.data()[lg::kState]) ==
+        static_cast<uint8_t>(UndoLogState::kCached)) {
+      s->AddToCache(first, slot);  // counted in neither statistic
+      continue;
+    }
     pages += Load32(g.data() + lg::kPageCount);
+    ++active;
   }
+  s->active_logs.store(active);
   s->undo_pages.store(pages);
   return Status::OK();
 }

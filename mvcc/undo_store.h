@@ -21,8 +21,16 @@
 // same way (each undone record is popped in its own mini-transaction after it was applied, so
 // callers make applying a record idempotent).
 //
-// Latch order: B+tree page latches, then undo pages (a log's pages first-to-last), then the
-// rollback segment header page. An Append may run while the caller holds B+tree latches.
+// Latch order: B+tree page latches, then undo pages of logs not in the history list (a log's
+// pages first-to-last), then the rollback segment header page, then first pages of history
+// logs (Commit links its update log after the old tail; purge unlinks the head). Purge frees
+// a history log's pages first-to-last without the header page. Read holds one S latch at a
+// time. An Append may run while the caller holds B+tree latches.
+//
+// Large logs (more pages than one mini-transaction should pin, undo_page_format.h) are freed
+// in several mini-transactions after the one that commits, discards or purges them; the log
+// stays reachable (committed in its slot, or kPurging in the history list) until its last
+// page goes, so a crash in between leaves work for recovery / purge, never a dangling log.
 //
 // Thread safety: UndoStore's methods are thread-safe. A TrxUndo belongs to one thread at a
 // time; Read() may run on any thread concurrently with Append/Commit/purge of other logs.

@@ -53,6 +53,76 @@ void LinkHistory(UndoStore::Impl* s, MtrPage rseg, MtrPage tail, PageNo first) {
   s->history_length.store(len);
 }
 
+// The mini-transaction that ends both logs of `t` as `how` says (Commit and Discard): latch
+// everything first (undo pages, the header page, the history tail), then change.
+Result<Lsn> EndLogs(TrxUndo::Impl* t, const EndHow how[2], TrxId trx_no) {
+  UndoStore::Impl* s = t->store;
+  MiniTransaction mtr(s->pool);
+  std::vector<MtrPage> to_free;
+  MtrPage first_pages[2];
+  bool need_rseg = false;
+  for (int i = 0; i < 2; ++i) {
+    if (how[i] == EndHow::kNone) continue;
+    if (how[i] == EndHow::kFreeNow) {
+      RETURN_IF_ERROR(LatchSmallLog(s, &mtr, t->logs[i], &to_free));
+    } else {
+      ASSIGN_OR_RETURN(first_pages[i], mtr.Write(t->logs[i].first));
+    }
+    need_rseg |= how[i] == EndHow::kFreeNow || how[i] == EndHow::kHistory;
+  }
+  MtrPage rseg;
+  MtrPage tail;
+  if (need_rseg) {
+    ASSIGN_OR_RETURN(rseg, mtr.Write(s->rseg_page));
+    const PageNo tail_no = Load32(rseg.data() + rs::kHistoryLast);
+    if (how[1] == EndHow::kHistory && tail_no != kInvalidPageNo) {
+      ASSIGN_OR_RETURN(tail, mtr.Write(tail_no));
+      RETURN_IF_ERROR(s->CheckUndoPage(tail.data(), tail_no, tail_no));
+    }
+  }
+  uint64_t ended = 0;
+  uint64_t pages = 0;
+  for (int i = 0; i < 2; ++i) {
+    const UndoLogMem& log = t->logs[i];
+    MtrPage fp = first_pages[i];
+    switch (how[i]) {
+      case EndHow::kNone:
+        continue;
+      case EndHow::kCache:
+        UndoStore::Impl::ResetToCached(fp);
+        break;
+      case EndHow::kFreeAfter:
+        fp.Mutate(lg::kState, 1)[0] = std::byte{static_cast<uint8_t>(UndoLogState::kCommitted)};
+        continue;  // still in its slot, counted, until FreeLogInSlot
+      case EndHow::kHistory:
+        fp.Mutate(lg::kState, 1)[0] = std::byte{static_cast<uint8_t>(UndoLogState::kCommitted)};
+        fp.Write64(lg::kTrxNo, trx_no);
+        fp.Write32(lg::kHistoryNext, kInvalidPageNo);
+        rseg.Write32(SlotAt(log.slot), kInvalidPageNo);
+        LinkHistory(s, rseg, tail, log.first);
+        break;
+      case EndHow::kFreeNow:
+        rseg.Write32(SlotAt(log.slot), kInvalidPageNo);
+        pages += log.pages;
+        break;
+    }
+    ++ended;
+  }
+  RETURN_IF_ERROR(FreeAll(&mtr, to_free));
+  const Lsn lsn = mtr.Commit();
+  s->active_logs.fetch_sub(ended, std::memory_order_relaxed);
+  s->undo_pages.fetch_sub(pages + (how[0] == EndHow::kCache) + (how[1] == EndHow::kCache),
+                          std::memory_order_relaxed);
+  // Large logs left committed in their slots are freed now, after the commit (a crash leaves
+  // them to recovery, which frees committed logs it finds in slots). A failure here does not
+  // undo the commit.
+  for (int i = 0; i < 2; ++i) {
+    if (how[i] == EndHow::kCache) s->AddToCache(t->logs[i].first, t->logs[i].slot);
+    if (how[i] == EndHow::kFreeAfter) (void)s->FreeLogInSlot(t->logs[i].first, t->logs[i].slot);
+  }
+  return lsn;
+}
+
 }  // namespace
 
 TrxUndo::TrxUndo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -121,74 +191,18 @@ Status TrxUndo::PopNewest() {
 
 Result<Lsn> TrxUndo::Commit(TrxId trx_no) {
   Impl& t = *impl_;
-  UndoStore::Impl* s = t.store;
   if (t.ended) return Status::InvalidArgument("Commit of an ended transaction's undo");
-  UndoLogMem& ins = t.insert_log();
-  UndoLogMem& upd = t.update_log();
-  // An empty update log (rolled back to a savepoint) needs no purge: freed like the insert log.
-  const bool upd_history = upd.exists() && upd.has_records();
-  const bool free_now[2] = {ins.exists() && ins.pages <= kPagesPerMtr,
-                            upd.exists() && !upd_history && upd.pages <= kPagesPerMtr};
   t.ended = true;
-  if (!ins.exists() && !upd.exists()) return Lsn{0};
-  // Latch everything first (undo pages, the header page, the history tail), then change.
-  MiniTransaction mtr(s->pool);
-  std::vector<MtrPage> to_free;
-  MtrPage first_pages[2];
+  // An empty update log (rolled back to a savepoint) needs no purge: ended like an insert log.
+  EndHow how[2];
   for (int i = 0; i < 2; ++i) {
-    if (!t.logs[i].exists()) continue;
-    if (free_now[i]) {
-      RETURN_IF_ERROR(LatchSmallLog(s, &mtr, t.logs[i], &to_free));
-    } else {
-      ASSIGN_OR_RETURN(first_pages[i], mtr.Write(t.logs[i].first));
-    }
+    how[i] = i == 1 && t.logs[i].has_records() ? EndHow::kHistory : t.store->HowToEnd(t.logs[i]);
   }
-  ASSIGN_OR_RETURN(MtrPage rseg, mtr.Write(s->rseg_page));
-  MtrPage tail;
-  const PageNo tail_no = Load32(rseg.data() + rs::kHistoryLast);
-  if (upd_history && tail_no != kInvalidPageNo) {
-    ASSIGN_OR_RETURN(tail, mtr.Write(tail_no));
-    RETURN_IF_ERROR(s->CheckUndoPage(tail.data(), tail_no, tail_no));
-  }
-  uint64_t cleared = 0;
-  uint64_t freed_pages = 0;
-  for (int i = 0; i < 2; ++i) {
-    const UndoLogMem& log = t.logs[i];
-    if (!log.exists()) continue;
-    if (first_pages[i].valid()) {
-      MtrPage fp = first_pages[i];
-      fp.Mutate(lg::kState, 1)[0] = std::byte{static_cast<uint8_t>(UndoLogState::kCommitted)};
-      if (i == 1 && upd_history) {
-        fp.Write64(lg::kTrxNo, trx_no);
-        fp.Write32(lg::kHistoryNext, kInvalidPageNo);
-      }
-    }
-    if (free_now[i] || (i == 1 && upd_history)) {
-      rseg.Write32(SlotAt(log.slot), kInvalidPageNo);
-      ++cleared;
-    }
-    if (free_now[i]) freed_pages += log.pages;
-  }
-  if (upd_history) LinkHistory(s, rseg, tail, upd.first);
-  RETURN_IF_ERROR(FreeAll(&mtr, to_free));
-  const Lsn lsn = mtr.Commit();
-  s->active_logs.fetch_sub(cleared, std::memory_order_relaxed);
-  s->undo_pages.fetch_sub(freed_pages, std::memory_order_relaxed);
-  // Large logs left committed in their slots are freed now, after the commit (a crash leaves
-  // them to recovery, which frees committed logs it finds in slots). A failure here does not
-  // undo the commit.
-  for (int i = 0; i < 2; ++i) {
-    const UndoLogMem& log = t.logs[i];
-    if (log.exists() && !free_now[i] && !(i == 1 && upd_history)) {
-      (void)s->FreeLogInSlot(log.first, log.slot);
-    }
-  }
-  return lsn;
+  return EndLogs(&t, how, trx_no);
 }
 
 Result<Lsn> TrxUndo::Discard() {
   Impl& t = *impl_;
-  UndoStore::Impl* s = t.store;
   if (t.ended) return Status::InvalidArgument("Discard of an ended transaction's undo");
   for (const UndoLogMem& log : t.logs) {
     if (log.exists() && (log.has_records() || log.pages > kPagesPerMtr)) {
@@ -197,26 +211,8 @@ Result<Lsn> TrxUndo::Discard() {
     }
   }
   t.ended = true;
-  if (!t.logs[0].exists() && !t.logs[1].exists()) return Lsn{0};
-  MiniTransaction mtr(s->pool);
-  std::vector<MtrPage> to_free;
-  uint64_t cleared = 0;
-  uint64_t pages = 0;
-  for (const UndoLogMem& log : t.logs) {
-    if (!log.exists()) continue;
-    RETURN_IF_ERROR(LatchSmallLog(s, &mtr, log, &to_free));
-    ++cleared;
-    pages += log.pages;
-  }
-  ASSIGN_OR_RETURN(MtrPage rseg, mtr.Write(s->rseg_page));
-  for (const UndoLogMem& log : t.logs) {
-    if (log.exists()) rseg.Write32(SlotAt(log.slot), kInvalidPageNo);
-  }
-  RETURN_IF_ERROR(FreeAll(&mtr, to_free));
-  const Lsn lsn = mtr.Commit();
-  s->active_logs.fetch_sub(cleared, std::memory_order_relaxed);
-  s->undo_pages.fetch_sub(pages, std::memory_order_relaxed);
-  return lsn;
+  const EndHow how[2] = {t.store->HowToEnd(t.logs[0]), t.store->HowToEnd(t.logs[1])};
+  return EndLogs(&t, how, 0);
 }
 
 }  // namespace minnow

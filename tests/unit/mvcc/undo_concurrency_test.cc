@@ -122,6 +122,7 @@ TEST_CASE("appends and commits race with reads and purge", "[mvcc]") {
   threads.emplace_back(reader);
   threads.emplace_back(purger);
   for (auto& th : threads) th.join();
+  INFO("reads " << reads.load() << ", purged while writing " << fx.store()->stats().logs_purged);
   CHECK(errors.load() == 0);
   CHECK(reads.load() > 0);
   CHECK(fx.store()->stats().active_logs == 0);

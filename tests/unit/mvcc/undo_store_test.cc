@@ -319,6 +319,47 @@ TEST_CASE("every slot in use: kNoSpace", "[mvcc]") {
   CHECK(fx.store()->stats().active_logs == 0);
 }
 
+TEST_CASE("one-page logs are cached for reuse, across a crash too", "[mvcc]") {
+  UndoFixture fx;
+  auto t1 = fx.store()->NewTrxUndo(1);
+  AppendInsert(t1.get(), 0);
+  AppendUpdate(t1.get(), 1, 10);
+  REQUIRE(RollbackAll(t1.get(), 1).size() == 1);  // the update log is empty: no history
+  REQUIRE(t1->Commit(2).ok());
+  CHECK(fx.store()->history_length() == 0);
+  CHECK(fx.store()->stats().active_logs == 0);
+  CHECK(fx.store()->stats().undo_pages == 0);
+  const uint64_t pages = fx.pool()->stats().pages_in_file;
+  for (TrxId id = 3; id < 6; ++id) {
+    auto t = fx.store()->NewTrxUndo(id);
+    const Lsn before = fx.log()->current_lsn();
+    AppendInsert(t.get(), 0);  // takes a cached log: no page image
+    CHECK(fx.log()->current_lsn() - before < 200);
+    const RollPtr u = AppendUpdate(t.get(), 1, 10);
+    CheckUpdate(fx.store(), u, 1, 10, 1);
+    CHECK(fx.store()->stats().active_logs == 2);
+    if (id == 4) {
+      REQUIRE(RollbackAll(t.get()).size() == 2);
+      REQUIRE(t->Discard().ok());
+    } else {
+      REQUIRE(t->Commit(id + 100).ok());
+    }
+  }
+  // One new page: the two update logs went to the history list, t4's came back.
+  CHECK(fx.pool()->stats().pages_in_file == pages + 1);
+  CHECK(fx.store()->history_length() == 2);
+  fx.CrashAndRecover();
+  auto rec = fx.store()->RecoverActive();
+  REQUIRE(rec.ok());
+  CHECK(rec->empty());
+  CHECK(fx.store()->stats().active_logs == 0);
+  auto t = fx.store()->NewTrxUndo(9);
+  const Lsn before = fx.log()->current_lsn();
+  AppendInsert(t.get(), 0);
+  CHECK(fx.log()->current_lsn() - before < 200);
+  CHECK(fx.pool()->stats().pages_in_file == pages + 1);
+}
+
 TEST_CASE("the trx id bound is kept in the header page", "[mvcc]") {
   UndoFixture fx;
   CHECK(fx.store()->trx_id_bound() == 0);
