@@ -3,6 +3,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -81,6 +82,11 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   std::unique_ptr<DatabaseCore> db(new DatabaseCore());
   db->path_ = options.path;
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
+  db->deadlock_detect_ = options.deadlock_detect;
+  db->purge_interval_ = std::chrono::milliseconds(std::max<uint32_t>(1, options.purge_interval_ms));
+  db->lock_sys_ =
+      std::make_unique<LockSys>(LockSysOptions{.deadlock_detect = options.deadlock_detect});
+  db->lock_listener_ = std::make_unique<LockListener>(db->lock_sys_.get());
   db->flush_policy_ = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
   // The background flusher checkpoints past the capacity; writers step in at twice it.
   db->log_free_check_bytes_ =
@@ -94,6 +100,7 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   if (options.path == kMemoryPath) {
     ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
     RETURN_IF_ERROR(db->OpenKeyspaces());
+    RETURN_IF_ERROR(db->OpenTransactions());
   } else {
     ASSIGN_OR_RETURN(db->lock_fd_, LockFile(options.path));
     RETURN_IF_ERROR(db->OpenDurable(options, std::move(backend), bpo));
@@ -107,7 +114,7 @@ Status DatabaseCore::OpenKeyspaces() {
   ASSIGN_OR_RETURN(catalog_, Catalog::OpenOrCreate(pool_.get()));
   ASSIGN_OR_RETURN(std::vector<CatalogEntry> entries, catalog_->LoadAll());
   for (CatalogEntry& e : entries) {
-    auto tree = BTree::Open(pool_.get(), e.root);
+    auto tree = BTree::Open(pool_.get(), e.root, lock_listener_.get());
     if (!tree.ok()) {
       return Status(tree.status().code(), fmt::format("keyspace '{}' (root page {}): {}", e.name,
                                                       e.root, tree.status().message()));
@@ -136,19 +143,24 @@ KeyspaceState* DatabaseCore::AddState(CatalogEntry entry, std::unique_ptr<BTree>
 DatabaseCore::~DatabaseCore() {
   // A half-opened database (Open failed) has no pool, or a pool nobody wrote through: it is
   // dropped without a flush.
-  if (!closed() && pool_ != nullptr && catalog_ != nullptr) (void)Close();
+  if (!closed() && pool_ != nullptr && catalog_ != nullptr && trx_sys_ != nullptr) (void)Close();
+  StopPurge();
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 Status DatabaseCore::Close() {
   LatchGuard guard(catalog_latch_);
   if (closed()) return Status::Closed("the database is already closed");
-  const void* writer = writer_token_.transaction_owner();
-  writer_token_.Shutdown();
-  if (writer != nullptr) {
-    // The Close() contract: the writer's thread is not inside a call now.
-    const_cast<TransactionCore*>(static_cast<const TransactionCore*>(writer))->RollbackForClose();
+  StopPurge();
+  // The Close() contract: no thread is inside a call now, so no active transaction's thread is
+  // either; roll them back (a waiter would have been inside a call).
+  std::vector<TransactionCore*> active;
+  for (TrxId id : trx_sys_->ActiveIds()) {
+    trx_sys_->WithActive(
+        id, [&](void* owner) { active.push_back(static_cast<TransactionCore*>(owner)); });
   }
+  for (TransactionCore* t : active) t->RollbackForClose();
+  lock_sys_->Shutdown();
   final_stats_ = LiveStats();
   closed_.store(true, std::memory_order_release);
   // A clean close leaves nothing to recover: the whole log durable, every page written, and a
@@ -198,7 +210,7 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
   if (dup.ok()) return Status::DuplicateKey(fmt::format("keyspace '{}' already exists", name));
   if (!dup.status().IsNotFound()) return dup.status();
   ASSIGN_OR_RETURN(entry.root, BTree::Create(pool_.get(), to));
-  auto tree = BTree::Open(pool_.get(), entry.root);
+  auto tree = BTree::Open(pool_.get(), entry.root, lock_listener_.get());
   Status st = tree.ok() ? catalog_->Add(&entry) : tree.status();
   if (!st.ok()) {
     if (tree.ok()) {
@@ -215,12 +227,14 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
 Status DatabaseCore::DropKeyspace(std::string_view name) {
   if (closed()) return Status::Closed("the database is closed");
   RETURN_IF_ERROR(WritableStatus());
-  // Like DDL behind a metadata lock: wait (holding no latch) until no transaction is writing.
-  // Each call is its own owner, so concurrent drops queue for the token too.
-  const char ddl_owner = 0;
-  RETURN_IF_ERROR(writer_token_.Acquire(&ddl_owner, lock_wait_timeout_, /*transaction=*/false));
-  Status st = DropLocked(name);
-  writer_token_.Release(&ddl_owner);
+  // Like DDL behind a metadata lock: an X table lock waits (holding no latch) until no
+  // transaction holds a lock on the keyspace; concurrent drops queue for it too.
+  ASSIGN_OR_RETURN(uint32_t id, FindKeyspace(name));
+  std::unique_ptr<TrxLocks> ddl = lock_sys_->Register(0);
+  Status st = lock_sys_->LockTable(ddl.get(), id, TrxLockMode::kX);
+  if (st.code() == Code::kLockWait) st = lock_sys_->Wait(ddl.get(), lock_wait_timeout_);
+  if (st.ok()) st = DropLocked(name);
+  lock_sys_->ReleaseAll(ddl.get());
   return st;
 }
 
@@ -317,6 +331,24 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
   s.durable_commits = durable_commits_.load(std::memory_order_relaxed);
   s.checkpoints = p.checkpoints;
+  const LockSysStats l = lock_sys_->stats();
+  s.lock_structs = l.structs;
+  s.record_lock_structs = l.record_structs;
+  s.lock_heap_bytes = l.heap_bytes;
+  s.row_locks = l.row_locks;
+  s.row_lock_waits = l.waits;
+  s.row_lock_current_waits = l.waiting_now;
+  s.row_lock_time_us = l.wait_micros;
+  s.row_lock_time_max_us = l.max_wait_micros;
+  s.lock_wait_timeouts = l.timeouts;
+  s.deadlocks = l.deadlocks;
+  if (trx_sys_ != nullptr) {
+    s.trx_id_counter = trx_sys_->next_id();
+    s.active_transactions = trx_sys_->active_count();
+    s.read_views = trx_sys_->open_views();
+  }
+  if (undo_store_ != nullptr) s.history_list_length = undo_store_->history_length();
+  s.purged_records = purged_records_.load(std::memory_order_relaxed);
   s.checkpoint_lsn = p.checkpoint_lsn;
   if (log_ != nullptr) {
     const DurableLogStats l = log_->stats();

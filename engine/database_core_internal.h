@@ -1,29 +1,35 @@
 #pragma once
 // DatabaseCore: what a Database is underneath its pimpl handle. Owns the file (backend + advisory
-// file lock), the durable redo log, the buffer pool, the catalog, the keyspace table and the
-// writer token. Opening a file database runs crash recovery (database_recovery.cc).
+// file lock), the durable redo log, the buffer pool, the catalog, the keyspace table, the lock
+// system, the transaction system, the undo logs and the purge thread. Opening a file database
+// runs crash recovery (database_recovery.cc).
 //
-// Lock and latch order: the writer token (a lock, held across calls) is waited for with no
-// latch held; then catalog_latch_ (DDL, CheckIntegrity, Close); then page latches.
+// Lock and latch order: locks (lock/) are waited for with no latch held; then catalog_latch_
+// (DDL, CheckIntegrity, Close); then page latches (B+tree, then undo pages); then trx_sys's
+// latch; then lock-sys shard latches.
 //
 // Thread safety: every method is thread-safe except Close(), whose REQUIRES is the public one.
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "buffer_pool/buffer_pool.h"
 #include "common/latch.h"
 #include "engine/catalog_internal.h"
 #include "engine/keyspace_table_internal.h"
-#include "engine/writer_token_internal.h"
+#include "engine/lock_listener_internal.h"
+#include "lock/lock_sys.h"
 #include "minnow/db.h"
+#include "mvcc/trx_sys.h"
+#include "mvcc/undo_store.h"
 #include "txn/durable_redo_log.h"
-#include "txn/trx_recovery.h"
 
 namespace minnow {
 
@@ -80,8 +86,13 @@ class DatabaseCore {
   }
 
   uint64_t tag() const { return tag_; }
-  WriterToken& writer_token() { return writer_token_; }
+  LockSys* lock_sys() const { return lock_sys_.get(); }
+  TrxSys* trx_sys() const { return trx_sys_.get(); }
+  UndoStore* undo_store() const { return undo_store_.get(); }
   std::chrono::milliseconds lock_wait_timeout() const { return lock_wait_timeout_; }
+  // Wakes the purge thread (a transaction that delete-marked records committed).
+  void WakePurge();
+  void CountPurged(uint64_t n) { purged_records_.fetch_add(n, std::memory_order_relaxed); }
   void CountCommit() { commits_.fetch_add(1, std::memory_order_relaxed); }
   void CountRollback() { rollbacks_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -91,19 +102,41 @@ class DatabaseCore {
   // crash left open, a checkpoint; fills report_ (database_recovery.cc).
   Status OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
                      BufferPoolOptions bpo);
-  // Recovery's rollback of one transaction the crash left open (RollbackHook).
-  Status RollBackRecovered(const RecoveredTransaction& trx);
+  // After the pool and the trees are open: the undo logs, the transaction and lock systems;
+  // rolls back the transactions a crash left active (report_ counts them); starts purge.
+  Status OpenTransactions();
   Status OpenKeyspaces();
+  // Drops a keyspace once no transaction holds a lock on it (a table X lock).
+  Status DropWithTableLock(std::string_view name);
+  // The purge thread's loop and one pass (purge.cc): frees the undo no read view needs and
+  // removes the delete-marked records it names. Returns the logs purged.
+  void PurgeLoop();
+  Result<uint64_t> PurgePass();
+  Status PurgeRecord(const UndoRecord& r, TrxId trx_id);
+  void StopPurge();
   KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
   Status BadHandle(uint32_t id, uint64_t db_tag) const;
-  // DropKeyspace's work. REQUIRES: the caller holds the writer token.
+  // DropKeyspace's work. REQUIRES: the caller holds the table's X lock.
   Status DropLocked(std::string_view name) EXCLUDES(catalog_latch_);
   DatabaseStats LiveStats() const;
 
   // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool, and the
-  // pool before the log it writes to.
+  // pool before the log it writes to; the lock system outlives the trees that report to it.
   std::unique_ptr<DurableRedoLog> log_;
   std::unique_ptr<BufferPool> pool_;
+  std::unique_ptr<LockSys> lock_sys_;
+  std::unique_ptr<LockListener> lock_listener_;
+  std::unique_ptr<TrxSys> trx_sys_;
+  std::unique_ptr<UndoStore> undo_store_;
+  bool deadlock_detect_ = true;
+  std::chrono::milliseconds purge_interval_{10};
+  // The purge thread and its wake-up.
+  Latch purge_latch_;
+  std::condition_variable_any purge_cv_;
+  bool purge_stop_ GUARDED_BY(purge_latch_) = false;
+  bool purge_wake_ GUARDED_BY(purge_latch_) = false;
+  std::thread purge_thread_;
+  std::atomic<uint64_t> purged_records_{0};
   FlushPolicy flush_policy_ = FlushPolicy::kSyncAtCommit;
   uint64_t log_free_check_bytes_ = UINT64_MAX;  // see LogFreeCheck
   RecoveryReport report_;
@@ -117,7 +150,6 @@ class DatabaseCore {
   KeyspaceTable keyspaces_;  // Add() under catalog_latch_; Find() lock-free
   std::map<std::string, KeyspaceState*, std::less<>> by_name_ GUARDED_BY(catalog_latch_);  // live
 
-  WriterToken writer_token_;
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> commits_{0}, rollbacks_{0}, durable_commits_{0};
   DatabaseStats final_stats_;  // taken by Close(); stats() returns it afterwards

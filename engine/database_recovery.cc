@@ -2,15 +2,17 @@
 //
 //   1. torn pages: RepairTornPages restores pages torn by the crash from the doublewrite file;
 //   2. page 0 gives the checkpoint LSN, the log scan LSN and the database id;
-//   3. pass 1 scans the log from the scan LSN: it validates every frame, finds the end of the
-//      log (a torn tail is cut off) and collects the transactions left open;
+//   3. pass 1 scans the log from the scan LSN: it validates every frame and finds the end of the
+//      log (a torn tail is cut off);
 //   4. the log is reopened for appending at that end, and the pool opened in recovery mode;
 //   5. pass 2 replays every mini-transaction that ends after the checkpoint (pages whose
 //      page_lsn shows they have it already are skipped), then the pool leaves recovery mode;
-//   6. the trees are opened, and the open transactions are rolled back from their undo records;
+//   6. the trees are opened; the undo logs (mvcc/undo_store.h, recovered by redo like any page)
+//      name the transactions left active, which are rolled back (OpenTransactions);
 //   7. a checkpoint makes all of it durable, so the next open has nothing to do.
 // A crash at any step is recovered by running them again: redo is idempotent (page LSNs) and so
-// is the rollback (undo records are pre-images, txn/trx_log_record.h).
+// is the rollback (each undo record is popped only after it was applied, and applying one
+// twice changes nothing: ApplyUndoRecord).
 
 #include <fmt/format.h>
 
@@ -22,8 +24,6 @@
 #include "engine/database_core_internal.h"
 #include "engine/transaction_core_internal.h"
 #include "txn/log_reader.h"
-#include "txn/trx_log_record.h"
-#include "txn/trx_recovery.h"
 
 namespace minnow {
 
@@ -104,31 +104,24 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
   const ConstBytes db_id(h.database_id.data(), h.database_id.size());
   report_.checkpoint_lsn = h.checkpoint_lsn;
 
-  // Pass 1 (skipped for a new file): validate the log, find its end, collect open transactions.
-  std::vector<RecoveredTransaction> open_trx;
+  // Pass 1 (skipped for a new file): validate the log and find its end.
   uint64_t groups = 0;  // mini-transactions after the checkpoint
   Lsn end_lsn = 0;
   if (had_dblwr || LogDirHasSegments(log_dir) || h.checkpoint_lsn != 0 || h.page_count != 1) {
-    TrxRecoveryCollector trx;
     const Lsn scan_from = std::min(h.checkpoint_lsn, h.log_scan_lsn);
     auto scan = ScanLog(log_dir, db_id, scan_from, [&](const LogFrame& f) -> Status {
-      if (f.kind == LogFrameKind::kTrx) return trx.Add(f);
-      if (f.end_lsn > h.checkpoint_lsn) ++groups;
+      if (f.kind == LogFrameKind::kMtr && f.end_lsn > h.checkpoint_lsn) ++groups;
       return Status::OK();
     });
     if (!scan.ok()) return WithPath(path_, scan.status());
-    RETURN_IF_ERROR(WithPath(path_, trx.Finish()));
     end_lsn = scan->end_lsn;
     report_.end_lsn = end_lsn;
     report_.log_bytes = scan->bytes;
     report_.torn_log_tail = scan->torn_tail;
-    open_trx = trx.Open();
   }
   // Otherwise the file is new, or was formatted and then a crash came before the log was made:
   // nothing was ever written, and the log starts at 0.
   ASSIGN_OR_RETURN(log_, DurableRedoLog::Open(lo, db_id, end_lsn));
-  // Their records must outlive any checkpoint until their rollback is durable.
-  for (const RecoveredTransaction& t : open_trx) log_->TrxStarted(t.first_lsn);
   if (dblwr == nullptr) {
     ASSIGN_OR_RETURN(dblwr, OpenFileBackend(DoublewritePathFor(path_), /*create=*/true));
   }
@@ -155,15 +148,7 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
     RETURN_IF_ERROR(pool_->EndRecovery());
   }
   RETURN_IF_ERROR(OpenKeyspaces());
-  for (const RecoveredTransaction& t : open_trx) {
-    Status st = RollBackRecovered(t);
-    if (!st.ok()) {
-      return Status(st.code(), fmt::format("{}: rolling back transaction {} left open by a crash: "
-                                           "{}",
-                                           path_, t.id, st.message()));
-    }
-    ++report_.transactions_rolled_back;
-  }
+  RETURN_IF_ERROR(WithPath(path_, OpenTransactions()));
   report_.recovered = report_.redo_groups_applied > 0 || report_.pages_repaired > 0 ||
                       report_.transactions_rolled_back > 0 || report_.torn_log_tail;
   // The end-of-recovery checkpoint: the next open starts from here.
@@ -174,33 +159,28 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
   return Status::OK();
 }
 
-Status DatabaseCore::RollBackRecovered(const RecoveredTransaction& trx) {
-  // Rebuild the transaction's undo list from its records and unwind it, as a live rollback
-  // does; the changes are redo-logged, the rollback is not (a crash here rolls back again).
-  UndoLog undo;
-  for (const std::string& rec : trx.undo) {
-    ASSIGN_OR_RETURN(TrxRecord r, DecodeTrxRecord(AsBytes(rec)));
-    switch (r.type) {
-      case TrxRecordType::kUndoInserted:
-        undo.AddInserted(r.keyspace_id, r.key);
-        break;
-      case TrxRecordType::kUndoOverwritten:
-        undo.AddOverwritten(r.keyspace_id, r.key, r.value);
-        break;
-      case TrxRecordType::kUndoBulkLoaded:
-        undo.AddBulkLoaded(r.keyspace_id);
-        break;
-      default:
-        return Status::Internal("a non-undo record in a recovered transaction's undo list");
+Status DatabaseCore::OpenTransactions() {
+  ASSIGN_OR_RETURN(undo_store_, UndoStore::Open(pool_.get()));
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<TrxUndo>> active, undo_store_->RecoverActive());
+  // Ids restart above every id handed out before (the bound was raised before they were).
+  // Id 0 means "none" (a transaction that never wrote; rows written before MVCC).
+  const TrxId first_id = std::max<TrxId>(1, undo_store_->trx_id_bound());
+  trx_sys_ = std::make_unique<TrxSys>(
+      first_id, [this](TrxId bound) { return undo_store_->SetTrxIdBound(bound); });
+  for (std::unique_ptr<TrxUndo>& undo : active) {
+    // No lock is needed: nothing else runs yet, and the records' DB_TRX_IDs are below every
+    // new id. The changes are redo-logged; a crash here rolls back again from what is left.
+    Status st = RollBackUndo(this, undo.get(), 0, /*recovering=*/true);
+    Result<Lsn> end = st.ok() ? undo->Discard() : Result<Lsn>(st);
+    if (!end.ok()) {
+      return Status(end.status().code(),
+                    fmt::format("rolling back transaction {} left active by a crash: {}",
+                                undo->trx_id(), end.status().message()));
     }
+    ++report_.transactions_rolled_back;
   }
-  RETURN_IF_ERROR(ApplyUndo(this, &undo, 0, /*recovering=*/true));
-  std::string encoded;
-  EncodeTrxRecord(TrxRecord{.type = TrxRecordType::kRollbackDone, .trx = trx.id}, &encoded);
-  const Lsn end = log_->AppendTrx(AsBytes(encoded));
-  if (end == 0) return log_->failed_status();
-  log_->TrxEnded(trx.first_lsn, end);
-  return log_->FlushUpTo(end);
+  purge_thread_ = std::thread([this] { PurgeLoop(); });
+  return Status::OK();
 }
 
 }  // namespace minnow

@@ -1,13 +1,28 @@
 #pragma once
-// The public Iterator's pimpl: a btree Cursor (which holds no latch between calls) plus the
-// checks that make a stale iterator return errors instead of touching freed state.
+// The public Iterator's pimpl: a btree Cursor (which holds no latch between calls) plus MVCC
+// and locking, and the checks that make a stale iterator return errors instead of touching
+// freed state.
+//
+// What a row is, by the read's mode (TransactionCore::EffectiveMode):
+//   consistent   the version the read view sees (REPEATABLE READ: the transaction's view;
+//                READ COMMITTED: a view the iterator opens when created; READ UNCOMMITTED:
+//                the latest), built from the undo chain when the latest is too new;
+//   locking      the latest version, locked. Each leaf the cursor copies is locked in one
+//                LockSys::LockRecords batch under the leaf's S latch: the current record and
+//                every record after it on the leaf, plus the page's supremum under REPEATABLE
+//                READ (next-key locks, as InnoDB's scans take). So an iterator locks up to
+//                the end of the leaf it is on, ahead of the rows it has returned (at most one
+//                leaf's worth); moving backwards locks record by record.
+// A lock wait releases the latch, waits, and re-seeks to the current key (the records may
+// have changed meanwhile).
 //
 // The scan loop (Valid / key / value / Next per row) is the hottest path of the API, so each
-// move settles the cursor once and caches what the row's accessors return: key() and Valid()
-// then cost no cursor call, and value() none unless the value lives in overflow pages.
+// move settles the cursor once and caches what the row's accessors return.
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "btree/cursor.h"
 #include "engine/transaction_core_internal.h"
@@ -16,7 +31,8 @@
 namespace minnow {
 
 struct Iterator::Impl {
-  Impl(TransactionCore* t, KeyspaceState* k) : txn(t), ks(k), cursor(k->tree->NewCursor()) {}
+  Impl(TransactionCore* t, KeyspaceState* k, LockMode m);
+  ~Impl();
 
   // False after the transaction ended, the database closed or the keyspace was dropped; then
   // CheckUsable() says which (kClosed, kInvalidArgument). Usable() builds no Status: it runs
@@ -25,8 +41,9 @@ struct Iterator::Impl {
   Status CheckUsable() const;
   // The error of a move or read on an unusable or not-Valid() iterator.
   Status MisuseError(const char* what) const;
-  // After a successful cursor move: steps over delete-marked records (none until MVCC, issue
-  // #4) in the direction of travel and caches the row. Not valid after an error.
+  // After a successful cursor move: locks (locking reads), finds the version to show, steps
+  // over records this read does not see in the direction of travel, and caches the row. Not
+  // valid after an error.
   Status Settle(bool forward);
   // Settle() after a move that returned `st`.
   Status Settled(const Status& st, bool forward) {
@@ -35,10 +52,42 @@ struct Iterator::Impl {
     valid = false;
     return st;
   }
+  // The row's fast path: the latest version is the one to show (visible to the view, or
+  // locked). Caches it and returns true; false means "take the slow path" (Settle).
+  bool CacheIfLatest(const RecordView& rec) {
+    if (rec.delete_marked()) return false;
+    if (locking) {
+      if (cursor->leaf_copies() != locked_copy) return false;
+    } else if (view != nullptr && !view->Sees(SysTrxId(rec.sys.data()))) {
+      return false;
+    }
+    CacheRow(rec);
+    return true;
+  }
+  void CacheRow(const RecordView& rec) {
+    key = AsStringView(rec.key);
+    overflow = rec.overflow();
+    if (!overflow) value = AsStringView(rec.value);
+  }
+  // Locks the current record (and, moving forward, the rest of the leaf). False if the cursor
+  // had to re-seek (the leaf changed, or a lock wait ended): settle again.
+  Result<bool> LockFromCurrent(bool forward);
+  // The version the view sees of the current record, cached; false if it sees none.
+  Result<bool> CacheOlderVersion(const RecordView& rec);
 
   TransactionCore* txn;
   KeyspaceState* ks;
   std::unique_ptr<Cursor> cursor;
+  const LockMode mode;  // effective
+  const bool locking;
+  RecLockType lock_type = RecLockType::kOrdinary;
+  const ReadView* view = nullptr;       // consistent reads; null: the latest (READ UNCOMMITTED)
+  ReadView statement_view;              // READ COMMITTED's, owned here
+  uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked
+  std::vector<RecordView> batch;
+  std::vector<HeapNo> heap_nos;
+  std::string version;  // an older version's value
+  std::string reseek_key;
   // The cached row; meaningful while `valid`.
   bool valid = false;
   bool overflow = false;  // value not cached: read through cursor->value()

@@ -19,8 +19,7 @@ Result<bool> Transaction::Get(const Keyspace& ks, std::string_view key, std::str
   RETURN_IF_ERROR(t.CheckOpen());
   ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
-  if (ro.lock_mode != LockMode::kNone) RETURN_IF_ERROR(t.EnsureWriter());
-  return t.Get(s, key, value);
+  return t.Get(s, key, value, ro.lock_mode);
 }
 
 Result<std::string> Transaction::Get(const Keyspace& ks, std::string_view key,
@@ -74,13 +73,16 @@ Result<std::unique_ptr<Iterator>> Transaction::NewIterator(const Keyspace& ks,
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
   ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
-  if (ro.lock_mode != LockMode::kNone) RETURN_IF_ERROR(t.EnsureWriter());
-  auto impl = std::make_unique<Iterator::Impl>(&t, s);
+  if (t.EffectiveMode(ro.lock_mode) != LockMode::kNone) {
+    RETURN_IF_ERROR(t.PrepareLocking(s, t.EffectiveMode(ro.lock_mode)));
+  }
+  auto impl = std::make_unique<Iterator::Impl>(&t, s, ro.lock_mode);
   return std::unique_ptr<Iterator>(new Iterator(std::move(impl)));
 }
 
 Status Transaction::Commit() { return impl_->core.Commit(); }
 Status Transaction::Rollback() { return impl_->core.Rollback(); }
 bool Transaction::active() const { return impl_->core.active(); }
+TransactionLockInfo Transaction::lock_info() const { return impl_->core.lock_info(); }
 
 }  // namespace minnow

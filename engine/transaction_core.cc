@@ -1,39 +1,15 @@
+// TransactionCore's life: ids and lock state on first need, commit, rollback, and undo.
 #include <fmt/format.h>
 
-#include <array>
-#include <cstring>
-#include <vector>
+#include <algorithm>
 
-#include "btree/cursor.h"
 #include "common/crash_point.h"
 #include "engine/transaction_core_internal.h"
 
 namespace minnow {
 
 static_assert(kMaxKeyBytes == kMaxKeySize && kMaxValueBytes == kMaxValueSize);
-
-namespace {
-
-ConstBytes Sys() { return kZeroSysFields; }
-
-// Removes every record of `tree` (the undo of a bulk build into an empty tree). Collects keys
-// a batch at a time: the cursor holds no latch, so removing behind it is allowed.
-Status EmptyTree(BTree* tree) {
-  auto cur = tree->NewCursor();
-  std::vector<std::string> batch;
-  for (;;) {
-    RETURN_IF_ERROR(cur->SeekToFirst());
-    if (!cur->Valid()) return Status::OK();
-    batch.clear();
-    while (cur->Valid() && batch.size() < 4096) {
-      batch.emplace_back(AsStringView(cur->key()));
-      RETURN_IF_ERROR(cur->Next());
-    }
-    for (const std::string& k : batch) RETURN_IF_ERROR(tree->Remove(AsBytes(k)));
-  }
-}
-
-}  // namespace
+static_assert(kSysBytes == kSysFieldsSize);
 
 Status KeyTooLong(size_t size) {
   return Status::InvalidArgument(
@@ -45,9 +21,7 @@ Status ValueTooLong(size_t size) {
 }
 
 TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
-    : db_(db),
-      options_(options),
-      undo_notice_([this](WriteNotice* n) { return LogUndo(n->old); }) {}
+    : db_(db), options_(options), write_notice_([this](WriteNotice* n) { return OnWrite(n); }) {}
 
 TransactionCore::~TransactionCore() {
   if (state_ == State::kActive && !db_->closed()) (void)Rollback();
@@ -55,249 +29,201 @@ TransactionCore::~TransactionCore() {
 
 Status TransactionCore::ClosedStatus() const {
   if (db_->closed()) return Status::Closed("the database is closed");
+  if (!end_reason_.empty()) return Status::Closed(end_reason_);
   return Status::Closed(state_ == State::kCommitted ? "the transaction has committed"
                                                     : "the transaction has rolled back");
 }
 
-Status TransactionCore::AcquireToken() {
+TransactionLockInfo TransactionCore::lock_info() const {
+  TransactionLockInfo info;
+  info.trx_id = id_;
+  if (locks_ != nullptr) {
+    TrxLockStats s = locks_->stats();
+    info.lock_structs = s.structs;
+    info.heap_bytes = s.heap_bytes;
+    info.row_locks = s.row_locks;
+  }
+  return info;
+}
+
+Status TransactionCore::EnsureId() {
+  if (id_ != 0) [[likely]]
+    return Status::OK();
   RETURN_IF_ERROR(db_->WritableStatus());
-  RETURN_IF_ERROR(db_->writer_token().Acquire(this, db_->lock_wait_timeout()));
-  has_token_ = true;
-  return db_->LogFreeCheck();
+  ASSIGN_OR_RETURN(TrxId id, db_->trx_sys()->Begin(this));
+  // Nothing carries the id yet, so no one looks for our lock state before it exists.
+  locks_ = db_->lock_sys()->Register(id);
+  undo_ = db_->undo_store()->NewTrxUndo(id);
+  id_ = id;
+  if (view_.open()) view_.set_creator_id(id);
+  return Status::OK();
 }
 
-Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value) {
-  bool delete_marked = false;
-  ASSIGN_OR_RETURN(bool found, ks->tree->Get(AsBytes(key), value, &delete_marked));
-  // TODO(#4): build the visible version instead of hiding a delete-marked record.
-  return found && !delete_marked;
-}
-
-Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {
-  RETURN_IF_ERROR(EnsureWriter());
-  bool existed = false;
-  pending_ks_ = ks->id;
-  pending_key_ = key;
-  RETURN_IF_ERROR(
-      ks->tree->Upsert(AsBytes(key), AsBytes(value), Sys(), &old_, &existed, undo_notice()));
-  if (existed) {
-    undo_.AddOverwritten(ks->id, key, old_.value);
-  } else {
-    undo_.AddInserted(ks->id, key);
+Status TransactionCore::EnsureTableLock(KeyspaceState* ks, TrxLockMode mode) {
+  for (auto& [table, held] : table_locks_) {
+    if (table == ks->id && TableLockCovers(held, mode)) [[likely]]
+      return Status::OK();
+  }
+  for (;;) {
+    Status st = db_->lock_sys()->LockTable(locks_.get(), ks->id, mode);
+    if (st.code() == Code::kLockWait) st = WaitForLock();
+    if (!st.ok()) return st;
+    break;
+  }
+  auto it = std::find_if(table_locks_.begin(), table_locks_.end(),
+                         [&](const auto& e) { return e.first == ks->id; });
+  if (it == table_locks_.end()) {
+    table_locks_.emplace_back(ks->id, mode);
+  } else if (TableLockCovers(mode, it->second)) {
+    it->second = mode;
   }
   return Status::OK();
 }
 
-Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
-  RETURN_IF_ERROR(EnsureWriter());
-  pending_ks_ = ks->id;
-  pending_key_ = key;
-  Status st = ks->tree->Insert(AsBytes(key), AsBytes(value), Sys(), undo_notice());
-  if (!st.ok()) [[unlikely]] {
-    if (st.code() == Code::kDuplicateKey) {
-      return Status::DuplicateKey(
-          fmt::format("duplicate key ({} bytes) in keyspace '{}'", key.size(), ks->name));
-    }
-    return st;
-  }
-  undo_.AddInserted(ks->id, key);
-  return Status::OK();
+Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
+  RETURN_IF_ERROR(EnsureId());
+  RETURN_IF_ERROR(db_->LogFreeCheck());
+  return EnsureTableLock(ks, mode == LockMode::kExclusive ? TrxLockMode::kIX : TrxLockMode::kIS);
 }
 
-Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {
-  RETURN_IF_ERROR(EnsureWriter());
-  pending_ks_ = ks->id;
-  pending_key_ = key;
-  Status st = ks->tree->Remove(AsBytes(key), &old_, undo_notice());
-  if (!st.ok()) {
-    if (st.IsNotFound()) {
-      return Status::NotFound(
-          fmt::format("key ({} bytes) not found in keyspace '{}'", key.size(), ks->name));
-    }
-    return st;
-  }
-  undo_.AddOverwritten(ks->id, key, old_.value);
-  return Status::OK();
+RecLockType TransactionCore::ScanLockType() const {
+  return options_.isolation >= IsolationLevel::kRepeatableRead ? RecLockType::kOrdinary
+                                                               : RecLockType::kRecNotGap;
 }
 
-Status TransactionCore::BulkInsert(
-    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
-  RETURN_IF_ERROR(EnsureWriter());
-  const size_t savepoint = undo_.savepoint();
-  // The writer token keeps other writers out, so "empty" stays true until the build is done.
-  auto cur = ks->tree->NewCursor();
-  Status st = cur->SeekToFirst();
-  if (st.ok()) st = cur->Valid() ? InsertEach(ks, next) : BulkBuild(ks, next);
-  if (!st.ok()) {
-    Status undo_st = Undo(savepoint);
-    if (!undo_st.ok()) {
-      return Status(st.code(), st.message() + "; undoing it failed too: " + undo_st.ToString());
-    }
+void TransactionCore::ConvertImplicit(TrxId writer, RecordId rec) {
+  if (writer == id_ || !db_->trx_sys()->MaybeActive(writer)) [[likely]]
+    return;
+  db_->trx_sys()->WithActive(writer, [&](void* owner) {
+    db_->lock_sys()->ConvertImplicit(static_cast<TransactionCore*>(owner)->locks(), rec);
+  });
+}
+
+Status TransactionCore::WaitForLock() {
+  if (undo_ != nullptr) locks_->set_weight(undo_->records());
+  Status st = db_->lock_sys()->Wait(locks_.get(), db_->lock_wait_timeout());
+  if (st.ok()) return st;
+  if (st.code() == Code::kDeadlock) return RollBackAsVictim(st);
+  if (st.code() == Code::kLockWaitTimeout) {
+    return Status(Code::kLockWaitTimeout,
+                  "Lock wait timeout exceeded; try restarting transaction (the statement was "
+                  "rolled back, the transaction is still active)");
   }
   return st;
 }
 
-namespace {
+Status TransactionCore::RollBackAsVictim(const Status& why) {
+  Status st = RollBackAll();
+  end_reason_ = "the transaction was rolled back as a deadlock victim";
+  std::string msg =
+      "Deadlock found when trying to get lock; try restarting transaction (" + why.message() + ")";
+  if (!st.ok()) msg += "; rolling back failed: " + st.ToString();
+  return Status(Code::kDeadlock, msg);
+}
 
-// The previous key of a sorted load, kept in a fixed buffer (the caller's views die at its next
-// call): a per-row check without allocation or a Status.
-class SortedCheck {
- public:
-  // True if `key`/`value` fit and `key` is above the previous one; remembers `key`.
-  bool Accept(std::string_view key, std::string_view value) {
-    if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) [[unlikely]]
-      return false;
-    if (len_ != kNone && !(std::string_view(prev_.data(), len_) < key)) [[unlikely]]
-      return false;
-    std::memcpy(prev_.data(), key.data(), key.size());
-    len_ = key.size();
-    return true;
-  }
-  // Why Accept() said no.
-  static Status Why(std::string_view key, std::string_view value) {
-    RETURN_IF_ERROR(CheckKeySize(key));
-    RETURN_IF_ERROR(CheckValueSize(value));
-    return Status::InvalidArgument("BulkInsert keys are not in strictly ascending order");
-  }
+const ReadView* TransactionCore::TransactionView() {
+  if (options_.isolation == IsolationLevel::kReadUncommitted) return nullptr;
+  if (!view_.open()) db_->trx_sys()->OpenView(&view_, id_);
+  return &view_;
+}
 
- private:
-  static constexpr size_t kNone = SIZE_MAX;
-  std::array<char, kMaxKeySize> prev_;
-  size_t len_ = kNone;
-};
+void TransactionCore::OpenStatementView(ReadView* view) { db_->trx_sys()->OpenView(view, id_); }
 
-}  // namespace
-
-Status TransactionCore::BulkBuild(
-    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
-  RETURN_IF_ERROR(LogBulkLoaded(ks->id));
-  undo_.AddBulkLoaded(ks->id);
-  SortedCheck check;
-  Status feed_st;
-  auto feed = [&](BTree::BulkRecord* r) {
-    std::string_view key, value;
-    if (!next(&key, &value)) return false;
-    if (!check.Accept(key, value)) [[unlikely]] {
-      // Stop feeding: the build ends with what it has, and the caller's undo empties it.
-      feed_st = SortedCheck::Why(key, value);
-      return false;
+Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* ks,
+                                           std::string_view key, ConstBytes sys, bool delete_marked,
+                                           std::string* value) {
+  std::array<std::byte, kSysFieldsSize> latest{};
+  std::copy(sys.begin(), sys.end(), latest.begin());
+  for (int attempt = 0;; ++attempt) {
+    TrxId trx_id = SysTrxId(latest.data());
+    RollPtr roll_ptr = SysRollPtr(latest.data());
+    if (view.Sees(trx_id)) return !delete_marked;
+    // An insert (or a record with no undo: a bulk build, a recovered rollback) has no older
+    // version: the view does not see the record at all.
+    if (roll_ptr == 0 || RollPtrIsInsert(roll_ptr)) return false;
+    UndoRecord r;
+    Status read = db_->undo_store()->Read(roll_ptr, &undo_buf_, &r);
+    // The latest version may come from a copy of the leaf taken before its writer rolled back
+    // and freed that undo. A rollback restores the record before it frees the undo, so if the
+    // record is unchanged now, what we read was still there (InnoDB holds the leaf latch
+    // instead). Otherwise start again from the record as it is now.
+    bool changed = false;
+    std::array<std::byte, kSysFieldsSize> now{};
+    ASSIGN_OR_RETURN(bool found,
+                     ks->tree->ReadLatched(AsBytes(key), nullptr, [&](const LatchedRead& lr) {
+                       if (lr.found) std::copy(lr.sys.begin(), lr.sys.end(), now.begin());
+                       return Status::OK();
+                     }));
+    changed = !found || now != latest;
+    if (changed) {
+      if (attempt > 1000) return Status::Busy("a record kept changing while reading it");
+      std::string current;
+      bool marked = false;
+      ASSIGN_OR_RETURN(bool still,
+                       ks->tree->ReadLatched(AsBytes(key), &current, [&](const LatchedRead& lr) {
+                         std::copy(lr.sys.begin(), lr.sys.end(), latest.begin());
+                         marked = lr.delete_marked;
+                         return Status::OK();
+                       }));
+      if (!still) return false;  // removed (purged or rolled back): invisible to every view
+      *value = std::move(current);
+      delete_marked = marked;
+      continue;
     }
-    r->key = AsBytes(key);
-    r->value = AsBytes(value);
-    r->sys = Sys();
-    return true;
-  };
-  Status st = ks->tree->BulkLoad(feed, 15.0 / 16.0);
-  return st.ok() ? feed_st : st;
-}
-
-Status TransactionCore::InsertEach(
-    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
-  SortedCheck check;
-  std::string_view key, value;
-  while (next(&key, &value)) {
-    if (!check.Accept(key, value)) [[unlikely]]
-      return SortedCheck::Why(key, value);
-    RETURN_IF_ERROR(Insert(ks, key, value));
-  }
-  return Status::OK();
-}
-
-Status ApplyUndo(DatabaseCore* db, UndoLog* undo, size_t savepoint, bool recovering) {
-  return undo->UnwindTo(savepoint, [db, recovering](const UndoLog::Entry& e) -> Status {
-    if (recovering) MINNOW_CRASH_POINT("recovery.rollback");
-    KeyspaceState* ks = db->FindLive(e.keyspace_id);
-    if (ks == nullptr) return Status::OK();  // dropped meanwhile: nothing left to restore
-    switch (e.kind) {
-      case UndoLog::Kind::kInserted: {
-        // Recovery may undo an insert that never reached the page, or that it undid already.
-        Status st = ks->tree->Remove(AsBytes(e.key));
-        return st.IsNotFound() && recovering ? Status::OK() : st;
-      }
-      case UndoLog::Kind::kOverwritten:
-        return ks->tree->Upsert(AsBytes(e.key), AsBytes(e.value), Sys());
-      case UndoLog::Kind::kBulkLoaded:
-        return EmptyTree(ks->tree.get());
+    RETURN_IF_ERROR(read);
+    // From here on the chain runs through committed transactions' undo, which purge keeps
+    // while this view is open.
+    for (;;) {
+      trx_id = r.old_trx_id;
+      roll_ptr = r.old_roll_ptr;
+      delete_marked = r.old_delete_marked;
+      value->assign(reinterpret_cast<const char*>(r.old_value.data()), r.old_value.size());
+      if (view.Sees(trx_id)) return !delete_marked;
+      if (roll_ptr == 0 || RollPtrIsInsert(roll_ptr)) return false;
+      RETURN_IF_ERROR(db_->undo_store()->Read(roll_ptr, &undo_buf_, &r));
     }
-    return Status::Internal("unknown undo record kind");
-  });
-}
-
-Status TransactionCore::Undo(size_t savepoint) { return ApplyUndo(db_, &undo_, savepoint); }
-
-Result<Lsn> TransactionCore::AppendTrxRecord(const TrxRecord& r) {
-  DurableRedoLog* log = db_->log();
-  TrxRecord rec = r;
-  rec.trx = trx_id_;
-  EncodeTrxRecord(rec, &record_buf_);
-  if (trx_id_ == 0) {
-    // Registered before the append, so that no checkpoint can drop the record: the LSN it gets
-    // is at least this one.
-    retain_key_ = log->current_lsn();
-    log->TrxStarted(retain_key_);
   }
-  const Lsn end = log->AppendTrx(AsBytes(record_buf_));
-  if (end == 0) [[unlikely]] {
-    Status st = log->failed_status();
-    return st.ok() ? Status::IOError("the redo log refused a record") : st;
-  }
-  if (trx_id_ == 0) trx_id_ = end - kFrameHeaderSize - record_buf_.size();  // its start LSN
-  return end;
 }
 
-Status TransactionCore::LogUndo(const RecordData* old) {
-  TrxRecord r;
-  r.keyspace_id = pending_ks_;
-  r.key = pending_key_;
-  if (old == nullptr) {
-    r.type = TrxRecordType::kUndoInserted;
-  } else {
-    r.type = TrxRecordType::kUndoOverwritten;
-    r.value = old->value;
-  }
-  return AppendTrxRecord(r).status();
-}
-
-Status TransactionCore::LogBulkLoaded(uint32_t keyspace_id) {
-  if (db_->log() == nullptr) return Status::OK();
-  return AppendTrxRecord(
-             TrxRecord{.type = TrxRecordType::kUndoBulkLoaded, .keyspace_id = keyspace_id})
-      .status();
-}
-
-Result<Lsn> TransactionCore::LogEnd(TrxRecordType type) {
-  if (db_->log() == nullptr || trx_id_ == 0) return Lsn{0};
-  return AppendTrxRecord(TrxRecord{.type = type});
+Status TransactionCore::UndoTo(uint64_t savepoint) {
+  if (undo_ == nullptr) return Status::OK();
+  return RollBackUndo(db_, undo_.get(), savepoint, /*recovering=*/false);
 }
 
 void TransactionCore::End(State final_state) {
   state_ = final_state;
-  undo_.Clear();
-  if (has_token_) {
-    db_->writer_token().Release(this);
-    has_token_ = false;
+  if (view_.open()) db_->trx_sys()->CloseView(&view_);
+  if (id_ != 0) {
+    // Out of the active set first: nobody converts an implicit lock of ours once we release.
+    db_->trx_sys()->Remove(id_);
+    db_->lock_sys()->ReleaseAll(locks_.get());
+    // A finished transaction keeps nothing of the lock system or the undo store (its handle
+    // may outlive them).
+    locks_.reset();
+    undo_.reset();
   }
+  table_locks_.clear();
 }
 
 Status TransactionCore::Commit() {
   RETURN_IF_ERROR(CheckOpen());
-  if (trx_id_ == 0) {  // nothing logged: read-only, or ":memory:"
-    if (Status st = db_->WritableStatus(); !st.ok()) {
-      // After an I/O failure nothing commits, not even a transaction whose writes all failed.
-      End(State::kRolledBack);
+  if (id_ == 0 || undo_->empty()) {  // read-only (perhaps with locks): nothing to make durable
+    Status st = db_->WritableStatus();
+    End(st.ok() ? State::kCommitted : State::kRolledBack);
+    if (!st.ok()) {
       db_->CountRollback();
-      return st;
+      return st;  // after an I/O failure nothing commits
     }
-    End(State::kCommitted);
     db_->CountCommit();
     return Status::OK();
   }
-  DurableRedoLog* log = db_->log();
   Status st = db_->WritableStatus();
   MINNOW_CRASH_POINT("txn.before_commit");
   Lsn commit_end = 0;
+  const bool delete_marked = undo_->has_update_log();
   if (st.ok()) {
-    Result<Lsn> end = LogEnd(TrxRecordType::kCommit);
+    const TrxId trx_no = db_->trx_sys()->AssignTrxNo(id_);
+    Result<Lsn> end = undo_->Commit(trx_no);  // the commit mini-transaction
     if (end.ok()) {
       commit_end = *end;
     } else {
@@ -305,19 +231,27 @@ Status TransactionCore::Commit() {
     }
   }
   MINNOW_CRASH_POINT("txn.after_commit_record");
-  // The next writer may go on while we wait for the fsync: its commit record comes after ours,
-  // so it cannot become durable before ours.
-  End(State::kCommitted);
-  if (st.ok()) st = log->CommitUpTo(commit_end, db_->flush_policy());
-  if (commit_end != 0) log->TrxEnded(retain_key_, commit_end);
   if (!st.ok()) {
-    // The commit record may be lost: as far as anyone can know, the commit did not happen.
-    state_ = State::kRolledBack;
-    db_->CountRollback();
-    return Status(st.code(), "commit failed, the transaction is not committed: " + st.message());
+    (void)RollBackAll();
+    return Status(st.code(), "commit failed, the transaction is rolled back: " + st.message());
+  }
+  // Others may go on (our locks are released) while we wait for the fsync: their commits come
+  // after ours in the log, so none becomes durable before ours.
+  End(State::kCommitted);
+  if (delete_marked) db_->WakePurge();
+  DurableRedoLog* log = db_->log();
+  if (log != nullptr) {
+    if (log->failed_status().ok() == false) st = log->failed_status();
+    if (st.ok()) st = log->CommitUpTo(commit_end, db_->flush_policy());
+    if (!st.ok()) {
+      // The commit record may be lost: as far as anyone can know, the commit did not happen.
+      state_ = State::kRolledBack;
+      db_->CountRollback();
+      return Status(st.code(), "commit failed, the transaction is not committed: " + st.message());
+    }
+    db_->CountDurableCommit();
   }
   db_->CountCommit();
-  db_->CountDurableCommit();
   return Status::OK();
 }
 
@@ -333,11 +267,10 @@ void TransactionCore::RollbackForClose() {
 }
 
 Status TransactionCore::RollBackAll() {
-  Status st = Undo(0);
-  if (st.ok()) {
-    // A rollback-done record that cannot be logged is harmless: recovery rolls back again.
-    Result<Lsn> end = LogEnd(TrxRecordType::kRollbackDone);
-    if (end.ok() && *end != 0) db_->log()->TrxEnded(retain_key_, *end);
+  Status st = UndoTo(0);
+  if (st.ok() && undo_ != nullptr) {
+    // A failure to free the logs is harmless: recovery finds them and rolls back (nothing).
+    (void)undo_->Discard();
   }
   End(State::kRolledBack);
   db_->CountRollback();

@@ -1,31 +1,49 @@
 #pragma once
 // TransactionCore: what a Transaction is underneath its pimpl handle.
 //
-// States: active --Commit--> committed; active --Rollback / destructor / Database::Close-->
-// rolled back. Only an active transaction answers calls; the others return kClosed.
+// States: active --Commit--> committed; active --Rollback / destructor / deadlock victim /
+// Database::Close--> rolled back. Only an active transaction answers calls; the others return
+// kClosed (saying why).
 //
-// A transaction holds the writer token (writer_token_internal.h) from its first write or
-// locking read until it ends; its undo list (undo_log_internal.h) is applied newest-first on
-// rollback, and back to a savepoint when one call fails half-way (statement rollback).
+// A transaction gets an id (TrxSys), a lock state (LockSys) and undo logs (UndoStore) at its
+// first write or locking read; a transaction that only reads consistently never has an id.
 //
-// Durability (a file database): before each change reaches a page, its undo record is appended
-// to the redo log (BTree's BeforeChange hook; txn/trx_log_record.h), so recovery can roll back a
-// transaction the crash interrupted. Commit appends a commit record, releases the writer token
-// (the next writer need not wait for our fsync) and then waits for durability as
-// Options::flush_log_at_trx_commit says: concurrent committers share one fsync (group commit).
-// Rollback undoes in place and appends a rollback-done record.
+// Writes (transaction_write.cc). Under the leaf's X latch, in BTree's BeforeChange notice:
+//   1. locks: an update or delete-mark takes X,REC_NOT_GAP on the record (after turning the
+//      implicit lock of an active writer of that record into an explicit one); an insert
+//      checks INSERT_INTENTION on the record it goes before (waits only for gap locks);
+//   2. undo: the change's undo record is appended (mvcc/undo_store.h), write-ahead;
+//   3. the record gets DB_TRX_ID = our id and DB_ROLL_PTR = the undo record.
+//   A lock that must wait aborts the B+tree write (kLockWait): the latches are released, the
+//   transaction waits (LockSys::Wait) and the write is tried again. A timeout (1205) ends only
+//   the statement; a deadlock (1213) rolls the whole transaction back.
+//   Erase delete-marks; purge removes the record once no read view needs it.
+//
+// Reads (transaction_read.cc, iterator.cc): consistent reads walk the version chain from the
+// latest record through the undo records until a version the read view sees (mvcc/read_view.h);
+// locking reads lock the latest version, as InnoDB's: a point read locks the record
+// (REC_NOT_GAP) or, under REPEATABLE READ, the gap where it would be; scans lock next-key
+// under REPEATABLE READ and SERIALIZABLE, REC_NOT_GAP under READ COMMITTED and READ
+// UNCOMMITTED. SERIALIZABLE turns plain reads into share-locking reads.
+//
+// Commit: the commit number (TrxSys::AssignTrxNo), the commit mini-transaction (the undo logs
+// change state: its redo is the commit record), the transaction leaves the active set, the
+// locks are released, and then Commit waits for the log as flush_log_at_trx_commit says.
 
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "btree/btree.h"
 #include "engine/database_core_internal.h"
-#include "engine/undo_log_internal.h"
+#include "lock/lock_sys.h"
 #include "minnow/db.h"
-#include "txn/trx_log_record.h"
+#include "mvcc/read_view.h"
+#include "mvcc/undo_store.h"
 
 namespace minnow {
 
@@ -42,15 +60,9 @@ class TransactionCore {
       return Status::OK();
     return ClosedStatus();
   }
-  // Takes the writer token if not yet held (a write or a locking read is about to happen).
-  // Also the log free check (DatabaseCore::LogFreeCheck) of every write.
-  Status EnsureWriter() {
-    if (has_token_) [[likely]]
-      return db_->LogFreeCheck();
-    return AcquireToken();
-  }
 
-  Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value);
+  // Point read: consistent (the view's version) or locking (the latest, locked).
+  Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value, LockMode mode);
   Status Put(KeyspaceState* ks, std::string_view key, std::string_view value);
   Status Insert(KeyspaceState* ks, std::string_view key, std::string_view value);
   Status Erase(KeyspaceState* ks, std::string_view key);
@@ -58,68 +70,109 @@ class TransactionCore {
                     const std::function<bool(std::string_view*, std::string_view*)>& next);
   Status Commit();
   Status Rollback();
-  // Database::Close on another thread's (or this thread's) behalf: undo, end, no token release
-  // needed (the token is shut down). REQUIRES: the Database's Close() contract.
+  // Database::Close on this transaction's behalf: undo, end. REQUIRES: the Close() contract.
   void RollbackForClose();
 
   bool active() const { return state_ == State::kActive && !db_->closed(); }
   DatabaseCore* db() const { return db_; }
+  TrxId id() const { return id_; }
+  IsolationLevel isolation() const { return options_.isolation; }
+  TrxLocks* locks() const { return locks_.get(); }
+  TransactionLockInfo lock_info() const;
+
+  // ---- for iterators (iterator.cc)
+  // The effective lock mode of a read: SERIALIZABLE turns plain reads into share reads.
+  LockMode EffectiveMode(LockMode asked) const {
+    if (asked == LockMode::kNone && options_.isolation == IsolationLevel::kSerializable) {
+      return LockMode::kShare;
+    }
+    return asked;
+  }
+  // Record lock type for a scan under this isolation level (next-key or record only).
+  RecLockType ScanLockType() const;
+  // Makes sure the transaction can lock: id, lock state and the table's IS/IX lock.
+  Status PrepareLocking(KeyspaceState* ks, LockMode mode);
+  // Gives the active writer of each record (its DB_TRX_ID) an explicit X lock in place of its
+  // implicit one. REQUIRES: the record's page latched.
+  void ConvertImplicit(TrxId writer, RecordId rec);
+  // After a Lock* call returned kLockWait (latches released): waits. OK when granted; a
+  // timeout or deadlock is returned as the error to give the caller (a deadlock has rolled the
+  // transaction back).
+  Status WaitForLock();
+  // The view a consistent read uses now (opened on first use under REPEATABLE READ; a fresh
+  // one per statement under READ COMMITTED is given by OpenStatementView). Null for READ
+  // UNCOMMITTED (read the latest).
+  const ReadView* TransactionView();
+  // Opens `view` for one statement (READ COMMITTED). REQUIRES: view not open.
+  void OpenStatementView(ReadView* view);
+  // Fills *value (in: the latest version of `key` in `ks`, with `sys` and `delete_marked`,
+  // perhaps from a leaf copy that is stale by now) with the version `view` sees; false if none
+  // (absent or deleted in that version).
+  Result<bool> BuildVisible(const ReadView& view, KeyspaceState* ks, std::string_view key,
+                            ConstBytes sys, bool delete_marked, std::string* value);
 
  private:
   enum class State : uint8_t { kActive, kCommitted, kRolledBack };
+  enum class WriteKind : uint8_t { kPut, kInsert, kErase };
 
   Status ClosedStatus() const;
-  Status AcquireToken();
-  Status Undo(size_t savepoint);
-  // The BeforeChange notice of every logged write: appends the undo record of the change to
-  // (pending_ks_, pending_key_) described by `old` (nullptr: the key was absent).
-  Status LogUndo(const RecordData* old);
-  Status LogBulkLoaded(uint32_t keyspace_id);
-  // Appends `r` as this transaction's record (the first one gives it its id); its end LSN.
-  Result<Lsn> AppendTrxRecord(const TrxRecord& r);
-  // Appends the end record (commit or rollback-done); returns its end LSN, 0 if nothing logged.
-  Result<Lsn> LogEnd(TrxRecordType type);
-  // The notice to pass to a BTree write: null for ":memory:".
-  const BeforeChange* undo_notice() const {
-    return db_->log() != nullptr ? &undo_notice_ : nullptr;
-  }
+  // Id, lock state and undo logs, on first need.
+  Status EnsureId();
+  Status EnsureTableLock(KeyspaceState* ks, TrxLockMode mode);
+  // The BeforeChange notice of every write (see the header comment).
+  Status OnWrite(WriteNotice* n);
+  // Runs one B+tree write (with the notice), waiting for locks and retrying.
+  Status RunWrite(KeyspaceState* ks, std::string_view key, WriteKind kind,
+                  const std::function<Status()>& write);
+  Result<bool> LockingGet(KeyspaceState* ks, std::string_view key, std::string* value,
+                          LockMode mode);
+  Result<bool> ConsistentGet(KeyspaceState* ks, std::string_view key, std::string* value);
   Status BulkBuild(KeyspaceState* ks,
                    const std::function<bool(std::string_view*, std::string_view*)>& next);
   Status InsertEach(KeyspaceState* ks,
                     const std::function<bool(std::string_view*, std::string_view*)>& next);
-  void End(State final_state);
-  // Rollback's work: undo everything, log rollback-done, end. Returns the undo's status.
+  // Undoes the changes with undo_no >= savepoint (statement rollback: the undo_no at its start).
+  Status UndoTo(uint64_t savepoint);
+  uint64_t savepoint() const { return undo_ != nullptr ? undo_->next_undo_no() : 0; }
+  // Rollback's work: undo everything, end. Returns the undo's status.
   Status RollBackAll();
+  // Leaves the active set, releases locks and views.
+  void End(State final_state);
+  // A deadlock victim: roll back, remember why.
+  Status RollBackAsVictim(const Status& why);
 
   DatabaseCore* const db_;
   TransactionOptions options_;
   State state_ = State::kActive;
-  bool has_token_ = false;
-  UndoLog undo_;
-  RecordData old_;  // scratch for the previous record of Put/Erase (buffer reused)
+  std::string end_reason_;  // why a transaction ended without Commit/Rollback (deadlock)
 
-  // The durable log's view of this transaction.
-  TrxId trx_id_ = 0;         // 0 until its first record is logged; then that record's start LSN
-  Lsn retain_key_ = 0;       // the LSN given to DurableRedoLog::TrxStarted
-  uint32_t pending_ks_ = 0;  // the write LogUndo describes
+  TrxId id_ = 0;  // 0 until the first write or locking read
+  std::unique_ptr<TrxLocks> locks_;
+  std::unique_ptr<TrxUndo> undo_;
+  ReadView view_;  // REPEATABLE READ / SERIALIZABLE: the transaction's view, once opened
+  std::vector<std::pair<uint32_t, TrxLockMode>> table_locks_;  // taken, strongest per table
+
+  // The write the notice describes.
+  uint32_t pending_ks_ = 0;
   std::string_view pending_key_;
-  std::string record_buf_;    // encoding buffer, reused
-  BeforeChange undo_notice_;  // calls LogUndo; built once
+  WriteKind pending_kind_ = WriteKind::kPut;
+  BeforeChange write_notice_;  // calls OnWrite; built once
+  std::string undo_buf_;       // scratch
 };
 
-// Unwinds `undo` to `savepoint` through the live keyspaces of `db` (a dropped keyspace is
-// skipped). Nothing is logged: recovery rolls back again from the undo records if it must.
-// `recovering` enables the "recovery.rollback" crash point between records.
-Status ApplyUndo(DatabaseCore* db, UndoLog* undo, size_t savepoint, bool recovering = false);
+// Applies one undo record to the tree it names (rollback and recovery): removes an inserted
+// record, restores an updated or delete-marked one. Idempotent: a record already restored (its
+// DB_TRX_ID is not `trx_id`) or already removed is left alone. `recovering` enables the
+// "recovery.rollback" crash point.
+Status ApplyUndoRecord(DatabaseCore* db, TrxId trx_id, const UndoRecord& r, bool recovering);
+// Rolls `undo` back to `savepoint` (newest first), popping each record once applied.
+Status RollBackUndo(DatabaseCore* db, TrxUndo* undo, uint64_t savepoint, bool recovering);
 
 // The public handle's pimpl is the core itself (no second indirection on the per-call path).
 struct Transaction::Impl {
   Impl(DatabaseCore* db, const TransactionOptions& options) : core(db, options) {}
   TransactionCore core;
 };
-
-// The hidden DB_TRX_ID + DB_ROLL_PTR bytes written with every record: zeros until issue #4.
-inline constexpr std::array<std::byte, kSysFieldsSize> kZeroSysFields{};
 
 Status KeyTooLong(size_t size);
 Status ValueTooLong(size_t size);

@@ -40,6 +40,10 @@ class ReadView {
   TrxId low_limit_no() const { return low_limit_no_; }
   const std::vector<TrxId>& active_ids() const { return active_; }
   bool open() const { return open_; }
+  // A transaction that opened its view before it had an id (it only read) and then wrote: its
+  // own changes must be visible to it (InnoDB's trx_set_rw_mode). Its id is newer than the
+  // view, so it is in no active list.
+  void set_creator_id(TrxId id) { creator_id_ = id; }
 
  private:
   friend class TrxSys;

@@ -16,7 +16,9 @@
 //   kInvalidArgument   a key over 2048 bytes or a value over 64 MiB, a bad name, a Keyspace
 //                      handle that is empty, dropped or from another Database, bad options
 //   kClosed            use of a transaction after Commit/Rollback, or of anything after Close
-//   kLockWaitTimeout   waited longer than Options::lock_wait_timeout_ms for another writer
+//   kLockWaitTimeout   a lock wait lasted longer than Options::lock_wait_timeout_ms (MySQL
+//                      1205); only the call failed, the transaction stays active
+//   kDeadlock          the transaction was chosen as a deadlock victim and rolled back (1213)
 //   kBusy              the file is already open (in this or another process)
 //   kCorruption/kIOError  the file or its redo log is damaged or the OS refused I/O; after a
 //                      failed log or data-file write or fsync every later write and commit
@@ -24,11 +26,11 @@
 // A call that returns an error has changed nothing (a failed BulkInsert undoes its own rows).
 // The empty key is a valid key.
 //
-// Concurrency, until record locks and MVCC arrive (issue #4): a transaction's first write or
-// locking read (ReadOptions::lock_mode != kNone) takes the database's one *writer token*, held
-// until Commit/Rollback; another transaction that wants it waits up to lock_wait_timeout_ms.
-// Reads without a lock see the latest data, uncommitted changes of the writer included
-// (READ UNCOMMITTED, whatever the isolation level asks).
+// Concurrency, as InnoDB's: writes lock the records they change (X) until the transaction
+// ends; reads are consistent (a snapshot: TransactionOptions::isolation says which) unless
+// they ask for a lock (ReadOptions::lock_mode), and never wait for writers. A transaction that
+// waits for a lock longer than lock_wait_timeout_ms gets kLockWaitTimeout; one caught in a
+// deadlock may be rolled back with kDeadlock. Both are IsRetryable().
 //
 // Thread safety: a Database is thread-safe. A Session, and the Transactions and Iterators it
 // makes, belong to one thread at a time. Objects must be destroyed before the Database that
@@ -94,20 +96,43 @@ struct DatabaseStats {
   uint64_t log_writes = 0, log_syncs = 0, log_bytes_written = 0;
   uint64_t checkpoints = 0;
   uint64_t durable_commits = 0;  // commits that logged a commit record (read-only ones do not)
+  // Locks (lock/lock_sys.h), from live structures.
+  uint64_t lock_structs = 0;         // all transactions' lock structs (table + record)
+  uint64_t record_lock_structs = 0;  // "lock structs in row lock hash table"
+  uint64_t lock_heap_bytes = 0;
+  uint64_t row_locks = 0;
+  uint64_t row_lock_waits = 0, row_lock_current_waits = 0;  // Innodb_row_lock_waits, ...
+  uint64_t row_lock_time_us = 0, row_lock_time_max_us = 0;  // Innodb_row_lock_time(_max), µs
+  uint64_t lock_wait_timeouts = 0, deadlocks = 0;
+  // MVCC.
+  uint64_t trx_id_counter = 0;       // the next transaction id
+  uint64_t active_transactions = 0;  // with an id (writers and locking readers)
+  uint64_t read_views = 0;           // open
+  uint64_t history_list_length = 0;  // committed update undo logs not yet purged
+  uint64_t purged_records = 0;       // delete-marked records removed by purge
+};
+
+// One transaction's locks, as SHOW ENGINE INNODB STATUS prints them: "N lock struct(s), heap
+// size H, M row lock(s)".
+struct TransactionLockInfo {
+  uint64_t trx_id = 0;  // 0 until the transaction writes or locks
+  uint64_t lock_structs = 0;
+  uint64_t heap_bytes = 0;
+  uint64_t row_locks = 0;
 };
 
 // What opening the database did to bring it back to its last committed state. A clean Close
 // leaves nothing to recover (recovered == false).
 struct RecoveryReport {
-  bool recovered = false;     // the log held records past the checkpoint, or pages were torn
-  uint64_t checkpoint_lsn = 0;  // redo started here
-  uint64_t end_lsn = 0;         // and ended here (where the log resumes)
-  uint64_t log_bytes = 0;       // log scanned, undo records of open transactions included
+  bool recovered = false;            // the log held records past the checkpoint, or pages were torn
+  uint64_t checkpoint_lsn = 0;       // redo started here
+  uint64_t end_lsn = 0;              // and ended here (where the log resumes)
+  uint64_t log_bytes = 0;            // log scanned, undo records of open transactions included
   uint64_t redo_groups_applied = 0;  // mini-transactions replayed
   uint64_t pages_repaired = 0;       // torn pages restored from the doublewrite buffer
   uint64_t transactions_rolled_back = 0;  // left uncommitted by the crash
-  bool torn_log_tail = false;        // a half-written log record was cut off at the end
-  double millis = 0;                 // time spent recovering
+  bool torn_log_tail = false;             // a half-written log record was cut off at the end
+  double millis = 0;                      // time spent recovering
   // "recovered log 1200..98304 (97104 bytes): 513 redo groups, 2 torn pages repaired,
   //  1 transaction rolled back, in 12.3 ms" or "clean (checkpoint at 98304)".
   std::string ToString() const;
@@ -202,8 +227,11 @@ class Transaction {
   Status Commit();
   // Undoes every change of the transaction. Afterwards every call returns kClosed.
   Status Rollback();
-  // False after Commit/Rollback, and after Database::Close (which rolls an active writer back).
+  // False after Commit/Rollback, after a deadlock rolled it back, and after Database::Close
+  // (which rolls active transactions back).
   bool active() const;
+  // Its locks now (all zero for a transaction that has not locked anything).
+  TransactionLockInfo lock_info() const;
 
  private:
   friend class Session;

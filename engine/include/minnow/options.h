@@ -12,7 +12,9 @@ struct Options {
   bool error_if_exists = false;   // kInvalidArgument if the file exists
   size_t buffer_pool_bytes = 256u << 20;
   bool background_flusher = true;
-  uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a writer waits
+  uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a lock wait lasts
+  bool deadlock_detect = true;      // innodb_deadlock_detect: off leaves deadlocks to the timeout
+  uint32_t purge_interval_ms = 10;  // how often the purge thread looks for work when idle
 
   // Durability (a file database; ":memory:" has no log). The redo log lives in the directory
   // path + ".redo/", the doublewrite buffer in path + ".dblwr".
@@ -31,9 +33,9 @@ struct KeyspaceOptions {
   Compression compression = Compression::kNone;  // MySQL's COMPRESSION='lz4' for the tree's pages
 };
 
-// Lock mode of a read. Until record locks exist (issue #4) kShare and kExclusive reads take the
-// writer token as a write would; afterwards they take next-key (REPEATABLE READ) or record-only
-// (READ COMMITTED) locks, as InnoDB's LOCK IN SHARE MODE and FOR UPDATE do.
+// Lock mode of a read: kNone is a consistent read (no locks, except under SERIALIZABLE);
+// kShare and kExclusive read the latest committed version and lock it, as InnoDB's LOCK IN
+// SHARE MODE and FOR UPDATE do (see Transaction::Get and Transaction::NewIterator).
 enum class LockMode : uint8_t { kNone, kShare, kExclusive };
 
 struct ReadOptions {

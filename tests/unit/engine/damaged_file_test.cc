@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "buffer_pool/page_header.h"
 #include "engine_test_util.h"
 
 namespace minnow {
@@ -92,6 +93,12 @@ TEST_CASE("a flipped byte in any page is caught", "[engine]") {
   REQUIRE(pages * kPage <= clean.size());
   REQUIRE_OK(OpenAndReadAll(path));
   for (size_t p = 0; p < pages; ++p) {
+    // A page on the free list (a committed transaction's insert undo) is not read until it is
+    // reused: its bytes do not matter until then.
+    if (static_cast<uint8_t>(clean[p * kPage + page_offset::kPageType]) ==
+        static_cast<uint8_t>(PageType::kFree)) {
+      continue;
+    }
     for (size_t offset : {size_t{36}, size_t{100} + (p * 4099) % (kPage - 200), kPage - 1}) {
       std::string bad = clean;
       bad[p * kPage + offset] ^= 0x10;

@@ -1,0 +1,66 @@
+// Point reads: consistent (a read view's version, built from the undo chain) or locking (the
+// latest version, locked as InnoDB's unique-key lookups lock).
+#include "engine/transaction_core_internal.h"
+
+namespace minnow {
+
+Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value,
+                                  LockMode mode) {
+  mode = EffectiveMode(mode);
+  if (mode != LockMode::kNone) return LockingGet(ks, key, value, mode);
+  return ConsistentGet(ks, key, value);
+}
+
+Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view key,
+                                            std::string* value) {
+  std::array<std::byte, kSysFieldsSize> sys{};
+  bool delete_marked = false;
+  ASSIGN_OR_RETURN(bool found,
+                   ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
+                     if (r.found) {
+                       std::copy(r.sys.begin(), r.sys.end(), sys.begin());
+                       delete_marked = r.delete_marked;
+                     }
+                     return Status::OK();
+                   }));
+  if (!found) return false;
+  if (options_.isolation == IsolationLevel::kReadCommitted) {
+    ReadView statement;  // READ COMMITTED: what had committed when this read began
+    OpenStatementView(&statement);
+    Result<bool> visible = BuildVisible(statement, ks, key, sys, delete_marked, value);
+    db_->trx_sys()->CloseView(&statement);
+    return visible;
+  }
+  const ReadView* view = TransactionView();
+  if (view == nullptr) return !delete_marked;  // READ UNCOMMITTED: the latest version
+  return BuildVisible(*view, ks, key, sys, delete_marked, value);
+}
+
+Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key,
+                                         std::string* value, LockMode mode) {
+  RETURN_IF_ERROR(PrepareLocking(ks, mode));
+  const TrxLockMode lock_mode = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  const bool gaps = options_.isolation >= IsolationLevel::kRepeatableRead;
+  for (;;) {
+    bool visible = false;
+    Result<bool> found = ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
+      const RecordId rec = LockListener::Id(r.where);
+      if (!r.found) {
+        // Not there: REPEATABLE READ locks the gap it would be in, so it cannot appear.
+        if (!gaps) return Status::OK();
+        return db_->lock_sys()->LockRecord(locks_.get(), rec, lock_mode, RecLockType::kGap);
+      }
+      ConvertImplicit(SysTrxId(r.sys.data()), rec);
+      // A unique lookup locks the record only; a delete-marked one under REPEATABLE READ
+      // also the gap before it (InnoDB's row_search_mvcc).
+      RecLockType type = gaps && r.delete_marked ? RecLockType::kOrdinary : RecLockType::kRecNotGap;
+      visible = !r.delete_marked;
+      return db_->lock_sys()->LockRecord(locks_.get(), rec, lock_mode, type);
+    });
+    if (found.ok()) return *found && visible;
+    if (found.status().code() != Code::kLockWait) return found.status();
+    RETURN_IF_ERROR(WaitForLock());  // then read again: the record may have changed
+  }
+}
+
+}  // namespace minnow

@@ -1,0 +1,249 @@
+// Writes: record locks, write-ahead undo and the hidden fields, in the B+tree's BeforeChange
+// notice (transaction_core_internal.h); the lock-wait loop; rollback from the undo logs.
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+
+#include "btree/cursor.h"
+#include "common/crash_point.h"
+#include "engine/transaction_core_internal.h"
+
+namespace minnow {
+
+namespace {
+
+constexpr std::array<std::byte, kSysFieldsSize> kNoSys{};
+
+}  // namespace
+
+Status TransactionCore::OnWrite(WriteNotice* n) {
+  LockSys* locks = db_->lock_sys();
+  const RecordId rec = LockListener::Id(n->where);
+  UndoRecord u;
+  u.table_id = pending_ks_;
+  u.key = AsBytes(pending_key_);
+  if (n->old != nullptr) {
+    // The record exists (perhaps delete-marked): lock it, as the latest version we change.
+    ConvertImplicit(SysTrxId(n->old->sys.data()), rec);
+    RETURN_IF_ERROR(locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kRecNotGap));
+    if (pending_kind_ == WriteKind::kInsert && !n->old->delete_marked) {
+      return Status::DuplicateKey("duplicate key");
+    }
+    if (pending_kind_ == WriteKind::kErase && n->old->delete_marked) {
+      return Status::NotFound("deleted");
+    }
+    u.type = pending_kind_ == WriteKind::kErase ? UndoType::kDeleteMark : UndoType::kUpdate;
+    u.old_trx_id = SysTrxId(n->old->sys.data());
+    u.old_roll_ptr = SysRollPtr(n->old->sys.data());
+    u.old_delete_marked = n->old->delete_marked;
+    u.old_value = AsBytes(n->old->value);
+  } else {
+    // An insert waits only for gap locks on the record it goes before.
+    RETURN_IF_ERROR(
+        locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kInsertIntention));
+    u.type = UndoType::kInsert;
+  }
+  ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u));
+  if (n->sys != nullptr) EncodeSysFields(n->sys, id_, roll_ptr);
+  return Status::OK();
+}
+
+Status TransactionCore::RunWrite(KeyspaceState* ks, std::string_view key, WriteKind kind,
+                                 const std::function<Status()>& write) {
+  RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
+  pending_ks_ = ks->id;
+  pending_key_ = key;
+  pending_kind_ = kind;
+  for (;;) {
+    Status st = write();
+    if (st.code() != Code::kLockWait) [[likely]]
+      return st;
+    RETURN_IF_ERROR(WaitForLock());  // latches are released: the B+tree write gave up
+  }
+}
+
+Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {
+  return RunWrite(ks, key, WriteKind::kPut, [&] {
+    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &write_notice_);
+  });
+}
+
+Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
+  Status st = RunWrite(ks, key, WriteKind::kInsert, [&] {
+    // Upsert, so that an insert over a delete-marked record updates it in place (InnoDB);
+    // the notice refuses a live duplicate.
+    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &write_notice_);
+  });
+  if (st.code() == Code::kDuplicateKey) {
+    return Status::DuplicateKey(
+        fmt::format("duplicate key ({} bytes) in keyspace '{}'", key.size(), ks->name));
+  }
+  return st;
+}
+
+Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {
+  Status st = RunWrite(ks, key, WriteKind::kErase, [&] {
+    return ks->tree->SetDeleteMark(AsBytes(key), true, {}, &write_notice_);
+  });
+  if (st.IsNotFound()) {
+    return Status::NotFound(
+        fmt::format("key ({} bytes) not found in keyspace '{}'", key.size(), ks->name));
+  }
+  return st;
+}
+
+Status TransactionCore::BulkInsert(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
+  const uint64_t savepoint = this->savepoint();
+  auto cur = ks->tree->NewCursor();
+  Status st = cur->SeekToFirst();
+  // An empty keyspace is built bottom-up under a table X lock (no one else can insert
+  // meanwhile); otherwise record by record.
+  if (st.ok()) st = cur->Valid() ? InsertEach(ks, next) : BulkBuild(ks, next);
+  if (!st.ok() && st.code() != Code::kDeadlock) {
+    Status undo_st = UndoTo(savepoint);
+    if (!undo_st.ok()) {
+      return Status(st.code(), st.message() + "; undoing it failed too: " + undo_st.ToString());
+    }
+  }
+  return st;
+}
+
+namespace {
+
+// The previous key of a sorted load, kept in a fixed buffer (the caller's views die at its next
+// call): a per-row check without allocation or a Status.
+class SortedCheck {
+ public:
+  // True if `key`/`value` fit and `key` is above the previous one; remembers `key`.
+  bool Accept(std::string_view key, std::string_view value) {
+    if (key.size() > kMaxKeySize || value.size() > kMaxValueSize) [[unlikely]]
+      return false;
+    if (len_ != kNone && !(std::string_view(prev_.data(), len_) < key)) [[unlikely]]
+      return false;
+    std::memcpy(prev_.data(), key.data(), key.size());
+    len_ = key.size();
+    return true;
+  }
+  // Why Accept() said no.
+  static Status Why(std::string_view key, std::string_view value) {
+    RETURN_IF_ERROR(CheckKeySize(key));
+    RETURN_IF_ERROR(CheckValueSize(value));
+    return Status::InvalidArgument("BulkInsert keys are not in strictly ascending order");
+  }
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  std::array<char, kMaxKeySize> prev_;
+  size_t len_ = kNone;
+};
+
+}  // namespace
+
+Status TransactionCore::BulkBuild(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  RETURN_IF_ERROR(EnsureTableLock(ks, TrxLockMode::kX));
+  UndoRecord u{.type = UndoType::kBulkLoad, .table_id = ks->id};
+  RETURN_IF_ERROR(undo_->Append(u).status());
+  // The rows carry our id and no undo: a view that does not see us does not see them.
+  std::array<std::byte, kSysFieldsSize> sys{};
+  EncodeSysFields(sys.data(), id_, 0);
+  SortedCheck check;
+  Status feed_st;
+  auto feed = [&](BTree::BulkRecord* r) {
+    std::string_view key, value;
+    if (!next(&key, &value)) return false;
+    if (!check.Accept(key, value)) [[unlikely]] {
+      // Stop feeding: the build ends with what it has, and the caller's undo empties it.
+      feed_st = SortedCheck::Why(key, value);
+      return false;
+    }
+    r->key = AsBytes(key);
+    r->value = AsBytes(value);
+    r->sys = sys;
+    return true;
+  };
+  Status st = ks->tree->BulkLoad(feed, 15.0 / 16.0);
+  return st.ok() ? feed_st : st;
+}
+
+Status TransactionCore::InsertEach(
+    KeyspaceState* ks, const std::function<bool(std::string_view*, std::string_view*)>& next) {
+  SortedCheck check;
+  std::string_view key, value;
+  while (next(&key, &value)) {
+    if (!check.Accept(key, value)) [[unlikely]]
+      return SortedCheck::Why(key, value);
+    RETURN_IF_ERROR(Insert(ks, key, value));
+  }
+  return Status::OK();
+}
+
+// ---- rollback
+
+namespace {
+
+// Removes every record of `tree` (the undo of a bulk build into an empty tree). Collects keys
+// a batch at a time: the cursor holds no latch, so removing behind it is allowed.
+Status EmptyTree(BTree* tree) {
+  auto cur = tree->NewCursor();
+  std::vector<std::string> batch;
+  for (;;) {
+    RETURN_IF_ERROR(cur->SeekToFirst());
+    if (!cur->Valid()) return Status::OK();
+    batch.clear();
+    while (cur->Valid() && batch.size() < 4096) {
+      batch.emplace_back(AsStringView(cur->key()));
+      RETURN_IF_ERROR(cur->Next());
+    }
+    for (const std::string& k : batch) RETURN_IF_ERROR(tree->Remove(AsBytes(k)));
+  }
+}
+
+}  // namespace
+
+Status ApplyUndoRecord(DatabaseCore* db, TrxId trx_id, const UndoRecord& r, bool recovering) {
+  if (recovering) MINNOW_CRASH_POINT("recovery.rollback");
+  KeyspaceState* ks = db->FindLive(r.table_id);
+  if (ks == nullptr) return Status::OK();  // dropped meanwhile: nothing left to restore
+  // Only a record that still carries our change is touched: applying a record twice (a crash
+  // between applying and popping it) finds it restored already and changes nothing.
+  const Status not_ours(Code::kAborted, "already undone");
+  BeforeChange ours = [&](WriteNotice* n) -> Status {
+    if (n->old == nullptr || SysTrxId(n->old->sys.data()) != trx_id) return not_ours;
+    return Status::OK();
+  };
+  Status st;
+  switch (r.type) {
+    case UndoType::kInsert:
+      st = ks->tree->Remove(r.key, nullptr, &ours);
+      break;
+    case UndoType::kUpdate:
+    case UndoType::kDeleteMark: {
+      std::array<std::byte, kSysFieldsSize> sys{};
+      EncodeSysFields(sys.data(), r.old_trx_id, r.old_roll_ptr);
+      // One B+tree write (one mini-transaction) restores value, hidden fields and mark.
+      st = ks->tree->Update(r.key, r.old_value, sys, nullptr, &ours, r.old_delete_marked);
+      break;
+    }
+    case UndoType::kBulkLoad:
+      return EmptyTree(ks->tree.get());
+  }
+  if (st.code() == Code::kAborted || st.IsNotFound()) return Status::OK();
+  return st;
+}
+
+Status RollBackUndo(DatabaseCore* db, TrxUndo* undo, uint64_t savepoint, bool recovering) {
+  std::string buf;
+  UndoRecord r;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool any, undo->PeekNewest(savepoint, &buf, &r));
+    if (!any) return Status::OK();
+    RETURN_IF_ERROR(ApplyUndoRecord(db, undo->trx_id(), r, recovering));
+    RETURN_IF_ERROR(undo->PopNewest());
+  }
+}
+
+}  // namespace minnow
