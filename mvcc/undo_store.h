@@ -52,8 +52,8 @@ inline constexpr size_t kRsegRootSlot = 1;  // page 0 system root slot (0 is the
 
 struct UndoStoreStats {
   uint64_t history_length = 0;  // committed update logs not yet purged
-  uint64_t active_logs = 0;     // slots in use
-  uint64_t undo_pages = 0;      // pages of the logs in slots and in the history list
+  uint64_t active_logs = 0;     // slots in use (free logs cached for reuse not counted)
+  uint64_t undo_pages = 0;      // pages of those logs and of the history list
   uint64_t logs_purged = 0;     // since open
 };
 
