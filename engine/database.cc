@@ -54,6 +54,11 @@ Status Database::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
 }
 
 DatabaseStats Database::stats() const { return impl_->core->stats(); }
+Result<std::vector<DataLock>> Database::DataLocks() { return impl_->core->DataLocks(); }
+Result<std::vector<DataLockWait>> Database::DataLockWaits() { return impl_->core->DataLockWaits(); }
+Result<std::vector<TransactionInfo>> Database::Transactions() {
+  return impl_->core->Transactions();
+}
 
 const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
 

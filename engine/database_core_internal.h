@@ -68,6 +68,10 @@ class DatabaseCore {
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   DatabaseStats stats() const;
   const RecoveryReport& recovery_report() const { return report_; }
+  // Introspection (introspection.cc).
+  Result<std::vector<DataLock>> DataLocks();
+  Result<std::vector<DataLockWait>> DataLockWaits();
+  Result<std::vector<TransactionInfo>> Transactions();
 
   // The durable log; nullptr for ":memory:" (nothing to log for a crash to find).
   DurableRedoLog* log() const { return log_.get(); }
@@ -116,6 +120,8 @@ class DatabaseCore {
   void StopPurge();
   KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
   Status BadHandle(uint32_t id, uint64_t db_tag) const;
+  // Keyspace names and record keys for lock rows (introspection.cc).
+  Status ResolveLockRows(std::vector<DataLock*> rows) EXCLUDES(catalog_latch_);
   // DropKeyspace's work. REQUIRES: the caller holds the table's X lock.
   Status DropLocked(std::string_view name) EXCLUDES(catalog_latch_);
   DatabaseStats LiveStats() const;

@@ -46,6 +46,32 @@ TransactionLockInfo TransactionCore::lock_info() const {
   return info;
 }
 
+bool TransactionCore::Describe(TransactionInfo* out) const {
+  if (!published_.load(std::memory_order_acquire)) return false;
+  out->trx_id = id_;
+  out->active_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  out->isolation = options_.isolation;
+  out->rows_modified = rows_modified_.load(std::memory_order_relaxed);
+  TrxLockStats s = locks_->stats();
+  out->locks = TransactionLockInfo{.trx_id = id_,
+                                   .lock_structs = s.structs,
+                                   .heap_bytes = s.heap_bytes,
+                                   .row_locks = s.row_locks};
+  LockRow wait;
+  out->lock_wait = locks_->waiting(&wait);
+  if (out->lock_wait) {
+    out->waiting_for.trx_id = id_;
+    out->waiting_for.is_table = wait.is_table;
+    out->waiting_for.waiting = true;
+    out->waiting_for.page_no = wait.rec.page_no;
+    out->waiting_for.heap_no = wait.rec.heap_no;
+    out->waiting_for.lock_mode =
+        wait.is_table ? LockModeName(wait.mode) : LockModeName(wait.mode, wait.type);
+  }
+  return true;
+}
+
 Status TransactionCore::EnsureId() {
   if (id_ != 0) [[likely]]
     return Status::OK();
@@ -55,6 +81,8 @@ Status TransactionCore::EnsureId() {
   locks_ = db_->lock_sys()->Register(id);
   undo_ = db_->undo_store()->NewTrxUndo(id);
   id_ = id;
+  started_ = std::chrono::steady_clock::now();
+  published_.store(true, std::memory_order_release);
   if (view_.open()) view_.set_creator_id(id);
   return Status::OK();
 }
@@ -199,6 +227,7 @@ void TransactionCore::End(State final_state) {
     db_->lock_sys()->ReleaseAll(locks_.get());
     // A finished transaction keeps nothing of the lock system or the undo store (its handle
     // may outlive them).
+    published_.store(false, std::memory_order_relaxed);
     locks_.reset();
     undo_.reset();
   }

@@ -31,6 +31,8 @@
 // locks are released, and then Commit waits for the log as flush_log_at_trx_commit says.
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -79,6 +81,10 @@ class TransactionCore {
   IsolationLevel isolation() const { return options_.isolation; }
   TrxLocks* locks() const { return locks_.get(); }
   TransactionLockInfo lock_info() const;
+  // information_schema.innodb_trx's row, for another thread. REQUIRES: called under TrxSys's
+  // latch (TrxSys::ForEachActive), so the transaction cannot end meanwhile. False if it has
+  // not finished getting its id.
+  bool Describe(TransactionInfo* out) const;
 
   // ---- for iterators (iterator.cc)
   // The effective lock mode of a read: SERIALIZABLE turns plain reads into share reads.
@@ -147,6 +153,10 @@ class TransactionCore {
   std::string end_reason_;  // why a transaction ended without Commit/Rollback (deadlock)
 
   TrxId id_ = 0;  // 0 until the first write or locking read
+  // For Describe() on other threads: set (release) once id_, locks_ and undo_ are.
+  std::atomic<bool> published_{false};
+  std::chrono::steady_clock::time_point started_;
+  std::atomic<uint64_t> rows_modified_{0};  // undo records written
   std::unique_ptr<TrxLocks> locks_;
   std::unique_ptr<TrxUndo> undo_;
   ReadView view_;  // REPEATABLE READ / SERIALIZABLE: the transaction's view, once opened

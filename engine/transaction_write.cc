@@ -45,6 +45,7 @@ Status TransactionCore::OnWrite(WriteNotice* n) {
     u.type = UndoType::kInsert;
   }
   ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u));
+  rows_modified_.fetch_add(1, std::memory_order_relaxed);
   if (n->sys != nullptr) EncodeSysFields(n->sys, id_, roll_ptr);
   return Status::OK();
 }

@@ -136,4 +136,9 @@ std::vector<TrxId> TrxSys::ActiveIds() const {
   return ids;
 }
 
+void TrxSys::ForEachActive(const std::function<void(TrxId id, void* owner)>& f) const {
+  LatchGuard g(latch_);
+  for (const auto& [id, owner] : active_) f(id, owner);
+}
+
 }  // namespace minnow

@@ -138,6 +138,40 @@ struct RecoveryReport {
   std::string ToString() const;
 };
 
+// One row of performance_schema.data_locks, from the live lock structs: one per table lock,
+// one per locked record, one per waiting request.
+struct DataLock {
+  uint64_t trx_id = 0;    // ENGINE_TRANSACTION_ID
+  std::string keyspace;   // OBJECT_NAME
+  bool is_table = false;  // LOCK_TYPE: "TABLE" or "RECORD"
+  std::string lock_mode;  // LOCK_MODE as MySQL prints it: "IX", "S,REC_NOT_GAP", "X,GAP", ...
+  bool waiting = false;   // LOCK_STATUS: "WAITING" or "GRANTED"
+  // LOCK_DATA: the record's key; empty for a table lock or the supremum.
+  std::string key;
+  bool supremum = false;  // the lock is on a page's "supremum pseudo-record"
+  uint32_t page_no = 0;   // where the record is (for tests and debugging)
+  uint16_t heap_no = 0;
+  const char* lock_type() const { return is_table ? "TABLE" : "RECORD"; }
+  const char* lock_status() const { return waiting ? "WAITING" : "GRANTED"; }
+};
+
+// One row of performance_schema.data_lock_waits: `requesting` waits for `blocking`.
+struct DataLockWait {
+  DataLock requesting;
+  DataLock blocking;
+};
+
+// One row of information_schema.innodb_trx: a transaction that has written or locked.
+struct TransactionInfo {
+  uint64_t trx_id = 0;
+  double active_seconds = 0;  // since it got its id
+  IsolationLevel isolation = IsolationLevel::kRepeatableRead;
+  bool lock_wait = false;      // trx_state "LOCK WAIT" (else "RUNNING")
+  uint64_t rows_modified = 0;  // undo records written
+  TransactionLockInfo locks;
+  DataLock waiting_for;  // the request it waits on, if lock_wait
+};
+
 class Database {
  public:
   // Opens or creates the database. kCorruption for a damaged or foreign file, kNotSupported for
@@ -170,6 +204,13 @@ class Database {
   // trees checked before the damaged one.
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   DatabaseStats stats() const;
+  // Lock introspection from the live lock structs (a consistent picture of each lock-sys shard;
+  // keys are read from the pages afterwards, so a record that moved meanwhile may show its new
+  // neighbour's key or none).
+  Result<std::vector<DataLock>> DataLocks();
+  Result<std::vector<DataLockWait>> DataLockWaits();
+  // The transactions that have an id (they wrote or locked), oldest first.
+  Result<std::vector<TransactionInfo>> Transactions();
   // What Open had to recover.
   const RecoveryReport& recovery_report() const;
 
