@@ -15,12 +15,10 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -98,12 +96,6 @@ struct Engine {
   DurableFactory durable;
   EngineResult result;
 };
-
-double Seconds(const std::function<Status()>& f, Status* st) {
-  const auto t0 = std::chrono::steady_clock::now();
-  *st = f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string MakeDir(const std::string& parent, const std::string& name) {
   std::string p = parent + "/" + name;

@@ -1,4 +1,6 @@
 // bench_kv on minnow, through the public key-value API only (minnow/db.h).
+#include "tools/bench_kv_minnow.h"
+
 #include <fmt/format.h>
 
 #include "minnow/db.h"
@@ -52,17 +54,7 @@ class MinnowBackend final : public KvBackend {
 
   Status Scan(uint64_t* rows, uint64_t* checksum) override {
     ASSIGN_OR_RETURN(auto txn, session_->Begin());
-    ASSIGN_OR_RETURN(auto it, txn->NewIterator(ks_));
-    uint64_t n = 0, sum = 0;
-    RETURN_IF_ERROR(it->SeekToFirst());
-    while (it->Valid()) {
-      ASSIGN_OR_RETURN(std::string_view v, it->value());
-      sum += static_cast<uint8_t>(it->key().back()) + static_cast<uint8_t>(v[0]);
-      ++n;
-      RETURN_IF_ERROR(it->Next());
-    }
-    *rows = n;
-    *checksum = sum;
+    RETURN_IF_ERROR(ScanKeyspace(txn.get(), ks_, {}, rows, checksum));
     return txn->Commit();
   }
 
@@ -140,6 +132,22 @@ class MinnowBackend final : public KvBackend {
 };
 
 }  // namespace
+
+Status ScanKeyspace(Transaction* txn, const Keyspace& ks, const ReadOptions& ro, uint64_t* rows,
+                    uint64_t* checksum) {
+  ASSIGN_OR_RETURN(auto it, txn->NewIterator(ks, ro));
+  uint64_t n = 0, sum = 0;
+  RETURN_IF_ERROR(it->SeekToFirst());
+  while (it->Valid()) {
+    ASSIGN_OR_RETURN(std::string_view v, it->value());
+    sum += static_cast<uint8_t>(it->key().back()) + static_cast<uint8_t>(v[0]);
+    ++n;
+    RETURN_IF_ERROR(it->Next());
+  }
+  *rows = n;
+  *checksum = sum;
+  return Status::OK();
+}
 
 std::unique_ptr<KvBackend> NewMinnowBackend() { return std::make_unique<MinnowBackend>(); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace minnow::bench {
@@ -45,6 +46,12 @@ const Row* FindRow(const EngineResult& e, const std::string& op) {
 }
 
 }  // namespace
+
+double Seconds(const std::function<Status()>& f, Status* st) {
+  const auto t0 = std::chrono::steady_clock::now();
+  *st = f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 Row& RowFor(EngineResult* r, const std::string& op, Unit unit) {
   for (Row& row : r->rows) {

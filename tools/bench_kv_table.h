@@ -3,16 +3,21 @@
 // engine over several runs; the table shows minnow's median / min / max and median time, and
 // beside it each other engine's median and the ratio minnow / other. Rows may open a section
 // (a heading line in the table); a row's setting (the engine's durability setting) goes to the
-// CSV, and a marked row's values carry the mark, explained in the engine's notes.
+// CSV, and a marked row's values carry the mark, explained in the engine's notes. Seconds() and
+// Summarize() serve bench_locks too.
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "minnow/status.h"
 
 namespace minnow::bench {
+
+// Runs `f`, stores its status in `*st` and returns the wall-clock seconds it took.
+double Seconds(const std::function<Status()>& f, Status* st);
 
 enum class Unit { kRowsPerSec, kOpsPerSec, kMiB, kCommitsPerSec, kCommitsPerSync, kMicros };
 
