@@ -13,6 +13,12 @@ Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::
 
 Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view key,
                                             std::string* value) {
+  // REPEATABLE READ's snapshot is taken at the first consistent read, whatever it finds: open
+  // it before the lookup, or a first read of an absent key would leave it to a later read and
+  // that one would see rows committed in between (InnoDB assigns the view before the search).
+  // (READ COMMITTED opens a view per read below; READ UNCOMMITTED has none.)
+  const bool read_committed = options_.isolation == IsolationLevel::kReadCommitted;
+  const ReadView* view = read_committed ? nullptr : TransactionView();
   std::array<std::byte, kSysFieldsSize> sys{};
   bool delete_marked = false;
   ASSIGN_OR_RETURN(bool found,
@@ -24,14 +30,13 @@ Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view 
                      return Status::OK();
                    }));
   if (!found) return false;
-  if (options_.isolation == IsolationLevel::kReadCommitted) {
+  if (read_committed) {
     ReadView statement;  // READ COMMITTED: what had committed when this read began
     OpenStatementView(&statement);
     Result<bool> visible = BuildVisible(statement, ks, key, sys, delete_marked, value);
     db_->trx_sys()->CloseView(&statement);
     return visible;
   }
-  const ReadView* view = TransactionView();
   if (view == nullptr) return !delete_marked;  // READ UNCOMMITTED: the latest version
   return BuildVisible(*view, ks, key, sys, delete_marked, value);
 }
