@@ -2,7 +2,7 @@
 // locking reads cost in time and lock memory beside a consistent read, on InnoDB's 2006 table?
 //
 //   bench_locks [--rows N] [--runs R] [--db PATH] [--pool-mib M] [--point-ops P] [--seed S]
-//               [--csv FILE]
+//               [--csv FILE] [--only ID]
 //
 // The data: keyspace `sample` (W1's clustered index), key = i as 4 bytes big-endian (1..N),
 // value = j as a compact row would hold it (1 length byte, 32, then 32 hex characters from a
@@ -16,6 +16,7 @@
 // threads, and LMDB's full scan of the same rows (bench_kv's LMDB backend). Prints medians.
 // --db defaults to ":memory:" (a buffer pool of --pool-mib, 1 GiB, holds it all); a file PATH
 // must not exist, and its files (PATH, PATH.redo/, PATH.dblwr) are left for the caller.
+// --only ID runs one line (plain, share, update, like, rc, point1, point2, lmdb), for profiling.
 #include "tools/bench_locks.h"
 
 #include <fmt/format.h>
@@ -49,11 +50,12 @@ struct Config {
   uint64_t point_ops = 400'000;  // per point-lock line, over all its threads
   uint64_t seed = 42;
   std::string csv;
+  std::string only;  // run only the line with this id
 };
 
 constexpr const char* kUsage =
     "usage: bench_locks [--rows N] [--runs R] [--db PATH] [--pool-mib M] [--point-ops P]\n"
-    "                   [--seed S] [--csv FILE]\n";
+    "                   [--seed S] [--csv FILE] [--only ID]\n";
 
 bool ParseArgs(int argc, char** argv, Config* c) {
   for (int i = 1; i < argc; ++i) {
@@ -67,6 +69,8 @@ bool ParseArgs(int argc, char** argv, Config* c) {
       c->db = v;
     } else if (a == "--csv" && has_value) {
       c->csv = v;
+    } else if (a == "--only" && has_value) {
+      c->only = v;
     } else if (!num) {
       return false;
     } else if (a == "--rows" && n > 0 && n < (1ull << 31)) {
@@ -145,6 +149,7 @@ Status CheckReleased(const Bench& b) {
 // locks held before Commit.
 Status TimedScan(Bench* b, const Keyspace& ks, IsolationLevel iso, LockMode mode, bool like,
                  LockLine* line, bool record) {
+  if (!b->c.only.empty() && b->c.only != line->id) return Status::OK();
   ASSIGN_OR_RETURN(auto txn, b->session->Begin({.isolation = iso}));
   uint64_t rows = 0, checksum = 0;
   Status st;
@@ -193,6 +198,7 @@ Status PointLocks(Session* session, const Keyspace& ks, const std::vector<uint32
 // `threads` threads, each with its own session, do point_ops / threads transactions on random
 // keys of their own slice of 1..N (disjoint slices: no thread waits for another's lock).
 Status TimedPointLocks(Bench* b, int threads, uint64_t seed, LockLine* line, bool record) {
+  if (!b->c.only.empty() && b->c.only != line->id) return Status::OK();
   const uint64_t per_thread = b->c.point_ops / static_cast<uint64_t>(threads);
   const uint64_t slice = b->data.rows() / static_cast<uint64_t>(threads);
   if (per_thread == 0 || slice == 0) return Status::InvalidArgument("too few ops or rows");
@@ -244,7 +250,7 @@ std::vector<LockLine> NewLines() {
   set(kRc, "minnow", "rc", "full scan, share, READ COMMITTED", true);
   set(kPoint1, "minnow", "point1", "X point lock + commit, 1 thread", false);
   set(kPoint2, "minnow", "point2", "X point lock + commit, 2 threads", false);
-  set(kLmdb, "LMDB", "scan", "full scan (mdb_cursor_get)", false);
+  set(kLmdb, "LMDB", "lmdb", "full scan (mdb_cursor_get)", false);
   l[kPoint1].unit = l[kPoint2].unit = "ops/s";
   return l;
 }
@@ -261,7 +267,7 @@ Status RunOnce(Bench* b, KvBackend* lmdb, int run, bool record, std::vector<Lock
                             &l[kRc], record));
   RETURN_IF_ERROR(TimedPointLocks(b, 1, b->c.seed + 2 * run, &l[kPoint1], record));
   RETURN_IF_ERROR(TimedPointLocks(b, 2, b->c.seed + 2 * run + 1, &l[kPoint2], record));
-  if (lmdb == nullptr) return Status::OK();
+  if (lmdb == nullptr || (!b->c.only.empty() && b->c.only != "lmdb")) return Status::OK();
   uint64_t rows = 0, checksum = 0;
   Status st;
   const double secs = Seconds([&] { return lmdb->Scan(&rows, &checksum); }, &st);
@@ -303,6 +309,11 @@ Status Open(const Config& c, Bench* b) {
 }
 
 Status Run(const Config& c, LockReport* report) {
+  std::vector<LockLine> lines = NewLines();
+  if (!c.only.empty() &&
+      std::none_of(lines.begin(), lines.end(), [&](const LockLine& l) { return l.id == c.only; })) {
+    return Status::InvalidArgument("--only " + c.only + ": no such line");
+  }
   fmt::print("bench_locks: generating {} rows...\n", Commas(c.rows));
   const Dataset data(c.rows, 0, 0, c.seed);
   Bench b{.c = c, .data = data};
@@ -312,7 +323,6 @@ Status Run(const Config& c, LockReport* report) {
   RETURN_IF_ERROR(st);
   std::string lmdb_dir;
   ASSIGN_OR_RETURN(auto lmdb, OpenLmdb(data, &lmdb_dir));
-  std::vector<LockLine> lines = NewLines();
   fmt::print("  loaded in {:.2f} s; warm-up pass\n", load);
   std::fflush(stdout);
   st = RunOnce(&b, lmdb.get(), 0, false, &lines);
@@ -334,6 +344,7 @@ Status Run(const Config& c, LockReport* report) {
         "--reconfigure <build dir>");
   }
   RETURN_IF_ERROR(st);
+  std::erase_if(lines, [](const LockLine& l) { return l.seconds.empty(); });  // --only
   b.session.reset();
   RETURN_IF_ERROR(b.db->Close());
   report->measured = std::move(lines);
