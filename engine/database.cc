@@ -13,7 +13,24 @@ struct Database::Impl {
 
 struct Session::Impl {
   DatabaseCore* db;
+  TransactionOptions autocommit;
 };
+
+namespace {
+
+// One autocommit statement: a transaction of its own, committed, or rolled back on an error.
+Status Autocommit(Session* s, const TransactionOptions& o,
+                  const std::function<Status(Transaction*)>& statement) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, s->Begin(o));
+  Status st = statement(txn.get());
+  if (!st.ok()) {
+    if (txn->active()) (void)txn->Rollback();  // a deadlock victim is rolled back already
+    return st;
+  }
+  return txn->Commit();
+}
+
+}  // namespace
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;  // DatabaseCore's destructor closes
@@ -69,6 +86,34 @@ Result<std::unique_ptr<Transaction>> Session::Begin(const TransactionOptions& op
   if (impl_->db->closed()) return Status::Closed("the database is closed");
   auto impl = std::make_unique<Transaction::Impl>(impl_->db, options);
   return std::unique_ptr<Transaction>(new Transaction(std::move(impl)));
+}
+
+void Session::set_autocommit_options(const TransactionOptions& options) {
+  impl_->autocommit = options;
+}
+
+Result<bool> Session::Get(const Keyspace& ks, std::string_view key, std::string* value,
+                          const ReadOptions& ro) {
+  bool found = false;
+  RETURN_IF_ERROR(Autocommit(this, impl_->autocommit, [&](Transaction* t) {
+    ASSIGN_OR_RETURN(found, t->Get(ks, key, value, ro));
+    return Status::OK();
+  }));
+  return found;
+}
+
+Status Session::Put(const Keyspace& ks, std::string_view key, std::string_view value) {
+  return Autocommit(this, impl_->autocommit,
+                    [&](Transaction* t) { return t->Put(ks, key, value); });
+}
+
+Status Session::Insert(const Keyspace& ks, std::string_view key, std::string_view value) {
+  return Autocommit(this, impl_->autocommit,
+                    [&](Transaction* t) { return t->Insert(ks, key, value); });
+}
+
+Status Session::Erase(const Keyspace& ks, std::string_view key) {
+  return Autocommit(this, impl_->autocommit, [&](Transaction* t) { return t->Erase(ks, key); });
 }
 
 }  // namespace minnow

@@ -228,6 +228,16 @@ class Session {
   ~Session();
   Result<std::unique_ptr<Transaction>> Begin(const TransactionOptions& options = {});
 
+  // Autocommit (MySQL's autocommit=1 outside BEGIN): each call is a transaction of its own,
+  // with these options, committed before it returns; a call that fails (kLockWaitTimeout,
+  // kDeadlock, kDuplicateKey, ...) is rolled back and has changed nothing.
+  void set_autocommit_options(const TransactionOptions& options);
+  Result<bool> Get(const Keyspace& ks, std::string_view key, std::string* value,
+                   const ReadOptions& ro = {});
+  Status Put(const Keyspace& ks, std::string_view key, std::string_view value);
+  Status Insert(const Keyspace& ks, std::string_view key, std::string_view value);
+  Status Erase(const Keyspace& ks, std::string_view key);
+
  private:
   friend class Database;
   struct Impl;
@@ -283,8 +293,10 @@ class Transaction {
 };
 
 // A cursor over one keyspace. key()/value() stay valid until the next move. An Iterator must
-// not outlive its Transaction. It is not a snapshot (until MVCC, issue #4): moving on, it sees
-// each key at most once and in order; a key written behind it is not seen, one ahead may be.
+// not outlive its Transaction. Without a lock mode it reads a snapshot (the transaction's read
+// view; under READ COMMITTED one taken when the iterator was made); with one it reads the
+// latest committed rows and locks them, a leaf at a time: it may lock up to the end of the
+// leaf it is on before returning those rows (InnoDB locks each row as it reads it).
 // Once its transaction ends or the database closes, Valid() is false and moves and value()
 // return kClosed; once its keyspace is dropped they return kInvalidArgument.
 class Iterator {
