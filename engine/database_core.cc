@@ -233,7 +233,11 @@ Status DatabaseCore::DropKeyspace(std::string_view name) {
   std::unique_ptr<TrxLocks> ddl = lock_sys_->Register(0);
   Status st = lock_sys_->LockTable(ddl.get(), id, TrxLockMode::kX);
   if (st.code() == Code::kLockWait) st = lock_sys_->Wait(ddl.get(), lock_wait_timeout_);
-  if (st.ok()) st = DropLocked(name);
+  if (st.ok()) {
+    drop_latch_.Acquire();
+    st = DropLocked(name);
+    drop_latch_.Release();
+  }
   lock_sys_->ReleaseAll(ddl.get());
   return st;
 }

@@ -151,6 +151,10 @@ class DatabaseCore {
   uint64_t tag_ = 0;  // unique per open Database in this process
   std::chrono::milliseconds lock_wait_timeout_{0};
 
+  // Purge holds it shared while it changes trees; a drop holds it exclusive while it frees a
+  // tree's pages (transactions keep drops out with table locks; purge takes none). Before
+  // catalog_latch_ and page latches.
+  SharedLatch drop_latch_;
   mutable Latch catalog_latch_;  // serializes DDL and CheckIntegrity
   std::unique_ptr<Catalog> catalog_ PT_GUARDED_BY(catalog_latch_);
   KeyspaceTable keyspaces_;  // Add() under catalog_latch_; Find() lock-free

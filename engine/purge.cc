@@ -49,6 +49,11 @@ void DatabaseCore::PurgeLoop() {
 }
 
 Result<uint64_t> DatabaseCore::PurgePass() {
+  drop_latch_.AcquireShared();  // no tree is freed under us
+  struct Unlatch {
+    SharedLatch& l;
+    ~Unlatch() { l.ReleaseShared(); }
+  } unlatch{drop_latch_};
   const TrxId limit = trx_sys_->PurgeLimit();
   uint64_t logs = 0;
   for (; logs < 64; ++logs) {
