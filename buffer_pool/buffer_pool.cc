@@ -64,11 +64,13 @@ Status Validate(DiskBackend* disk, uint64_t size, std::byte* page, bool allow_sh
                     version, kFormatVersion));
   }
   if (version == 0) return Status::Corruption(fmt::format("{}: page 0: format version 0", name));
-  if (version == 1) {
-    return Status::NotSupported(
-        fmt::format("{}: format version 1 was written before minnow had a durable redo log; "
-                    "recreate the database",
-                    name));
+  if (version < kFormatVersion) {
+    // Nothing converts an older file: its log and undo are in a form this build cannot recover.
+    return Status::NotSupported(fmt::format(
+        "{}: format version {} is older than this build of minnow supports ({}): it was written "
+        "before {}; recreate the database",
+        name, version, kFormatVersion,
+        version == 1 ? "minnow had a durable redo log" : "undo logs moved into undo pages"));
   }
   const uint32_t page_size = Load32(page + fh::kPageSizeField);
   if (page_size != kPageSize) {
@@ -112,7 +114,6 @@ Result<FileHeaderInfo> ReadFileHeader(DiskBackend* disk) {
   info.format_version = Load32(p0.data() + fh::kFormatVersion);
   info.page_count = Load32(p0.data() + fh::kPageCount);
   info.checkpoint_lsn = Load64(p0.data() + fh::kCheckpointLsn);
-  info.log_scan_lsn = Load64(p0.data() + fh::kLogScanLsn);
   std::memcpy(info.database_id.data(), p0.data() + fh::kDatabaseId, info.database_id.size());
   return info;
 }

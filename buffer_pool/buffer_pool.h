@@ -81,7 +81,6 @@ struct FileHeaderInfo {
   uint32_t format_version = 0;
   uint32_t page_count = 0;
   Lsn checkpoint_lsn = 0;
-  Lsn log_scan_lsn = 0;  // min(checkpoint, oldest open transaction's first LSN); see file_header.h
   std::array<std::byte, 16> database_id{};
 };
 // Validates page 0 (magic, version, page size, checksum) and returns its fields. The file may be

@@ -12,10 +12,11 @@
 //   60     4    reserved
 //   64     8    checkpoint_lsn   all redo below this is in the file (durability, issue #3)
 //   72     16   database_id      random at creation: a log is matched to its file by it
-//   88     4*16 system_roots     root pages of system structures (slot 0: the catalog)
-//   152    8    log_scan_lsn     recovery scans the log from here: min(checkpoint_lsn, the
-//                                first LSN of any transaction open at the checkpoint)
-// checkpoint_lsn and log_scan_lsn are written unlogged, by checkpoints only.
+//   88     4*16 system_roots     root pages of system structures (slot 0: the catalog,
+//                                slot 1: the rollback segment header, mvcc/undo_store.h)
+// The rest of the body is zero. checkpoint_lsn is written unlogged, by checkpoints only; recovery
+// reads the log from it (undo lives in undo pages, recovered by redo like any page, so nothing
+// older in the log is needed).
 
 #include <array>
 #include <cstdint>
@@ -25,9 +26,13 @@
 namespace minnow {
 
 inline constexpr char kFileMagic[8] = {'M', 'I', 'N', 'N', 'O', 'W', 'D', 'B'};
-// 2: page 0 has log_scan_lsn and the file has a durable redo log (issue #3). Version 1 files
-// are refused: nothing can recover them.
-inline constexpr uint32_t kFormatVersion = 2;
+// 2: page 0 has log_scan_lsn and the file has a durable redo log (issue #3).
+// 3: undo logs in undo pages and the rollback segment header page (mvcc/undo_store.h); the redo
+//    log holds only mini-transaction frames; page 0 no longer has log_scan_lsn (bytes 152..159
+//    are zero).
+// Only kFormatVersion is read: an older file is refused (kNotSupported, naming both versions),
+// since this build cannot recover it (version 2 kept undo as transaction records in its log).
+inline constexpr uint32_t kFormatVersion = 3;
 inline constexpr size_t kSystemRootSlots = 16;
 inline constexpr size_t kCatalogRootSlot = 0;
 
@@ -41,7 +46,6 @@ inline constexpr size_t kFreePageCount = 56;
 inline constexpr size_t kCheckpointLsn = 64;
 inline constexpr size_t kDatabaseId = 72;
 inline constexpr size_t kSystemRoots = 88;
-inline constexpr size_t kLogScanLsn = 152;
 }  // namespace file_header_offset
 
 }  // namespace minnow

@@ -144,23 +144,20 @@ Status BufferPool::Impl::FlushAndCheckpoint(Lsn below) NO_THREAD_SAFETY_ANALYSIS
     if (om != 0) ckpt = std::min(ckpt, om - 1);
   }
   commit_latch.Release();
-  // A transaction open now whose records start before ckpt is in retain_from(); one that
-  // starts later starts after ckpt.
-  const Lsn scan = std::min(ckpt, log->retain_from());
   MINNOW_CRASH_POINT("checkpoint.before_header");
-  // Page 0 records the checkpoint (unlogged: redo never touches these fields).
+  // Page 0 records the checkpoint (unlogged: redo never touches this field); recovery reads the
+  // log from there.
   ASSIGN_OR_RETURN(Frame * f0, Fetch(0, LatchMode::kExclusive));
   std::byte* field = f0->data + file_header_offset::kCheckpointLsn;
   if (Load64(field) < ckpt) Store64(field, ckpt);
   const Lsn recorded = Load64(field);
-  Store64(f0->data + file_header_offset::kLogScanLsn, scan);
   Status st = WriteBack(f0);
   f0->latch.Release();
   Unpin(f0);
   RETURN_IF_ERROR(st);
   if (st = disk->Sync(); !st.ok()) return SetFatal(std::move(st));
   MINNOW_CRASH_POINT("checkpoint.after_header");
-  log->Checkpoint(ckpt, scan);  // the log keeps what page 0 says recovery reads
+  log->Checkpoint(ckpt);  // only now: until page 0 is synced, recovery reads from the old one
   checkpoints.fetch_add(1, std::memory_order_relaxed);
   checkpoint_lsn.store(recorded, std::memory_order_relaxed);
   return Status::OK();

@@ -59,7 +59,7 @@ Status MemoryRedoLog::FlushUpTo(Lsn lsn) {
   return Status::OK();
 }
 
-void MemoryRedoLog::Checkpoint(Lsn lsn, Lsn /*keep_from*/) {
+void MemoryRedoLog::Checkpoint(Lsn lsn) {
   LatchGuard g(latch_);
   lsn = std::min(lsn, current_);
   if (lsn <= checkpoint_) return;

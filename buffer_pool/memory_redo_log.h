@@ -35,7 +35,7 @@ class MemoryRedoLog final : public RedoLog {
   // it). Fails with kIOError while a fault is set by FailFlush().
   Status FlushUpTo(Lsn lsn) override;
   // Drops groups that end at or before `lsn` (unless RetainAll is set).
-  void Checkpoint(Lsn lsn, Lsn keep_from = UINT64_MAX) override;
+  void Checkpoint(Lsn lsn) override;
   Lsn current_lsn() const override;
   uint64_t bytes_since_checkpoint() const override;
 

@@ -36,19 +36,14 @@ class RedoLog {
   // WAL rule: returns once everything up to `lsn` is durable (or an error: then no page with a
   // larger page_lsn may be written).
   virtual Status FlushUpTo(Lsn lsn) = 0;
-  // Everything up to `lsn` is reflected in the data file; the log may drop what lies below both
-  // `lsn` and `keep_from` (the scan LSN the checkpoint recorded in page 0: recovery reads the
-  // log from there, so the log must keep it even if retain_from() has moved on since).
-  virtual void Checkpoint(Lsn lsn, Lsn keep_from = UINT64_MAX) = 0;
+  // Everything up to `lsn` is reflected in the data file (and page 0 records it as the
+  // checkpoint LSN, where recovery starts reading the log): the log may drop what lies below.
+  virtual void Checkpoint(Lsn lsn) = 0;
   // LSN of the next Append's start.
   virtual Lsn current_lsn() const = 0;
   // Bytes of log kept since the last checkpoint: when this passes the capacity, the pool
   // flushes dirty pages and checkpoints (InnoDB's log_free_check).
   virtual uint64_t bytes_since_checkpoint() const = 0;
-  // The oldest LSN still needed for something other than redo (an open transaction's undo
-  // records, txn/durable_redo_log.h); UINT64_MAX if none. A checkpoint records
-  // min(checkpoint, retain_from()) in page 0 as the LSN recovery must start scanning at.
-  virtual Lsn retain_from() const { return UINT64_MAX; }
 };
 
 // Applies one mini-transaction's record stream (as passed to Append) whose end LSN is

@@ -1,9 +1,9 @@
 // Opening a file database: crash recovery (issue #3).
 //
 //   1. torn pages: RepairTornPages restores pages torn by the crash from the doublewrite file;
-//   2. page 0 gives the checkpoint LSN, the log scan LSN and the database id;
-//   3. pass 1 scans the log from the scan LSN: it validates every frame and finds the end of the
-//      log (a torn tail is cut off);
+//   2. page 0 gives the checkpoint LSN and the database id;
+//   3. pass 1 scans the log from the checkpoint LSN: it validates every frame and finds the end
+//      of the log (a torn tail is cut off);
 //   4. the log is reopened for appending at that end, and the pool opened in recovery mode;
 //   5. pass 2 replays every mini-transaction that ends after the checkpoint (pages whose
 //      page_lsn shows they have it already are skipped), then the pool leaves recovery mode;
@@ -108,8 +108,7 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
   uint64_t groups = 0;  // mini-transactions after the checkpoint
   Lsn end_lsn = 0;
   if (had_dblwr || LogDirHasSegments(log_dir) || h.checkpoint_lsn != 0 || h.page_count != 1) {
-    const Lsn scan_from = std::min(h.checkpoint_lsn, h.log_scan_lsn);
-    auto scan = ScanLog(log_dir, db_id, scan_from, [&](const LogFrame& f) -> Status {
+    auto scan = ScanLog(log_dir, db_id, h.checkpoint_lsn, [&](const LogFrame& f) -> Status {
       if (f.kind == LogFrameKind::kMtr && f.end_lsn > h.checkpoint_lsn) ++groups;
       return Status::OK();
     });

@@ -1,5 +1,5 @@
-// The durable redo log: Open, the public methods, transactions' retention and the background
-// writer (the write side is in txn/log_writer.cc, the state in durable_redo_log_internal.h).
+// The durable redo log: Open, the public methods and the background writer (the write side is
+// in txn/log_writer.cc, the state in durable_redo_log_internal.h).
 
 #include "txn/durable_redo_log.h"
 
@@ -17,21 +17,7 @@
 
 namespace minnow {
 
-// ---- transactions ------------------------------------------------------------------------
-
-Lsn DurableRedoLog::Impl::RetainFrom() {
-  const Lsn d = durable.load(std::memory_order_acquire);
-  LatchGuard g(trx_latch);
-  Lsn least = open_trx.empty() ? UINT64_MAX : *open_trx.begin();
-  size_t keep = 0;
-  for (size_t i = 0; i < ended_trx.size(); ++i) {
-    if (ended_trx[i].second <= d) continue;  // its end record is durable: nothing to undo
-    least = std::min(least, ended_trx[i].first);
-    ended_trx[keep++] = ended_trx[i];
-  }
-  ended_trx.resize(keep);
-  return least;
-}
+// ---- the background writer ---------------------------------------------------------------
 
 void DurableRedoLog::Impl::BackgroundLoop() NO_THREAD_SAFETY_ANALYSIS {
   const auto interval = std::chrono::milliseconds(options.background_interval_ms);
@@ -138,16 +124,6 @@ Lsn DurableRedoLog::AppendEncoded(size_t len, const std::function<void(Bytes dst
   return impl_->AppendFrame(LogFrameKind::kMtr, len, encode, nullptr);
 }
 
-Lsn DurableRedoLog::AppendTrx(ConstBytes record) {
-  const uint32_t crc = crc32c::Value(record);
-  return impl_->AppendFrame(
-      LogFrameKind::kTrx, record.size(),
-      [&](Bytes dst) {
-        if (!dst.empty()) std::memcpy(dst.data(), record.data(), dst.size());
-      },
-      &crc);
-}
-
 Status DurableRedoLog::FlushUpTo(Lsn lsn) {
   Impl& d = *impl_;
   if (lsn <= d.durable.load(std::memory_order_acquire) && !d.failed.load(std::memory_order_relaxed))
@@ -182,15 +158,14 @@ Status DurableRedoLog::CommitUpTo(Lsn lsn, FlushPolicy policy) {
   return d.failed_status;
 }
 
-void DurableRedoLog::Checkpoint(Lsn lsn, Lsn keep_from) {
+void DurableRedoLog::Checkpoint(Lsn lsn) {
   Impl& d = *impl_;
   lsn = std::min(lsn, d.current.load(std::memory_order_acquire));
   AtomicMax(d.checkpoint, lsn);
-  const Lsn limit = std::min({lsn, keep_from, d.RetainFrom()});
   std::vector<Impl::Segment> doomed;
   {
     LatchGuard w(d.write_latch);
-    while (d.segments.size() > 1 && d.segments[1].start <= limit) {
+    while (d.segments.size() > 1 && d.segments[1].start <= lsn) {
       doomed.push_back(std::move(d.segments.front()));
       d.segments.pop_front();
     }
@@ -209,23 +184,6 @@ uint64_t DurableRedoLog::bytes_since_checkpoint() const {
   return impl_->current.load(std::memory_order_acquire) -
          impl_->checkpoint.load(std::memory_order_acquire);
 }
-
-void DurableRedoLog::TrxStarted(Lsn first_lsn) {
-  LatchGuard g(impl_->trx_latch);
-  impl_->open_trx.insert(first_lsn);
-}
-
-void DurableRedoLog::TrxEnded(Lsn first_lsn, Lsn end_lsn) {
-  Impl& d = *impl_;
-  LatchGuard g(d.trx_latch);
-  auto it = d.open_trx.find(first_lsn);
-  MINNOW_DCHECK(it != d.open_trx.end(), "TrxEnded({}) without TrxStarted", first_lsn);
-  if (it != d.open_trx.end()) d.open_trx.erase(it);
-  if (end_lsn > d.durable.load(std::memory_order_acquire))
-    d.ended_trx.emplace_back(first_lsn, end_lsn);
-}
-
-Lsn DurableRedoLog::retain_from() const { return impl_->RetainFrom(); }
 
 void DurableRedoLog::StartBackground() {
   Impl& d = *impl_;

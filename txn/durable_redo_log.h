@@ -1,7 +1,7 @@
 #pragma once
 // The durable redo log (issue #3): the RedoLog the buffer pool writes mini-transaction redo to,
-// kept in segment files on disk, plus the transaction records of engine/ (undo and commit
-// records, txn/trx_log_record.h) in the same stream.
+// kept in segment files on disk. It holds nothing else: undo lives in undo pages
+// (mvcc/undo_store.h), which are redo-logged like any page.
 //
 // Files. A database file P has its log in the directory P + ".redo/", one file per segment,
 // named "redo-<start LSN as 16 hex digits>.log". A segment is a 4 KiB header block followed by
@@ -21,12 +21,12 @@
 // valid header. durable_lsn is always a frame boundary (a frame's durable_hint must never cover
 // a frame whose tail might still be torn).
 //
-// Frames. Each Append* writes one frame:
+// Frames. Each Append or AppendEncoded writes one frame (one mini-transaction's redo):
 //
 //   len:u32  kind:u8  reserved[3]  durable_hint:u64  payload_crc:u32  header_crc:u32
 //   payload[len]
 //
-//   kind          LogFrameKind
+//   kind          LogFrameKind (kMtr; any other value does not validate)
 //   durable_hint  the log's durable LSN when the frame was appended: a frame can only name as
 //                 durable what was synced before it was written
 //   payload_crc   crc32c of the payload
@@ -88,7 +88,6 @@ inline constexpr size_t kDatabaseIdSize = 16;
 
 enum class LogFrameKind : uint8_t {
   kMtr = 1,  // one mini-transaction's redo records (buffer_pool/redo_log.h format)
-  kTrx = 2,  // one transaction record (txn/trx_log_record.h)
 };
 
 enum class FlushPolicy : uint8_t {
@@ -132,28 +131,16 @@ class DurableRedoLog final : public RedoLog {
   Lsn Append(ConstBytes mtr_records) override;
   Lsn AppendEncoded(size_t len, const std::function<void(Bytes dst)>& encode) override;
   Status FlushUpTo(Lsn lsn) override;
-  // Removes segment files that end at or before min(lsn, keep_from, retain_from()); never the
-  // segment being appended to.
-  void Checkpoint(Lsn lsn, Lsn keep_from = UINT64_MAX) override;
+  // Removes segment files that end at or before `lsn`; never the segment being appended to.
+  void Checkpoint(Lsn lsn) override;
   Lsn current_lsn() const override;
   uint64_t bytes_since_checkpoint() const override;
 
-  // A transaction record as a kTrx frame; returns its end LSN (0 in the failed state).
-  Lsn AppendTrx(ConstBytes record);
   // Writes (no sync) everything up to `lsn`.
   Status WriteUpTo(Lsn lsn);
   // Commit waiting by policy: kSyncAtCommit → FlushUpTo, kWriteAtCommit → WriteUpTo,
   // kWriteAndSyncEverySecond → nothing. Records `lsn` as acknowledged on success.
   Status CommitUpTo(Lsn lsn, FlushPolicy policy);
-
-  // Recovery rolls back a transaction left open by a crash from its undo records in this log,
-  // so the log keeps (Checkpoint never trims) everything from the first LSN of each transaction
-  // that is open or whose end record (commit or rollback-done) is not yet durable.
-  void TrxStarted(Lsn first_lsn);             // its first record's frame starts at first_lsn
-  void TrxEnded(Lsn first_lsn, Lsn end_lsn);  // its end record's frame ends at end_lsn
-  // The smallest first_lsn still kept (TrxEnded entries drop out once durable_lsn >= end_lsn);
-  // UINT64_MAX if none.
-  Lsn retain_from() const override;
 
   // Starts / stops the once-a-second writer (policies 0 and 2). Stop is idempotent.
   void StartBackground();

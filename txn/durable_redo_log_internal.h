@@ -2,8 +2,8 @@
 // Private to txn/: the durable redo log's state, shared by durable_redo_log.cc (appends, the
 // public methods) and log_writer.cc (writing, group commit, the failure state).
 //
-// Latch order: write_latch → append_latch. sync_latch (the group-commit leader election),
-// trx_latch and bg_latch are leaves, never held while taking another latch.
+// Latch order: write_latch → append_latch. sync_latch (the group-commit leader election) and
+// bg_latch are leaves, never held while taking another latch.
 //
 //   append_latch  the active buffer (appends copy into it) and the frame count; held for one
 //                 frame's encode + crc, never across I/O.
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -83,10 +82,6 @@ struct DurableRedoLog::Impl {
   std::condition_variable_any sync_cv;
   bool leader_active GUARDED_BY(sync_latch) = false;
 
-  Latch trx_latch;
-  std::multiset<Lsn> open_trx GUARDED_BY(trx_latch);
-  std::vector<std::pair<Lsn, Lsn>> ended_trx GUARDED_BY(trx_latch);  // (first_lsn, end_lsn)
-
   Latch bg_control_latch;  // Start/StopBackground, held across join
   Latch bg_latch;
   std::condition_variable_any bg_cv;
@@ -106,7 +101,6 @@ struct DurableRedoLog::Impl {
   void FailLocked(const Status& st, Lsn attempted_end) REQUIRES(write_latch);
   Status ZeroRange(Lsn from, Lsn to) REQUIRES(write_latch);
   Status FailedStatus();
-  Lsn RetainFrom();
   void BackgroundLoop();
 };
 

@@ -81,9 +81,8 @@ struct FrameHeader {
 // Cheap pre-test for a header at any position: a known kind and zero reserved bytes.
 inline bool PlausibleFrameHeader(const std::byte* h) {
   const auto kind = std::to_integer<uint8_t>(h[4]);
-  return (kind == static_cast<uint8_t>(LogFrameKind::kMtr) ||
-          kind == static_cast<uint8_t>(LogFrameKind::kTrx)) &&
-         h[5] == std::byte{0} && h[6] == std::byte{0} && h[7] == std::byte{0};
+  return kind == static_cast<uint8_t>(LogFrameKind::kMtr) && h[5] == std::byte{0} &&
+         h[6] == std::byte{0} && h[7] == std::byte{0};
 }
 
 // True if `h` is a valid frame header for a frame starting at `start`.

@@ -333,54 +333,43 @@ TEST_CASE("the flusher records a fatal error once and stops writing", "[buffer_p
   CHECK(pool->stats().dirty_pages >= 30);
 }
 
-// A RedoLog whose retain_from() is set by the test (an open transaction's first LSN).
-class RetainingLog final : public RedoLog {
- public:
-  Lsn Append(ConstBytes records) override { return inner.Append(records); }
-  Status FlushUpTo(Lsn lsn) override { return inner.FlushUpTo(lsn); }
-  void Checkpoint(Lsn lsn, Lsn keep_from) override { inner.Checkpoint(lsn, keep_from); }
-  Lsn current_lsn() const override { return inner.current_lsn(); }
-  uint64_t bytes_since_checkpoint() const override { return inner.bytes_since_checkpoint(); }
-  Lsn retain_from() const override { return retain; }
-  MemoryRedoLog inner;
-  Lsn retain = UINT64_MAX;
-};
-
-TEST_CASE("a checkpoint records the log scan LSN and counts itself", "[buffer_pool]") {
+TEST_CASE("a checkpoint records the checkpoint LSN and counts itself", "[buffer_pool]") {
   auto data = NewMemoryDisk("db.minnow");
   auto dblwr = NewMemoryDisk("db.minnow.dblwr");
-  RetainingLog log;
+  MemoryRedoLog log;
   auto pool = OpenWithDblwr(data, dblwr, SmallOptions(), &log);
   REQUIRE(pool);
-  WritePages(pool.get(), 3, 1);
-  const Lsn open_trx = log.current_lsn();
-  WritePages(pool.get(), 3, 1);
-  log.retain = open_trx;  // a transaction that started at open_trx is still open
+  WritePages(pool.get(), 6, 1);
   REQUIRE(pool->FlushAll().ok());
   const Lsn ckpt = log.current_lsn();
-  REQUIRE(open_trx < ckpt);
   CHECK(pool->stats().checkpoints == 1);
   CHECK(pool->stats().checkpoint_lsn == ckpt);
+  CHECK(log.checkpoint_lsn() == ckpt);
   auto header = ReadFileHeader(NewMemoryBackend(data).get());
   REQUIRE(header.ok());
-  CHECK(header->format_version == 2);
+  CHECK(header->format_version == kFormatVersion);
   CHECK(header->checkpoint_lsn == ckpt);
-  CHECK(header->log_scan_lsn == open_trx);
   CHECK(header->page_count == 7);
+  // The bytes after the system roots (version 2's log_scan_lsn) stay zero.
+  {
+    std::vector<std::byte> p0 = data->Snapshot();
+    p0.resize(kPageSize);
+    REQUIRE(DecodePageImage("db", 0, p0.data()).ok());
+    CHECK(Load64(p0.data() + file_header_offset::kSystemRoots + 4 * kSystemRootSlots) == 0);
+  }
 
-  log.retain = UINT64_MAX;  // the transaction ended
   WritePages(pool.get(), 1, 1);
   REQUIRE(pool->FlushAll().ok());
   header = ReadFileHeader(NewMemoryBackend(data).get());
   REQUIRE(header.ok());
-  CHECK(header->log_scan_lsn == log.current_lsn());
   CHECK(header->checkpoint_lsn == log.current_lsn());
+  CHECK(log.checkpoint_lsn() == log.current_lsn());
   CHECK(pool->stats().checkpoints == 2);
   REQUIRE(pool->Close().ok());
   CHECK(pool->stats().checkpoints == 3);
 }
 
-TEST_CASE("format version 1 is refused; ReadFileHeader", "[buffer_pool]") {
+TEST_CASE("older format versions are refused; ReadFileHeader", "[buffer_pool]") {
   auto data = NewMemoryDisk("db.minnow");
   CHECK(ReadFileHeader(NewMemoryBackend(data).get()).status().code() == Code::kNotFound);
   {
@@ -397,20 +386,46 @@ TEST_CASE("format version 1 is refused; ReadFileHeader", "[buffer_pool]") {
   CHECK(BufferPool::Open(NewMemoryBackend(data), SmallOptions()).status().code() ==
         Code::kCorruption);
 
-  // Version 1, with a valid checksum.
-  std::vector<std::byte> bytes = data->Snapshot();
-  std::vector<std::byte> p0(bytes.begin(), bytes.begin() + kPageSize);
-  REQUIRE(DecodePageImage("db", 0, p0.data()).ok());
-  Store32(p0.data() + file_header_offset::kFormatVersion, 1);
-  bool compressed = false;
-  BuildPageImage(p0.data(), 0, bytes.data(), &compressed);
-  data->Restore(bytes);
-  auto r = BufferPool::Open(NewMemoryBackend(data), SmallOptions());
-  CHECK(r.status().code() == Code::kNotSupported);
-  CHECK_THAT(r.status().message(),
-             Catch::Contains("format version 1 was written before minnow had a durable redo log; "
-                             "recreate the database"));
-  CHECK(ReadFileHeader(NewMemoryBackend(data).get()).status().code() == Code::kNotSupported);
+  // Older versions, with a valid checksum.
+  const std::vector<std::byte> good = data->Snapshot();
+  auto with_version = [&](uint32_t version) {
+    std::vector<std::byte> bytes = good;
+    std::vector<std::byte> p0(bytes.begin(), bytes.begin() + kPageSize);
+    REQUIRE(DecodePageImage("db", 0, p0.data()).ok());
+    Store32(p0.data() + file_header_offset::kFormatVersion, version);
+    bool compressed = false;
+    BuildPageImage(p0.data(), 0, bytes.data(), &compressed);
+    data->Restore(bytes);
+  };
+  REQUIRE(kFormatVersion == 3);
+  SECTION("version 2: undo as transaction records in the redo log") {
+    with_version(2);
+    auto r = BufferPool::Open(NewMemoryBackend(data), SmallOptions());
+    CHECK(r.status().code() == Code::kNotSupported);
+    CHECK(r.status().ToString() ==
+          "NotSupported: db.minnow: format version 2 is older than this build of minnow supports "
+          "(3): it was written before undo logs moved into undo pages; recreate the database");
+    CHECK(ReadFileHeader(NewMemoryBackend(data).get()).status().message() == r.status().message());
+  }
+  SECTION("version 1: no durable redo log") {
+    with_version(1);
+    auto r = BufferPool::Open(NewMemoryBackend(data), SmallOptions());
+    CHECK(r.status().code() == Code::kNotSupported);
+    CHECK(r.status().message() ==
+          "db.minnow: format version 1 is older than this build of minnow supports (3): it was "
+          "written before minnow had a durable redo log; recreate the database");
+    CHECK(ReadFileHeader(NewMemoryBackend(data).get()).status().code() == Code::kNotSupported);
+  }
+  SECTION("version 0 is damage") {
+    with_version(0);
+    CHECK(ReadFileHeader(NewMemoryBackend(data).get()).status().code() == Code::kCorruption);
+  }
+  SECTION("the current version is read") {
+    with_version(kFormatVersion);
+    auto header2 = ReadFileHeader(NewMemoryBackend(data).get());
+    REQUIRE(header2.ok());
+    CHECK(header2->format_version == kFormatVersion);
+  }
 }
 
 // Runs `fn` in a child process that must die by SIGKILL (a crash point).

@@ -109,7 +109,6 @@ void ClearUnlogged(std::byte* page, PageNo p) {
   std::memset(page, 0, 4);  // the checksum is stale in a frame
   if (p != 0) return;
   std::memset(page + file_header_offset::kCheckpointLsn, 0, 8);
-  std::memset(page + file_header_offset::kLogScanLsn, 0, 8);
 }
 
 void CheckSamePages(BufferPool* pool, const History& h) {

@@ -243,7 +243,7 @@ TEST_CASE("a bad checksum in the middle of the log is corruption", "[engine][dur
   const ChildOutcome out = CrashAfterCommits(o, 60);
   INFO(out.Describe());
   REQUIRE(out.crashed());
-  const Lsn scan_from = ReadFileHeader(o.path).log_scan_lsn;
+  const Lsn scan_from = ReadFileHeader(o.path).checkpoint_lsn;
   const std::vector<Frame> frames = WalkFrames(o.path, scan_from);
   INFO(frames.size() << " frames from LSN " << scan_from);
   REQUIRE(frames.size() > 40);
@@ -332,7 +332,7 @@ TEST_CASE("a torn log tail is cut off and the log resumes there", "[engine][dura
   const ChildOutcome out = CrashAfterCommits(o, 30);
   INFO(out.Describe());
   REQUIRE(out.crashed());
-  const std::vector<Frame> frames = WalkFrames(o.path, ReadFileHeader(o.path).log_scan_lsn);
+  const std::vector<Frame> frames = WalkFrames(o.path, ReadFileHeader(o.path).checkpoint_lsn);
   REQUIRE(!frames.empty());
   const Frame last = frames.back();
   const Lsn mid = last.start + (kFrameHeaderSize + last.len) / 2;

@@ -101,7 +101,7 @@ inline uint32_t Crc(std::string_view s) { return crc32c::Value(AsBytes(s)); }
 // Page 0's fields.
 struct FileHeader {
   uint32_t page_count = 0;
-  Lsn checkpoint_lsn = 0, log_scan_lsn = 0;
+  Lsn checkpoint_lsn = 0;
   std::string database_id;
 };
 inline FileHeader ReadFileHeader(const std::string& db_path) {
@@ -109,7 +109,6 @@ inline FileHeader ReadFileHeader(const std::string& db_path) {
   FileHeader h;
   h.page_count = U32At(p0, file_header_offset::kPageCount);
   h.checkpoint_lsn = U64At(p0, file_header_offset::kCheckpointLsn);
-  h.log_scan_lsn = U64At(p0, file_header_offset::kLogScanLsn);
   h.database_id = p0.substr(file_header_offset::kDatabaseId, kDatabaseIdSize);
   return h;
 }

@@ -29,7 +29,6 @@ Lsn AppendN(DurableRedoLog* log, uint64_t i, size_t len) {
 void RequireFailedState(DurableRedoLog* log, Code code, Lsn acknowledged) {
   CHECK(log->failed_status().code() == code);
   CHECK(AppendN(log, 1, 10) == 0);
-  CHECK(log->AppendTrx(AsBytes("x")) == 0);
   bool called = false;
   CHECK(log->AppendEncoded(10, [&](Bytes) { called = true; }) == 0);
   CHECK_FALSE(called);

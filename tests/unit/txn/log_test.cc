@@ -26,42 +26,33 @@ using testing::SmallLogOptions;
 using testing::TempLogDir;
 
 struct Appended {
-  LogFrameKind kind;
   Lsn start;
   Lsn end;
   std::string payload;
 };
 
-// Appends frame i (alternating Append, AppendEncoded and AppendTrx) of `len` bytes.
+// Appends frame i (Append for even i, AppendEncoded for odd i) of `len` bytes.
 Appended AppendOne(DurableRedoLog* log, uint64_t i, size_t len) {
   const std::string p = Payload(i, len);
   const Lsn start = log->current_lsn();
   Lsn end = 0;
-  LogFrameKind kind = LogFrameKind::kMtr;
-  switch (i % 3) {
-    case 0:
-      end = log->Append(AsBytes(p));
-      break;
-    case 1:
-      end = log->AppendEncoded(len, [&](Bytes dst) {
-        REQUIRE(dst.size() == len);
-        std::memcpy(dst.data(), p.data(), len);
-      });
-      break;
-    default:
-      kind = LogFrameKind::kTrx;
-      end = log->AppendTrx(AsBytes(p));
-      break;
+  if (i % 2 == 0) {
+    end = log->Append(AsBytes(p));
+  } else {
+    end = log->AppendEncoded(len, [&](Bytes dst) {
+      REQUIRE(dst.size() == len);
+      std::memcpy(dst.data(), p.data(), len);
+    });
   }
   REQUIRE(end == start + kFrameHeaderSize + len);
-  return {kind, start, end, p};
+  return {start, end, p};
 }
 
 void RequireSame(const std::vector<ScannedFrame>& got, const std::vector<Appended>& want) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     INFO("frame " << i);
-    CHECK(got[i].kind == want[i].kind);
+    CHECK(got[i].kind == LogFrameKind::kMtr);
     CHECK(got[i].start == want[i].start);
     CHECK(got[i].end == want[i].end);
     CHECK(got[i].payload == want[i].payload);
@@ -195,39 +186,34 @@ TEST_CASE("a reopened log continues at the recovered end and ignores the old tai
   }
 }
 
-TEST_CASE("Checkpoint trims whole segments below min(lsn, retain_from)", "[txn][log]") {
+TEST_CASE("Checkpoint trims whole segments below its LSN", "[txn][log]") {
   TempLogDir tmp("checkpoint");
   const auto id = DbId(4);
   auto log = OpenLogOrDie(SmallLogOptions(tmp.log_dir()), id, 0);
-  CHECK(log->retain_from() == UINT64_MAX);
   for (uint64_t i = 0; i < 100; ++i) AppendOne(log.get(), i, 2000);  // ~200 KiB: 4 segments
-  const Lsn trx_first = log->current_lsn();
-  log->TrxStarted(trx_first);
-  CHECK(log->retain_from() == trx_first);
+  const Lsn mid = log->current_lsn();
   for (uint64_t i = 100; i < 200; ++i) AppendOne(log.get(), i, 2000);
-  const Lsn trx_end = log->AppendTrx(AsBytes("commit"));
-  log->TrxEnded(trx_first, trx_end);
-  // Written, not durable: a segment switch syncs only up to the start of the buffer it writes,
-  // and the end record is in the last buffer written.
   REQUIRE(log->WriteUpTo(log->current_lsn()).ok());
   const auto before = Segments(tmp.log_dir());
   REQUIRE(before.size() >= 6);
-  REQUIRE(log->durable_lsn() < trx_end);
   {
-    CHECK(log->retain_from() == trx_first);
-    log->Checkpoint(log->current_lsn());
-    for (const auto& s : Segments(tmp.log_dir())) {
-      CHECK(s.start >= before.front().start);
-    }
-    // The segment holding trx_first is kept, and every earlier one is gone.
+    log->Checkpoint(mid);
+    CHECK(log->checkpoint_lsn() == mid);
+    CHECK(log->bytes_since_checkpoint() == log->current_lsn() - mid);
+    // The segment holding mid is kept, and every earlier one is gone.
     auto segs = Segments(tmp.log_dir());
-    CHECK(segs.front().start <= trx_first);
-    CHECK((segs.size() == 1 || segs[1].start > trx_first));
+    CHECK(segs.front().start <= mid);
+    CHECK(segs.front().start > before.front().start);
+    CHECK(segs.size() > 1);
+    CHECK(segs[1].start > mid);
     std::vector<ScannedFrame> got;
-    REQUIRE(ScanAll(tmp.log_dir(), id, trx_first, &got).ok());
+    REQUIRE(ScanAll(tmp.log_dir(), id, mid, &got).ok());
+    CHECK(got.size() == 100);
+    // An older checkpoint LSN changes nothing.
+    log->Checkpoint(mid / 2);
+    CHECK(log->checkpoint_lsn() == mid);
+    CHECK(Segments(tmp.log_dir()).size() == segs.size());
   }
-  REQUIRE(log->FlushUpTo(trx_end).ok());
-  CHECK(log->retain_from() == UINT64_MAX);
   log->Checkpoint(log->current_lsn());
   const auto after = Segments(tmp.log_dir());
   REQUIRE(after.size() == 1);  // only the one being appended to
@@ -244,31 +230,6 @@ TEST_CASE("Checkpoint trims whole segments below min(lsn, retain_from)", "[txn][
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kCorruption);
   CHECK_THAT(r.status().message(), Catch::Contains("segment missing"));
-}
-
-TEST_CASE("retain_from keeps open and not-yet-durable transactions", "[txn][log]") {
-  TempLogDir tmp("retain");
-  const auto id = DbId(5);
-  auto log = OpenLogOrDie(SmallLogOptions(tmp.log_dir()), id, 0);
-  AppendOne(log.get(), 0, 10);
-  const Lsn t1 = log->current_lsn();
-  log->TrxStarted(t1);
-  AppendOne(log.get(), 1, 10);
-  const Lsn t2 = log->current_lsn();
-  log->TrxStarted(t2);
-  log->TrxStarted(t2);  // a multiset: two transactions may start at the same LSN
-  const Lsn e1 = log->AppendTrx(AsBytes("end1"));
-  log->TrxEnded(t1, e1);
-  CHECK(log->retain_from() == t1);  // ended, but its end record is not durable
-  REQUIRE(log->FlushUpTo(e1).ok());
-  CHECK(log->retain_from() == t2);
-  const Lsn e2 = log->AppendTrx(AsBytes("end2"));
-  log->TrxEnded(t2, e2);
-  CHECK(log->retain_from() == t2);
-  REQUIRE(log->FlushUpTo(e2).ok());
-  CHECK(log->retain_from() == t2);  // the second one is still open
-  log->TrxEnded(t2, e2);            // already durable: drops at once
-  CHECK(log->retain_from() == UINT64_MAX);
 }
 
 // Writes `n` frames of 1000 bytes, each flushed on its own (so every frame names the previous
@@ -516,10 +477,10 @@ TEST_CASE("a frame bigger than the log buffer", "[txn][log]") {
   std::vector<Appended> want;
   want.push_back(AppendOne(log.get(), 0, 100));
   want.push_back(AppendOne(log.get(), 1, 8 << 20));  // AppendEncoded, while the buffer holds one
-  want.push_back(AppendOne(log.get(), 2, 100));
-  want.push_back(AppendOne(log.get(), 3, 8 << 20));  // Append
+  want.push_back(AppendOne(log.get(), 3, 100));
+  want.push_back(AppendOne(log.get(), 4, 8 << 20));  // Append
   REQUIRE(log->FlushUpTo(log->current_lsn()).ok());
-  want.push_back(AppendOne(log.get(), 4, 100));  // the buffers are back to normal size
+  want.push_back(AppendOne(log.get(), 5, 100));  // the buffers are back to normal size
   REQUIRE(log->FlushUpTo(log->current_lsn()).ok());
   std::vector<ScannedFrame> got;
   auto r = ScanAll(tmp.log_dir(), id, 0, &got);
