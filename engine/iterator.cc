@@ -44,16 +44,18 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
   batch.clear();
-  if (forward) {
-    cursor->RemainingRecords(&batch);
-  } else {
-    batch.push_back(cur);
-  }
+  cursor->RemainingRecords(&batch);
+  // Moving backwards onto a leaf's last record (from the next leaf): the gap after it, where
+  // inserts at the end of this leaf go, is inside the range read too.
+  const bool last_on_leaf = batch.size() == 1;
+  if (!forward) batch.resize(1);
   heap_nos.clear();
   for (const RecordView& r : batch) heap_nos.push_back(r.heap_no);
   // Next-key locking also locks the gap after the leaf's last record (InnoDB's scans lock
   // every page's supremum).
-  if (forward && lock_type == RecLockType::kOrdinary) heap_nos.push_back(kSupremumHeapNo);
+  if ((forward || last_on_leaf) && lock_type == RecLockType::kOrdinary) {
+    heap_nos.push_back(kSupremumHeapNo);
+  }
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   size_t granted = 0;
   Result<bool> current = cursor->WithLeafLatched([&] {
@@ -72,6 +74,51 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   RETURN_IF_ERROR(forward ? cursor->Seek(AsBytes(reseek_key))
                           : cursor->SeekForPrev(AsBytes(reseek_key)));
   return false;
+}
+
+Status Iterator::Impl::LockEdgeAt(std::string_view key, bool gap) {
+  // No record can equal an oversize key; its prefix finds the same edge for the backward
+  // fallback (no record <= key, so none <= the prefix). A forward seek past such a key may
+  // leave the end gap of its leaf open (keys are at most kMaxKeySize: no real scan does this).
+  if (key.size() > kMaxKeySize) {
+    if (!gap) return Status::OK();
+    key = key.substr(0, kMaxKeySize);
+  }
+  const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  for (;;) {
+    Result<bool> r = ks->tree->ReadLatched(AsBytes(key), nullptr, [&](const LatchedRead& lr) {
+      if (!gap && lr.where.heap_no != kSupremumHeapNo) return Status::OK();
+      // GAP locks and locks on the supremum never wait (lock/lock_mode.h rule 2).
+      return txn->db()->lock_sys()->LockRecord(txn->locks(), LockListener::Id(lr.where), m,
+                                               gap ? RecLockType::kGap : RecLockType::kOrdinary);
+    });
+    if (r.ok()) return Status::OK();
+    if (r.status().code() != Code::kLockWait) return r.status();
+    RETURN_IF_ERROR(txn->WaitForLock());
+  }
+}
+
+Result<bool> Iterator::Impl::LockGapAfterCurrent() {
+  batch.clear();
+  cursor->RemainingRecords(&batch);
+  const RecordId after{cursor->location().page_no,
+                       batch.size() > 1 ? batch[1].heap_no : kSupremumHeapNo};
+  const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  Result<bool> locked = cursor->WithLeafLatched(
+      [&] { return txn->db()->lock_sys()->LockRecord(txn->locks(), after, m, RecLockType::kGap); });
+  if (locked.ok() || locked.status().code() != Code::kLockWait) return locked;
+  RETURN_IF_ERROR(txn->WaitForLock());
+  return false;
+}
+
+Status Iterator::Impl::SeekBackward(const std::function<Status()>& seek,
+                                    std::string_view fallback_key) {
+  for (;;) {
+    RETURN_IF_ERROR(seek());
+    if (cursor->current() == nullptr) return LockEdgeAt(fallback_key, /*gap=*/true);
+    ASSIGN_OR_RETURN(bool locked, LockGapAfterCurrent());
+    if (locked) return Status::OK();
+  }
 }
 
 Result<bool> Iterator::Impl::CacheOlderVersion(const RecordView& rec) {
@@ -135,21 +182,36 @@ Iterator::~Iterator() = default;
 
 Status Iterator::Seek(std::string_view key) {
   RETURN_IF_ERROR(impl_->CheckUsable());
+  if (impl_->LocksEdges()) RETURN_IF_ERROR(impl_->LockEdgeAt(key, /*gap=*/false));
   return impl_->Settled(impl_->cursor->Seek(AsBytes(key)), true);
 }
 
 Status Iterator::SeekForPrev(std::string_view key) {
   RETURN_IF_ERROR(impl_->CheckUsable());
+  if (impl_->LocksEdges()) {
+    return impl_->Settled(
+        impl_->SeekBackward([&] { return impl_->cursor->SeekForPrev(AsBytes(key)); }, key), false);
+  }
   return impl_->Settled(impl_->cursor->SeekForPrev(AsBytes(key)), false);
 }
 
 Status Iterator::SeekToFirst() {
   RETURN_IF_ERROR(impl_->CheckUsable());
-  return impl_->Settled(impl_->cursor->SeekToFirst(), true);
+  Status st = impl_->cursor->SeekToFirst();
+  // Nothing at all: the keyspace is empty; lock the gap an insert would go into. (Otherwise
+  // the first record's next-key lock covers the gap before it.)
+  if (st.ok() && impl_->cursor->current() == nullptr && impl_->LocksEdges()) {
+    st = impl_->LockEdgeAt("", /*gap=*/false);
+  }
+  return impl_->Settled(st, true);
 }
 
 Status Iterator::SeekToLast() {
   RETURN_IF_ERROR(impl_->CheckUsable());
+  if (impl_->LocksEdges()) {
+    return impl_->Settled(impl_->SeekBackward([&] { return impl_->cursor->SeekToLast(); }, ""),
+                          false);
+  }
   return impl_->Settled(impl_->cursor->SeekToLast(), false);
 }
 

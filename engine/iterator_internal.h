@@ -19,6 +19,7 @@
 // The scan loop (Valid / key / value / Next per row) is the hottest path of the API, so each
 // move settles the cursor once and caches what the row's accessors return.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,6 +73,26 @@ struct Iterator::Impl {
   // Locks the current record (and, moving forward, the rest of the leaf). False if the cursor
   // had to re-seek (the leaf changed, or a lock wait ended): settle again.
   Result<bool> LockFromCurrent(bool forward);
+  // Next-key locking scans (REPEATABLE READ, SERIALIZABLE) also close the gap at the edge
+  // where they start, as InnoDB's row_search_mvcc does; otherwise an insert there is a phantom
+  // the scan's next run would see (inserts check the record they go before, or the supremum of
+  // the leaf they go into):
+  //   forward from `key` (Seek, SeekToFirst): if no record >= key is on the leaf `key` belongs
+  //     to, that leaf's supremum (the cursor lands on the next leaf or on nothing: an empty
+  //     keyspace, a seek past the last key or into the gap after a leaf's last record);
+  //   backward (SeekForPrev, SeekToLast): GAP on the record after the one the cursor lands on
+  //     (or its leaf's supremum); when it lands on nothing, on the first record >= `key`.
+  bool LocksEdges() const { return locking && lock_type == RecLockType::kOrdinary; }
+  // Forward: the supremum of the leaf `key` belongs to, if no record >= key is on it. With
+  // `gap`, backward's fallback: GAP on the first record >= key (or the supremum).
+  Status LockEdgeAt(std::string_view key, bool gap);
+  // Backward: GAP on the current record's successor on its leaf (or the supremum). False if
+  // the leaf changed since the cursor copied it (or a lock wait ended): re-seek and retry.
+  Result<bool> LockGapAfterCurrent();
+  // Backward positioning of a next-key locking scan: `seek`, then the gap after where it
+  // landed (LockGapAfterCurrent, re-seeking while the leaf changes; on nothing, LockEdgeAt
+  // `fallback_key`).
+  Status SeekBackward(const std::function<Status()>& seek, std::string_view fallback_key);
   // The version the view sees of the current record, cached; false if it sees none.
   Result<bool> CacheOlderVersion(const RecordView& rec);
 
