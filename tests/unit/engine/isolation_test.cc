@@ -308,6 +308,95 @@ TEST_CASE("phantoms: a consistent scan vs a locking scan", "[isolation]") {
   }
 }
 
+// Where a locking scan starts or ends at an edge: an empty keyspace, a seek past the last key,
+// a seek into the gap at the end of a leaf, and descending scans. Under REPEATABLE READ and
+// SERIALIZABLE the range it read must stay closed to inserts (InnoDB locks the supremum it
+// lands on, and a descending scan gap-locks the record after its start).
+TEST_CASE("locking scans close the gaps at their edges under REPEATABLE READ", "[isolation]") {
+  const IsolationLevel level = GENERATE(kRR, kSER);
+  INFO(Name(level));
+  Db d;
+  auto reader = d.Begin(1, level);
+  auto inserter = d.Begin(0);
+
+  SECTION("an empty keyspace") {
+    CHECK(Count(reader.get(), d.ks, kShareRead) == 0);
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(1), "phantom"), Code::kLockWaitTimeout);
+  }
+  SECTION("a seek past the last key") {
+    d.Load({{Key(10), "v"}, {Key(20), "v"}});
+    auto it = Take(reader->NewIterator(d.ks, kShareRead));
+    REQUIRE_OK(it->Seek(Key(25)));
+    CHECK_FALSE(it->Valid());
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(30), "phantom"), Code::kLockWaitTimeout);
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(25), "phantom"), Code::kLockWaitTimeout);
+  }
+  SECTION("a seek into the gap after a leaf's last record") {
+    // Many rows: several leaves. A full locking scan shows where each leaf starts.
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (int i = 0; i < 3000; ++i) rows.emplace_back(Key(2 * i), std::string(40, 'v'));
+    d.Load(rows);
+    uint64_t second_leaf_first = 0;
+    {
+      auto probe = d.Begin(2, kRC);
+      CHECK(Count(probe.get(), d.ks, kShareRead) == 3000);
+      auto locks = Take(d.db->DataLocks());
+      uint32_t first_page = 0;
+      for (const DataLock& l : locks) {  // in key order within a page; pages in any order
+        if (l.is_table || l.supremum) continue;
+        if (first_page == 0 && l.key == Key(0)) first_page = l.page_no;
+      }
+      REQUIRE(first_page != 0);
+      std::string min_other;
+      for (const DataLock& l : locks) {
+        if (l.is_table || l.supremum || l.page_no == first_page) continue;
+        if (min_other.empty() || l.key < min_other) min_other = l.key;
+      }
+      REQUIRE(!min_other.empty());
+      for (int b = 0; b < 8; ++b) {
+        second_leaf_first = (second_leaf_first << 8) | static_cast<uint8_t>(min_other[b]);
+      }
+      REQUIRE_OK(probe->Rollback());
+    }
+    INFO("the second leaf starts at " << second_leaf_first);
+    auto it = Take(reader->NewIterator(d.ks, kShareRead));
+    const bool forward = GENERATE(true, false);
+    if (forward) {
+      REQUIRE_OK(it->Seek(Key(second_leaf_first - 1)));  // after the first leaf's last record
+      REQUIRE(it->key() == Key(second_leaf_first));
+    } else {
+      // Descending from the second leaf's first record onto the first leaf's last one.
+      REQUIRE_OK(it->SeekForPrev(Key(second_leaf_first)));
+      REQUIRE_OK(it->Prev());
+      REQUIRE(it->key() == Key(second_leaf_first - 2));
+    }
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(second_leaf_first - 1), "phantom"),
+                 Code::kLockWaitTimeout);
+  }
+  SECTION("descending from the last key") {
+    d.Load({{Key(10), "v"}, {Key(20), "v"}});
+    auto it = Take(reader->NewIterator(d.ks, kShareRead));
+    REQUIRE_OK(it->SeekToLast());
+    REQUIRE(it->key() == Key(20));
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(30), "phantom"), Code::kLockWaitTimeout);
+    REQUIRE_OK(it->Prev());
+    REQUIRE(it->key() == Key(10));
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(15), "phantom"), Code::kLockWaitTimeout);
+  }
+  SECTION("descending from a key between two others") {
+    d.Load({{Key(10), "v"}, {Key(20), "v"}, {Key(30), "v"}});
+    auto it = Take(reader->NewIterator(d.ks, kShareRead));
+    REQUIRE_OK(it->SeekForPrev(Key(25)));
+    REQUIRE(it->key() == Key(20));
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(25), "phantom"), Code::kLockWaitTimeout);
+    REQUIRE_CODE(inserter->Insert(d.ks, Key(21), "phantom"), Code::kLockWaitTimeout);
+    REQUIRE_OK(inserter->Insert(d.ks, Key(35), "outside the range"));  // (20, 30) was read
+  }
+  CHECK(inserter->active());
+  REQUIRE_OK(inserter->Rollback());
+  REQUIRE_OK(reader->Commit());
+}
+
 // Two transactions read-modify-write one counter. With plain reads both read 0 and the second
 // writer, once the first commits, overwrites its update (InnoDB does the same at REPEATABLE
 // READ); SERIALIZABLE's share-locking reads turn it into a deadlock instead. With FOR UPDATE
