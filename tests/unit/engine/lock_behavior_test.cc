@@ -139,6 +139,30 @@ TEST_CASE("a deadlock rolls the lighter transaction back; the other proceeds", "
   REQUIRE_OK(d.db->CheckIntegrity());
 }
 
+// InnoDB's classic: two transactions lock the same gap (gap locks never conflict), then both
+// insert into it; each insert intention waits for the other's gap lock.
+TEST_CASE("two gap lockers inserting into their gap deadlock", "[lock]") {
+  Db d(/*lock_wait_timeout_ms=*/10000);
+  d.Load({{Key(10), "v"}, {Key(20), "v"}});
+  auto a = d.Begin(0, kRR);
+  auto b = d.Begin(1, kRR);
+  CHECK(a->Get(d.ks, Key(15), kForUpdate).status().IsNotFound());  // X,GAP on Key(20)
+  CHECK(b->Get(d.ks, Key(15), kForUpdate).status().IsNotFound());  // compatible
+  Status a_st;
+  std::thread ta([&] { a_st = a->Insert(d.ks, Key(15), "a"); });
+  d.AwaitWaiters(1);
+  Status b_st = b->Insert(d.ks, Key(16), "b");
+  ta.join();
+  // Equal weights: the requester (b) is the victim; a's insert goes through.
+  REQUIRE_CODE(b_st, Code::kDeadlock);
+  REQUIRE_OK(a_st);
+  CHECK_FALSE(b->active());
+  CHECK(d.db->stats().deadlocks == 1);
+  REQUIRE_OK(a->Commit());
+  CHECK(d.Committed(Key(15)) == "a");
+  CHECK(d.Committed(Key(16)) == "<absent>");
+}
+
 TEST_CASE("deadlock_detect = false leaves a deadlock to the lock wait timeout", "[lock]") {
   Options o = TestOptions(200);
   o.deadlock_detect = false;
