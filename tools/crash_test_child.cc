@@ -1,6 +1,7 @@
 // The crash test's child: committed transactions of random puts and erases, forever, each
-// acknowledged commit logged to the side file (format in crash_test_workload.h). The parent
-// kills it; it returns only on an error.
+// acknowledged commit logged to the side file (format in crash_test_workload.h); some are
+// big (thousands of writes), so kills land inside them. The parent kills it; it returns only
+// on an error.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -28,6 +29,9 @@ class Workload {
     *rollback = Chance(0.07);
     uint32_t n = 1 + Below(20);
     if (Chance(0.03)) n = 100 + Below(300);  // a large transaction
+    // A big one: megabytes of undo over many undo pages, often cut by the kill half-way, so
+    // recovery rolls back a long undo chain (and is itself killed at recovery.rollback).
+    if (Chance(0.01)) n = 2'000 + Below(6'000);
     // Half the transactions work on a window of neighbouring keys (splits and merges of one
     // page), the rest anywhere.
     const bool local = Chance(0.5);
