@@ -227,16 +227,21 @@ RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.hea
 
 uint64_t Cursor::leaf_copies() const { return impl_->copies; }
 
-void Cursor::RemainingRecords(std::vector<RecordView>* out) const {
-  out->clear();
+void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const {
+  heap_nos->clear();
+  sys8->clear();
   const Impl* c = impl_.get();
   if (!c->valid) return;
-  PageView v(c->data);
+  const std::byte* p = c->data;
   for (int i = c->idx; i < c->n; ++i) {
-    // A slot outside the page ends the list (the move onto it reports the corruption).
-    RecordView rec;
-    if (!v.Record(static_cast<size_t>(i), &rec)) return;
-    out->push_back(rec);
+    const size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
+    if (off < c->heap_top || off + kRecordHeaderSize > kPageSize) return;
+    const std::byte* r = p + off;
+    const size_t key_len = Load16(r + record_offset::kKeyLen);
+    const bool has_sys = (std::to_integer<uint8_t>(r[record_offset::kFlags]) & kRecSys) != 0;
+    if (has_sys && off + kRecordHeaderSize + key_len + kSysLen > kPageSize) return;
+    heap_nos->push_back(Load16(r + record_offset::kHeapNo));
+    sys8->push_back(has_sys ? Load64(r + record_offset::kKey + key_len) : 0);
   }
 }
 

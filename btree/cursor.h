@@ -68,10 +68,11 @@ class Cursor {
   // How many times the cursor has copied a leaf: a change says the records shown now come
   // from a new copy (locking scans lock each copy's records once).
   uint64_t leaf_copies() const;
-  // Locking scans: the current record and the records after it in the copied leaf, in key
-  // order (cleared first; empty unless Valid()). The views point into the copy and stay valid
-  // until the next move.
-  void RemainingRecords(std::vector<RecordView>* out) const;
+  // Locking scans: the heap numbers of the current record and the records after it in the
+  // copied leaf, in key order, and the first 8 bytes of each one's hidden fields (0 without
+  // them), read with a minimal decode (no values). Both are cleared first; empty unless
+  // Valid(). A slot outside the page ends the lists (the move onto it reports the corruption).
+  void RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const;
   // Calls `f` under the S latch of the copied leaf if the leaf is unchanged since the copy
   // (so every record is where the copy says: a lock taken in `f` by heap number is on the
   // record the cursor shows) and returns true; returns false without calling `f` if the leaf

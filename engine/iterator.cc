@@ -43,14 +43,14 @@ Iterator::Impl::~Impl() {
 Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
-  batch.clear();
-  cursor->RemainingRecords(&batch);
+  cursor->RemainingHeapNos(&heap_nos, &sys8);
   // Moving backwards onto a leaf's last record (from the next leaf): the gap after it, where
   // inserts at the end of this leaf go, is inside the range read too.
-  const bool last_on_leaf = batch.size() == 1;
-  if (!forward) batch.resize(1);
-  heap_nos.clear();
-  for (const RecordView& r : batch) heap_nos.push_back(r.heap_no);
+  const bool last_on_leaf = heap_nos.size() == 1;
+  if (!forward && !heap_nos.empty()) {
+    heap_nos.resize(1);
+    sys8.resize(1);
+  }
   // Next-key locking also locks the gap after the leaf's last record (InnoDB's scans lock
   // every page's supremum).
   if ((forward || last_on_leaf) && lock_type == RecLockType::kOrdinary) {
@@ -59,8 +59,14 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   size_t granted = 0;
   Result<bool> current = cursor->WithLeafLatched([&] {
-    for (const RecordView& r : batch)
-      txn->ConvertImplicit(SysTrxId(r.sys.data()), {page, r.heap_no});
+    // Implicit locks: only a record written by a transaction that may still be active has one
+    // (one compare per record; the rest were written before every active transaction began).
+    const TrxSys* trx_sys = txn->db()->trx_sys();
+    for (size_t i = 0; i < sys8.size(); ++i) {
+      const TrxId writer = TrxIdOfSys8(sys8[i]);
+      if (trx_sys->MaybeActive(writer)) [[unlikely]]
+        txn->ConvertImplicit(writer, {page, heap_nos[i]});
+    }
     return txn->db()->lock_sys()->LockRecords(txn->locks(), page, heap_nos, m, lock_type, &granted);
   });
   if (current.ok() && *current) {
@@ -99,10 +105,9 @@ Status Iterator::Impl::LockEdgeAt(std::string_view key, bool gap) {
 }
 
 Result<bool> Iterator::Impl::LockGapAfterCurrent() {
-  batch.clear();
-  cursor->RemainingRecords(&batch);
+  cursor->RemainingHeapNos(&heap_nos, &sys8);
   const RecordId after{cursor->location().page_no,
-                       batch.size() > 1 ? batch[1].heap_no : kSupremumHeapNo};
+                       heap_nos.size() > 1 ? heap_nos[1] : kSupremumHeapNo};
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   Result<bool> locked = cursor->WithLeafLatched(
       [&] { return txn->db()->lock_sys()->LockRecord(txn->locks(), after, m, RecLockType::kGap); });

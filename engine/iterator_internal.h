@@ -105,7 +105,7 @@ struct Iterator::Impl {
   const ReadView* view = nullptr;       // consistent reads; null: the latest (READ UNCOMMITTED)
   ReadView statement_view;              // READ COMMITTED's, owned here
   uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked
-  std::vector<RecordView> batch;
+  std::vector<uint64_t> sys8;           // the batch's records' first 8 hidden bytes (DB_TRX_ID)
   std::vector<HeapNo> heap_nos;
   std::string version;  // an older version's value
   std::string reseek_key;

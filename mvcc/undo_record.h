@@ -58,16 +58,15 @@ inline PageNo RollPtrPage(RollPtr p) { return static_cast<PageNo>(p >> 16); }
 inline uint16_t RollPtrOffset(RollPtr p) { return static_cast<uint16_t>(p); }
 
 // The hidden system fields of a clustered record: DB_TRX_ID (6 bytes) + DB_ROLL_PTR (7).
+// The DB_TRX_ID in the first 8 bytes of the hidden fields read as one little-endian word.
+inline TrxId TrxIdOfSys8(uint64_t sys8) { return sys8 & ((uint64_t{1} << 48) - 1); }
 inline constexpr size_t kSysBytes = 13;
 inline void EncodeSysFields(std::byte* dst, TrxId trx_id, RollPtr roll_ptr) {
   for (int i = 0; i < 6; ++i) dst[i] = static_cast<std::byte>(trx_id >> (8 * i));
   for (int i = 0; i < 7; ++i) dst[6 + i] = static_cast<std::byte>(roll_ptr >> (8 * i));
 }
-inline TrxId SysTrxId(const std::byte* sys) {
-  TrxId v = 0;
-  for (int i = 5; i >= 0; --i) v = (v << 8) | std::to_integer<uint8_t>(sys[i]);
-  return v;
-}
+// REQUIRES: 8 bytes readable at `sys` (DB_ROLL_PTR follows DB_TRX_ID): one load, no loop.
+inline TrxId SysTrxId(const std::byte* sys) { return TrxIdOfSys8(Load64(sys)); }
 inline RollPtr SysRollPtr(const std::byte* sys) {
   RollPtr v = 0;
   for (int i = 6; i >= 0; --i) v = (v << 8) | std::to_integer<uint8_t>(sys[6 + i]);

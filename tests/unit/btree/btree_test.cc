@@ -472,11 +472,11 @@ TEST_CASE("a cursor latches its leaf only while the copy is current", "[btree]")
   }
   auto cur = tree->NewCursor();
   REQUIRE(cur->Seek(testing::B(testing::U32Key(7))).ok());
-  std::vector<RecordView> rest;
-  cur->RemainingRecords(&rest);
   std::vector<HeapNo> heap;
-  for (const RecordView& r : rest) heap.push_back(r.heap_no);
+  std::vector<uint64_t> sys8;
+  cur->RemainingHeapNos(&heap, &sys8);
   CHECK(heap == std::vector<HeapNo>{9, 10, 11});  // inserted in order: heap numbers 2..11
+  CHECK(sys8 == std::vector<uint64_t>{0, 0, 0});  // a tree without hidden fields
   int calls = 0;
   CHECK(*cur->WithLeafLatched([&] {
     ++calls;
