@@ -37,7 +37,6 @@ struct Cursor::Impl : Cursor::State {
   Lsn lsn = 0;
   std::string big_value;  // the overflow value once read
   std::string bound;      // the key to reposition around
-  uint64_t copies = 0;    // leaf_copies()
 
   Status Position(int i) {
     idx = i;
@@ -225,24 +224,28 @@ Status Cursor::Prev() {
 
 RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.heap_no}; }
 
-uint64_t Cursor::leaf_copies() const { return impl_->copies; }
-
 void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const {
-  heap_nos->clear();
-  sys8->clear();
   const Impl* c = impl_.get();
-  if (!c->valid) return;
+  const size_t count = c->valid ? static_cast<size_t>(c->n - c->idx) : 0;
+  // Sized once and filled through pointers: this runs once per leaf of every locking scan.
+  heap_nos->resize(count);
+  sys8->resize(count);
+  HeapNo* h = heap_nos->data();
+  uint64_t* t = sys8->data();
   const std::byte* p = c->data;
-  for (int i = c->idx; i < c->n; ++i) {
+  size_t done = 0;
+  for (int i = c->idx; done < count; ++i, ++done) {
     const size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
-    if (off < c->heap_top || off + kRecordHeaderSize > kPageSize) return;
+    if (off < c->heap_top || off + kRecordHeaderSize > kPageSize) break;
     const std::byte* r = p + off;
     const size_t key_len = Load16(r + record_offset::kKeyLen);
     const bool has_sys = (std::to_integer<uint8_t>(r[record_offset::kFlags]) & kRecSys) != 0;
-    if (has_sys && off + kRecordHeaderSize + key_len + kSysLen > kPageSize) return;
-    heap_nos->push_back(Load16(r + record_offset::kHeapNo));
-    sys8->push_back(has_sys ? Load64(r + record_offset::kKey + key_len) : 0);
+    if (has_sys && off + kRecordHeaderSize + key_len + kSysLen > kPageSize) break;
+    h[done] = Load16(r + record_offset::kHeapNo);
+    t[done] = has_sys ? Load64(r + record_offset::kKey + key_len) : 0;
   }
+  heap_nos->resize(done);
+  sys8->resize(done);
 }
 
 Result<bool> Cursor::WithLeafLatched(const std::function<Status()>& f) const {

@@ -67,7 +67,7 @@ class Cursor {
 
   // How many times the cursor has copied a leaf: a change says the records shown now come
   // from a new copy (locking scans lock each copy's records once).
-  uint64_t leaf_copies() const;
+  uint64_t leaf_copies() const { return st_->copies; }  // inline: checked once per row
   // Locking scans: the heap numbers of the current record and the records after it in the
   // copied leaf, in key order, and the first 8 bytes of each one's hidden fields (0 without
   // them), read with a minimal decode (no values). Both are cleared first; empty unless
@@ -91,6 +91,7 @@ class Cursor {
     int idx = 0;
     bool valid = false;
     bool big_loaded = false;
+    uint64_t copies = 0;  // leaf_copies()
     RecordView rec;
 
     // Decodes slot i of the copy into `rec`; false if it points outside the page.

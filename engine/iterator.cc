@@ -61,10 +61,10 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   Result<bool> current = cursor->WithLeafLatched([&] {
     // Implicit locks: only a record written by a transaction that may still be active has one
     // (one compare per record; the rest were written before every active transaction began).
-    const TrxSys* trx_sys = txn->db()->trx_sys();
+    const TrxId min_active = txn->db()->trx_sys()->min_active_id();
     for (size_t i = 0; i < sys8.size(); ++i) {
       const TrxId writer = TrxIdOfSys8(sys8[i]);
-      if (trx_sys->MaybeActive(writer)) [[unlikely]]
+      if (writer >= min_active) [[unlikely]]
         txn->ConvertImplicit(writer, {page, heap_nos[i]});
     }
     return txn->db()->lock_sys()->LockRecords(txn->locks(), page, heap_nos, m, lock_type, &granted);

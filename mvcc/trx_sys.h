@@ -56,6 +56,8 @@ class TrxSys {
   // Lock-free: false means `id` is certainly not active (below every active id); true means
   // "ask IsActive".
   bool MaybeActive(TrxId id) const { return id >= min_active_id_.load(std::memory_order_acquire); }
+  // The bound MaybeActive compares with (ids below it are not active), for a loop over many.
+  TrxId min_active_id() const { return min_active_id_.load(std::memory_order_acquire); }
   bool IsActive(TrxId id) const;
   // Calls `f(owner)` under the latch if `id` is active (so it cannot end meanwhile); returns
   // whether it did.
