@@ -46,7 +46,7 @@ class RecordMoveListener {
   }
   // A record was physically removed; `successor` is the next record in key order (the
   // supremum of its page when it was last: heap_no kSupremumHeapNo). Locks on it pass to
-  // the successor as gap locks (issue #4).
+  // the successor as gap locks.
   virtual void OnRecordRemoved(RecordLocation removed, RecordLocation successor) = 0;
   // A page was emptied and freed (its records moved away first, and reported). Also called
   // for every leaf by BTree::Drop().

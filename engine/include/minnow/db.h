@@ -179,17 +179,17 @@ class Database {
   static Result<std::unique_ptr<Database>> Open(const Options& options);
   ~Database();  // Close()s if still open, ignoring its error: call Close() to see it.
 
-  // Rolls back the transaction holding the writer token, if any, flushes everything and closes
-  // the file. Afterwards every call (on the Database and on its sessions, transactions and
-  // iterators) returns kClosed. REQUIRES: no other thread is inside a call on this database's
-  // objects (a thread waiting for the writer token is woken and gets kClosed).
+  // Stops purge, rolls back every active transaction, flushes everything and closes the file.
+  // Afterwards every call (on the Database and on its sessions, transactions and iterators)
+  // returns kClosed. REQUIRES: no other thread is inside a call on this database's objects.
   Status Close();
 
   // Names: 1 to 64 characters of [A-Za-z0-9_$.]. kDuplicateKey if it exists.
   Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options = {});
   // Frees the keyspace's pages and forgets its name; its handles become invalid. kNotFound if
-  // absent. Waits for the writer token as a write does (kLockWaitTimeout; so a transaction of
-  // this thread that has written must end first). REQUIRES: no transaction reads it meanwhile.
+  // absent. Takes an X table lock first, so it waits (kLockWaitTimeout) until no transaction
+  // holds a lock on the keyspace (a transaction of this thread that has written or locked in it
+  // must end first). REQUIRES: no transaction reads it consistently meanwhile.
   Status DropKeyspace(std::string_view name);
   // A handle for the per-call API; kNotFound if absent.
   Result<Keyspace> OpenKeyspace(std::string_view name);
