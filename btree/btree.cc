@@ -66,27 +66,10 @@ Result<std::unique_ptr<BTree>> BTree::Open(BufferPool* pool, PageNo root,
 Result<RecordData> BTree::Get(ConstBytes key) const { return impl_->Get(key); }
 
 Result<bool> BTree::Get(ConstBytes key, std::string* value, bool* delete_marked) const {
-  if (key.size() > kMaxKeySize) {
-    return Status::InvalidArgument(
-        fmt::format("key of {} bytes is longer than {}", key.size(), kMaxKeySize));
-  }
-  ASSIGN_OR_RETURN(ReadPageGuard leaf, impl_->FindLeafRead(Impl::Target::kKey, key));
-  PageView v(leaf.data());
-  bool found = false;
-  ASSIGN_OR_RETURN(size_t idx, v.LowerBound(key, &found));
-  if (!found) return false;
-  RecordView rec;
-  if (!v.Record(idx, &rec)) {
-    return Status::Corruption(fmt::format("page {}: slot {} out of range", leaf.page_no(), idx));
-  }
-  if (delete_marked != nullptr) *delete_marked = rec.delete_marked();
-  value->clear();
-  if (rec.overflow()) {
-    RETURN_IF_ERROR(impl_->ReadChain(rec.value, value));
-  } else {
-    value->assign(reinterpret_cast<const char*>(rec.value.data()), rec.value.size());
-  }
-  return true;
+  return ReadLatched(key, value, [delete_marked](const LatchedRead& r) {
+    if (delete_marked != nullptr) *delete_marked = r.delete_marked;
+    return Status::OK();
+  });
 }
 
 Result<bool> BTree::ReadLatched(ConstBytes key, std::string* value,

@@ -74,6 +74,17 @@ Status UndoStore::Impl::CheckUndoPage(const std::byte* page, PageNo page_no,
   return Status::OK();
 }
 
+void UndoStore::Impl::StartLog(PageNo first, uint32_t slot, UndoLogMem* log) {
+  log->first = log->last = first;
+  log->free = static_cast<uint16_t>(lg::kData);
+  log->pages = 1;
+  log->slot = slot;
+  log->top_page = kInvalidPageNo;
+  log->records = 0;
+  active_logs.fetch_add(1, std::memory_order_relaxed);
+  undo_pages.fetch_add(1, std::memory_order_relaxed);
+}
+
 Status UndoStore::Impl::ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, UndoLogMem* log) {
   MiniTransaction mtr(pool);
   ASSIGN_OR_RETURN(MtrPage fp, mtr.Write(first));
@@ -89,14 +100,7 @@ Status UndoStore::Impl::ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, Undo
   ks[1] = std::byte{static_cast<uint8_t>(UndoLogState::kActive)};
   fp.Write64(lg::kTrxId, trx_id);
   mtr.Commit();
-  log->first = log->last = first;
-  log->free = static_cast<uint16_t>(lg::kData);
-  log->pages = 1;
-  log->slot = slot;
-  log->top_page = kInvalidPageNo;
-  log->records = 0;
-  active_logs.fetch_add(1, std::memory_order_relaxed);
-  undo_pages.fetch_add(1, std::memory_order_relaxed);
+  StartLog(first, slot, log);
   return Status::OK();
 }
 
@@ -144,14 +148,7 @@ Status UndoStore::Impl::CreateLog(TrxId trx_id, UndoLogMem* log) {
   Store32(base + lg::kHistoryNext, kInvalidPageNo);
   rseg->Write32(rseg_offset::kSlots + 4 * slot, page_no);
   mtr.Commit();
-  log->first = log->last = page_no;
-  log->free = static_cast<uint16_t>(lg::kData);
-  log->pages = 1;
-  log->slot = slot;
-  log->top_page = kInvalidPageNo;
-  log->records = 0;
-  active_logs.fetch_add(1, std::memory_order_relaxed);
-  undo_pages.fetch_add(1, std::memory_order_relaxed);
+  StartLog(page_no, slot, log);
   return Status::OK();
 }
 

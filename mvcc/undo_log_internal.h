@@ -72,6 +72,8 @@ struct UndoStore::Impl {
   Status CreateLog(TrxId trx_id, UndoLogMem* log);
   // CreateLog from the cached log at `first` in `slot`.
   Status ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, UndoLogMem* log);
+  // The in-memory state of a log just made (or reused) at `first` in `slot`: one empty page.
+  void StartLog(PageNo first, uint32_t slot, UndoLogMem* log);
   // Appends `rec` (kUndoRecHeaderSize bytes left for the header, then the payload) after the
   // log's newest record; sets the log's top to it.
   Status AppendRecord(UndoLogMem* log, std::string* rec);

@@ -8,24 +8,24 @@
 #include <thread>
 #include <vector>
 
-#include "engine_test_util.h"
+#include "txn_test_util.h"
 
 namespace minnow {
 namespace {
 
+using testing::Db;
 using testing::Key;
+using testing::kForUpdate;
+using testing::kRC;
+using testing::kRR;
+using testing::kRU;
+using testing::kSER;
+using testing::kShareRead;
 using testing::MustKeyspace;
 using testing::MustOpen;
 using testing::SmallOptions;
+using testing::Step;
 using testing::Take;
-
-// it->Next(), which must succeed (usable in a for statement's increment).
-void Step(Iterator* it) { REQUIRE_OK(it->Next()); }
-
-constexpr IsolationLevel kRU = IsolationLevel::kReadUncommitted;
-constexpr IsolationLevel kRC = IsolationLevel::kReadCommitted;
-constexpr IsolationLevel kRR = IsolationLevel::kRepeatableRead;
-constexpr IsolationLevel kSER = IsolationLevel::kSerializable;
 
 const char* Name(IsolationLevel l) {
   switch (l) {
@@ -40,49 +40,6 @@ const char* Name(IsolationLevel l) {
   }
   return "?";
 }
-
-constexpr ReadOptions kShareRead{.lock_mode = LockMode::kShare};
-constexpr ReadOptions kForUpdate{.lock_mode = LockMode::kExclusive};
-
-// A database with a keyspace and a few sessions (one per simulated client).
-struct Db {
-  explicit Db(uint32_t lock_wait_timeout_ms = 100) {
-    Options o = SmallOptions(":memory:");
-    o.lock_wait_timeout_ms = lock_wait_timeout_ms;
-    db = MustOpen(o);
-    ks = MustKeyspace(db.get(), "t");
-    for (auto& s : sessions) s = Take(db->NewSession());
-  }
-  std::unique_ptr<Transaction> Begin(int session, IsolationLevel level = kRR) {
-    return Take(sessions[static_cast<size_t>(session)]->Begin({.isolation = level}));
-  }
-  // Commits `pairs` in a transaction of its own.
-  void Load(const std::vector<std::pair<std::string, std::string>>& pairs) {
-    auto t = Begin(3);
-    for (const auto& [k, v] : pairs) REQUIRE_OK(t->Put(ks, k, v));
-    REQUIRE_OK(t->Commit());
-  }
-  // The committed value of `key` as a fresh transaction sees it ("<absent>" if none).
-  std::string Committed(std::string_view key) {
-    auto t = Begin(3, kRC);
-    auto v = t->Get(ks, key);
-    if (v.status().IsNotFound()) return "<absent>";
-    INFO(v.status().ToString());
-    REQUIRE(v.ok());
-    return *v;
-  }
-  // Polls (bounded) until `n` lock requests are waiting; REQUIREs that they are.
-  void AwaitWaiters(uint64_t n) {
-    for (int i = 0; i < 10000 && db->stats().row_lock_current_waits < n; ++i) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    REQUIRE(db->stats().row_lock_current_waits == n);
-  }
-
-  std::unique_ptr<Database> db;
-  Keyspace ks;
-  std::unique_ptr<Session> sessions[4];
-};
 
 // The rows an iterator shows from the first key on; a failed move is returned.
 Result<std::vector<std::string>> Scan(Transaction* t, const Keyspace& ks,
