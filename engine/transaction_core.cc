@@ -270,8 +270,13 @@ Status TransactionCore::Commit() {
   if (delete_marked) db_->WakePurge();
   DurableRedoLog* log = db_->log();
   if (log != nullptr) {
-    if (log->failed_status().ok() == false) st = log->failed_status();
-    if (st.ok()) st = log->CommitUpTo(commit_end, db_->flush_policy());
+    if (commit_end == 0) {
+      // The log refused the commit mini-transaction (it failed earlier): nothing was logged.
+      st = log->failed_status();
+      if (st.ok()) st = Status::IOError("the redo log refused the commit record");
+    } else {
+      st = log->CommitUpTo(commit_end, db_->flush_policy());
+    }
     if (!st.ok()) {
       // The commit record may be lost: as far as anyone can know, the commit did not happen.
       state_ = State::kRolledBack;
