@@ -373,6 +373,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   LockReport report;
+  report.rows = c.rows;
   Status st = Run(c, &report);
   if (st.ok()) {
     fmt::print("\n");

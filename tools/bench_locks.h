@@ -33,6 +33,7 @@ struct LockReport {
   std::string title;               // the first line(s)
   std::vector<LockLine> measured;  // measured[0] is minnow's plain full scan
   std::vector<std::string> notes;  // printed under the table
+  uint64_t rows = 0;               // the table's size: the targets are set for W1's
 };
 
 // The write-up's figures for W1 (InnoDB 2006 on the Percona blog; MariaDB 10.11 on a 2-core

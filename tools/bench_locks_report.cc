@@ -87,10 +87,20 @@ std::string LineText(const LockLine& l, const std::vector<LockLine>& lines) {
                          CountText(k.row_locks), BitsPerRow(l));
 }
 
-std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
-
-void PrintTargets(std::FILE* out, const std::vector<LockLine>& m) {
-  fmt::print(out, "\ntargets (minnow):\n");
+void PrintTargets(std::FILE* out, const std::vector<LockLine>& m, uint64_t rows) {
+  constexpr uint64_t kW1Rows = 1'638'400;
+  if (rows != kW1Rows) {
+    // A smaller table's scans are too short to time well, and its lock heap's first chunks
+    // weigh more per row: the verdicts hold only at the size the targets were set for.
+    fmt::print(out, "\ntargets (minnow): set for W1's {} rows; this run has {}, so no verdicts:\n",
+               Commas(kW1Rows), Commas(rows));
+  } else {
+    fmt::print(out, "\ntargets (minnow):\n");
+  }
+  const bool judge = rows == kW1Rows;
+  auto Verdict = [judge](bool met) -> std::string {
+    return judge ? (met ? "met" : "MISSED") : "(not judged)";
+  };
   for (const char* id : {"share", "update"}) {
     const LockLine* l = Find(m, "minnow", id);
     if (l == nullptr) continue;
@@ -165,7 +175,7 @@ void PrintLockReport(std::FILE* out, const LockReport& report) {
              "heap bytes * 8 / row locks\n(InnoDB 2006 and MariaDB's LIKE give no row-lock "
              "count: / rows, as the 2006 post computed its 2.46 and 3.47).\n");
   for (const std::string& n : report.notes) fmt::print(out, "{}\n", n);
-  PrintTargets(out, report.measured);
+  PrintTargets(out, report.measured, report.rows);
 }
 
 Status WriteLockCsv(const std::string& path, const LockReport& report) {
