@@ -51,4 +51,18 @@ class SCOPED_CAPABILITY LatchGuard {
   Latch& latch_;
 };
 
+// Holds a SharedLatch in shared mode for a scope.
+class SCOPED_CAPABILITY SharedLatchGuard {
+ public:
+  explicit SharedLatchGuard(SharedLatch& latch) ACQUIRE_SHARED(latch) : latch_(latch) {
+    latch_.AcquireShared();
+  }
+  ~SharedLatchGuard() RELEASE() { latch_.ReleaseShared(); }
+  SharedLatchGuard(const SharedLatchGuard&) = delete;
+  SharedLatchGuard& operator=(const SharedLatchGuard&) = delete;
+
+ private:
+  SharedLatch& latch_;
+};
+
 }  // namespace minnow

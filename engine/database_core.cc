@@ -155,10 +155,8 @@ Status DatabaseCore::Close() {
   // The Close() contract: no thread is inside a call now, so no active transaction's thread is
   // either; roll them back (a waiter would have been inside a call).
   std::vector<TransactionCore*> active;
-  for (TrxId id : trx_sys_->ActiveIds()) {
-    trx_sys_->WithActive(
-        id, [&](void* owner) { active.push_back(static_cast<TransactionCore*>(owner)); });
-  }
+  trx_sys_->ForEachActive(
+      [&](TrxId, void* owner) { active.push_back(static_cast<TransactionCore*>(owner)); });
   for (TransactionCore* t : active) t->RollbackForClose();
   lock_sys_->Shutdown();
   final_stats_ = LiveStats();

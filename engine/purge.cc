@@ -49,11 +49,7 @@ void DatabaseCore::PurgeLoop() {
 }
 
 Result<uint64_t> DatabaseCore::PurgePass() {
-  drop_latch_.AcquireShared();  // no tree is freed under us
-  struct Unlatch {
-    SharedLatch& l;
-    ~Unlatch() { l.ReleaseShared(); }
-  } unlatch{drop_latch_};
+  SharedLatchGuard no_drops(drop_latch_);  // no tree is freed under us
   const TrxId limit = trx_sys_->PurgeLimit();
   uint64_t logs = 0;
   for (; logs < 64; ++logs) {

@@ -175,26 +175,19 @@ Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* 
     // and freed that undo. A rollback restores the record before it frees the undo, so if the
     // record is unchanged now, what we read was still there (InnoDB holds the leaf latch
     // instead). Otherwise start again from the record as it is now.
-    bool changed = false;
     std::array<std::byte, kSysFieldsSize> now{};
+    bool marked = false;
     ASSIGN_OR_RETURN(bool found,
-                     ks->tree->ReadLatched(AsBytes(key), nullptr, [&](const LatchedRead& lr) {
-                       if (lr.found) std::copy(lr.sys.begin(), lr.sys.end(), now.begin());
+                     ks->tree->ReadLatched(AsBytes(key), &current_, [&](const LatchedRead& lr) {
+                       std::copy(lr.sys.begin(), lr.sys.end(), now.begin());
+                       marked = lr.delete_marked;
                        return Status::OK();
                      }));
-    changed = !found || now != latest;
-    if (changed) {
+    if (!found) return false;  // removed (purged or rolled back): invisible to every view
+    if (now != latest) {
       if (attempt > 1000) return Status::Busy("a record kept changing while reading it");
-      std::string current;
-      bool marked = false;
-      ASSIGN_OR_RETURN(bool still,
-                       ks->tree->ReadLatched(AsBytes(key), &current, [&](const LatchedRead& lr) {
-                         std::copy(lr.sys.begin(), lr.sys.end(), latest.begin());
-                         marked = lr.delete_marked;
-                         return Status::OK();
-                       }));
-      if (!still) return false;  // removed (purged or rolled back): invisible to every view
-      *value = std::move(current);
+      latest = now;
+      value->swap(current_);
       delete_marked = marked;
       continue;
     }
@@ -249,7 +242,7 @@ Status TransactionCore::Commit() {
   Status st = db_->WritableStatus();
   MINNOW_CRASH_POINT("txn.before_commit");
   Lsn commit_end = 0;
-  const bool delete_marked = undo_->has_update_log();
+  const bool wakes_purge = undo_->has_update_log();  // its update undo joins the history
   if (st.ok()) {
     const TrxId trx_no = db_->trx_sys()->AssignTrxNo(id_);
     Result<Lsn> end = undo_->Commit(trx_no);  // the commit mini-transaction
@@ -267,7 +260,7 @@ Status TransactionCore::Commit() {
   // Others may go on (our locks are released) while we wait for the fsync: their commits come
   // after ours in the log, so none becomes durable before ours.
   End(State::kCommitted);
-  if (delete_marked) db_->WakePurge();
+  if (wakes_purge) db_->WakePurge();
   DurableRedoLog* log = db_->log();
   if (log != nullptr) {
     if (commit_end == 0) {

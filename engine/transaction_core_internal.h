@@ -168,6 +168,7 @@ class TransactionCore {
   WriteKind pending_kind_ = WriteKind::kPut;
   BeforeChange write_notice_;  // calls OnWrite; built once
   std::string undo_buf_;       // scratch
+  std::string current_;        // scratch: BuildVisible's re-read of the latest version
 };
 
 // Applies one undo record to the tree it names (rollback and recovery): removes an inserted

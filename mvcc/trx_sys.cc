@@ -128,14 +128,6 @@ uint64_t TrxSys::open_views() const {
   return n_views_;
 }
 
-std::vector<TrxId> TrxSys::ActiveIds() const {
-  LatchGuard g(latch_);
-  std::vector<TrxId> ids;
-  ids.reserve(active_.size());
-  for (const auto& [id, owner] : active_) ids.push_back(id);
-  return ids;
-}
-
 void TrxSys::ForEachActive(const std::function<void(TrxId id, void* owner)>& f) const {
   LatchGuard g(latch_);
   for (const auto& [id, owner] : active_) f(id, owner);

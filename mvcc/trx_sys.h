@@ -71,8 +71,6 @@ class TrxSys {
   TrxId next_id() const;  // InnoDB's "Trx id counter"
   uint64_t active_count() const;
   uint64_t open_views() const;
-  // Ids of the active transactions, ascending (information_schema.innodb_trx).
-  std::vector<TrxId> ActiveIds() const;
   // Calls `f(id, owner)` for each active transaction, ascending, under the latch (so none ends
   // meanwhile). `f` must not call into the TrxSys.
   void ForEachActive(const std::function<void(TrxId id, void* owner)>& f) const;
