@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -161,6 +162,22 @@ struct DataLockWait {
   DataLock blocking;
 };
 
+// The latest deadlock the lock system found (SHOW ENGINE INNODB STATUS's LATEST DETECTED
+// DEADLOCK): the transactions of the cycle, what each waited for and held, and the victim.
+struct DeadlockReport {
+  struct Trx {
+    uint64_t trx_id = 0;
+    TransactionLockInfo locks;   // at the time of the deadlock
+    uint64_t rows_modified = 0;  // undo records written ("undo log entries")
+    DataLock waiting_for;        // the request it waited on
+    std::vector<DataLock>
+        holds;  // its granted locks on the record (or table) the next one waits for
+  };
+  int64_t unix_time = 0;   // when it was found (seconds since the epoch)
+  std::vector<Trx> cycle;  // cycle[i] waits for cycle[i + 1] (the last for the first)
+  uint64_t victim_trx_id = 0;
+};
+
 // One row of information_schema.innodb_trx: a transaction that has written or locked.
 struct TransactionInfo {
   uint64_t trx_id = 0;
@@ -213,6 +230,14 @@ class Database {
   Result<std::vector<TransactionInfo>> Transactions();
   // What Open had to recover.
   const RecoveryReport& recovery_report() const;
+  // The options the database was opened with.
+  const Options& options() const;
+  // The latest deadlock found since Open, if any.
+  std::optional<DeadlockReport> LatestDeadlock() const;
+  // The keyspace's tree now, counted by walking it under page latches (no locks, no MVCC:
+  // `records` counts every record, delete-marked ones too, which `delete_marked` also counts).
+  // For SHOW TABLE STATUS. kInvalidArgument for a bad handle.
+  Result<KeyspaceCheck> InspectKeyspace(const Keyspace& ks);
 
  private:
   friend class Session;
@@ -283,6 +308,25 @@ class Transaction {
   bool active() const;
   // Its locks now (all zero for a transaction that has not locked anything).
   TransactionLockInfo lock_info() const;
+  // Its id, 0 until it first writes or locks. Thread-safe (any thread may ask).
+  uint64_t id() const;
+
+  // Statement rollback. Savepoint() marks the changes made so far; RollbackToSavepoint undoes
+  // every change made after the mark (newest first) and keeps the transaction, its earlier
+  // changes and all its locks, as InnoDB's statement rollback does. kInvalidArgument for a
+  // mark from the future.
+  uint64_t Savepoint() const;
+  Status RollbackToSavepoint(uint64_t savepoint);
+
+  // A table lock for LOCK TABLES: kShare takes S, kExclusive X on the keyspace (waiting as
+  // record locks do: kLockWaitTimeout, kDeadlock). kInvalidArgument for kNone.
+  Status LockTable(const Keyspace& ks, LockMode mode);
+
+  // From any thread (KILL QUERY): a lock wait of this transaction in progress ends now with
+  // kAborted ("Query execution was interrupted"), and so does any wait it starts until
+  // ClearInterrupt(). Its locks and changes stay; only the waiting call fails.
+  void Interrupt();
+  void ClearInterrupt();
 
  private:
   friend class Session;

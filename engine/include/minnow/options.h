@@ -51,6 +51,8 @@ enum class IsolationLevel : uint8_t {
 
 struct TransactionOptions {
   IsolationLevel isolation = IsolationLevel::kRepeatableRead;
+  // innodb_lock_wait_timeout for this transaction's lock waits; 0: Options::lock_wait_timeout_ms.
+  uint32_t lock_wait_timeout_ms = 0;
 };
 
 }  // namespace minnow

@@ -1,0 +1,89 @@
+#pragma once
+// The SQL front's entry point: a SqlEngine over an open Database, and SqlSessions that run
+// statements as a MySQL connection does (autocommit, BEGIN/COMMIT, session variables).
+//
+//   ASSIGN_OR_RETURN(auto db, minnow::Database::Open({.path = "my.minnow"}));
+//   auto engine = minnow::sql::SqlEngine::Open(db.get());       // SqlResult
+//   auto session = engine->NewSession();
+//   auto r = session->Execute("SELECT count(i) FROM sample");  // SqlResult<StatementResult>
+//
+// Thread safety: a SqlEngine is thread-safe. A SqlSession runs one statement at a time and
+// belongs to one thread, except Cancel(), waiting_for_lock(), progress_rows() and id(), which
+// any thread may call. Sessions must be destroyed before their engine, the engine before the
+// Database.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/sql_error.h"
+
+namespace minnow::sql {
+
+struct SqlWarning {
+  std::string level;  // "Warning" or "Note"
+  uint16_t code = 0;
+  std::string message;
+};
+
+// What a statement returned: a result set (has_result_set) or an OK packet's fields.
+struct StatementResult {
+  bool has_result_set = false;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
+  uint64_t affected_rows = 0;
+  uint64_t last_insert_id = 0;
+  std::string
+      info;  // "Records: 3  Duplicates: 0  Warnings: 0", "Rows matched: 1  Changed: 1  Warnings: 0"
+  std::vector<SqlWarning> warnings;
+  double seconds = 0;  // wall time of the statement
+};
+
+class SqlSession;
+struct SqlEngineState;  // sql_lite_front/engine_state.h
+
+class SqlEngine {
+ public:
+  // Opens the SQL catalog of `db` (TableCatalog::Open). REQUIRES: db outlives the engine.
+  static SqlResult<std::unique_ptr<SqlEngine>> Open(Database* db);
+  ~SqlEngine();
+  // A new connection, with the global variables' current values as its session values.
+  std::unique_ptr<SqlSession> NewSession();
+  Database* db() const;
+
+ private:
+  explicit SqlEngine(std::unique_ptr<SqlEngineState> state);
+  std::unique_ptr<SqlEngineState> state_;
+};
+
+struct SessionState;  // sql_lite_front/session_state.h
+
+class SqlSession {
+ public:
+  ~SqlSession();  // rolls back an open transaction, releases LOCK TABLES
+  // Parses and runs one statement (a trailing ';' is allowed). On an error the statement has
+  // changed nothing; a deadlock (1213) has rolled back the whole transaction.
+  SqlResult<StatementResult> Execute(std::string_view sql);
+
+  // From any thread: the running statement stops at its next row or lock wait with 1317
+  // "Query execution was interrupted" (KILL QUERY); a no-op when idle.
+  void Cancel();
+  // From any thread: true while the running statement waits for a row or table lock.
+  bool waiting_for_lock() const;
+  // From any thread: rows the running statement has read or written so far (for progress).
+  uint64_t progress_rows() const;
+  uint64_t id() const;  // the connection id (CONNECTION_ID(), PROCESSLIST_ID)
+  bool in_transaction() const;
+
+ private:
+  friend class SqlEngine;
+  explicit SqlSession(std::unique_ptr<SessionState> state);
+  std::unique_ptr<SessionState> state_;
+};
+
+}  // namespace minnow::sql

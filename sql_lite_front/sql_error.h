@@ -1,0 +1,153 @@
+#pragma once
+// Errors of the SQL front, as MySQL reports them: a number, an SQLSTATE and a message.
+//   "ERROR 1146 (42S02): Table 'sample' doesn't exist"
+// A statement that returns an error has changed nothing (the session rolls the statement back;
+// a deadlock rolls back the whole transaction, as InnoDB does).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "minnow/status.h"
+
+namespace minnow::sql {
+
+// MySQL's error numbers (include/mysqld_error.h) that minnow returns.
+enum ErrorCode : uint16_t {
+  kErTableExists = 1050,            // 42S01 Table '%s' already exists
+  kErBadTable = 1051,               // 42S02 Unknown table '%s'
+  kErNonUniq = 1052,                // 23000 Column '%s' in %s is ambiguous
+  kErWrongFieldWithGroup = 1055,    // 42000
+  kErTooLongIdent = 1059,           // 42000 Identifier name '%s' is too long
+  kErDupFieldName = 1060,           // 42S21 Duplicate column name '%s'
+  kErDupKeyName = 1061,             // 42000 Duplicate key name '%s'
+  kErDupEntry = 1062,               // 23000 Duplicate entry '%s' for key '%s'
+  kErParse = 1064,                  // 42000 You have an error in your SQL syntax; ...
+  kErEmptyQuery = 1065,             // 42000 Query was empty
+  kErMultiplePriKey = 1068,         // 42000 Multiple primary key defined
+  kErTooLongKey = 1071,             // 42000 Specified key was too long; max key length is %d bytes
+  kErKeyColumnDoesNotExist = 1072,  // 42000 Key column '%s' doesn't exist in table
+  kErWrongAutoKey = 1075,  // 42000 Incorrect table definition; there can be only one auto column
+                           // and it must be defined as a key
+  kErCantDropFieldOrKey = 1091,  // 42000 Can't DROP '%s'; check that column/key exists
+  kErTableNotLockedForWrite =
+      1099,                  // HY000 Table '%s' was locked with a READ lock and can't be updated
+  kErTableNotLocked = 1100,  // HY000 Table '%s' was not locked with LOCK TABLES
+  kErWrongTableName = 1103,  // 42000 Incorrect table name '%s'
+  kErUnknownError =
+      1105,  // HY000 Unknown error (minnow: an internal or I/O error, said in the message)
+  kErUnknownTable = 1109,         // 42S02 Unknown table '%s' in %s
+  kErInvalidGroupFuncUse = 1111,  // HY000 Invalid use of group function
+  kErTooManyKeyParts = 1070,
+  kErWrongValueCount = 1136,          // 21S01 Column count doesn't match value count at row %ld
+  kErMixOfGroupFuncAndFields = 1140,  // 42000
+  kErWrongColumnName = 1166,          // 42000 Incorrect column name '%s'
+  kErBlobKeyWithoutLength =
+      1170,  // 42000 BLOB/TEXT column '%s' used in key specification without a key length
+  kErKeyDoesNotExist = 1176,        // 42000 Key '%s' doesn't exist in table '%s'
+  kErUnknownSystemVariable = 1193,  // HY000 Unknown system variable '%s'
+  kErLockWaitTimeout = 1205,        // HY000 Lock wait timeout exceeded; try restarting transaction
+  kErLockTableFull = 1206,          // HY000 The total number of locks exceeds the lock table size
+  kErWrongArguments = 1210,         // HY000 Incorrect arguments to %s
+  kErLockDeadlock =
+      1213,  // 40001 Deadlock found when trying to get lock; try restarting transaction
+  kErWrongValueForVar = 1231,  // 42000 Variable '%s' can't be set to the value of '%s'
+  kErWrongTypeForVar = 1232,   // 42000 Incorrect argument type to variable '%s'
+  kErNotSupportedYet = 1235,   // 42000 This version of minnow doesn't yet support '%s'
+  kErIncorrectGlobalLocalVar =
+      1229,  // HY000 Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL
+  kErVariableIsReadonly = 1238,    // HY000 Variable '%s' is a read only variable
+  kErOutOfRange = 1264,            // 22003 Out of range value for column '%s' at row %ld
+  kErUnknownStorageEngine = 1286,  // 42000 Unknown storage engine '%s'
+  kErTruncatedWrongValue = 1292,   // 22007 Truncated incorrect %s value: '%s'
+  kErQueryInterrupted = 1317,      // 70100 Query execution was interrupted
+  kErTruncatedWrongValueForField =
+      1366,                     // HY000 Incorrect %s value: '%s' for column '%s' at row %ld
+  kErNoDefaultForField = 1364,  // HY000 Field '%s' doesn't have a default value
+  kErDataTooLong = 1406,        // 22001 Data too long for column '%s' at row %ld
+  kErBadNull = 1048,            // 23000 Column '%s' cannot be null
+  kErBadField = 1054,           // 42S22 Unknown column '%s' in '%s'
+  kErNoSuchTable = 1146,        // 42S02 Table '%s.%s' doesn't exist
+  kErCantChangeTxCharacteristics = 1568,  // 25001 Transaction characteristics can't be changed
+                                          // while a transaction is in progress
+  kErLockOrActiveTransaction = 1192,      // HY000 Can't execute the given command because you have
+                                          // active locked tables or an active transaction
+  kErDivisionByZero = 1365,               // 22012
+};
+
+// MySQL's SQLSTATE for `code` ("HY000" for one it does not know).
+const char* SqlState(uint16_t code);
+
+struct SqlError {
+  uint16_t code = kErUnknownError;
+  std::string message;
+  const char* sqlstate() const { return SqlState(code); }
+  // "ERROR 1146 (42S02): Table 'test.sample' doesn't exist" (the mysql client's line)
+  std::string ToString() const;
+};
+
+// An engine Status as MySQL would report it: kLockWaitTimeout -> 1205, kDeadlock -> 1213,
+// kDuplicateKey -> 1062 (the caller usually builds a better 1062 message itself), anything
+// else -> 1105 with the Status's text. REQUIRES: !st.ok().
+SqlError FromStatus(const Status& st);
+
+// OK, or an SqlError.
+class [[nodiscard]] SqlStatus {
+ public:
+  SqlStatus() = default;
+  SqlStatus(SqlError e)
+      : error_(std::move(e)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  static SqlStatus OK() { return {}; }
+  bool ok() const { return ok_; }
+  const SqlError& error() const { return error_; }
+
+ private:
+  SqlError error_;
+  bool ok_ = true;
+};
+
+// A T or an SqlError.
+template <typename T>
+class [[nodiscard]] SqlResult {
+ public:
+  SqlResult(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  SqlResult(SqlError e) : v_(std::move(e)) {}   // NOLINT(google-explicit-constructor)
+  SqlResult(SqlStatus st) : v_(st.error()) {}   // NOLINT: REQUIRES !st.ok()
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const SqlError& error() const { return std::get<SqlError>(v_); }
+  SqlStatus status() const { return ok() ? SqlStatus() : SqlStatus(error()); }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, SqlError> v_;
+};
+
+// printf-free builder: SqlErr(kErNoSuchTable, "Table 'test.", name, "' doesn't exist")
+template <typename... Parts>
+SqlError SqlErr(uint16_t code, const Parts&... parts) {
+  std::string msg;
+  (msg.append(std::string_view(parts)), ...);
+  return SqlError{code, std::move(msg)};
+}
+
+}  // namespace minnow::sql
+
+#define SQL_RETURN_IF_ERROR(expr)                      \
+  do {                                                 \
+    ::minnow::sql::SqlStatus minnow_sst_ = (expr);     \
+    if (!minnow_sst_.ok()) return minnow_sst_.error(); \
+  } while (0)
+
+#define SQL_ASSIGN_OR_RETURN(decl, expr) \
+  SQL_ASSIGN_OR_RETURN_IMPL_(MINNOW_CONCAT_(minnow_sres_, __LINE__), decl, expr)
+#define SQL_ASSIGN_OR_RETURN_IMPL_(tmp, decl, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.error();                \
+  decl = std::move(tmp).value()

@@ -1,0 +1,110 @@
+#pragma once
+// The definition of a SQL table: columns, primary key, secondary indexes, and where they live.
+//
+// Storage (docs/ARCHITECTURE.md, "SQL tables"):
+//   - the clustered index is a keyspace (TableDef::keyspace): key = the primary key columns in
+//     key encoding (row_codec.h); value = the other columns in the compact row format. A table
+//     without a PRIMARY KEY gets InnoDB's hidden 6-byte DB_ROW_ID as its key (index name
+//     GEN_CLUST_INDEX);
+//   - each secondary index is a keyspace (IndexDef::keyspace): key = the index columns then the
+//     primary key columns, both in key encoding; value empty.
+// Keyspace names start as "<table>" and "<table>.<index>"; a copy-ALTER builds the new table
+// under fresh names ("<table>$<n>", ...), so the names are kept here, never derived.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/options.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+enum class ColumnType : uint8_t {
+  kTinyInt,    // 1 byte
+  kSmallInt,   // 2 bytes
+  kMediumInt,  // 3 bytes
+  kInt,        // 4 bytes
+  kBigInt,     // 8 bytes
+  kDouble,     // 8 bytes (FLOAT and REAL are read as DOUBLE)
+  kChar,       // CHAR(n): n characters (bytes: minnow's charset is binary), trailing spaces dropped
+  kVarchar,    // VARCHAR(n)
+  kText,       // TEXT (64 KiB - 1), MEDIUMTEXT, LONGTEXT
+  kBlob,       // BLOB and its sizes
+};
+
+bool IsIntegerType(ColumnType t);
+bool IsStringType(ColumnType t);  // CHAR, VARCHAR, TEXT, BLOB
+// "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
+const char* ColumnTypeName(ColumnType t);
+
+struct ColumnDef {
+  std::string name;
+  ColumnType type = ColumnType::kInt;
+  uint32_t length = 0;  // CHAR/VARCHAR: the declared n; display width of integers (ignored)
+  bool is_unsigned = false;
+  bool nullable = true;
+  bool auto_increment = false;
+  std::optional<Value> default_value;  // unset: no DEFAULT clause (NULL if nullable)
+  // "int unsigned NOT NULL AUTO_INCREMENT" as SHOW CREATE TABLE prints it (MySQL 8 style).
+  std::string TypeString() const;
+  // The largest number of bytes a value may hold (CHAR/VARCHAR n, TEXT 65,535, BLOB 64 MiB).
+  uint64_t MaxBytes() const;
+};
+
+struct IndexDef {
+  std::string name;               // "j"; the primary key is not an IndexDef
+  std::vector<uint32_t> columns;  // positions in TableDef::columns
+  std::string keyspace;           // where its entries live
+};
+
+struct TableDef {
+  std::string name;
+  std::vector<ColumnDef> columns;
+  std::vector<uint32_t> primary_key;  // column positions; empty: hidden DB_ROW_ID
+  std::vector<IndexDef> indexes;      // secondary, in creation order
+  std::string keyspace;               // the clustered index's keyspace
+  std::string engine = "InnoDB";      // as given (case kept); minnow runs InnoDB tables
+  std::string charset = "utf8mb4";
+  std::string collation;  // as given, or empty
+  Compression compression = Compression::kNone;
+  uint64_t max_rows = 0;
+  uint64_t auto_increment_start = 1;  // the AUTO_INCREMENT= table option
+  int64_t create_time = 0;            // unix seconds
+
+  bool has_hidden_primary_key() const { return primary_key.empty(); }
+  // Position of the column named `name` (case-insensitive, as MySQL's column names), or -1.
+  int FindColumn(std::string_view name) const;
+  // Position of the secondary index named `name` (case-insensitive), or -1.
+  int FindIndex(std::string_view name) const;
+  // The AUTO_INCREMENT column's position, or -1.
+  int AutoIncrementColumn() const;
+  // True if column `col` is part of the primary key.
+  bool IsPrimaryKeyColumn(uint32_t col) const;
+};
+
+// The catalog record's bytes (a versioned binary encoding) and back. Parse fails with 1105 on
+// damaged bytes.
+std::string SerializeTableDef(const TableDef& def);
+SqlResult<TableDef> ParseTableDef(std::string_view bytes);
+
+// SHOW CREATE TABLE's text, as MySQL 8 prints it:
+//   CREATE TABLE `sample` (
+//     `i` int unsigned NOT NULL AUTO_INCREMENT,
+//     `j` varchar(255) DEFAULT NULL,
+//     PRIMARY KEY (`i`),
+//     KEY `j` (`j`)
+//   ) ENGINE=InnoDB AUTO_INCREMENT=1638401 DEFAULT CHARSET=utf8mb3
+// (`next_auto_increment` 0 leaves AUTO_INCREMENT= out, as MySQL does for an empty table.)
+std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment);
+
+// `v` stored into `col` as MySQL's strict mode does it: integers range-checked (1264), strings
+// converted to numbers only if they are numbers (else 1366), strings longer than the column
+// (1406), NULL into NOT NULL (1048), CHAR's trailing spaces dropped. `row` is the 1-based row
+// number for the message.
+SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row);
+
+}  // namespace minnow::sql

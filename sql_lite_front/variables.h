@@ -1,0 +1,81 @@
+#pragma once
+// System variables: SET [GLOBAL|SESSION] x = v, @@x, SHOW VARIABLES. A registry of the
+// variables minnow has (each with scope, type, range and default), global values for the
+// engine, and each session's values (copied from the globals when the session starts, as MySQL
+// does).
+//
+// Variables (name: type, scope, meaning):
+//   autocommit: bool, session+global
+//   transaction_isolation (alias tx_isolation): enum READ-UNCOMMITTED | READ-COMMITTED |
+//     REPEATABLE-READ | SERIALIZABLE, session+global
+//   transaction_read_only: bool, session+global (read-only statements only; parsed, kept)
+//   innodb_lock_wait_timeout: int 1..1073741824 seconds, session+global
+//   lock_wait_timeout: int 1..31536000 seconds (metadata and table locks), session+global
+//   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (the MyISAM-style engine)
+//   sql_mode: string, session+global (kept, not interpreted)
+//   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
+//   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
+//   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
+//   database's options where they are real.
+// Errors: 1193 unknown variable, 1231 bad value, 1232 wrong type, 1229 SET SESSION of a
+// global-only variable, 1238 read-only.
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+class SessionVariables;
+
+class SystemVariables {
+ public:
+  // Defaults; the read-only ones from `options` (buffer pool size, deadlock detection, ...).
+  explicit SystemVariables(const Options& options);
+  // Thread-safe.
+  SqlResult<Value> GetGlobal(std::string_view name) const;
+  SqlStatus SetGlobal(std::string_view name, const Value& v);
+  SessionVariables NewSession() const;
+  // (name, value as SHOW VARIABLES prints it), sorted by name, global values.
+  std::vector<std::pair<std::string, std::string>> ListGlobal() const;
+
+ private:
+  friend class SessionVariables;
+  mutable std::mutex latch_;  // guards global_
+  std::map<std::string, Value, std::less<>> global_;
+};
+
+class SessionVariables {
+ public:
+  // @@name / @@session.name: the session value (the global one for a global-only variable).
+  SqlResult<Value> Get(std::string_view name) const;
+  // SET [SESSION] name = v (validated and normalized: "read-committed" -> "READ-COMMITTED",
+  // ON/1/true -> 1).
+  SqlStatus Set(std::string_view name, const Value& v);
+  // (name, value) sorted, as SHOW SESSION VARIABLES prints them.
+  std::vector<std::pair<std::string, std::string>> List() const;
+
+  // Typed shortcuts for the session.
+  bool autocommit() const;
+  IsolationLevel isolation() const;
+  uint32_t innodb_lock_wait_timeout_s() const;
+  uint32_t lock_wait_timeout_s() const;
+
+  // Parses an isolation level name ("REPEATABLE-READ", "repeatable read", ...); 1231 if bad.
+  static SqlResult<IsolationLevel> ParseIsolation(const Value& v);
+  static const char* IsolationName(IsolationLevel level);  // "REPEATABLE-READ"
+
+ private:
+  friend class SystemVariables;
+  explicit SessionVariables(const SystemVariables* global) : global_(global) {}
+  const SystemVariables* global_;
+  std::map<std::string, Value, std::less<>> session_;
+};
+
+}  // namespace minnow::sql
