@@ -28,6 +28,8 @@
 namespace minnow::sql {
 
 inline constexpr const char* kCatalogKeyspace = "$sql_tables";
+// The one schema (database) minnow has: "Table 'test.t' doesn't exist", OBJECT_SCHEMA, USE test.
+inline constexpr const char* kSchemaName = "test";
 
 // Per open table: counters kept in memory, set from the data when the table is opened.
 struct TableCounters {
