@@ -1,0 +1,93 @@
+// SQLSTATEs and the mysql client's error line; engine Status -> MySQL error.
+
+#include "sql_lite_front/sql_error.h"
+
+#include <string>
+
+namespace minnow::sql {
+
+const char* SqlState(uint16_t code) {
+  switch (code) {
+    case kErTableExists:
+      return "42S01";
+    case kErBadTable:
+    case kErUnknownTable:
+    case kErNoSuchTable:
+      return "42S02";
+    case kErNonUniq:
+    case kErDupEntry:
+    case kErBadNull:
+      return "23000";
+    case kErWrongFieldWithGroup:
+    case kErTooLongIdent:
+    case kErDupKeyName:
+    case kErParse:
+    case kErEmptyQuery:
+    case kErMultiplePriKey:
+    case kErTooLongKey:
+    case kErKeyColumnDoesNotExist:
+    case kErWrongAutoKey:
+    case kErCantDropFieldOrKey:
+    case kErWrongTableName:
+    case kErTooManyKeyParts:
+    case kErMixOfGroupFuncAndFields:
+    case kErWrongColumnName:
+    case kErBlobKeyWithoutLength:
+    case kErKeyDoesNotExist:
+    case kErWrongValueForVar:
+    case kErWrongTypeForVar:
+    case kErNotSupportedYet:
+    case kErUnknownStorageEngine:
+      return "42000";
+    case kErDupFieldName:
+      return "42S21";
+    case kErBadField:
+      return "42S22";
+    case kErWrongValueCount:
+      return "21S01";
+    case kErLockDeadlock:
+      return "40001";
+    case kErOutOfRange:
+      return "22003";
+    case kErTruncatedWrongValue:
+      return "22007";
+    case kErDataTooLong:
+      return "22001";
+    case kErDivisionByZero:
+      return "22012";
+    case kErQueryInterrupted:
+      return "70100";
+    case kErCantChangeTxCharacteristics:
+      return "25001";
+    default:
+      return "HY000";
+  }
+}
+
+std::string SqlError::ToString() const {
+  std::string out = "ERROR ";
+  out += std::to_string(code);
+  out += " (";
+  out += sqlstate();
+  out += "): ";
+  out += message;
+  return out;
+}
+
+SqlError FromStatus(const Status& st) {
+  switch (st.code()) {
+    case Code::kLockWaitTimeout:
+      return SqlErr(kErLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction");
+    case Code::kDeadlock:
+      return SqlErr(kErLockDeadlock,
+                    "Deadlock found when trying to get lock; try restarting transaction");
+    case Code::kDuplicateKey:
+      return SqlErr(kErDupEntry, st.message());
+    case Code::kAborted:
+      return SqlErr(kErQueryInterrupted, "Query execution was interrupted");
+    default:
+      return SqlErr(kErUnknownError, st.ToString());
+  }
+}
+
+}  // namespace minnow::sql
