@@ -33,6 +33,7 @@ struct SessionState {
   std::unique_ptr<Transaction> txn;
   bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
   std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
+  IsolationLevel txn_isolation = IsolationLevel::kRepeatableRead;  // the open transaction's
 
   // LOCK TABLES: the tables locked and how (empty when none).
   struct LockedTable {

@@ -15,6 +15,7 @@ namespace minnow::sql {
 
 // MySQL's error numbers (include/mysqld_error.h) that minnow returns.
 enum ErrorCode : uint16_t {
+  kErBadDb = 1049,                  // 42000 Unknown database '%s'
   kErTableExists = 1050,            // 42S01 Table '%s' already exists
   kErBadTable = 1051,               // 42S02 Unknown table '%s'
   kErNonUniq = 1052,                // 23000 Column '%s' in %s is ambiguous
