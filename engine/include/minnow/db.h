@@ -295,6 +295,13 @@ class Transaction {
       const std::function<bool(std::string_view* key, std::string_view* value)>& next);
   // A cursor over the keyspace in key order.
   Result<std::unique_ptr<Iterator>> NewIterator(const Keyspace& ks, const ReadOptions& ro = {});
+  // Counts the records with lo <= key < hi (hi empty: to the end) that an Iterator with the
+  // same ReadOptions would return from Seek(lo), and locks what that Iterator would lock, but a
+  // leaf at a time without handing out each record (SQL's COUNT(*) over a key range, as
+  // MySQL 8's handler::records()). Consistent reads build old versions only for records whose
+  // writer the view may not see.
+  Result<uint64_t> Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
+                         const ReadOptions& ro = {});
 
   // Makes the changes permanent, as durable as Options::flush_log_at_trx_commit says (1: the
   // log is fsynced before Commit returns; concurrent commits share one fsync). An error means
