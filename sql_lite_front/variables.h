@@ -49,6 +49,7 @@ class SystemVariables {
   friend class SessionVariables;
   mutable std::mutex latch_;  // guards global_
   std::map<std::string, Value, std::less<>> global_;
+  std::map<std::string, Value, std::less<>> defaults_;  // for SET x = DEFAULT; never changes
 };
 
 class SessionVariables {
