@@ -78,6 +78,7 @@ Result<std::vector<TransactionInfo>> Database::Transactions() {
 }
 
 const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
+const Options& Database::options() const { return impl_->core->options(); }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;

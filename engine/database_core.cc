@@ -81,6 +81,8 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   RETURN_IF_ERROR(ValidateOptions(options));
   std::unique_ptr<DatabaseCore> db(new DatabaseCore());
   db->path_ = options.path;
+  db->options_ = options;
+  db->options_.purge_interval_ms = std::max<uint32_t>(1, options.purge_interval_ms);
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
   db->deadlock_detect_ = options.deadlock_detect;
   db->purge_interval_ = std::chrono::milliseconds(std::max<uint32_t>(1, options.purge_interval_ms));

@@ -68,6 +68,8 @@ class DatabaseCore {
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   DatabaseStats stats() const;
   const RecoveryReport& recovery_report() const { return report_; }
+  // The options Open was given, normalized (purge_interval_ms at least 1).
+  const Options& options() const { return options_; }
   // Introspection (introspection.cc).
   Result<std::vector<DataLock>> DataLocks();
   Result<std::vector<DataLockWait>> DataLockWaits();
@@ -146,6 +148,7 @@ class DatabaseCore {
   FlushPolicy flush_policy_ = FlushPolicy::kSyncAtCommit;
   uint64_t log_free_check_bytes_ = UINT64_MAX;  // see LogFreeCheck
   RecoveryReport report_;
+  Options options_;
   int lock_fd_ = -1;  // holds flock(LOCK_EX) on the file while open
   std::string path_;
   uint64_t tag_ = 0;  // unique per open Database in this process

@@ -84,5 +84,6 @@ Status Transaction::Commit() { return impl_->core.Commit(); }
 Status Transaction::Rollback() { return impl_->core.Rollback(); }
 bool Transaction::active() const { return impl_->core.active(); }
 TransactionLockInfo Transaction::lock_info() const { return impl_->core.lock_info(); }
+uint64_t Transaction::id() const { return impl_->core.public_id(); }
 
 }  // namespace minnow

@@ -81,6 +81,7 @@ Status TransactionCore::EnsureId() {
   locks_ = db_->lock_sys()->Register(id);
   undo_ = db_->undo_store()->NewTrxUndo(id);
   id_ = id;
+  public_id_.store(id, std::memory_order_release);
   started_ = std::chrono::steady_clock::now();
   published_.store(true, std::memory_order_release);
   if (view_.open()) view_.set_creator_id(id);
@@ -129,7 +130,10 @@ void TransactionCore::ConvertImplicit(TrxId writer, RecordId rec) {
 
 Status TransactionCore::WaitForLock() {
   if (undo_ != nullptr) locks_->set_weight(undo_->records());
-  Status st = db_->lock_sys()->Wait(locks_.get(), db_->lock_wait_timeout());
+  const std::chrono::milliseconds timeout =
+      options_.lock_wait_timeout_ms != 0 ? std::chrono::milliseconds(options_.lock_wait_timeout_ms)
+                                         : db_->lock_wait_timeout();
+  Status st = db_->lock_sys()->Wait(locks_.get(), timeout);
   if (st.ok()) return st;
   if (st.code() == Code::kDeadlock) return RollBackAsVictim(st);
   if (st.code() == Code::kLockWaitTimeout) {

@@ -78,6 +78,8 @@ class TransactionCore {
   bool active() const { return state_ == State::kActive && !db_->closed(); }
   DatabaseCore* db() const { return db_; }
   TrxId id() const { return id_; }
+  // id() for any thread (Transaction::id()).
+  TrxId public_id() const { return public_id_.load(std::memory_order_acquire); }
   IsolationLevel isolation() const { return options_.isolation; }
   TrxLocks* locks() const { return locks_.get(); }
   TransactionLockInfo lock_info() const;
@@ -152,7 +154,8 @@ class TransactionCore {
   State state_ = State::kActive;
   std::string end_reason_;  // why a transaction ended without Commit/Rollback (deadlock)
 
-  TrxId id_ = 0;  // 0 until the first write or locking read
+  TrxId id_ = 0;                     // 0 until the first write or locking read
+  std::atomic<TrxId> public_id_{0};  // id_'s mirror, read by other threads
   // For Describe() on other threads: set (release) once id_, locks_ and undo_ are.
   std::atomic<bool> published_{false};
   std::chrono::steady_clock::time_point started_;
