@@ -85,5 +85,16 @@ Status Transaction::Rollback() { return impl_->core.Rollback(); }
 bool Transaction::active() const { return impl_->core.active(); }
 TransactionLockInfo Transaction::lock_info() const { return impl_->core.lock_info(); }
 uint64_t Transaction::id() const { return impl_->core.public_id(); }
+uint64_t Transaction::Savepoint() const { return impl_->core.Savepoint(); }
+Status Transaction::RollbackToSavepoint(uint64_t savepoint) {
+  return impl_->core.RollbackToSavepoint(savepoint);
+}
+
+Status Transaction::LockTable(const Keyspace& ks, LockMode mode) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  return t.LockTable(s, mode);
+}
 
 }  // namespace minnow

@@ -109,6 +109,15 @@ Status TransactionCore::EnsureTableLock(KeyspaceState* ks, TrxLockMode mode) {
   return Status::OK();
 }
 
+Status TransactionCore::LockTable(KeyspaceState* ks, LockMode mode) {
+  RETURN_IF_ERROR(CheckOpen());
+  if (mode == LockMode::kNone) {
+    return Status::InvalidArgument("a table lock must be kShare or kExclusive");
+  }
+  RETURN_IF_ERROR(EnsureId());
+  return EnsureTableLock(ks, mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS);
+}
+
 Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
   RETURN_IF_ERROR(EnsureId());
   RETURN_IF_ERROR(db_->LogFreeCheck());
@@ -213,6 +222,20 @@ Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* 
 Status TransactionCore::UndoTo(uint64_t savepoint) {
   if (undo_ == nullptr) return Status::OK();
   return RollBackUndo(db_, undo_.get(), savepoint, /*recovering=*/false);
+}
+
+Status TransactionCore::RollbackToSavepoint(uint64_t savepoint) {
+  RETURN_IF_ERROR(CheckOpen());
+  const uint64_t now = this->savepoint();
+  if (savepoint > now) {
+    return Status::InvalidArgument(
+        fmt::format("savepoint {} is beyond the transaction's last change ({})", savepoint, now));
+  }
+  Status st = UndoTo(savepoint);
+  if (!st.ok()) {
+    return Status(st.code(), "rolling back to the savepoint failed: " + st.message());
+  }
+  return Status::OK();
 }
 
 void TransactionCore::End(State final_state) {

@@ -72,6 +72,13 @@ class TransactionCore {
                     const std::function<bool(std::string_view*, std::string_view*)>& next);
   Status Commit();
   Status Rollback();
+  // Statement rollback on the public API (Transaction::Savepoint, RollbackToSavepoint): the
+  // undo number now, and undoing every change numbered from `savepoint` on, keeping the
+  // transaction and all its locks.
+  uint64_t Savepoint() const { return savepoint(); }
+  Status RollbackToSavepoint(uint64_t savepoint);
+  // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
+  Status LockTable(KeyspaceState* ks, LockMode mode);
   // Database::Close on this transaction's behalf: undo, end. REQUIRES: the Close() contract.
   void RollbackForClose();
 

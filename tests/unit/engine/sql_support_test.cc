@@ -19,6 +19,7 @@ using testing::Key;
 using testing::kForUpdate;
 using testing::kShareRead;
 using testing::MustKeyspace;
+using testing::Step;
 using testing::Take;
 using testing::TestOptions;
 
@@ -103,6 +104,168 @@ TEST_CASE("id() is 0 until the first write or lock, then the id, from any thread
   CHECK(locker->id() != id);
   REQUIRE_OK(writer->Commit());
   CHECK(writer->id() == id);  // kept after the end
+}
+
+// Every key of `ks` as `t` sees it, with values: "k=v,k=v".
+std::string Dump(Transaction* t, const Keyspace& ks) {
+  auto it = Take(t->NewIterator(ks));
+  std::string out;
+  REQUIRE_OK(it->SeekToFirst());
+  for (; it->Valid(); Step(it.get())) {
+    if (!out.empty()) out += ",";
+    out += std::string(it->key()) + "=" + std::string(Take(it->value()));
+  }
+  return out;
+}
+
+TEST_CASE("RollbackToSavepoint undoes the later changes and keeps the transaction and its locks",
+          "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/50);
+  const Keyspace idx = MustKeyspace(d.db.get(), "t_idx");  // a secondary-index-like keyspace
+  d.Load({{"a", "0"}, {"b", "0"}, {"c", "0"}});
+  {
+    auto t = d.Begin(3);
+    REQUIRE_OK(t->Put(idx, "0|a", ""));
+    REQUIRE_OK(t->Commit());
+  }
+  auto t = d.Begin(0);
+  CHECK(t->Savepoint() == 0);
+  REQUIRE_OK(t->Put(d.ks, "a", "1"));  // the earlier statement
+  REQUIRE_OK(t->Erase(idx, "0|a"));
+  REQUIRE_OK(t->Insert(idx, "1|a", ""));
+  const uint64_t sp = t->Savepoint();
+  CHECK(sp == 3);
+
+  REQUIRE_OK(t->Insert(d.ks, "d", "new"));  // the statement to roll back
+  REQUIRE_OK(t->Put(d.ks, "b", "2"));
+  REQUIRE_OK(t->Erase(d.ks, "c"));
+  REQUIRE_OK(t->Put(d.ks, "a", "3"));
+  REQUIRE_OK(t->Insert(idx, "new|d", ""));
+  REQUIRE_OK(t->Erase(idx, "1|a"));
+  CHECK(Dump(t.get(), d.ks) == "a=3,b=2,d=new");
+  const TransactionLockInfo before = t->lock_info();
+
+  REQUIRE_CODE(t->RollbackToSavepoint(t->Savepoint() + 1), Code::kInvalidArgument);
+  REQUIRE_OK(t->RollbackToSavepoint(sp));
+  CHECK(t->active());
+  CHECK(Dump(t.get(), d.ks) == "a=1,b=0,c=0");
+  CHECK(Dump(t.get(), idx) == "1|a=");
+  const TransactionLockInfo after = t->lock_info();
+  CHECK(after.trx_id == before.trx_id);
+  CHECK(after.lock_structs == before.lock_structs);
+  CHECK(after.row_locks == before.row_locks);
+  CHECK(after.heap_bytes == before.heap_bytes);
+  // The locks of the rolled-back statement stay: others still wait for b and c.
+  auto other = d.Begin(1);
+  REQUIRE_CODE(other->Get(d.ks, "b", kForUpdate).status(), Code::kLockWaitTimeout);
+  REQUIRE_CODE(other->Get(d.ks, "c", kForUpdate).status(), Code::kLockWaitTimeout);
+  REQUIRE_OK(other->Rollback());
+
+  // Rolling back to the same mark again changes nothing; then the transaction goes on.
+  REQUIRE_OK(t->RollbackToSavepoint(sp));
+  REQUIRE_OK(t->Put(d.ks, "e", "5"));
+  REQUIRE_OK(t->Commit());
+  CHECK(d.Committed("a") == "1");
+  CHECK(d.Committed("b") == "0");
+  CHECK(d.Committed("c") == "0");
+  CHECK(d.Committed("d") == "<absent>");
+  CHECK(d.Committed("e") == "5");
+  auto r = d.Begin(2);
+  CHECK(Dump(r.get(), idx) == "1|a=");
+  REQUIRE_CODE(t->RollbackToSavepoint(0), Code::kClosed);
+  REQUIRE_OK(d.db->CheckIntegrity());
+}
+
+TEST_CASE("RollbackToSavepoint(0) undoes everything but keeps the transaction open",
+          "[sql_support]") {
+  Db d;
+  auto t = d.Begin(0);
+  REQUIRE_OK(t->RollbackToSavepoint(0));  // nothing to undo
+  REQUIRE_OK(t->Put(d.ks, "a", "1"));
+  REQUIRE_OK(t->Put(d.ks, "b", "1"));
+  REQUIRE_OK(t->RollbackToSavepoint(0));
+  CHECK(t->active());
+  CHECK(Dump(t.get(), d.ks).empty());
+  REQUIRE_OK(t->Commit());
+  CHECK(d.Committed("a") == "<absent>");
+}
+
+// The DataLocks rows of keyspace `ks` that are table locks, as "trx:MODE:STATUS".
+std::vector<std::string> TableLocks(Database* db, const std::string& ks) {
+  std::vector<std::string> out;
+  for (const DataLock& l : Take(db->DataLocks())) {
+    if (l.is_table && l.keyspace == ks) {
+      out.push_back(std::to_string(l.trx_id) + ":" + l.lock_mode + ":" + l.lock_status());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_CASE("LockTable takes S or X table locks that conflict as InnoDB's do", "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/50);
+  d.Load({{"a", "0"}});
+  auto s1 = d.Begin(0);
+  auto s2 = d.Begin(1);
+  REQUIRE_CODE(s1->LockTable(d.ks, LockMode::kNone), Code::kInvalidArgument);
+  REQUIRE_OK(s1->LockTable(d.ks, LockMode::kShare));
+  REQUIRE_OK(s2->LockTable(d.ks, LockMode::kShare));  // S and S are compatible
+  REQUIRE_OK(s1->LockTable(d.ks, LockMode::kShare));  // held already
+  CHECK(s1->id() != 0);
+  CHECK(TableLocks(d.db.get(), "t") ==
+        std::vector<std::string>{std::to_string(s1->id()) + ":S:GRANTED",
+                                 std::to_string(s2->id()) + ":S:GRANTED"});
+  // A plain read needs no lock; a locking read (IS) is compatible with S; a write (IX) waits.
+  auto w = d.Begin(2);
+  CHECK(Take(w->Get(d.ks, "a")) == "0");
+  CHECK(Take(w->Get(d.ks, "a", kShareRead)) == "0");
+  const auto start = Clock::now();
+  REQUIRE_CODE(w->Put(d.ks, "a", "1"), Code::kLockWaitTimeout);
+  CHECK(MillisSince(start) >= 45);
+  CHECK(w->active());
+
+  // X waits for the S holders; when they end it is granted.
+  Status x_st;
+  auto x = Take(d.sessions[3]->Begin({.lock_wait_timeout_ms = 10000}));
+  auto t = Take(d.sessions[3]->Begin());
+  std::thread th([&] {  // no Catch assertions off the main thread
+    x_st = x->LockTable(d.ks, LockMode::kExclusive);
+    if (!x_st.ok()) return;
+    // While X is held, any other lock on the table waits: S, a locking read, a write.
+    x_st = t->LockTable(d.ks, LockMode::kShare).code() == Code::kLockWaitTimeout &&
+                   t->Get(d.ks, "a", kShareRead).status().code() == Code::kLockWaitTimeout &&
+                   t->Put(d.ks, "b", "1").code() == Code::kLockWaitTimeout
+               ? x->Commit()
+               : Status(Code::kAborted, "a lock on the table did not wait for X");
+  });
+  d.AwaitWaiters(1);
+  const std::vector<std::string> rows = TableLocks(d.db.get(), "t");
+  CHECK(std::count_if(rows.begin(), rows.end(),
+                      [](const std::string& r) { return r.ends_with(":X:WAITING"); }) == 1);
+  REQUIRE_OK(s1->Commit());
+  REQUIRE_OK(w->Rollback());  // it held IS
+  CHECK(d.db->stats().row_lock_current_waits == 1);
+  REQUIRE_OK(s2->Rollback());  // releases S: X is granted
+  th.join();
+  REQUIRE_OK(x_st);
+  CHECK(TableLocks(d.db.get(), "t").empty());
+}
+
+TEST_CASE("LockTable(X) shows in DataLocks and waits for another's IX", "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/10000);
+  auto writer = d.Begin(0);
+  REQUIRE_OK(writer->Put(d.ks, "a", "1"));
+  auto x = Take(d.sessions[1]->Begin({.lock_wait_timeout_ms = 50}));
+  REQUIRE_CODE(x->LockTable(d.ks, LockMode::kExclusive), Code::kLockWaitTimeout);
+  CHECK(x->active());
+  REQUIRE_OK(writer->Commit());
+  REQUIRE_OK(x->LockTable(d.ks, LockMode::kExclusive));
+  CHECK(TableLocks(d.db.get(), "t") ==
+        std::vector<std::string>{std::to_string(x->id()) + ":X:GRANTED"});
+  REQUIRE_OK(x->Put(d.ks, "b", "2"));  // its own IX is covered by X
+  REQUIRE_OK(x->Commit());
+  CHECK(TableLocks(d.db.get(), "t").empty());
+  REQUIRE_CODE(x->LockTable(d.ks, LockMode::kShare), Code::kClosed);
 }
 
 }  // namespace
