@@ -18,6 +18,7 @@ const char* SqlState(uint16_t code) {
     case kErDupEntry:
     case kErBadNull:
       return "23000";
+    case kErBadDb:
     case kErWrongFieldWithGroup:
     case kErTooLongIdent:
     case kErDupKeyName:
@@ -38,6 +39,8 @@ const char* SqlState(uint16_t code) {
     case kErWrongTypeForVar:
     case kErNotSupportedYet:
     case kErUnknownStorageEngine:
+    case kErSpDoesNotExist:
+    case kErWrongParamCountToNativeFct:
       return "42000";
     case kErDupFieldName:
       return "42S21";

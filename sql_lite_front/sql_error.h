@@ -75,6 +75,9 @@ enum ErrorCode : uint16_t {
   kErLockOrActiveTransaction = 1192,      // HY000 Can't execute the given command because you have
                                           // active locked tables or an active transaction
   kErDivisionByZero = 1365,               // 22012
+  kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
+  kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
+                                          // native function '%s'
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

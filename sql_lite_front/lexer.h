@@ -1,0 +1,56 @@
+#pragma once
+// The SQL lexer: statement text -> tokens, as MySQL 8 reads it in its default sql_mode.
+//
+//   identifiers   letters, digits, '_', '$' and bytes >= 0x80, not all digits; `back quoted`
+//                 (`` doubles a backquote). Keywords are identifiers: the parser matches them
+//                 case-insensitively.
+//   strings       '...' and "..." (ANSI_QUOTES is off), with '' / "" doubling and the escapes
+//                 \0 \b \n \r \t \Z \\ \' \"; "\%" and "\_" stay two bytes (LIKE needs them),
+//                 any other "\x" is x. X'hex' and 0xhex are strings of bytes.
+//   numbers       123 (kInteger), 1.5 .5 1e3 1.5E-2 (kDecimal)
+//   @@variables   @@name, @@global.name, @@session.name, @@local.name: one token
+//   operators     = <=> <> != < <= > >= + - * / % ( ) , . ; ! || && := ~ & | ^ << >> @
+//   comments      "-- " to end of line, '#' to end of line, /* ... */; the executable comments
+//                 /*! ... */ and /*!40101 ... */ are read as SQL (their markers are skipped).
+//
+// Each token keeps its byte range in the input (for error messages and Expr::text) and its
+// line. A bad input (an unterminated string or comment, a stray byte) ends the tokens with a
+// kError token at the offending position; the parser reports it as MySQL's 1064.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace minnow::sql {
+
+enum class TokenKind : uint8_t {
+  kIdent,        // a bare word; text = as written
+  kQuotedIdent,  // `name`; text = the name without quotes
+  kString,       // text = the decoded bytes
+  kInteger,      // text = the digits
+  kDecimal,      // text = as written ("1.5", "1e3")
+  kHexString,    // X'..' or 0x..: text = the decoded bytes
+  kSysVar,       // @@[scope.]name: text = as written after "@@" ("global.x")
+  kOperator,     // text = the operator
+  kError,        // the lexer could not go on here
+  kEnd,          // the end of the input
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  std::string text;
+  uint32_t begin = 0, end = 0;  // byte range in the input
+  uint32_t line = 1;            // 1-based line of `begin`
+};
+
+// The tokens of `sql`, ending with one kEnd token (after a kError token if the input is bad).
+// REQUIRES: sql.size() < 4 GiB.
+std::vector<Token> Tokenize(std::string_view sql);
+
+// ASCII case-insensitive equality (keywords; `b` is upper case by convention).
+bool EqualsNoCase(std::string_view a, std::string_view b);
+std::string ToUpperAscii(std::string_view s);
+std::string ToLowerAscii(std::string_view s);
+
+}  // namespace minnow::sql

@@ -1,0 +1,747 @@
+// The SQL parser: the statements of the design brief's section 3 and the write-ups, parsed to the
+// AST fields the executor reads; MySQL's error messages for bad input.
+#include "sql_lite_front/parser.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <variant>
+
+#include "sql_lite_front/lexer.h"
+
+namespace minnow::sql {
+namespace {
+
+Statement MustParse(const std::string& sql) {
+  INFO(sql);
+  SqlResult<Statement> r = Parse(sql);
+  if (!r.ok()) FAIL(r.error().ToString());
+  return std::move(r).value();
+}
+
+template <typename T>
+T& As(Statement& st) {
+  REQUIRE(std::holds_alternative<T>(st));
+  return std::get<T>(st);
+}
+
+SqlError MustFail(const std::string& sql) {
+  INFO(sql);
+  SqlResult<Statement> r = Parse(sql);
+  REQUIRE_FALSE(r.ok());
+  return r.error();
+}
+
+std::string NotSupported(const std::string& what) {
+  return "This version of minnow doesn't yet support '" + what + "'";
+}
+
+const Expr& Arg(const Expr& e, size_t i) {
+  REQUIRE(e.args.size() > i);
+  REQUIRE(e.args[i] != nullptr);
+  return *e.args[i];
+}
+
+TEST_CASE("the lexer reads strings, numbers, names and comments as MySQL does", "[sql][parser]") {
+  auto tokens =
+      Tokenize("SELECT `a``b`, 'it''s\\n\\%', \"x\\\"y\", 0x4142, X'43', 1.5e2, .5 # c\n");
+  REQUIRE(tokens.size() >= 14);
+  CHECK(tokens[0].kind == TokenKind::kIdent);
+  CHECK(tokens[1].kind == TokenKind::kQuotedIdent);
+  CHECK(tokens[1].text == "a`b");
+  CHECK(tokens[3].kind == TokenKind::kString);
+  CHECK(tokens[3].text == "it's\n\\%");
+  CHECK(tokens[5].text == "x\"y");
+  CHECK(tokens[7].kind == TokenKind::kHexString);
+  CHECK(tokens[7].text == "AB");
+  CHECK(tokens[9].text == "C");
+  CHECK(tokens[11].kind == TokenKind::kDecimal);
+  CHECK(tokens[13].kind == TokenKind::kDecimal);
+  CHECK(tokens[13].text == ".5");
+  CHECK(tokens.back().kind == TokenKind::kEnd);
+  CHECK(tokens[tokens.size() - 2].kind == TokenKind::kDecimal);  // the comment is skipped
+
+  auto bad = Tokenize("SELECT 'abc");
+  CHECK(bad[1].kind == TokenKind::kError);
+  CHECK(bad[1].begin == 7);
+  CHECK(bad.back().kind == TokenKind::kEnd);
+}
+
+TEST_CASE("W1's CREATE TABLE and INSERTs", "[sql][parser]") {
+  Statement st = MustParse(
+      "CREATE TABLE sample (i int(10) unsigned NOT NULL auto_increment, j varchar(255) default "
+      "NULL, PRIMARY KEY (i), KEY j (j)) ENGINE=InnoDB DEFAULT CHARSET=utf8;");
+  auto& c = As<CreateTableStmt>(st);
+  CHECK(c.name == "sample");
+  CHECK_FALSE(c.if_not_exists);
+  REQUIRE(c.columns.size() == 2);
+  const ColumnDef& i = c.columns[0].def;
+  CHECK(i.name == "i");
+  CHECK(i.type == ColumnType::kInt);
+  CHECK(i.length == 10);
+  CHECK(i.is_unsigned);
+  CHECK_FALSE(i.nullable);
+  CHECK(i.auto_increment);
+  CHECK_FALSE(i.default_value.has_value());
+  const ColumnDef& j = c.columns[1].def;
+  CHECK(j.type == ColumnType::kVarchar);
+  CHECK(j.length == 255);
+  CHECK(j.nullable);
+  REQUIRE(j.default_value.has_value());
+  CHECK(j.default_value->is_null());
+  REQUIRE(c.indexes.size() == 2);
+  CHECK(c.indexes[0].primary);
+  CHECK(c.indexes[0].columns == std::vector<std::string>{"i"});
+  CHECK_FALSE(c.indexes[1].primary);
+  CHECK_FALSE(c.indexes[1].unique);
+  CHECK(c.indexes[1].name == "j");
+  CHECK(c.indexes[1].columns == std::vector<std::string>{"j"});
+  REQUIRE(c.options.size() == 2);
+  CHECK(c.options[0] == std::pair<std::string, std::string>{"ENGINE", "InnoDB"});
+  CHECK(c.options[1] == std::pair<std::string, std::string>{"CHARSET", "utf8"});
+
+  st = MustParse("INSERT INTO sample (j) VALUES (md5(rand()));");
+  auto& ins = As<InsertStmt>(st);
+  CHECK(ins.table.name == "sample");
+  CHECK(ins.table.schema.empty());
+  CHECK(ins.columns == std::vector<std::string>{"j"});
+  REQUIRE(ins.rows.size() == 1);
+  REQUIRE(ins.rows[0].size() == 1);
+  const Expr& md5 = *ins.rows[0][0];
+  CHECK(md5.kind == Expr::Kind::kFunction);
+  CHECK(md5.name == "md5");
+  CHECK(md5.text == "md5(rand())");
+  CHECK(Arg(md5, 0).kind == Expr::Kind::kFunction);
+  CHECK(Arg(md5, 0).name == "rand");
+  CHECK(Arg(md5, 0).args.empty());
+
+  st = MustParse("INSERT INTO sample (j) SELECT md5(rand()) FROM sample;");
+  auto& ins2 = As<InsertStmt>(st);
+  CHECK(ins2.rows.empty());
+  REQUIRE(ins2.select != nullptr);
+  REQUIRE(ins2.select->from.has_value());
+  CHECK(ins2.select->from->name == "sample");
+  REQUIRE(ins2.select->items.size() == 1);
+  CHECK(ins2.select->items[0].expr->text == "md5(rand())");
+}
+
+TEST_CASE("W1's four queries and their locking clauses", "[sql][parser]") {
+  struct Case {
+    const char* sql;
+    RowLockClause lock;
+  };
+  for (const Case& k :
+       {Case{"SELECT count(i) FROM sample;", RowLockClause::kNone},
+        Case{"SELECT count(i) FROM sample LOCK IN SHARE MODE;", RowLockClause::kShare},
+        Case{"SELECT count(i) FROM sample FOR UPDATE;", RowLockClause::kUpdate},
+        Case{"select COUNT(i) from sample for share", RowLockClause::kShare}}) {
+    Statement st = MustParse(k.sql);
+    auto& s = As<SelectStmt>(st);
+    CHECK(s.lock == k.lock);
+    REQUIRE(s.items.size() == 1);
+    const Expr& e = *s.items[0].expr;
+    CHECK(e.kind == Expr::Kind::kFunction);
+    CHECK(e.name == "count");
+    CHECK(Arg(e, 0).kind == Expr::Kind::kColumn);
+    CHECK(Arg(e, 0).name == "i");
+    CHECK(s.from->name == "sample");
+    CHECK(s.where == nullptr);
+  }
+  Statement st = MustParse("SELECT count(*) FROM sample WHERE j LIKE \"5%\" LOCK IN SHARE MODE;");
+  auto& s = As<SelectStmt>(st);
+  CHECK(s.lock == RowLockClause::kShare);
+  CHECK(s.items[0].expr->text == "count(*)");
+  CHECK(Arg(*s.items[0].expr, 0).kind == Expr::Kind::kStar);
+  REQUIRE(s.where != nullptr);
+  CHECK(s.where->kind == Expr::Kind::kLike);
+  CHECK_FALSE(s.where->negated);
+  CHECK(Arg(*s.where, 0).name == "j");
+  CHECK(Arg(*s.where, 1).value == Value::String("5%"));
+
+  st = MustParse("SELECT a FROM t FOR UPDATE NOWAIT");
+  CHECK(As<SelectStmt>(st).nowait);
+  st = MustParse("SELECT a FROM t FOR SHARE SKIP LOCKED");
+  CHECK(As<SelectStmt>(st).skip_locked);
+  st = MustParse("SELECT count(DISTINCT a) FROM t");
+  CHECK(As<SelectStmt>(st).items[0].expr->distinct);
+}
+
+TEST_CASE("SHOW statements", "[sql][parser]") {
+  struct Case {
+    const char* sql;
+    ShowStmt::Kind kind;
+    VarScope scope;
+    const char* table;
+    const char* like;  // nullptr: none
+  };
+  using K = ShowStmt::Kind;
+  const VarScope d = VarScope::kDefault;
+  for (const Case& k : {
+           Case{"SHOW INNODB STATUS;", K::kEngineInnodbStatus, d, "", nullptr},
+           Case{"SHOW ENGINE INNODB STATUS;", K::kEngineInnodbStatus, d, "", nullptr},
+           Case{"show engine innodb status", K::kEngineInnodbStatus, d, "", nullptr},
+           Case{"SHOW TABLE STATUS LIKE 'sample';", K::kTableStatus, d, "", "sample"},
+           Case{"SHOW TABLE STATUS FROM test LIKE 'x'", K::kTableStatus, d, "", "x"},
+           Case{"SHOW TABLE STATUS", K::kTableStatus, d, "", nullptr},
+           Case{"SHOW GLOBAL STATUS LIKE 'Table_locks%';", K::kStatus, VarScope::kGlobal, "",
+                "Table_locks%"},
+           Case{"SHOW SESSION STATUS", K::kStatus, VarScope::kSession, "", nullptr},
+           Case{"SHOW STATUS LIKE 'Innodb_row_lock%'", K::kStatus, d, "", "Innodb_row_lock%"},
+           Case{"SHOW VARIABLES LIKE 'x'", K::kVariables, d, "", "x"},
+           Case{"SHOW GLOBAL VARIABLES", K::kVariables, VarScope::kGlobal, "", nullptr},
+           Case{"SHOW SESSION VARIABLES LIKE 'a%'", K::kVariables, VarScope::kSession, "", "a%"},
+           Case{"SHOW TABLES", K::kTables, d, "", nullptr},
+           Case{"SHOW FULL TABLES", K::kTables, d, "", nullptr},
+           Case{"SHOW CREATE TABLE t", K::kCreateTable, d, "t", nullptr},
+           Case{"SHOW COLUMNS FROM t", K::kColumns, d, "t", nullptr},
+           Case{"SHOW INDEX FROM t", K::kIndex, d, "t", nullptr},
+           Case{"SHOW KEYS FROM t", K::kIndex, d, "t", nullptr},
+           Case{"SHOW ENGINES", K::kEngines, d, "", nullptr},
+           Case{"SHOW WARNINGS", K::kWarnings, d, "", nullptr},
+           Case{"SHOW PROCESSLIST", K::kProcesslist, d, "", nullptr},
+           Case{"SHOW FULL PROCESSLIST", K::kProcesslist, d, "", nullptr},
+           Case{"DESCRIBE sample;", K::kColumns, d, "sample", nullptr},
+           Case{"DESC sample;", K::kColumns, d, "sample", nullptr},
+       }) {
+    INFO(k.sql);
+    Statement st = MustParse(k.sql);
+    auto& s = As<ShowStmt>(st);
+    CHECK(s.kind == k.kind);
+    CHECK(s.scope == k.scope);
+    CHECK(s.table == k.table);
+    CHECK(s.like.has_value() == (k.like != nullptr));
+    if (k.like != nullptr && s.like.has_value()) CHECK(*s.like == k.like);
+  }
+  CHECK(MustFail("SHOW TABLES FROM other").message == "Unknown database 'other'");
+}
+
+TEST_CASE("SET statements", "[sql][parser]") {
+  Statement st = MustParse("SET GLOBAL concurrent_insert=2;");
+  auto& s1 = As<SetStmt>(st);
+  REQUIRE(s1.items.size() == 1);
+  CHECK(s1.items[0].scope == VarScope::kGlobal);
+  CHECK(s1.items[0].name == "concurrent_insert");
+  CHECK(s1.items[0].value->value == Value::Int(2));
+
+  st = MustParse("SET SESSION transaction_isolation='READ-COMMITTED';");
+  auto& s2 = As<SetStmt>(st);
+  CHECK(s2.items[0].scope == VarScope::kSession);
+  CHECK(s2.items[0].name == "transaction_isolation");
+  CHECK(s2.items[0].value->value == Value::String("READ-COMMITTED"));
+  CHECK_FALSE(s2.items[0].next_transaction_only);
+
+  st = MustParse("SET autocommit=0;");
+  CHECK(As<SetStmt>(st).items[0].scope == VarScope::kDefault);
+  CHECK(As<SetStmt>(st).items[0].value->value == Value::Int(0));
+
+  st = MustParse("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;");
+  auto& s3 = As<SetStmt>(st);
+  REQUIRE(s3.items.size() == 1);
+  CHECK(s3.items[0].name == "transaction_isolation");
+  CHECK(s3.items[0].next_transaction_only);
+  CHECK(s3.items[0].scope == VarScope::kDefault);
+  CHECK(s3.items[0].value->value == Value::String("SERIALIZABLE"));
+
+  st = MustParse("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED;");
+  auto& s4 = As<SetStmt>(st);
+  CHECK_FALSE(s4.items[0].next_transaction_only);
+  CHECK(s4.items[0].scope == VarScope::kSession);
+  CHECK(s4.items[0].value->value == Value::String("READ-COMMITTED"));
+
+  st = MustParse("SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+  auto& s5 = As<SetStmt>(st);
+  REQUIRE(s5.items.size() == 2);
+  CHECK(s5.items[0].value->value == Value::String("REPEATABLE-READ"));
+  CHECK(s5.items[0].scope == VarScope::kGlobal);
+  CHECK(s5.items[1].name == "transaction_read_only");
+  CHECK(s5.items[1].value->value == Value::Int(1));
+
+  st = MustParse("SET @@global.innodb_lock_wait_timeout = 1;");
+  auto& s6 = As<SetStmt>(st);
+  CHECK(s6.items[0].scope == VarScope::kGlobal);
+  CHECK(s6.items[0].name == "innodb_lock_wait_timeout");
+  CHECK(s6.items[0].value->value == Value::Int(1));
+
+  st = MustParse("SET autocommit = ON;");
+  CHECK(As<SetStmt>(st).items[0].value->value == Value::String("ON"));
+  st = MustParse("SET transaction_isolation = READ-COMMITTED, @@session.Lock_Wait_Timeout := 5");
+  auto& s7 = As<SetStmt>(st);
+  REQUIRE(s7.items.size() == 2);
+  CHECK(s7.items[0].value->value == Value::String("READ-COMMITTED"));
+  CHECK(s7.items[1].scope == VarScope::kSession);
+  CHECK(s7.items[1].name == "lock_wait_timeout");
+
+  st = MustParse("SET NAMES utf8mb4;");
+  CHECK(As<SetStmt>(st).items[0].name == "names");
+  CHECK(As<SetStmt>(st).items[0].value->value == Value::String("utf8mb4"));
+  st = MustParse("/*!40101 SET NAMES utf8 */;");
+  CHECK(As<SetStmt>(st).items[0].value->value == Value::String("utf8"));
+
+  CHECK(MustFail("SET @x = 1").message == NotSupported("user variables"));
+}
+
+TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
+  using M = LockTablesStmt::Mode;
+  Statement st = MustParse("LOCK TABLES t1 READ LOCAL;");
+  auto& l1 = As<LockTablesStmt>(st);
+  REQUIRE(l1.items.size() == 1);
+  CHECK(l1.items[0].table == "t1");
+  CHECK(l1.items[0].mode == M::kReadLocal);
+
+  st = MustParse("LOCK TABLE t1 READ, t2 WRITE;");
+  auto& l2 = As<LockTablesStmt>(st);
+  REQUIRE(l2.items.size() == 2);
+  CHECK(l2.items[0].mode == M::kRead);
+  CHECK(l2.items[1].table == "t2");
+  CHECK(l2.items[1].mode == M::kWrite);
+
+  st = MustParse("LOCK TABLES t1 AS a LOW_PRIORITY WRITE");
+  CHECK(As<LockTablesStmt>(st).items[0].alias == "a");
+  CHECK(As<LockTablesStmt>(st).items[0].mode == M::kLowPriorityWrite);
+
+  st = MustParse("UNLOCK TABLES;");
+  CHECK(std::holds_alternative<UnlockTablesStmt>(st));
+
+  st = MustParse("OPTIMIZE TABLE t1;");
+  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1"});
+  st = MustParse("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t1, t2;");
+  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1", "t2"});
+}
+
+TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
+  Statement st = MustParse(
+      "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
+      "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! "
+      "ENGINE = innodb */;");
+  auto& c = As<CreateTableStmt>(st);
+  CHECK(c.name == "sbtest1");
+  REQUIRE(c.columns.size() == 4);
+  CHECK(c.columns[0].def.type == ColumnType::kInt);
+  CHECK(c.columns[1].def.default_value == Value::String("0"));
+  CHECK_FALSE(c.columns[1].def.nullable);
+  CHECK(c.columns[2].def.type == ColumnType::kChar);
+  CHECK(c.columns[2].def.length == 120);
+  CHECK(c.columns[2].def.default_value == Value::String(""));
+  REQUIRE(c.indexes.size() == 1);
+  CHECK(c.indexes[0].primary);
+  REQUIRE(c.options.size() == 1);
+  CHECK(c.options[0] == std::pair<std::string, std::string>{"ENGINE", "innodb"});
+
+  st = MustParse("CREATE INDEX k_1 ON sbtest1(k);");
+  auto& ci = As<CreateIndexStmt>(st);
+  CHECK(ci.index.name == "k_1");
+  CHECK(ci.table == "sbtest1");
+  CHECK(ci.index.columns == std::vector<std::string>{"k"});
+  CHECK_FALSE(ci.index.unique);
+  st = MustParse("CREATE UNIQUE INDEX u ON t (a(10) DESC, b) ALGORITHM=INPLACE LOCK=NONE");
+  auto& ci2 = As<CreateIndexStmt>(st);
+  CHECK(ci2.index.unique);
+  CHECK(ci2.index.columns == std::vector<std::string>{"a", "b"});
+  CHECK(ci2.algorithm == "INPLACE");
+
+  using K = AlterAction::Kind;
+  st = MustParse("ALTER TABLE sbtest1 MODIFY COLUMN pad text;");
+  auto& a1 = As<AlterTableStmt>(st);
+  CHECK(a1.table == "sbtest1");
+  REQUIRE(a1.actions.size() == 1);
+  CHECK(a1.actions[0].kind == K::kModifyColumn);
+  CHECK(a1.actions[0].column.def.name == "pad");
+  CHECK(a1.actions[0].column.def.type == ColumnType::kText);
+
+  st = MustParse("ALTER TABLE sbtest1 MODIFY pad char(60) NOT NULL DEFAULT '', ALGORITHM=COPY;");
+  auto& a2 = As<AlterTableStmt>(st);
+  REQUIRE(a2.actions.size() == 1);
+  CHECK(a2.actions[0].column.def.type == ColumnType::kChar);
+  CHECK(a2.actions[0].column.def.length == 60);
+  CHECK_FALSE(a2.actions[0].column.def.nullable);
+  CHECK(a2.algorithm == "COPY");
+
+  st = MustParse(
+      "ALTER TABLE t ADD COLUMN x int AFTER y, ADD INDEX ix (x), DROP COLUMN z, "
+      "LOCK=SHARED;");
+  auto& a3 = As<AlterTableStmt>(st);
+  REQUIRE(a3.actions.size() == 3);
+  CHECK(a3.actions[0].kind == K::kAddColumn);
+  CHECK(a3.actions[0].column.def.name == "x");
+  CHECK(a3.actions[0].after == "y");
+  CHECK(a3.actions[1].kind == K::kAddIndex);
+  CHECK(a3.actions[1].index.name == "ix");
+  CHECK(a3.actions[1].index.columns == std::vector<std::string>{"x"});
+  CHECK(a3.actions[2].kind == K::kDropColumn);
+  CHECK(a3.actions[2].name == "z");
+  CHECK(a3.lock == "SHARED");
+  CHECK(a3.algorithm.empty());
+
+  st = MustParse("ALTER TABLE t ENGINE=InnoDB;");
+  auto& a4 = As<AlterTableStmt>(st);
+  REQUIRE(a4.actions.size() == 1);
+  CHECK(a4.actions[0].kind == K::kTableOption);
+  CHECK(a4.actions[0].option == std::pair<std::string, std::string>{"ENGINE", "InnoDB"});
+
+  st = MustParse("ALTER TABLE t DROP INDEX j;");
+  CHECK(As<AlterTableStmt>(st).actions[0].kind == K::kDropIndex);
+  CHECK(As<AlterTableStmt>(st).actions[0].name == "j");
+
+  st = MustParse("ALTER TABLE t CHANGE COLUMN a b bigint;");
+  auto& a5 = As<AlterTableStmt>(st);
+  CHECK(a5.actions[0].kind == K::kChangeColumn);
+  CHECK(a5.actions[0].name == "a");
+  CHECK(a5.actions[0].column.def.name == "b");
+  CHECK(a5.actions[0].column.def.type == ColumnType::kBigInt);
+
+  st = MustParse(
+      "ALTER TABLE t ADD PRIMARY KEY (a), DROP PRIMARY KEY, ADD UNIQUE KEY u (b), "
+      "ADD c int FIRST");
+  auto& a6 = As<AlterTableStmt>(st);
+  REQUIRE(a6.actions.size() == 4);
+  CHECK(a6.actions[0].index.primary);
+  CHECK(a6.actions[1].kind == K::kDropPrimaryKey);
+  CHECK(a6.actions[2].index.unique);
+  CHECK(a6.actions[2].index.name == "u");
+  CHECK(a6.actions[3].first);
+}
+
+TEST_CASE("column types and attributes", "[sql][parser]") {
+  Statement st = MustParse(
+      "CREATE TABLE IF NOT EXISTS test.t (a TINYINT, b SMALLINT(4) ZEROFILL, c MEDIUMINT, "
+      "d BIGINT UNSIGNED, e BOOL, f DOUBLE PRECISION, g FLOAT, h REAL, i CHAR, j BINARY(4), "
+      "k VARBINARY(8), l TINYTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, m LONGTEXT, "
+      "n BLOB, o MEDIUMBLOB, p INT NULL DEFAULT -5 COMMENT 'x', q INT PRIMARY KEY, "
+      "r INT UNIQUE KEY, s DOUBLE DEFAULT 1.5, u INT DEFAULT TRUE, "
+      "CONSTRAINT pk UNIQUE INDEX ux USING BTREE (a, b), INDEX (c)) "
+      "ENGINE InnoDB, DEFAULT CHARACTER SET = latin1, COLLATE latin1_bin, COMPRESSION='zlib', "
+      "MAX_ROWS=100, AUTO_INCREMENT=7, ROW_FORMAT=COMPRESSED, COMMENT='hi', KEY_BLOCK_SIZE=8");
+  auto& c = As<CreateTableStmt>(st);
+  CHECK(c.name == "t");
+  CHECK(c.if_not_exists);
+  REQUIRE(c.columns.size() == 20);
+  auto type = [&](size_t i) { return c.columns[i].def.type; };
+  CHECK(type(0) == ColumnType::kTinyInt);
+  CHECK(type(1) == ColumnType::kSmallInt);
+  CHECK(c.columns[1].def.length == 4);
+  CHECK(type(2) == ColumnType::kMediumInt);
+  CHECK(type(3) == ColumnType::kBigInt);
+  CHECK(c.columns[3].def.is_unsigned);
+  CHECK(type(4) == ColumnType::kTinyInt);
+  CHECK(type(5) == ColumnType::kDouble);
+  CHECK(type(6) == ColumnType::kDouble);
+  CHECK(type(7) == ColumnType::kDouble);
+  CHECK(type(8) == ColumnType::kChar);
+  CHECK(c.columns[8].def.length == 1);
+  CHECK(type(9) == ColumnType::kChar);
+  CHECK(c.columns[9].def.length == 4);
+  CHECK(type(10) == ColumnType::kVarchar);
+  CHECK(type(11) == ColumnType::kText);
+  CHECK(type(12) == ColumnType::kText);
+  CHECK(type(13) == ColumnType::kBlob);
+  CHECK(type(14) == ColumnType::kBlob);
+  CHECK(c.columns[15].explicit_null);
+  CHECK(c.columns[15].def.default_value == Value::Int(-5));
+  CHECK(c.columns[16].primary_key);
+  CHECK(c.columns[17].unique);
+  CHECK(c.columns[18].def.default_value == Value::Double(1.5));
+  CHECK(c.columns[19].def.default_value == Value::Int(1));
+  REQUIRE(c.indexes.size() == 2);
+  CHECK(c.indexes[0].unique);
+  CHECK(c.indexes[0].name == "ux");
+  CHECK(c.indexes[1].name.empty());
+  CHECK(c.indexes[1].columns == std::vector<std::string>{"c"});
+  using P = std::pair<std::string, std::string>;
+  CHECK(c.options ==
+        TableOptions{P{"ENGINE", "InnoDB"}, P{"CHARSET", "latin1"}, P{"COLLATE", "latin1_bin"},
+                     P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
+                     P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
+
+  for (const char* t :
+       {"DECIMAL(10,2)", "NUMERIC", "DATE", "DATETIME", "TIMESTAMP", "ENUM('a')", "JSON"}) {
+    std::string type_name = t;
+    type_name = type_name.substr(0, type_name.find('('));
+    SqlError e = MustFail(std::string("CREATE TABLE t (a ") + t + ")");
+    CHECK(e.code == kErNotSupportedYet);
+    CHECK(e.message == NotSupported(type_name));
+  }
+  CHECK(MustFail("CREATE TABLE t (a VARCHAR)").code == kErParse);
+  CHECK(MustFail("CREATE TABLE other.t (a int)").message == "Unknown database 'other'");
+}
+
+TEST_CASE("SELECT from the status views and variables", "[sql][parser]") {
+  Statement st = MustParse("SELECT * FROM performance_schema.data_locks;");
+  auto& s1 = As<SelectStmt>(st);
+  REQUIRE(s1.items.size() == 1);
+  CHECK(s1.items[0].expr == nullptr);
+  CHECK(s1.from->schema == "performance_schema");
+  CHECK(s1.from->name == "data_locks");
+
+  st = MustParse(
+      "SELECT ENGINE_TRANSACTION_ID, INDEX_NAME, LOCK_MODE, LOCK_DATA FROM "
+      "performance_schema.data_locks WHERE OBJECT_NAME = 'sample' ORDER BY 1;");
+  auto& s2 = As<SelectStmt>(st);
+  REQUIRE(s2.items.size() == 4);
+  CHECK(s2.items[3].expr->name == "LOCK_DATA");
+  CHECK(s2.where->kind == Expr::Kind::kBinary);
+  CHECK(s2.where->binary_op == BinaryOp::kEq);
+  REQUIRE(s2.order_by.size() == 1);
+  CHECK(s2.order_by[0].expr->value == Value::Int(1));
+  CHECK_FALSE(s2.order_by[0].desc);
+
+  st = MustParse("SELECT count(*) FROM information_schema.innodb_trx;");
+  CHECK(As<SelectStmt>(st).from->schema == "information_schema");
+
+  st = MustParse(
+      "SELECT @@autocommit, @@global.transaction_isolation, "
+      "@@session.innodb_lock_wait_timeout;");
+  auto& s3 = As<SelectStmt>(st);
+  REQUIRE(s3.items.size() == 3);
+  CHECK_FALSE(s3.from.has_value());
+  CHECK(s3.items[0].expr->kind == Expr::Kind::kVariable);
+  CHECK(s3.items[0].expr->name == "autocommit");
+  CHECK(s3.items[0].expr->var_scope == VarScope::kDefault);
+  CHECK(s3.items[0].expr->text == "@@autocommit");
+  CHECK(s3.items[1].expr->var_scope == VarScope::kGlobal);
+  CHECK(s3.items[1].expr->name == "transaction_isolation");
+  CHECK(s3.items[2].expr->var_scope == VarScope::kSession);
+
+  st = MustParse("SELECT 1+2*3, -4, 'a' 'b';");
+  auto& s4 = As<SelectStmt>(st);
+  REQUIRE(s4.items.size() == 3);
+  const Expr& sum = *s4.items[0].expr;
+  CHECK(sum.text == "1+2*3");
+  CHECK(sum.binary_op == BinaryOp::kAdd);
+  CHECK(Arg(sum, 0).value == Value::Int(1));
+  CHECK(Arg(sum, 1).binary_op == BinaryOp::kMul);
+  CHECK(s4.items[1].expr->value == Value::Int(-4));
+  CHECK(s4.items[1].expr->text == "-4");
+  CHECK(s4.items[2].expr->value == Value::String("ab"));
+}
+
+TEST_CASE("EXPLAIN and DESCRIBE", "[sql][parser]") {
+  Statement st = MustParse("EXPLAIN SELECT * FROM sample WHERE j LIKE '5%';");
+  auto& e = As<std::unique_ptr<ExplainStmt>>(st);
+  REQUIRE(e != nullptr);
+  auto& s = As<SelectStmt>(e->statement);
+  CHECK(s.where->kind == Expr::Kind::kLike);
+
+  st = MustParse("EXPLAIN FORMAT=TRADITIONAL DELETE FROM t WHERE i > 3;");
+  auto& e2 = As<std::unique_ptr<ExplainStmt>>(st);
+  auto& d = As<DeleteStmt>(e2->statement);
+  CHECK(d.table.name == "t");
+  CHECK(d.where->binary_op == BinaryOp::kGt);
+
+  st = MustParse("DESCRIBE SELECT 1");
+  CHECK(std::holds_alternative<SelectStmt>(As<std::unique_ptr<ExplainStmt>>(st)->statement));
+  CHECK(MustFail("EXPLAIN FORMAT=JSON SELECT 1").message == NotSupported("EXPLAIN FORMAT=JSON"));
+}
+
+TEST_CASE("UPDATE and DELETE", "[sql][parser]") {
+  Statement st =
+      MustParse("UPDATE t SET a = a + 1, b = 'x' WHERE i BETWEEN 1 AND 5 ORDER BY i LIMIT 3;");
+  auto& u = As<UpdateStmt>(st);
+  CHECK(u.table.name == "t");
+  REQUIRE(u.assignments.size() == 2);
+  CHECK(u.assignments[0].column == "a");
+  CHECK(u.assignments[0].value->binary_op == BinaryOp::kAdd);
+  CHECK(u.assignments[1].value->value == Value::String("x"));
+  CHECK(u.where->kind == Expr::Kind::kBetween);
+  CHECK(Arg(*u.where, 1).value == Value::Int(1));
+  CHECK(Arg(*u.where, 2).value == Value::Int(5));
+  REQUIRE(u.order_by.size() == 1);
+  CHECK(u.limit == 3u);
+
+  st = MustParse("DELETE FROM t WHERE i IN (1,2,3) OR j IS NOT NULL LIMIT 10;");
+  auto& d = As<DeleteStmt>(st);
+  CHECK(d.where->binary_op == BinaryOp::kOr);
+  const Expr& in = Arg(*d.where, 0);
+  CHECK(in.kind == Expr::Kind::kIn);
+  CHECK(in.args.size() == 4);
+  const Expr& is = Arg(*d.where, 1);
+  CHECK(is.kind == Expr::Kind::kIsNull);
+  CHECK(is.negated);
+  CHECK(d.limit == 10u);
+}
+
+TEST_CASE("SELECT's clauses and expression precedence", "[sql][parser]") {
+  Statement st = MustParse(
+      "SELECT a, b AS bee FROM t WHERE a >= 1 AND (b < 'x' OR b IS NULL) AND c NOT LIKE 'p%' "
+      "ORDER BY a DESC, 2 LIMIT 10 OFFSET 5;");
+  auto& s = As<SelectStmt>(st);
+  REQUIRE(s.items.size() == 2);
+  CHECK(s.items[1].alias == "bee");
+  CHECK(s.items[1].expr->name == "b");
+  // ((a >= 1 AND (...)) AND c NOT LIKE 'p%')
+  CHECK(s.where->binary_op == BinaryOp::kAnd);
+  const Expr& left = Arg(*s.where, 0);
+  CHECK(left.binary_op == BinaryOp::kAnd);
+  CHECK(Arg(left, 0).binary_op == BinaryOp::kGe);
+  CHECK(Arg(left, 1).binary_op == BinaryOp::kOr);
+  CHECK(Arg(left, 1).text == "(b < 'x' OR b IS NULL)");
+  CHECK(Arg(*s.where, 1).kind == Expr::Kind::kLike);
+  CHECK(Arg(*s.where, 1).negated);
+  REQUIRE(s.order_by.size() == 2);
+  CHECK(s.order_by[0].desc);
+  CHECK(s.order_by[1].expr->value == Value::Int(2));
+  CHECK(s.limit == 10u);
+  CHECK(s.offset == 5u);
+
+  st = MustParse("SELECT a FROM t LIMIT 5, 10");
+  CHECK(As<SelectStmt>(st).offset == 5u);
+  CHECK(As<SelectStmt>(st).limit == 10u);
+
+  st = MustParse("SELECT a, count(*) FROM t AS x GROUP BY a");
+  CHECK(As<SelectStmt>(st).group_by.size() == 1);
+  CHECK(As<SelectStmt>(st).from_alias == "x");
+
+  st = MustParse(
+      "SELECT NOT a = 1 OR b XOR c, 7 DIV 2 % 3, !x, x.y, 1e3, 1.5, "
+      "99999999999999999999, TRUE, FALSE, NULL, 0x41, t.* FROM t");
+  auto& p = As<SelectStmt>(st);
+  REQUIRE(p.items.size() == 12);
+  const Expr& e0 = *p.items[0].expr;  // (NOT (a = 1)) OR (b XOR c)
+  CHECK(e0.binary_op == BinaryOp::kOr);
+  CHECK(Arg(e0, 0).kind == Expr::Kind::kUnary);
+  CHECK(Arg(e0, 0).unary_op == UnaryOp::kNot);
+  CHECK(Arg(Arg(e0, 0), 0).binary_op == BinaryOp::kEq);
+  CHECK(Arg(e0, 1).binary_op == BinaryOp::kXor);
+  const Expr& e1 = *p.items[1].expr;  // (7 DIV 2) % 3
+  CHECK(e1.binary_op == BinaryOp::kMod);
+  CHECK(Arg(e1, 0).binary_op == BinaryOp::kIntDiv);
+  CHECK(p.items[2].expr->unary_op == UnaryOp::kNot);
+  CHECK(p.items[3].expr->table == "x");
+  CHECK(p.items[3].expr->name == "y");
+  CHECK(p.items[4].expr->value == Value::Double(1000));
+  CHECK(p.items[5].expr->value == Value::Double(1.5));
+  CHECK(p.items[6].expr->value.is_double());
+  CHECK(p.items[7].expr->value == Value::Int(1));
+  CHECK(p.items[8].expr->value == Value::Int(0));
+  CHECK(p.items[9].expr->value.is_null());
+  CHECK(p.items[10].expr->value == Value::String("A"));
+  CHECK(p.items[11].expr == nullptr);
+
+  st = MustParse("SELECT -9223372036854775808, - a, 'a\\_b' LIKE 'a\\_%', a <=> b, a != b");
+  auto& q = As<SelectStmt>(st);
+  CHECK(q.items[0].expr->value == Value::Int(INT64_MIN));
+  CHECK(q.items[1].expr->unary_op == UnaryOp::kNeg);
+  CHECK(Arg(*q.items[2].expr, 1).value == Value::String("a\\_%"));
+  CHECK(q.items[3].expr->binary_op == BinaryOp::kNullSafeEq);
+  CHECK(q.items[4].expr->binary_op == BinaryOp::kNe);
+
+  st = MustParse("SELECT `select` FROM `my table` WHERE `x y` = 1");
+  CHECK(As<SelectStmt>(st).items[0].expr->name == "select");
+  CHECK(As<SelectStmt>(st).from->name == "my table");
+}
+
+TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
+  using K = TransactionStmt::Kind;
+  struct Case {
+    const char* sql;
+    K kind;
+    bool snapshot, read_only;
+  };
+  for (const Case& k :
+       {Case{"BEGIN", K::kBegin, false, false}, Case{"BEGIN WORK;", K::kBegin, false, false},
+        Case{"START TRANSACTION", K::kBegin, false, false},
+        Case{"START TRANSACTION WITH CONSISTENT SNAPSHOT", K::kBegin, true, false},
+        Case{"START TRANSACTION READ ONLY", K::kBegin, false, true},
+        Case{"COMMIT", K::kCommit, false, false}, Case{"COMMIT WORK", K::kCommit, false, false},
+        Case{"ROLLBACK", K::kRollback, false, false},
+        Case{"rollback work", K::kRollback, false, false}}) {
+    INFO(k.sql);
+    Statement st = MustParse(k.sql);
+    auto& t = As<TransactionStmt>(st);
+    CHECK(t.kind == k.kind);
+    CHECK(t.consistent_snapshot == k.snapshot);
+    CHECK(t.read_only == k.read_only);
+  }
+  Statement st = MustParse("USE test;");
+  CHECK(As<UseStmt>(st).database == "test");
+  st = MustParse("TRUNCATE TABLE t;");
+  CHECK(As<TruncateStmt>(st).table == "t");
+  st = MustParse("TRUNCATE t");
+  CHECK(As<TruncateStmt>(st).table == "t");
+  st = MustParse("DROP TABLE IF EXISTS a, b;");
+  CHECK(As<DropTableStmt>(st).if_exists);
+  CHECK(As<DropTableStmt>(st).names == std::vector<std::string>{"a", "b"});
+  st = MustParse("DROP INDEX j ON t;");
+  CHECK(As<DropIndexStmt>(st).name == "j");
+  CHECK(As<DropIndexStmt>(st).table == "t");
+
+  st = MustParse("INSERT INTO t VALUES (1,'a'),(2,DEFAULT);");
+  auto& i1 = As<InsertStmt>(st);
+  CHECK(i1.columns.empty());
+  REQUIRE(i1.rows.size() == 2);
+  CHECK(i1.rows[0][1]->value == Value::String("a"));
+  CHECK(i1.rows[1][1] == nullptr);
+  st = MustParse("INSERT t (a) VALUES (1);");
+  CHECK(As<InsertStmt>(st).columns == std::vector<std::string>{"a"});
+  st = MustParse("INSERT INTO t SET a=1, b=2");
+  auto& i3 = As<InsertStmt>(st);
+  CHECK(i3.columns == std::vector<std::string>{"a", "b"});
+  REQUIRE(i3.rows.size() == 1);
+  CHECK(i3.rows[0][1]->value == Value::Int(2));
+  st = MustParse("INSERT IGNORE INTO t VALUES (1)");
+  CHECK(As<InsertStmt>(st).ignore);
+  st = MustParse("REPLACE INTO t VALUES (1)");
+  CHECK(As<InsertStmt>(st).replace);
+}
+
+TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
+  const std::string prefix =
+      "You have an error in your SQL syntax; check the manual that corresponds to your minnow "
+      "version for the right syntax to use near '";
+  SqlError e = MustFail("SELECT * FORM t");
+  CHECK(e.code == kErParse);
+  CHECK(e.message == prefix + "FORM t' at line 1");
+  CHECK(e.ToString() == "ERROR 1064 (42000): " + e.message);
+  CHECK(MustFail("SELECT * FROM").message == prefix + "' at line 1");
+  CHECK(MustFail("SELECT * FROM;").message == prefix + "' at line 1");
+  CHECK(MustFail("SELECT a\nFROM t\nWHERE = 3").message == prefix + "= 3' at line 3");
+  CHECK(MustFail("SELECT 'abc").message == prefix + "'abc' at line 1");
+  CHECK(MustFail("SELEC 1").message == prefix + "SELEC 1' at line 1");
+  CHECK(MustFail("SELECT 1; SELECT 2").message == prefix + "SELECT 2' at line 1");
+  std::string long_tail(100, 'x');
+  CHECK(MustFail("SELECT 1 1 " + long_tail).message ==
+        prefix + "1 " + long_tail.substr(0, 78) + "' at line 1");
+
+  CHECK(MustFail("").code == kErEmptyQuery);
+  CHECK(MustFail("  -- nothing\n /* here */ ").message == "Query was empty");
+  CHECK(MustFail(";").message == "Query was empty");
+
+  std::string name(65, 'n');
+  SqlError too_long = MustFail("CREATE TABLE " + name + " (a int)");
+  CHECK(too_long.code == kErTooLongIdent);
+  CHECK(too_long.message == "Identifier name '" + name + "' is too long");
+  CHECK(Parse("CREATE TABLE " + name.substr(1) + " (a int)").ok());
+
+  CHECK(MustFail("SELECT a FROM t JOIN u ON t.a = u.a").message == NotSupported("JOIN"));
+  CHECK(MustFail("SELECT a FROM t, u").message == NotSupported("JOIN"));
+  CHECK(MustFail("SELECT a FROM t WHERE a IN (SELECT b FROM u)").message ==
+        NotSupported("subqueries"));
+  CHECK(MustFail("SELECT a FROM t UNION SELECT b FROM u").message == NotSupported("UNION"));
+  CHECK(MustFail("SELECT a FROM t GROUP BY a HAVING a > 1").message == NotSupported("HAVING"));
+  CHECK(MustFail("SELECT row_number() OVER () FROM t").message == NotSupported("window functions"));
+  CHECK(MustFail("SELECT (SELECT 1)").message == NotSupported("subqueries"));
+
+  // Deep nesting is refused, not a crash.
+  std::string deep = "SELECT " + std::string(5000, '(') + "1" + std::string(5000, ')');
+  CHECK(MustFail(deep).code == kErParse);
+  std::string nots = "SELECT ";
+  for (int i = 0; i < 5000; ++i) nots += "NOT ";
+  CHECK(MustFail(nots + "1").code == kErParse);
+  std::string chain = "SELECT 1";
+  for (int i = 0; i < 5000; ++i) chain += "+1";
+  CHECK(MustFail(chain).code == kErParse);
+  std::string ok_chain = "SELECT a FROM t WHERE a = 0";
+  for (int i = 1; i < 500; ++i) ok_chain += " OR a = " + std::to_string(i);
+  CHECK(Parse(ok_chain).ok());
+}
+
+TEST_CASE("executable comments are SQL, other comments are not", "[sql][parser]") {
+  Statement st = MustParse("/*!40101 SELECT */ 1 /* x */ -- y\n # z\n");
+  CHECK(As<SelectStmt>(st).items.size() == 1);
+  st = MustParse("CREATE TABLE t (a int) /*!50100 ENGINE=InnoDB */ /*! DEFAULT CHARSET=latin1 */");
+  CHECK(As<CreateTableStmt>(st).options.size() == 2);
+  CHECK(MustFail("SELECT 1 /* unterminated").code == kErParse);
+  st = MustParse("SELECT 1--1");  // "--" without a space is two minus signs
+  CHECK(As<SelectStmt>(st).items[0].expr->binary_op == BinaryOp::kSub);
+}
+
+}  // namespace
+}  // namespace minnow::sql
