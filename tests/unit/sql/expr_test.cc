@@ -1,0 +1,183 @@
+#include "sql_lite_front/expr.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sql_lite_front/parser.h"
+
+namespace minnow::sql {
+namespace {
+
+TableDef TwoColumns() {
+  TableDef def;
+  def.name = "t";
+  ColumnDef a;
+  a.name = "a";
+  a.type = ColumnType::kInt;
+  ColumnDef b;
+  b.name = "b";
+  b.type = ColumnType::kVarchar;
+  b.length = 20;
+  def.columns = {a, b};
+  def.primary_key = {0};
+  return def;
+}
+
+// Parses "SELECT <sql> FROM t" and evaluates the item on `row` (a, b).
+struct Evaluator {
+  TableDef def = TwoColumns();
+  ExecContext ctx;
+  uint64_t last_id = 42;
+
+  SqlResult<Value> Run(const std::string& sql, const Row& row = {Value::Int(7), Value::String("x")},
+                       const char* clause = "field list") {
+    ctx.last_insert_id = &last_id;
+    SqlResult<Statement> st = Parse("SELECT " + sql + " FROM t");
+    REQUIRE(st.ok());
+    const SelectStmt& sel = std::get<SelectStmt>(*st);
+    BindScope scope = ScopeForTable(def);
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*sel.items[0].expr, scope, ctx, clause));
+    EvalState state;
+    SeedEvalState(&state);
+    return Eval(b, row, state);
+  }
+  std::string Str(const std::string& sql, const Row& row = {Value::Int(7), Value::String("x")}) {
+    SqlResult<Value> v = Run(sql, row);
+    REQUIRE(v.ok());
+    return v->is_null() ? "NULL" : v->ToString();
+  }
+};
+
+TEST_CASE("three-valued logic with NULL", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("NULL AND 0") == "0");
+  CHECK(e.Str("NULL AND 1") == "NULL");
+  CHECK(e.Str("NULL OR 1") == "1");
+  CHECK(e.Str("NULL OR 0") == "NULL");
+  CHECK(e.Str("NOT NULL") == "NULL");
+  CHECK(e.Str("NULL XOR 1") == "NULL");
+  CHECK(e.Str("1 XOR 1") == "0");
+  CHECK(e.Str("1 XOR 0") == "1");
+  CHECK(e.Str("NULL = NULL") == "NULL");
+  CHECK(e.Str("NULL <=> NULL") == "1");
+  CHECK(e.Str("1 <=> NULL") == "0");
+  CHECK(e.Str("a IS NULL", {Value::Null(), Value::Null()}) == "1");
+  CHECK(e.Str("a IS NOT NULL", {Value::Null(), Value::Null()}) == "0");
+  CHECK(e.Str("a = 1", {Value::Null(), Value::Null()}) == "NULL");
+  CHECK(e.Str("1 IN (2, NULL)") == "NULL");
+  CHECK(e.Str("1 IN (1, NULL)") == "1");
+  CHECK(e.Str("1 NOT IN (2, 3)") == "1");
+  CHECK(e.Str("1 NOT IN (2, NULL)") == "NULL");
+  CHECK(e.Str("5 BETWEEN 1 AND 10") == "1");
+  CHECK(e.Str("5 NOT BETWEEN 1 AND 10") == "0");
+  CHECK(e.Str("5 BETWEEN NULL AND 1") == "0");
+  CHECK(e.Str("5 BETWEEN NULL AND 10") == "NULL");
+}
+
+TEST_CASE("comparisons and arithmetic", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("a > 5") == "1");
+  CHECK(e.Str("a < 5") == "0");
+  CHECK(e.Str("a <> 7") == "0");
+  CHECK(e.Str("'abc' < 'abd'") == "1");
+  CHECK(e.Str("'10' = 10") == "1");
+  CHECK(e.Str("1 + 2 * 3") == "7");
+  CHECK(e.Str("7 / 2") == "3.5");
+  CHECK(e.Str("7 DIV 2") == "3");
+  CHECK(e.Str("7 % 3") == "1");
+  CHECK(e.Str("1 / 0") == "NULL");
+  CHECK(e.Str("1 % 0") == "NULL");
+  CHECK(e.Str("-a") == "-7");
+  CHECK(e.Str("9223372036854775807 + 1") == "9.223372036854776e18");
+  CHECK(e.Str("1.5 + 1") == "2.5");
+}
+
+TEST_CASE("LIKE with % _ and escapes, case-sensitive", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("'abc' LIKE 'a%'") == "1");
+  CHECK(e.Str("'abc' LIKE 'A%'") == "0");
+  CHECK(e.Str("'abc' LIKE '_b_'") == "1");
+  CHECK(e.Str("'abc' LIKE '%c'") == "1");
+  CHECK(e.Str("'abc' LIKE '%b'") == "0");
+  CHECK(e.Str("'a%c' LIKE 'a\\%c'") == "1");
+  CHECK(e.Str("'abc' LIKE 'a\\%c'") == "0");
+  CHECK(e.Str("'a_c' LIKE 'a\\_%'") == "1");
+  CHECK(e.Str("'' LIKE '%'") == "1");
+  CHECK(e.Str("'aXbXc' LIKE '%b%c'") == "1");
+  CHECK(e.Str("'abc' NOT LIKE 'a%'") == "0");
+  CHECK(e.Str("NULL LIKE 'a%'") == "NULL");
+  CHECK(e.Str("55 LIKE '5%'") == "1");
+}
+
+TEST_CASE("functions", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("md5('')") == "d41d8cd98f00b204e9800998ecf8427e");
+  CHECK(e.Str("md5('a')") == "0cc175b9c0f1b6a831c399e269772661");
+  CHECK(e.Str("md5('The quick brown fox jumps over the lazy dog')") ==
+        "9e107d9d372bb6826bd81d3542a419d6");
+  CHECK(e.Str("md5(1)") == "c4ca4238a0b923820dcc509a6f75849b");
+  CHECK(e.Str("md5(NULL)") == "NULL");
+  CHECK(e.Str("length(md5(rand()))") == "32");
+  for (int i = 0; i < 100; ++i) {
+    SqlResult<Value> r = e.Run("rand()");
+    REQUIRE(r.ok());
+    CHECK(r->is_double());
+    CHECK(r->as_double() >= 0);
+    CHECK(r->as_double() < 1);
+  }
+  CHECK(e.Str("rand(3)") == e.Str("rand(3)"));
+  CHECK(e.Str("concat('a', b, a)") == "ax7");
+  CHECK(e.Str("concat('a', NULL)") == "NULL");
+  CHECK(e.Str("length('h\xc3\xa9')") == "3");
+  CHECK(e.Str("char_length('h\xc3\xa9')") == "2");
+  CHECK(e.Str("lower('AbC')") == "abc");
+  CHECK(e.Str("upper('AbC')") == "ABC");
+  CHECK(e.Str("abs(-3)") == "3");
+  CHECK(e.Str("ifnull(NULL, 2)") == "2");
+  CHECK(e.Str("coalesce(NULL, NULL, 'z')") == "z");
+  CHECK(e.Str("if(a > 1, 'big', 'small')") == "big");
+  CHECK(e.Str("floor(2.7)") == "2");
+  CHECK(e.Str("round(2.5)") == "3");
+  CHECK(e.Str("round(2.345, 2)") == "2.35");
+  CHECK(e.Str("mod(10, 4)") == "2");
+  CHECK(e.Str("last_insert_id()") == "42");
+  CHECK(e.Str("database()") == "test");
+  CHECK(e.Str("version()") == "8.0.36-minnow");
+  CHECK(e.Str("length(now())") == "19");
+}
+
+TEST_CASE("binding errors", "[sql][expr]") {
+  Evaluator e;
+  SqlResult<Value> r = e.Run("nosuch + 1");
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == kErBadField);
+  CHECK(r.error().message == "Unknown column 'nosuch' in 'field list'");
+  r = e.Run("x.a", {}, "where clause");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == "Unknown column 'x.a' in 'where clause'");
+  CHECK(e.Str("t.a") == "7");
+  CHECK(e.Str("A") == "7");
+  r = e.Run("frobnicate(1)");
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == kErSpDoesNotExist);
+  CHECK(r.error().message == "FUNCTION test.frobnicate does not exist");
+  CHECK(std::string(r.error().sqlstate()) == "42000");
+  r = e.Run("count(*)");  // aggregates not allowed in this scope
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == kErInvalidGroupFuncUse);
+}
+
+TEST_CASE("LIKE prefixes", "[sql][expr]") {
+  bool exact = false;
+  CHECK(LikePrefix("5%", &exact) == "5");
+  CHECK(exact);
+  CHECK(LikePrefix("ab\\%c%", &exact) == "ab%c");
+  CHECK(exact);
+  CHECK(LikePrefix("a%b", &exact) == "a");
+  CHECK(!exact);
+  CHECK(LikePrefix("a_", &exact) == "a");
+  CHECK(!exact);
+}
+
+}  // namespace
+}  // namespace minnow::sql
