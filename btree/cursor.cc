@@ -224,19 +224,19 @@ Status Cursor::Prev() {
 
 RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.heap_no}; }
 
-void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const {
-  const Impl* c = impl_.get();
-  const size_t count = c->valid ? static_cast<size_t>(c->n - c->idx) : 0;
+void LeafImage::HeapNos(int from, std::vector<HeapNo>* heap_nos,
+                        std::vector<uint64_t>* sys8) const {
+  const size_t count = from < n ? static_cast<size_t>(n - from) : 0;
   // Sized once and filled through pointers: this runs once per leaf of every locking scan.
   heap_nos->resize(count);
   sys8->resize(count);
   HeapNo* h = heap_nos->data();
   uint64_t* t = sys8->data();
-  const std::byte* p = c->data;
+  const std::byte* p = data;
   size_t done = 0;
-  for (int i = c->idx; done < count; ++i, ++done) {
+  for (int i = from; done < count; ++i, ++done) {
     const size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
-    if (off < c->heap_top || off + kRecordHeaderSize > kPageSize) break;
+    if (off < heap_top || off + kRecordHeaderSize > kPageSize) break;
     const std::byte* r = p + off;
     const size_t key_len = Load16(r + record_offset::kKeyLen);
     const bool has_sys = (std::to_integer<uint8_t>(r[record_offset::kFlags]) & kRecSys) != 0;
@@ -246,6 +246,61 @@ void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_
   }
   heap_nos->resize(done);
   sys8->resize(done);
+}
+
+void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const {
+  if (!impl_->valid) {
+    heap_nos->clear();
+    sys8->clear();
+    return;
+  }
+  leaf().HeapNos(impl_->idx, heap_nos, sys8);
+}
+
+LeafImage Cursor::leaf() const {
+  const Impl* c = impl_.get();
+  return {.data = c->data, .heap_top = c->heap_top, .n = c->n, .page_no = c->page_no};
+}
+
+Result<Cursor::Walk> Cursor::WalkRightLatched(
+    const std::function<Result<int>(const LeafImage& leaf)>& visit) {
+  Impl* c = impl_.get();
+  if (!c->valid) return Status::InvalidArgument("WalkRightLatched() on a cursor that is not valid");
+  const BTree::Impl* tree = c->tree;
+  ASSIGN_OR_RETURN(ReadPageGuard cur, tree->pool->FetchRead(c->page_no));
+  if (HeaderPageLsn(cur.data()) != c->lsn) {
+    // The copy is stale: its next link may be too. Re-seek past its last record, as Next does.
+    cur.Release();
+    RETURN_IF_ERROR(c->Position(c->n - 1));
+    c->bound.assign(reinterpret_cast<const char*>(c->rec.key.data()), c->rec.key.size());
+    RETURN_IF_ERROR(c->SeekForward(/*strict=*/true));
+    return c->valid ? Walk::kCopied : Walk::kEnd;
+  }
+  // From here on each leaf stays latched until its right sibling is: its next link and records
+  // are what the visit saw, without a copy or an LSN check.
+  for (;;) {
+    const PageNo next = PageView(cur.data()).next();
+    if (next == kInvalidPageNo) {
+      c->valid = false;
+      return Walk::kEnd;
+    }
+    ASSIGN_OR_RETURN(ReadPageGuard nx, tree->pool->FetchRead(next));
+    cur = std::move(nx);
+    RETURN_IF_ERROR(tree->CheckTreePage(cur.data(), cur.page_no(), 0));
+    const PageView v(cur.data());
+    const LeafImage leaf{
+        .data = cur.data(), .heap_top = v.heap_top(), .n = v.n_slots(), .page_no = cur.page_no()};
+    if (leaf.n == 0) continue;
+    ASSIGN_OR_RETURN(int at, visit(leaf));
+    if (at == kNextLeaf) continue;
+    if (at == kStopWalk) return Walk::kStopped;
+    if (at < 0 || at >= leaf.n) {
+      return Status::InvalidArgument("WalkRightLatched(): the visit returned a slot out of range");
+    }
+    RETURN_IF_ERROR(c->CopyLeaf(cur));
+    RETURN_IF_ERROR(c->Position(at));
+    return Walk::kCopied;
+  }
 }
 
 Result<bool> Cursor::WithLeafLatched(const std::function<Status()>& f) const {

@@ -22,6 +22,45 @@
 
 namespace minnow {
 
+// Decodes slot i of the leaf image `page` (records lie in [heap_top, kPageSize)) into `rec`
+// (heap number, key, sys, inline value or overflow reference, flags; `size` is not set);
+// false if the slot points outside the page. Inline: a scan runs it once per record.
+inline bool DecodeLeafSlot(const std::byte* page, size_t heap_top, int i, RecordView* rec) {
+  const size_t off = Load16(page + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
+  if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
+  const std::byte* r = page + off;
+  const uint8_t flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+  const size_t key_len = Load16(r + record_offset::kKeyLen);
+  const size_t value_len = Load16(r + record_offset::kValueLen);
+  const size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
+  if (off + kRecordHeaderSize + key_len + sys_len + value_len > kPageSize ||
+      (flags & ~kRecKnownFlags) != 0) {
+    return false;
+  }
+  rec->flags = flags;
+  rec->heap_no = Load16(r + record_offset::kHeapNo);
+  rec->key = {r + record_offset::kKey, key_len};
+  rec->sys = {rec->key.data() + key_len, sys_len};
+  rec->value = {rec->sys.data() + sys_len, value_len};
+  return true;
+}
+
+// A leaf page read in place: the cursor's copy (Cursor::leaf()) or a leaf latched during
+// Cursor::WalkRightLatched. Slots 0 .. n-1 in key order.
+struct LeafImage {
+  const std::byte* data = nullptr;
+  size_t heap_top = kPageSize;
+  int n = 0;
+  PageNo page_no = kInvalidPageNo;
+
+  bool Decode(int i, RecordView* rec) const { return DecodeLeafSlot(data, heap_top, i, rec); }
+  // Locking scans: the heap numbers of slots [from, n) in key order, and the first 8 bytes of
+  // each one's hidden fields (0 without them), read with a minimal decode (no values). Both
+  // are cleared first. A slot outside the page ends the lists (reading it reports the
+  // corruption).
+  void HeapNos(int from, std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const;
+};
+
 class Cursor {
  public:
   ~Cursor();
@@ -80,6 +119,24 @@ class Cursor {
   // REQUIRES: Valid(); the caller holds no page latch.
   Result<bool> WithLeafLatched(const std::function<Status()>& f) const;
 
+  // The copied leaf and the current record's slot in it (counting scans read the rest of the
+  // copy through it). Valid until the next move.
+  LeafImage leaf() const;
+  int slot() const { return st_->idx; }
+  // Counting scans read leaves in place, without copies. Walks right from the copied leaf
+  // (whose records the caller has read), S-latching each next leaf before releasing the one
+  // before it, and calls `visit` on each non-empty leaf while it is latched. `visit` returns
+  // kNextLeaf to go on, kStopWalk to end the walk (kStopped), or a slot i: the leaf is copied
+  // and the cursor positioned on slot i (kCopied: go on from current()). Its error ends the
+  // walk and is returned (latches released). If the copied leaf changed since the copy, the
+  // cursor re-seeks past the copy's last record instead (kCopied, or kEnd if nothing
+  // follows). kEnd: no leaf follows (the cursor is then not Valid()). `visit` must not call
+  // into the tree. REQUIRES: Valid(); the caller holds no page latch.
+  static constexpr int kNextLeaf = -1;
+  static constexpr int kStopWalk = -2;
+  enum class Walk { kEnd, kStopped, kCopied };
+  Result<Walk> WalkRightLatched(const std::function<Result<int>(const LeafImage& leaf)>& visit);
+
  private:
   friend class BTree;
   // The part of the cursor's state the inline accessors read: the copied leaf and the current
@@ -96,23 +153,7 @@ class Cursor {
 
     // Decodes slot i of the copy into `rec`; false if it points outside the page.
     bool Decode(int i) {
-      const std::byte* p = data;
-      size_t off = Load16(p + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
-      if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
-      const std::byte* r = p + off;
-      uint8_t flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
-      size_t key_len = Load16(r + record_offset::kKeyLen);
-      size_t value_len = Load16(r + record_offset::kValueLen);
-      size_t sys_len = (flags & kRecSys) != 0 ? kSysLen : 0;
-      if (off + kRecordHeaderSize + key_len + sys_len + value_len > kPageSize ||
-          (flags & ~kRecKnownFlags) != 0) {
-        return false;
-      }
-      rec.flags = flags;
-      rec.heap_no = Load16(r + record_offset::kHeapNo);
-      rec.key = {r + record_offset::kKey, key_len};
-      rec.sys = {rec.key.data() + key_len, sys_len};
-      rec.value = {rec.sys.data() + sys_len, value_len};
+      if (!DecodeLeafSlot(data, heap_top, i, &rec)) return false;
       big_loaded = false;
       return true;
     }

@@ -40,6 +40,20 @@ Iterator::Impl::~Impl() {
   }
 }
 
+Status Iterator::Impl::LockBatchLatched(PageNo page) {
+  // Implicit locks: only a record written by a transaction that may still be active has one
+  // (one compare per record; the rest were written before every active transaction began).
+  const TrxId min_active = txn->db()->trx_sys()->min_active_id();
+  for (size_t i = 0; i < sys8.size(); ++i) {
+    const TrxId writer = TrxIdOfSys8(sys8[i]);
+    if (writer >= min_active) [[unlikely]]
+      txn->ConvertImplicit(writer, {page, heap_nos[i]});
+  }
+  const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  size_t granted = 0;
+  return txn->db()->lock_sys()->LockRecords(txn->locks(), page, heap_nos, m, lock_type, &granted);
+}
+
 Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
@@ -56,19 +70,7 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   if ((forward || last_on_leaf) && lock_type == RecLockType::kOrdinary) {
     heap_nos.push_back(kSupremumHeapNo);
   }
-  const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
-  size_t granted = 0;
-  Result<bool> current = cursor->WithLeafLatched([&] {
-    // Implicit locks: only a record written by a transaction that may still be active has one
-    // (one compare per record; the rest were written before every active transaction began).
-    const TrxId min_active = txn->db()->trx_sys()->min_active_id();
-    for (size_t i = 0; i < sys8.size(); ++i) {
-      const TrxId writer = TrxIdOfSys8(sys8[i]);
-      if (writer >= min_active) [[unlikely]]
-        txn->ConvertImplicit(writer, {page, heap_nos[i]});
-    }
-    return txn->db()->lock_sys()->LockRecords(txn->locks(), page, heap_nos, m, lock_type, &granted);
-  });
+  Result<bool> current = cursor->WithLeafLatched([&] { return LockBatchLatched(page); });
   if (current.ok() && *current) {
     locked_copy = cursor->leaf_copies();
     return true;

@@ -73,6 +73,11 @@ struct Iterator::Impl {
   // Locks the current record (and, moving forward, the rest of the leaf). False if the cursor
   // had to re-seek (the leaf changed, or a lock wait ended): settle again.
   Result<bool> LockFromCurrent(bool forward);
+  // The lock batch of LockFromCurrent and of a counting scan's latched leaves: turns the
+  // implicit locks of active writers of the batch's records (sys8: their DB_TRX_IDs) into
+  // explicit ones, then locks heap_nos of `page` in one LockRecords call. REQUIRES: `page`
+  // S-latched, unchanged since heap_nos and sys8 were read from it.
+  Status LockBatchLatched(PageNo page);
   // Next-key locking scans (REPEATABLE READ, SERIALIZABLE) also close the gap at the edge
   // where they start, as InnoDB's row_search_mvcc does; otherwise an insert there is a phantom
   // the scan's next run would see (inserts check the record they go before, or the supremum of
@@ -93,6 +98,17 @@ struct Iterator::Impl {
   // landed (LockGapAfterCurrent, re-seeking while the leaf changes; on nothing, LockEdgeAt
   // `fallback_key`).
   Status SeekBackward(const std::function<Status()>& seek, std::string_view fallback_key);
+  // Transaction::Count (count.cc): counts what Next would show from the current position
+  // while key < hi (hi empty: to the end), locking as Next would (see count.cc).
+  Result<uint64_t> CountTo(std::string_view hi);
+  // CountTo's per-leaf step: counts slots [from, n) of `leaf` below hi into *count. Returns
+  // kLeafDone if the scan ends on this leaf, kLeafNext if it goes on to the next leaf, or the
+  // slot of the first record whose visible version needs the undo log while `latched` (the
+  // caller copies the leaf and counts on from there, unlatched).
+  static constexpr int kLeafNext = -1;
+  static constexpr int kLeafDone = -2;
+  Result<int> CountLeaf(const LeafImage& leaf, int from, std::string_view hi, bool latched,
+                        uint64_t* count);
   // The version the view sees of the current record, cached; false if it sees none.
   Result<bool> CacheOlderVersion(const RecordView& rec);
 

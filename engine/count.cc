@@ -1,0 +1,149 @@
+// Transaction::Count: the records of a key range counted a leaf at a time (SQL's COUNT(*) over
+// a range, as MySQL 8's handler::records()). It returns what an Iterator from Seek(lo)
+// stepping with Next while key < hi would show, and locks what that Iterator would lock,
+// because it is that Iterator (an Iterator::Impl: the same effective mode, read view, lock
+// type, edge lock and lock batches) with a counting loop in place of the per-row hand-out:
+//
+//   the leaf Seek copies, and any leaf the walk below copies, is read from the cursor's copy:
+//     a locking read first locks the rest of it with LockFromCurrent (the Iterator's own
+//     step); a consistent read builds the visible version (BuildVisible) of each record whose
+//     writer the view may not see;
+//   the leaves after it are read in place under their S latch (Cursor::WalkRightLatched), with
+//     no copy: per record, the delete mark and DB_TRX_ID against the view's up_limit_id. A
+//     locking read locks the leaf's batch (LockBatchLatched, as LockFromCurrent does) under the
+//     same latch. A consistent read that meets a record whose version the view may not see
+//     has the cursor copy the leaf there and goes on from the copy, so undo pages are read
+//     with no page latch held (BuildVisible re-reads the record through the tree).
+//
+// Where the Iterator stops: on the first record it would show with key >= hi (or at the end).
+// A consistent read stops at the first key >= hi (it locks nothing, so nothing depends on
+// exactly where); a locking read, whose batches lock each leaf to its end, steps over
+// delete-marked records >= hi onto the next leaf as Next would, so both lock the same leaves.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/iterator_internal.h"
+#include "mvcc/undo_record.h"
+
+namespace minnow {
+
+Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::string_view hi,
+                                      bool latched, uint64_t* count) {
+  RecordView rec;
+  auto corrupt = [&](int slot) {
+    return Status::Corruption(
+        fmt::format("keyspace '{}': leaf page {}: slot {} lies outside the page", ks->name,
+                    leaf.page_no, slot));
+  };
+  // [from, end): the slots below hi. Only the leaf where the range ends needs a search.
+  int end = leaf.n;
+  if (!hi.empty()) {
+    if (!leaf.Decode(leaf.n - 1, &rec)) return corrupt(leaf.n - 1);
+    if (AsStringView(rec.key) >= hi) {
+      bool found = false;
+      ASSIGN_OR_RETURN(size_t first_ge, PageView(leaf.data).LowerBound(AsBytes(hi), &found));
+      end = std::max(from, static_cast<int>(first_ge));
+    }
+  }
+  uint64_t n = 0;
+  if (locking || view == nullptr) {
+    // The latest version (locked, or READ UNCOMMITTED's): shown unless delete-marked.
+    for (int i = from; i < end; ++i) {
+      if (!leaf.Decode(i, &rec)) [[unlikely]]
+        return corrupt(i);
+      n += !rec.delete_marked();
+    }
+    *count += n;
+    if (end == leaf.n) return kLeafNext;
+    if (!locking) return kLeafDone;
+    for (int i = end; i < leaf.n; ++i) {
+      if (!leaf.Decode(i, &rec)) [[unlikely]]
+        return corrupt(i);
+      if (!rec.delete_marked()) return kLeafDone;  // Next would stop here
+    }
+    return kLeafNext;
+  }
+  // Consistent: a writer below up_limit_id committed before the view opened (the common case:
+  // one compare); others go through the view, and those it does not see through the undo log.
+  const TrxId up_limit = view->up_limit_id();
+  for (int i = from; i < end; ++i) {
+    if (!leaf.Decode(i, &rec)) [[unlikely]]
+      return corrupt(i);
+    const TrxId writer = rec.sys.size() == kSysFieldsSize ? SysTrxId(rec.sys.data()) : 0;
+    if (writer < up_limit || view->Sees(writer)) [[likely]] {
+      n += !rec.delete_marked();
+      continue;
+    }
+    if (latched) {
+      *count += n;
+      return i;
+    }
+    version.clear();  // BuildVisible's value; only its verdict is needed
+    ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, AsStringView(rec.key), rec.sys,
+                                                     rec.delete_marked(), &version));
+    n += visible;
+  }
+  *count += n;
+  return end == leaf.n ? kLeafNext : kLeafDone;
+}
+
+Result<uint64_t> Iterator::Impl::CountTo(std::string_view hi) {
+  uint64_t count = 0;
+  for (;;) {
+    // From the cursor's current record, on its copy.
+    if (!cursor->Valid()) return count;
+    if (locking) {
+      ASSIGN_OR_RETURN(bool locked, LockFromCurrent(/*forward=*/true));
+      if (!locked) continue;  // re-seeked (the leaf changed, or a lock wait ended)
+    }
+    ASSIGN_OR_RETURN(int step, CountLeaf(cursor->leaf(), cursor->slot(), hi, false, &count));
+    if (step == kLeafDone) return count;
+    // The leaves after it, in place.
+    Result<Cursor::Walk> walk = cursor->WalkRightLatched([&](const LeafImage& leaf) -> Result<int> {
+      if (locking) {
+        leaf.HeapNos(0, &heap_nos, &sys8);
+        if (lock_type == RecLockType::kOrdinary) heap_nos.push_back(kSupremumHeapNo);
+        Status locked = LockBatchLatched(leaf.page_no);
+        if (!locked.ok()) {
+          // After the wait, re-seek to this leaf's first record and lock it from the copy.
+          RecordView first;
+          if (!leaf.Decode(0, &first)) {
+            return Status::Corruption(
+                fmt::format("keyspace '{}': leaf page {}: slot 0 lies outside the page", ks->name,
+                            leaf.page_no));
+          }
+          reseek_key.assign(AsStringView(first.key));
+          return locked;
+        }
+      }
+      ASSIGN_OR_RETURN(int r, CountLeaf(leaf, 0, hi, /*latched=*/true, &count));
+      if (r == kLeafNext) return Cursor::kNextLeaf;
+      if (r == kLeafDone) return Cursor::kStopWalk;
+      return r;  // copy the leaf and go on from slot r unlatched
+    });
+    if (walk.ok()) {
+      if (*walk != Cursor::Walk::kCopied) return count;
+      continue;
+    }
+    if (walk.status().code() != Code::kLockWait) return walk.status();
+    RETURN_IF_ERROR(txn->WaitForLock());
+    RETURN_IF_ERROR(cursor->Seek(AsBytes(reseek_key)));
+  }
+}
+
+Result<uint64_t> Transaction::Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
+                                    const ReadOptions& ro) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  const LockMode mode = t.EffectiveMode(ro.lock_mode);
+  if (mode != LockMode::kNone) RETURN_IF_ERROR(t.PrepareLocking(s, mode));
+  // Iterator::Seek(lo), then the counting loop in place of Next.
+  Iterator::Impl it(&t, s, ro.lock_mode);
+  if (it.LocksEdges()) RETURN_IF_ERROR(it.LockEdgeAt(lo, /*gap=*/false));
+  RETURN_IF_ERROR(it.cursor->Seek(AsBytes(lo)));
+  return it.CountTo(hi);
+}
+
+}  // namespace minnow
