@@ -90,6 +90,9 @@ Status Transaction::RollbackToSavepoint(uint64_t savepoint) {
   return impl_->core.RollbackToSavepoint(savepoint);
 }
 
+void Transaction::Interrupt() { impl_->core.SetInterrupted(true); }
+void Transaction::ClearInterrupt() { impl_->core.SetInterrupted(false); }
+
 Status Transaction::LockTable(const Keyspace& ks, LockMode mode) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());

@@ -78,7 +78,11 @@ Status TransactionCore::EnsureId() {
   RETURN_IF_ERROR(db_->WritableStatus());
   ASSIGN_OR_RETURN(TrxId id, db_->trx_sys()->Begin(this));
   // Nothing carries the id yet, so no one looks for our lock state before it exists.
-  locks_ = db_->lock_sys()->Register(id);
+  {
+    LatchGuard guard(interrupt_latch_);
+    locks_ = db_->lock_sys()->Register(id);
+    if (interrupted_) db_->lock_sys()->SetInterrupted(locks_.get(), true);
+  }
   undo_ = db_->undo_store()->NewTrxUndo(id);
   id_ = id;
   public_id_.store(id, std::memory_order_release);
@@ -116,6 +120,12 @@ Status TransactionCore::LockTable(KeyspaceState* ks, LockMode mode) {
   }
   RETURN_IF_ERROR(EnsureId());
   return EnsureTableLock(ks, mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS);
+}
+
+void TransactionCore::SetInterrupted(bool interrupted) {
+  LatchGuard guard(interrupt_latch_);
+  interrupted_ = interrupted;
+  if (locks_ != nullptr) db_->lock_sys()->SetInterrupted(locks_.get(), interrupted);
 }
 
 Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
@@ -248,7 +258,12 @@ void TransactionCore::End(State final_state) {
     // A finished transaction keeps nothing of the lock system or the undo store (its handle
     // may outlive them).
     published_.store(false, std::memory_order_relaxed);
-    locks_.reset();
+    std::unique_ptr<TrxLocks> ended;
+    {
+      LatchGuard guard(interrupt_latch_);
+      ended = std::move(locks_);
+    }
+    ended.reset();
     undo_.reset();
   }
   table_locks_.clear();

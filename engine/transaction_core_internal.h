@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "common/latch.h"
 #include "engine/database_core_internal.h"
 #include "lock/lock_sys.h"
 #include "minnow/db.h"
@@ -79,6 +80,9 @@ class TransactionCore {
   Status RollbackToSavepoint(uint64_t savepoint);
   // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
   Status LockTable(KeyspaceState* ks, LockMode mode);
+  // KILL QUERY (Transaction::Interrupt, ClearInterrupt), from any thread: while set, a lock
+  // wait in progress ends (woken now) and every new one ends at once with kAborted.
+  void SetInterrupted(bool interrupted);
   // Database::Close on this transaction's behalf: undo, end. REQUIRES: the Close() contract.
   void RollbackForClose();
 
@@ -167,7 +171,12 @@ class TransactionCore {
   std::atomic<bool> published_{false};
   std::chrono::steady_clock::time_point started_;
   std::atomic<uint64_t> rows_modified_{0};  // undo records written
+  // Written by the transaction's thread under interrupt_latch_ (set at the first lock, reset
+  // at the end), so that SetInterrupted on another thread can reach it; the transaction's own
+  // thread reads it without the latch.
   std::unique_ptr<TrxLocks> locks_;
+  Latch interrupt_latch_;  // before the lock system's latches
+  bool interrupted_ GUARDED_BY(interrupt_latch_) = false;
   std::unique_ptr<TrxUndo> undo_;
   ReadView view_;  // REPEATABLE READ / SERIALIZABLE: the transaction's view, once opened
   std::vector<std::pair<uint32_t, TrxLockMode>> table_locks_;  // taken, strongest per table

@@ -53,8 +53,8 @@
 // moves). The wait registry latch (deadlock detection) is taken with no shard latch held.
 //
 // Thread safety: every method is thread-safe. A TrxLocks is used by its transaction's thread,
-// except that other threads may convert its implicit locks and cancel its wait (internally
-// synchronized).
+// except that other threads may convert its implicit locks, cancel its wait and interrupt it
+// (internally synchronized).
 
 #include <chrono>
 #include <cstdint>
@@ -179,7 +179,14 @@ class LockSys {
   // (kLockWaitTimeout, the request removed), it is chosen as a deadlock victim (kDeadlock,
   // the request removed; its other locks stay until ReleaseAll), or Shutdown() (kClosed).
   // Returns OK at once if nothing is waiting. REQUIRES: the caller holds no latch.
+  // While the transaction is interrupted (SetInterrupted), the wait ends at once with kAborted
+  // ("Query execution was interrupted"), the request removed as a timeout removes it.
   Status Wait(TrxLocks* trx, std::chrono::milliseconds timeout);
+
+  // KILL QUERY, from any thread: sets or clears the transaction's interrupt flag. Setting it
+  // wakes a Wait() in progress, which ends with kAborted; so does every Wait() that finds the
+  // flag set. Granted locks stay. REQUIRES: `trx` is not destroyed meanwhile.
+  void SetInterrupted(TrxLocks* trx, bool interrupted);
 
   // Implicit to explicit (InnoDB lock_rec_convert_impl_to_expl): `holder` modified the record
   // and is still active, so it holds an implicit X lock; give it a granted X,REC_NOT_GAP lock

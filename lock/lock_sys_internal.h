@@ -127,6 +127,7 @@ struct TrxLocks::Impl {
   LockStruct* wait_lock GUARDED_BY(wait_latch) = nullptr;
   LockRow wait_row GUARDED_BY(wait_latch);
   std::chrono::steady_clock::time_point wait_start GUARDED_BY(wait_latch);
+  bool interrupted GUARDED_BY(wait_latch) = false;  // LockSys::SetInterrupted
 
   uint64_t Weight() const {
     return weight.load(std::memory_order_relaxed) + structs.load(std::memory_order_relaxed);

@@ -138,6 +138,7 @@ Status TakeOutcome(TrxLocks::Impl* trx) REQUIRES(trx->wait_latch) {
 Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
   TrxLocks::Impl* trx = trx_locks->impl_.get();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool interrupted;
   {
     LatchGuard guard(trx->wait_latch);
     if (trx->wait_state != WaitState::kWaiting) {
@@ -146,30 +147,41 @@ Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
       }
       return TakeOutcome(trx);
     }
+    interrupted = trx->interrupted;
   }
-  if (impl_->options.deadlock_detect && !impl_->closed.load()) {
+  if (!interrupted && impl_->options.deadlock_detect && !impl_->closed.load()) {
     LatchGuard guard(impl_->registry.latch);
     Status st = impl_->CheckDeadlock(trx);
     if (!st.ok()) return st;
   }
   {
     LatchGuard guard(trx->wait_latch);
-    while (trx->wait_state == WaitState::kWaiting && !impl_->closed.load()) {
+    while (trx->wait_state == WaitState::kWaiting && !trx->interrupted && !impl_->closed.load()) {
       // condition_variable_any releases and retakes the Latch itself.
       if (trx->wait_cv.wait_until(trx->wait_latch, deadline) == std::cv_status::timeout) break;
     }
     if (trx->wait_state != WaitState::kWaiting) return TakeOutcome(trx);
+    interrupted = trx->interrupted;
   }
+  // Timed out, interrupted or shut down: the request leaves the queue.
   const bool closed = impl_->closed.load();
   if (impl_->CancelWait(trx, WaitState::kNone)) {
     LatchGuard guard(trx->wait_latch);
     trx->wait_state = WaitState::kNone;
     if (closed) return Status::Closed("lock system shut down");
+    if (interrupted) return Status(Code::kAborted, "Query execution was interrupted");
     impl_->timeouts.fetch_add(1, std::memory_order_relaxed);
     return Status(Code::kLockWaitTimeout, "lock wait timeout exceeded; try restarting transaction");
   }
   LatchGuard guard(trx->wait_latch);  // granted or chosen as a victim just before the cancel
   return TakeOutcome(trx);
+}
+
+void LockSys::SetInterrupted(TrxLocks* trx_locks, bool interrupted) {
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  LatchGuard guard(trx->wait_latch);
+  trx->interrupted = interrupted;
+  if (interrupted) trx->wait_cv.notify_all();
 }
 
 void LockSys::Shutdown() {

@@ -268,5 +268,90 @@ TEST_CASE("LockTable(X) shows in DataLocks and waits for another's IX", "[sql_su
   REQUIRE_CODE(x->LockTable(d.ks, LockMode::kShare), Code::kClosed);
 }
 
+TEST_CASE("Interrupt ends a lock wait with kAborted; the transaction and its locks stay",
+          "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/60000);
+  d.Load({{"a", "0"}, {"b", "0"}});
+  auto blocker = d.Begin(0);
+  REQUIRE_OK(blocker->Put(d.ks, "a", "1"));
+  auto t = d.Begin(1);
+  REQUIRE_OK(t->Put(d.ks, "b", "1"));  // a lock of its own, to keep
+
+  Status st;
+  std::thread th([&] { st = t->Get(d.ks, "a", kForUpdate).status(); });
+  d.AwaitWaiters(1);
+  const auto start = Clock::now();
+  t->Interrupt();
+  th.join();
+  CHECK(MillisSince(start) < 5000);  // not the 60 s timeout
+  CHECK(st.code() == Code::kAborted);
+  CHECK(st.message() == "Query execution was interrupted");
+  CHECK(d.db->stats().row_lock_current_waits == 0);
+  CHECK(d.db->stats().lock_wait_timeouts == 0);
+  CHECK(t->active());
+  CHECK(blocker->active());
+  // Both keep their locks: the blocker's on a, t's on b.
+  auto probe = Take(d.sessions[2]->Begin({.lock_wait_timeout_ms = 20}));
+  REQUIRE_CODE(probe->Get(d.ks, "a", kForUpdate).status(), Code::kLockWaitTimeout);
+  REQUIRE_CODE(probe->Get(d.ks, "b", kForUpdate).status(), Code::kLockWaitTimeout);
+  REQUIRE_OK(probe->Rollback());
+
+  // While the flag is set, a new wait ends at once (no sleep until a timeout).
+  REQUIRE_CODE(t->Put(d.ks, "a", "2"), Code::kAborted);
+  // Locks granted at once are not affected.
+  REQUIRE_OK(t->Put(d.ks, "c", "1"));
+
+  // Cleared: the same transaction waits as usual and gets the lock when the blocker commits.
+  t->ClearInterrupt();
+  std::thread th2([&] { st = t->Put(d.ks, "a", "2"); });
+  d.AwaitWaiters(1);
+  REQUIRE_OK(blocker->Commit());
+  th2.join();
+  REQUIRE_OK(st);
+  REQUIRE_OK(t->Commit());
+  CHECK(d.Committed("a") == "2");
+  CHECK(d.Committed("b") == "1");
+  t->Interrupt();  // harmless on a finished transaction
+}
+
+TEST_CASE("Interrupt before the first lock applies to the first wait", "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/60000);
+  auto blocker = d.Begin(0);
+  REQUIRE_OK(blocker->Put(d.ks, "a", "1"));
+  auto t = d.Begin(1);
+  t->Interrupt();
+  CHECK(t->id() == 0);
+  REQUIRE_CODE(t->Get(d.ks, "a", kForUpdate).status(), Code::kAborted);
+  CHECK(t->id() != 0);
+  t->ClearInterrupt();
+  REQUIRE_OK(t->Put(d.ks, "b", "1"));
+  REQUIRE_OK(t->Commit());
+}
+
+TEST_CASE("Interrupt from many threads while the transaction waits and works", "[sql_support]") {
+  // For ThreadSanitizer: Interrupt and ClearInterrupt race with the transaction getting its
+  // lock state, waiting, and ending.
+  Db d(/*lock_wait_timeout_ms=*/60000);
+  d.Load({{"a", "0"}});
+  for (int round = 0; round < 20; ++round) {
+    auto blocker = d.Begin(0);
+    REQUIRE_OK(blocker->Put(d.ks, "a", "1"));
+    auto t = d.Begin(1);
+    std::atomic<bool> stop{false};
+    std::thread killer([&] {
+      while (!stop.load()) {
+        t->Interrupt();
+        std::this_thread::yield();
+      }
+    });
+    Status st = t->Get(d.ks, "a", kForUpdate).status();
+    CHECK(st.code() == Code::kAborted);
+    REQUIRE_OK(t->Commit());
+    stop.store(true);
+    killer.join();
+    REQUIRE_OK(blocker->Rollback());
+  }
+}
+
 }  // namespace
 }  // namespace minnow

@@ -1,5 +1,6 @@
 // Waits: wake-up on release, timeouts, deadlocks between two and three transactions (victim
-// choice by weight), detection off, shutdown. Outcomes and counts are asserted, never times.
+// choice by weight), detection off, shutdown, interrupts. Outcomes and counts are asserted, never
+// times.
 
 #include <catch2/catch.hpp>
 #include <future>
@@ -170,6 +171,45 @@ TEST_CASE("shutdown wakes waiters with kClosed", "[lock]") {
   CHECK(waiter.get() == Code::kClosed);
   CHECK_FALSE(t2->waiting(nullptr));
   CHECK(locks.Wait(t2, kLong).code() == Code::kClosed);
+}
+
+TEST_CASE("an interrupt ends a wait with kAborted, removes the request, keeps the locks",
+          "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  TrxLocks* t3 = trxs.New(3);
+  REQUIRE(Lock(locks, t1, kPage, 4, kS, kRec) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 5, kX) == Code::kOk);
+  REQUIRE(Lock(locks, t2, kPage, 4, kX, kRec) == Code::kLockWait);
+  REQUIRE(Lock(locks, t3, kPage, 4, kS, kRec) == Code::kLockWait);  // behind t2's X
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t2, kLong); });
+  std::this_thread::sleep_for(milliseconds(20));  // most likely asleep by now; either way:
+  locks.SetInterrupted(t2, true);
+  const Status st = waiter.get();
+  CHECK(st.code() == Code::kAborted);
+  CHECK(st.message() == "Query execution was interrupted");
+  CHECK(locks.Wait(t3, kLong).ok());  // t2's request left the queue
+  CHECK(Rows(locks) ==
+        std::vector<std::string>{"1 3:4 S,REC_NOT_GAP", "2 3:5 X", "3 3:4 S,REC_NOT_GAP"});
+  CHECK(locks.stats().timeouts == 0);
+  CHECK(locks.stats().waiting_now == 0);
+
+  // While the flag is set, a new wait ends at once.
+  REQUIRE(Lock(locks, t2, kPage, 4, kX, kRec) == Code::kLockWait);
+  CHECK(locks.Wait(t2, kLong).code() == Code::kAborted);
+  CHECK_FALSE(t2->waiting(nullptr));
+  // Cleared: waits as usual again.
+  locks.SetInterrupted(t2, false);
+  REQUIRE(Lock(locks, t2, kPage, 4, kX, kRec) == Code::kLockWait);
+  CHECK(locks.Wait(t2, milliseconds(20)).code() == Code::kLockWaitTimeout);
+  CHECK(Rows(locks) ==
+        std::vector<std::string>{"1 3:4 S,REC_NOT_GAP", "2 3:5 X", "3 3:4 S,REC_NOT_GAP"});
+  // A flag set while nothing waits is harmless to locks granted at once.
+  locks.SetInterrupted(t2, true);
+  CHECK(Lock(locks, t2, kPage, 6, kX) == Code::kOk);
+  CHECK(locks.Wait(t2, kLong).ok());  // nothing to wait for
 }
 
 }  // namespace
