@@ -49,8 +49,11 @@ struct ColumnDef {
   bool nullable = true;
   bool auto_increment = false;
   std::optional<Value> default_value;  // unset: no DEFAULT clause (NULL if nullable)
-  // "int unsigned NOT NULL AUTO_INCREMENT" as SHOW CREATE TABLE prints it (MySQL 8 style).
+  // "int unsigned NOT NULL AUTO_INCREMENT" as SHOW CREATE TABLE prints it (MySQL 8 style):
+  // everything after the column's name (type, NOT NULL, DEFAULT, AUTO_INCREMENT).
   std::string TypeString() const;
+  // The type alone, SHOW COLUMNS' Type: "int unsigned", "varchar(255)", "text".
+  std::string BaseTypeString() const;
   // The largest number of bytes a value may hold (CHAR/VARCHAR n, TEXT 65,535, BLOB 64 MiB).
   uint64_t MaxBytes() const;
 };

@@ -1,0 +1,224 @@
+// Value conversions and comparison, as MySQL does them for the types minnow has.
+
+#include "sql_lite_front/value.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "sql_lite_front/value_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact as a double
+
+// Three-way comparison of an integer with a double, exactly (no rounding of `i` to double).
+int CompareIntDouble(int64_t i, double d) {
+  if (std::isnan(d)) return 1;  // SQL never makes NaN; order it first so sorts stay total
+  if (d >= kTwo63) return -1;
+  if (d < -kTwo63) return 1;
+  double t = std::trunc(d);
+  auto ti = static_cast<int64_t>(t);  // in range: -2^63 <= t < 2^63
+  if (i < ti) return -1;
+  if (i > ti) return 1;
+  double frac = d - t;
+  return frac > 0 ? -1 : (frac < 0 ? 1 : 0);
+}
+
+int CompareDoubles(double a, double b) { return a < b ? -1 : (a > b ? 1 : 0); }
+
+}  // namespace
+
+NumericPrefix ParseNumericPrefix(std::string_view s) {
+  NumericPrefix out;
+  size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  size_t start = i;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++int_digits;
+  size_t int_end = i;
+  if (i < s.size() && s[i] == '.') {
+    size_t j = i + 1;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j, ++frac_digits;
+    if (int_digits + frac_digits > 0) i = j;
+  }
+  if (int_digits + frac_digits == 0) {
+    out.consumed = 0;
+    return out;  // no number: 0
+  }
+  out.is_integer = (i == int_end);
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+    size_t exp_digits = 0;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j, ++exp_digits;
+    if (exp_digits > 0) {
+      i = j;
+      out.is_integer = false;
+    }
+  }
+  out.consumed = i;
+  out.valid = true;
+  std::string text(s.substr(start, i - start));
+  out.d = std::strtod(text.c_str(), nullptr);
+  if (out.is_integer) {
+    // Exact for integers that fit; saturating beyond (as MySQL clips to the range).
+    const char* b = text.data();
+    const char* e = b + text.size();
+    if (*b == '+') ++b;
+    int64_t v = 0;
+    auto r = std::from_chars(b, e, v);
+    if (r.ec == std::errc::result_out_of_range) {
+      v = text[0] == '-' ? std::numeric_limits<int64_t>::min()
+                         : std::numeric_limits<int64_t>::max();
+      out.int_overflow = true;
+    }
+    out.i = v;
+  }
+  return out;
+}
+
+int64_t DoubleToIntRounded(double d, bool* overflow) {
+  double r = std::round(d);  // half away from zero, as MySQL rounds
+  if (std::isnan(r) || r >= kTwo63 || r < -kTwo63) {
+    if (overflow != nullptr) *overflow = true;
+    if (std::isnan(r)) return 0;
+    return r > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  if (overflow != nullptr) *overflow = false;
+  return static_cast<int64_t>(r);
+}
+
+int64_t Value::ToInt() const {
+  switch (kind()) {
+    case Kind::kNull:
+      return 0;
+    case Kind::kInt:
+      return as_int();
+    case Kind::kDouble:
+      return DoubleToIntRounded(as_double(), nullptr);
+    case Kind::kString: {
+      NumericPrefix p = ParseNumericPrefix(as_string());
+      if (!p.valid) return 0;
+      return p.is_integer ? p.i : DoubleToIntRounded(p.d, nullptr);
+    }
+  }
+  return 0;
+}
+
+double Value::ToDouble() const {
+  switch (kind()) {
+    case Kind::kNull:
+      return 0;
+    case Kind::kInt:
+      return static_cast<double>(as_int());
+    case Kind::kDouble:
+      return as_double();
+    case Kind::kString: {
+      NumericPrefix p = ParseNumericPrefix(as_string());
+      return p.valid ? p.d : 0;
+    }
+  }
+  return 0;
+}
+
+std::string FormatDouble(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  // The shortest digits that read back as `d` (dtoa mode 0, as MySQL's my_gcvt asks for).
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);  // "-1.2345e+02"
+  bool negative = sci[0] == '-';
+  size_t epos = sci.find('e');
+  std::string mant = sci.substr(negative ? 1 : 0, epos - (negative ? 1 : 0));
+  int exp10 = std::atoi(sci.c_str() + epos + 1);
+  std::string digits;
+  for (char c : mant)
+    if (c != '.') digits += c;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int len = static_cast<int>(digits.size());
+  int decpt = exp10 + 1;  // digits d1 d2 ... with the point after decpt of them
+  if (digits == "0") decpt = 1;
+
+  std::string out = negative ? "-" : "";
+  // my_gcvt's rule with room to spare: 'f' unless the point is far out (DBL_DIG = 15).
+  bool fixed = decpt >= -15 + 1 && (decpt <= 15 || len > decpt);
+  if (fixed) {
+    if (decpt <= 0) {
+      out += "0.";
+      out.append(static_cast<size_t>(-decpt), '0');
+      out += digits;
+    } else if (decpt < len) {
+      out += digits.substr(0, decpt);
+      out += '.';
+      out += digits.substr(decpt);
+    } else {
+      out += digits;
+      out.append(static_cast<size_t>(decpt - len), '0');
+    }
+  } else {
+    out += digits[0];
+    if (len > 1) {
+      out += '.';
+      out += digits.substr(1);
+    }
+    out += 'e';
+    out += std::to_string(decpt - 1);
+  }
+  return out;
+}
+
+std::string Value::ToString() const {
+  switch (kind()) {
+    case Kind::kNull:
+      return "NULL";
+    case Kind::kInt:
+      return std::to_string(as_int());
+    case Kind::kDouble:
+      return FormatDouble(as_double());
+    case Kind::kString:
+      return as_string();
+  }
+  return {};
+}
+
+bool Value::IsTrue() const {
+  switch (kind()) {
+    case Kind::kNull:
+      return false;
+    case Kind::kInt:
+      return as_int() != 0;
+    case Kind::kDouble:
+      return as_double() != 0;
+    case Kind::kString:
+      return ToDouble() != 0;
+  }
+  return false;
+}
+
+int Value::Compare(const Value& a, const Value& b) {
+  // NULL sorts first (callers usually handle NULL before asking).
+  if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  if (a.is_string() && b.is_string()) {
+    const std::string& x = a.as_string();
+    const std::string& y = b.as_string();
+    int c = std::memcmp(x.data(), y.data(), std::min(x.size(), y.size()));
+    if (c != 0) return c < 0 ? -1 : 1;
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+  }
+  if (a.is_int() && b.is_int()) {
+    return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
+  }
+  // Numbers (a string meeting a number is read as a number).
+  if (a.is_int()) return CompareIntDouble(a.as_int(), b.ToDouble());
+  if (b.is_int()) return -CompareIntDouble(b.as_int(), a.ToDouble());
+  return CompareDoubles(a.ToDouble(), b.ToDouble());
+}
+
+}  // namespace minnow::sql

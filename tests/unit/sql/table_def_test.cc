@@ -1,0 +1,230 @@
+#include "sql_lite_front/table_def.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+namespace minnow::sql {
+namespace {
+
+ColumnDef Col(std::string name, ColumnType type, uint32_t length = 0, bool nullable = true,
+              bool is_unsigned = false) {
+  ColumnDef c;
+  c.name = std::move(name);
+  c.type = type;
+  c.length = length;
+  c.nullable = nullable;
+  c.is_unsigned = is_unsigned;
+  return c;
+}
+
+// W1's table.
+TableDef Sample() {
+  TableDef def;
+  def.name = "sample";
+  ColumnDef i = Col("i", ColumnType::kInt, 0, false, true);
+  i.auto_increment = true;
+  def.columns = {i, Col("j", ColumnType::kVarchar, 255)};
+  def.primary_key = {0};
+  def.indexes = {IndexDef{"j", {1}, "sample.j"}};
+  def.keyspace = "sample";
+  def.charset = "utf8";
+  return def;
+}
+
+TEST_CASE("SHOW CREATE TABLE prints MySQL 8's text", "[sql][table_def]") {
+  CHECK(ShowCreateTable(Sample(), 1638401) ==
+        "CREATE TABLE `sample` (\n"
+        "  `i` int unsigned NOT NULL AUTO_INCREMENT,\n"
+        "  `j` varchar(255) DEFAULT NULL,\n"
+        "  PRIMARY KEY (`i`),\n"
+        "  KEY `j` (`j`)\n"
+        ") ENGINE=InnoDB AUTO_INCREMENT=1638401 DEFAULT CHARSET=utf8mb3");
+  TableDef t;
+  t.name = "t";
+  ColumnDef a = Col("a", ColumnType::kBigInt, 0, false);
+  a.default_value = Value::Int(0);
+  ColumnDef c = Col("c", ColumnType::kChar, 60, false);
+  c.default_value = Value::String("it's");
+  t.columns = {a, c, Col("d", ColumnType::kDouble), Col("x", ColumnType::kText),
+               Col("b", ColumnType::kBlob)};
+  t.keyspace = "t";
+  t.compression = Compression::kLz4;
+  t.max_rows = 100;
+  CHECK(ShowCreateTable(t, 0) ==
+        "CREATE TABLE `t` (\n"
+        "  `a` bigint NOT NULL DEFAULT '0',\n"
+        "  `c` char(60) NOT NULL DEFAULT 'it''s',\n"
+        "  `d` double DEFAULT NULL,\n"
+        "  `x` text,\n"
+        "  `b` blob\n"
+        ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci MAX_ROWS=100 "
+        "COMPRESSION='lz4'");
+}
+
+TEST_CASE("type strings and sizes", "[sql][table_def]") {
+  CHECK(Col("x", ColumnType::kInt, 0, true, true).BaseTypeString() == "int unsigned");
+  CHECK(Col("x", ColumnType::kVarchar, 32).BaseTypeString() == "varchar(32)");
+  CHECK(Col("x", ColumnType::kTinyInt).BaseTypeString() == "tinyint");
+  CHECK(Col("x", ColumnType::kVarchar, 32).MaxBytes() == 32);
+  CHECK(Col("x", ColumnType::kText).MaxBytes() == 65535);
+  CHECK(IsIntegerType(ColumnType::kMediumInt));
+  CHECK_FALSE(IsIntegerType(ColumnType::kDouble));
+  CHECK(IsStringType(ColumnType::kBlob));
+  CHECK_FALSE(IsStringType(ColumnType::kBigInt));
+}
+
+TEST_CASE("lookups are case-insensitive", "[sql][table_def]") {
+  TableDef def = Sample();
+  CHECK(def.FindColumn("J") == 1);
+  CHECK(def.FindColumn("k") == -1);
+  CHECK(def.FindIndex("J") == 0);
+  CHECK(def.FindIndex("PRIMARY") == -1);
+  CHECK(def.AutoIncrementColumn() == 0);
+  CHECK(def.IsPrimaryKeyColumn(0));
+  CHECK_FALSE(def.IsPrimaryKeyColumn(1));
+  CHECK_FALSE(def.has_hidden_primary_key());
+}
+
+TEST_CASE("the catalog record round-trips", "[sql][table_def]") {
+  TableDef def = Sample();
+  def.columns.push_back(Col("d", ColumnType::kDouble));
+  def.columns.back().default_value = Value::Double(-2.5);
+  def.columns.push_back(Col("s", ColumnType::kChar, 10, false));
+  def.columns.back().default_value = Value::String(std::string("a\0b", 3));
+  def.columns.push_back(Col("n", ColumnType::kBigInt));
+  def.columns.back().default_value = Value::Null();
+  def.columns.push_back(Col("m", ColumnType::kSmallInt));
+  def.columns.back().default_value = Value::Int(-300);
+  def.indexes.push_back(IndexDef{"ds", {2, 3}, "sample$2.ds"});
+  def.engine = "MyISAM";
+  def.collation = "utf8mb3_bin";
+  def.compression = Compression::kLz4;
+  def.max_rows = 1u << 30;
+  def.auto_increment_start = 1000;
+  def.create_time = 1700000000;
+  std::string bytes = SerializeTableDef(def);
+  auto back = ParseTableDef(bytes);
+  REQUIRE(back.ok());
+  CHECK(SerializeTableDef(*back) == bytes);
+  CHECK(back->name == "sample");
+  CHECK(back->columns.size() == def.columns.size());
+  CHECK(back->columns[2].default_value == Value::Double(-2.5));
+  CHECK(back->columns[3].default_value == Value::String(std::string("a\0b", 3)));
+  CHECK(back->columns[4].default_value == Value::Null());
+  CHECK(back->columns[5].default_value == Value::Int(-300));
+  CHECK_FALSE(back->columns[1].default_value.has_value());
+  CHECK(back->columns[0].auto_increment);
+  CHECK(back->columns[0].is_unsigned);
+  CHECK_FALSE(back->columns[0].nullable);
+  CHECK(back->indexes.size() == 2);
+  CHECK(back->indexes[1].keyspace == "sample$2.ds");
+  CHECK(back->indexes[1].columns == std::vector<uint32_t>{2, 3});
+  CHECK(back->engine == "MyISAM");
+  CHECK(back->compression == Compression::kLz4);
+  CHECK(back->max_rows == (1u << 30));
+  CHECK(back->auto_increment_start == 1000);
+  CHECK(back->create_time == 1700000000);
+}
+
+TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql][table_def]") {
+  std::string bytes = SerializeTableDef(Sample());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto r = ParseTableDef(std::string_view(bytes).substr(0, n));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == kErUnknownError);
+  }
+  CHECK_FALSE(ParseTableDef(bytes + "x").ok());
+  std::string v2 = bytes;
+  v2[0] = 2;
+  CHECK_FALSE(ParseTableDef(v2).ok());
+  // Random damage: whatever happens, no crash, and a success is a plausible definition.
+  std::mt19937 rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    std::string b = bytes;
+    int flips = 1 + static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) b[rng() % b.size()] = static_cast<char>(rng());
+    auto r = ParseTableDef(b);
+    if (r.ok()) {
+      for (uint32_t c : r->primary_key) CHECK(c < r->columns.size());
+      for (const IndexDef& ix : r->indexes)
+        for (uint32_t c : ix.columns) CHECK(c < r->columns.size());
+    } else {
+      CHECK(r.error().code == kErUnknownError);
+    }
+  }
+  // Random garbage.
+  for (int i = 0; i < 20000; ++i) {
+    std::string b(rng() % 64, '\0');
+    for (char& c : b) c = static_cast<char>(rng());
+    if (!b.empty()) b[0] = 1;
+    (void)ParseTableDef(b).ok();
+  }
+}
+
+TEST_CASE("strict mode: integers", "[sql][table_def]") {
+  ColumnDef c = Col("c", ColumnType::kTinyInt);
+  CHECK(CoerceToColumn(c, Value::Int(127), 1).value() == Value::Int(127));
+  auto r = CoerceToColumn(c, Value::Int(128), 3);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == 1264);
+  CHECK(r.error().message == "Out of range value for column 'c' at row 3");
+  CHECK(CoerceToColumn(c, Value::Int(-128), 1).ok());
+  CHECK_FALSE(CoerceToColumn(c, Value::Int(-129), 1).ok());
+  ColumnDef u = Col("u", ColumnType::kInt, 0, true, true);
+  CHECK(CoerceToColumn(u, Value::Int(4294967295), 1).ok());
+  CHECK(CoerceToColumn(u, Value::Int(4294967296), 1).error().code == 1264);
+  CHECK(CoerceToColumn(u, Value::Int(-1), 1).error().code == 1264);
+  ColumnDef m = Col("m", ColumnType::kMediumInt);
+  CHECK(CoerceToColumn(m, Value::Int(8388607), 1).ok());
+  CHECK_FALSE(CoerceToColumn(m, Value::Int(8388608), 1).ok());
+  ColumnDef s = Col("s", ColumnType::kSmallInt, 0, true, true);
+  CHECK(CoerceToColumn(s, Value::Int(65535), 1).ok());
+  CHECK_FALSE(CoerceToColumn(s, Value::Int(65536), 1).ok());
+  ColumnDef b = Col("b", ColumnType::kBigInt);
+  CHECK(CoerceToColumn(b, Value::Int(INT64_MIN), 1).ok());
+  CHECK(CoerceToColumn(b, Value::Double(1e19), 1).error().code == 1264);
+  CHECK(CoerceToColumn(b, Value::String("99999999999999999999"), 1).error().code == 1264);
+  // Strings must be numbers; doubles round half away from zero.
+  CHECK(CoerceToColumn(c, Value::String(" 12 "), 1).value() == Value::Int(12));
+  CHECK(CoerceToColumn(c, Value::String("1.5"), 1).value() == Value::Int(2));
+  CHECK(CoerceToColumn(c, Value::Double(-2.5), 1).value() == Value::Int(-3));
+  CHECK(CoerceToColumn(c, Value::Double(2.4), 1).value() == Value::Int(2));
+  auto bad = CoerceToColumn(c, Value::String("12abc"), 7);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == 1366);
+  CHECK(bad.error().message == "Incorrect integer value: '12abc' for column 'c' at row 7");
+  CHECK(CoerceToColumn(c, Value::String(""), 1).error().code == 1366);
+}
+
+TEST_CASE("strict mode: doubles, strings, NULL", "[sql][table_def]") {
+  ColumnDef d = Col("d", ColumnType::kDouble);
+  CHECK(CoerceToColumn(d, Value::Int(3), 1).value() == Value::Double(3));
+  CHECK(CoerceToColumn(d, Value::String("2.5"), 1).value() == Value::Double(2.5));
+  CHECK(CoerceToColumn(d, Value::String("x"), 1).error().code == 1366);
+  ColumnDef v = Col("v", ColumnType::kVarchar, 3);
+  CHECK(CoerceToColumn(v, Value::Int(123), 1).value() == Value::String("123"));
+  CHECK(CoerceToColumn(v, Value::Double(0.5), 1).value() == Value::String("0.5"));
+  auto r = CoerceToColumn(v, Value::String("abcd"), 2);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == 1406);
+  CHECK(r.error().message == "Data too long for column 'v' at row 2");
+  CHECK(CoerceToColumn(v, Value::Int(1234), 1).error().code == 1406);
+  CHECK(CoerceToColumn(v, Value::String("ab  "), 1).value() == Value::String("ab "));
+  CHECK(CoerceToColumn(v, Value::String("a  "), 1).value() == Value::String("a  "));
+  ColumnDef ch = Col("ch", ColumnType::kChar, 3);
+  CHECK(CoerceToColumn(ch, Value::String("ab    "), 1).value() == Value::String("ab"));
+  CHECK(CoerceToColumn(ch, Value::String("abcd"), 1).error().code == 1406);
+  ColumnDef t = Col("t", ColumnType::kText);
+  CHECK(CoerceToColumn(t, Value::String(std::string(65535, 'x')), 1).ok());
+  CHECK(CoerceToColumn(t, Value::String(std::string(65536, 'x')), 1).error().code == 1406);
+  ColumnDef nn = Col("nn", ColumnType::kInt, 0, false);
+  auto n = CoerceToColumn(nn, Value::Null(), 1);
+  REQUIRE_FALSE(n.ok());
+  CHECK(n.error().code == 1048);
+  CHECK(n.error().message == "Column 'nn' cannot be null");
+  CHECK(CoerceToColumn(v, Value::Null(), 1).value().is_null());
+}
+
+}  // namespace
+}  // namespace minnow::sql
