@@ -252,7 +252,9 @@ bool Shell::Await(ShellSession& s, const std::string& name, bool allow_backgroun
     if (g_interrupted.exchange(false) || cancelled) {
       // Cancel again at every poll: a cancel that lands before the statement starts is lost.
       if (!cancelled) {
-        std::fprintf(stderr, "^C -- cancelling the statement of session '%s' (KILL QUERY %llu)\n",
+        if (progress_shown) std::fputs("\r\033[K", stderr);
+        progress_shown = false;
+        std::fprintf(stderr, "-- cancelling the statement of session '%s' (KILL QUERY %llu)\n",
                      name.c_str(), static_cast<unsigned long long>(s.worker->id()));
       }
       cancelled = true;
@@ -269,9 +271,11 @@ bool Shell::Await(ShellSession& s, const std::string& name, bool allow_backgroun
       return false;
     }
     if (progress && Clock::now() >= next_progress) {
-      std::fprintf(stderr, "\r-- %llu rows...",
-                   static_cast<unsigned long long>(s.worker->progress_rows()));
-      progress_shown = true;
+      if (!cancelled) {
+        std::fprintf(stderr, "\r-- %llu rows...",
+                     static_cast<unsigned long long>(s.worker->progress_rows()));
+        progress_shown = true;
+      }
       next_progress += std::chrono::milliseconds(500);
     }
   }
@@ -295,9 +299,11 @@ bool Shell::RunStatement(const std::string& sql, bool vertical, int line, const 
   if (s.worker->state() != SessionWorker::State::kIdle) {
     // The session's last statement still runs (it was left waiting for a lock): wait for it
     // here, as a connection would; Ctrl-C cancels it and drops this statement.
-    std::printf("-- session '%s' is still running its last statement; waiting for it\n",
-                current_.c_str());
-    std::fflush(stdout);
+    if (mode_ == OutputMode::kInteractive) {
+      std::printf("-- session '%s' is still running its last statement; waiting for it\n",
+                  current_.c_str());
+      std::fflush(stdout);
+    }
     g_interrupted.store(false);
     Await(s, current_, /*allow_background=*/false);
     bool interrupted = g_interrupted.exchange(false);
@@ -311,7 +317,13 @@ bool Shell::RunStatement(const std::string& sql, bool vertical, int line, const 
   g_interrupted.store(false);
   s.worker->Submit(sql);
   if (!Await(s, current_, /*allow_background=*/true)) return true;
-  return PrintResult(s, s.worker->TakeResult());
+  if (!PrintResult(s, s.worker->TakeResult())) return false;
+  // A COMMIT or ROLLBACK here may have released what a background statement waits for: give
+  // those a moment, so that their results follow this one instead of the user's next line.
+  for (auto& [name, other] : sessions_) {
+    if (other.background) other.worker->WaitFor(std::chrono::milliseconds(50));
+  }
+  return true;
 }
 
 void Shell::PrintSessions() {

@@ -99,6 +99,23 @@ std::vector<std::string> Words(std::string_view s) {
   return out;
 }
 
+// mysqltest writes groups in a replacement as \1..\9; std::regex's ECMAScript format wants
+// $1..$9 (and a literal '$' doubled).
+std::string EcmaReplacement(std::string_view repl) {
+  std::string out;
+  for (size_t i = 0; i < repl.size(); ++i) {
+    if (repl[i] == '\\' && i + 1 < repl.size() && repl[i + 1] >= '0' && repl[i + 1] <= '9') {
+      out += '$';
+      out += repl[++i];
+    } else if (repl[i] == '$') {
+      out += "$$";
+    } else {
+      out += repl[i];
+    }
+  }
+  return out;
+}
+
 struct Regex {
   std::regex re;
   std::string replacement;
@@ -367,6 +384,7 @@ bool ScriptRunner::Command(std::string_view name, std::string_view arg_view, boo
         ++i;
       }
       if (re.empty()) return Fail(line_no_, "--replace_regex: empty pattern");
+      repl = EcmaReplacement(repl);
       // std::regex reports a bad pattern only by throwing: the one exception minnow catches,
       // at the boundary, so a typo in a test fails that test instead of ending the runner.
       try {
