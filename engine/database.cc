@@ -79,6 +79,9 @@ Result<std::vector<TransactionInfo>> Database::Transactions() {
 
 const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
 const Options& Database::options() const { return impl_->core->options(); }
+std::optional<DeadlockReport> Database::LatestDeadlock() const {
+  return impl_->core->LatestDeadlock();
+}
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;

@@ -86,8 +86,10 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
   db->deadlock_detect_ = options.deadlock_detect;
   db->purge_interval_ = std::chrono::milliseconds(std::max<uint32_t>(1, options.purge_interval_ms));
-  db->lock_sys_ =
-      std::make_unique<LockSys>(LockSysOptions{.deadlock_detect = options.deadlock_detect});
+  DatabaseCore* core = db.get();
+  db->lock_sys_ = std::make_unique<LockSys>(LockSysOptions{
+      .deadlock_detect = options.deadlock_detect,
+      .on_deadlock = [core](const DeadlockInfo& info) { core->RecordDeadlock(info); }});
   db->lock_listener_ = std::make_unique<LockListener>(db->lock_sys_.get());
   db->flush_policy_ = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
   // The background flusher checkpoints past the capacity; writers step in at twice it.

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -74,6 +75,11 @@ class DatabaseCore {
   Result<std::vector<DataLock>> DataLocks();
   Result<std::vector<DataLockWait>> DataLockWaits();
   Result<std::vector<TransactionInfo>> Transactions();
+  // The latest deadlock (SHOW ENGINE INNODB STATUS), recorded by RecordDeadlock.
+  std::optional<DeadlockReport> LatestDeadlock() const;
+  // The lock system's on_deadlock: resolves the rows' keyspaces and keys (page latches, no
+  // lock-sys latch held) and keeps the report as the latest.
+  void RecordDeadlock(const DeadlockInfo& info) EXCLUDES(catalog_latch_, deadlock_latch_);
 
   // The durable log; nullptr for ":memory:" (nothing to log for a crash to find).
   DurableRedoLog* log() const { return log_.get(); }
@@ -162,6 +168,9 @@ class DatabaseCore {
   std::unique_ptr<Catalog> catalog_ PT_GUARDED_BY(catalog_latch_);
   KeyspaceTable keyspaces_;  // Add() under catalog_latch_; Find() lock-free
   std::map<std::string, KeyspaceState*, std::less<>> by_name_ GUARDED_BY(catalog_latch_);  // live
+
+  mutable Latch deadlock_latch_;  // a leaf latch
+  std::optional<DeadlockReport> latest_deadlock_ GUARDED_BY(deadlock_latch_);
 
   std::atomic<bool> closed_{false};
   std::atomic<uint64_t> commits_{0}, rollbacks_{0}, durable_commits_{0};

@@ -1,9 +1,10 @@
 // Lock and transaction introspection (performance_schema.data_locks, data_lock_waits,
-// information_schema.innodb_trx) from the live structures. The lock system knows records only
-// as (page, heap number): the keys are read from the pages afterwards, with no lock-sys latch
-// held (latch order: page latches come first).
+// information_schema.innodb_trx) and the latest deadlock from the live structures. The lock system
+// knows records only as (page, heap number): the keys are read from the pages afterwards, with no
+// lock-sys latch held (latch order: page latches come first).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <map>
 
 #include "btree/page.h"
@@ -97,6 +98,40 @@ Result<std::vector<TransactionInfo>> DatabaseCore::Transactions() {
   }
   RETURN_IF_ERROR(ResolveLockRows(std::move(rows)));
   return out;
+}
+
+void DatabaseCore::RecordDeadlock(const DeadlockInfo& info) {
+  DeadlockReport report;
+  report.unix_time = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  report.victim_trx_id = info.victim;
+  for (const DeadlockTrxInfo& t : info.cycle) {
+    DeadlockReport::Trx r;
+    r.trx_id = t.trx_id;
+    r.locks = TransactionLockInfo{.trx_id = t.trx_id,
+                                  .lock_structs = t.locks.structs,
+                                  .heap_bytes = t.locks.heap_bytes,
+                                  .row_locks = t.locks.row_locks};
+    r.rows_modified = t.undo_records;
+    r.waiting_for = RawRow(t.waiting_for);
+    for (const LockRow& h : t.holds) r.holds.push_back(RawRow(h));
+    report.cycle.push_back(std::move(r));
+  }
+  std::vector<DataLock*> rows;
+  for (DeadlockReport::Trx& t : report.cycle) {
+    rows.push_back(&t.waiting_for);
+    for (DataLock& h : t.holds) rows.push_back(&h);
+  }
+  // A page that cannot be read leaves its rows without keys; the report is kept anyway.
+  (void)ResolveLockRows(std::move(rows));
+  LatchGuard guard(deadlock_latch_);
+  latest_deadlock_ = std::move(report);
+}
+
+std::optional<DeadlockReport> DatabaseCore::LatestDeadlock() const {
+  LatchGuard guard(deadlock_latch_);
+  return latest_deadlock_;
 }
 
 }  // namespace minnow

@@ -63,7 +63,40 @@ struct Frame {
 
 }  // namespace
 
-Status LockSys::Impl::CheckDeadlock(TrxImpl* me) {
+DeadlockInfo LockSys::Impl::DescribeCycle(const std::vector<TrxImpl*>& cycle,
+                                          const TrxImpl* victim) {
+  DeadlockInfo info;
+  info.victim = victim->trx_id;
+  for (TrxImpl* t : cycle) {
+    DeadlockTrxInfo d;
+    d.trx_id = t->trx_id;
+    d.locks = TrxLockStats{.structs = t->structs.load(std::memory_order_relaxed),
+                           .heap_bytes = t->heap_bytes.load(std::memory_order_relaxed),
+                           .row_locks = t->row_locks.load(std::memory_order_relaxed)};
+    d.undo_records = t->weight.load(std::memory_order_relaxed);
+    LatchGuard guard(t->wait_latch);
+    d.waiting_for = t->wait_row;
+    info.cycle.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < cycle.size(); ++i) {
+    const LockRow& wanted = info.cycle[(i + cycle.size() - 1) % cycle.size()].waiting_for;
+    const uint32_t owner = cycle[i]->slot;
+    const Cell cell = wanted.is_table ? TableCell(wanted.table_id) : RecordCell(wanted.rec.page_no);
+    LatchGuard shard_guard(cell.shard->latch);
+    for (const LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+      if (s->owner != owner || s->waiting() || s->is_table() != wanted.is_table) continue;
+      if (wanted.is_table) {
+        if (s->page_no == wanted.table_id) info.cycle[i].holds.push_back(RowOf(s, 0));
+      } else if (s->page_no == wanted.rec.page_no &&
+                 lock_internal::Contains(s, wanted.rec.heap_no)) {
+        info.cycle[i].holds.push_back(RowOf(s, wanted.rec.heap_no));
+      }
+    }
+  }
+  return info;
+}
+
+Status LockSys::Impl::CheckDeadlock(TrxImpl* me, DeadlockInfo* found, bool* any) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     // Find a cycle through `me`: cycle[0] = me waits for cycle[1] ... waits for me.
     std::vector<TrxImpl*> cycle;
@@ -101,13 +134,21 @@ Status LockSys::Impl::CheckDeadlock(TrxImpl* me) {
     for (TrxImpl* t : cycle) {
       if (t->Weight() < victim->Weight()) victim = t;
     }
+    DeadlockInfo info;
+    if (options.on_deadlock) info = DescribeCycle(cycle, victim);
     if (victim == me) {
       if (!CancelWait(me, WaitState::kNone)) return Status::OK();  // granted meanwhile
       deadlocks.fetch_add(1, std::memory_order_relaxed);
+      *found = std::move(info);
+      *any = true;
       return Status(Code::kDeadlock,
                     "deadlock found when trying to get lock; try restarting transaction");
     }
-    if (CancelWait(victim, WaitState::kVictim)) deadlocks.fetch_add(1, std::memory_order_relaxed);
+    if (CancelWait(victim, WaitState::kVictim)) {
+      deadlocks.fetch_add(1, std::memory_order_relaxed);
+      *found = std::move(info);
+      *any = true;
+    }
     return Status::OK();
   }
   return Status::OK();

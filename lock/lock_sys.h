@@ -62,6 +62,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/types.h"
 #include "lock/lock_mode.h"
@@ -118,9 +119,28 @@ struct LockWaitRow {
   LockRow blocking;
 };
 
+// A deadlock the detector found (SHOW ENGINE INNODB STATUS's LATEST DETECTED DEADLOCK), taken
+// just before the victim's wait was cancelled.
+struct DeadlockTrxInfo {
+  TrxId trx_id = 0;
+  TrxLockStats locks;
+  uint64_t undo_records = 0;  // TrxLocks::set_weight's, as of its wait
+  LockRow waiting_for;        // its waiting request
+  // Its granted locks on the record (or table) that the previous transaction of the cycle
+  // waits for: the locks through which that one waits for this one.
+  std::vector<LockRow> holds;
+};
+struct DeadlockInfo {
+  std::vector<DeadlockTrxInfo> cycle;  // cycle[i] waits for cycle[i + 1], the last for the first
+  TrxId victim = 0;
+};
+
 struct LockSysOptions {
   size_t shards = 512;
   bool deadlock_detect = true;  // innodb_deadlock_detect; OFF leaves cycles to the timeout
+  // Called for every deadlock found, by the Wait() that found it, with no latch held (so it
+  // may latch pages, e.g. to read the records' keys). Must not call Wait().
+  std::function<void(const DeadlockInfo&)> on_deadlock;
 };
 
 class LockSys;

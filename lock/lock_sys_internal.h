@@ -199,7 +199,11 @@ struct LockSys::Impl {
   void MoveGroup(std::span<const RecordIdMove> moves);
 
   // deadlock.cc. REQUIRES: registry.latch held, no shard latch.
-  Status CheckDeadlock(TrxImpl* me) REQUIRES(registry.latch);
+  // On a deadlock whose victim's wait it cancelled, fills *found (if given).
+  Status CheckDeadlock(TrxImpl* me, DeadlockInfo* found, bool* any) REQUIRES(registry.latch);
+  // The cycle as DeadlockInfo (before the victim's wait is cancelled).
+  DeadlockInfo DescribeCycle(const std::vector<TrxImpl*>& cycle, const TrxImpl* victim)
+      REQUIRES(registry.latch);
   std::vector<uint32_t> WaitsFor(TrxImpl* trx) REQUIRES(registry.latch);
 
   LockRow RowOf(const LockStruct* s, HeapNo heap_no) const;

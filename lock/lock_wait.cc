@@ -150,8 +150,14 @@ Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
     interrupted = trx->interrupted;
   }
   if (!interrupted && impl_->options.deadlock_detect && !impl_->closed.load()) {
-    LatchGuard guard(impl_->registry.latch);
-    Status st = impl_->CheckDeadlock(trx);
+    DeadlockInfo found;
+    bool any = false;
+    Status st;
+    {
+      LatchGuard guard(impl_->registry.latch);
+      st = impl_->CheckDeadlock(trx, &found, &any);
+    }
+    if (any && impl_->options.on_deadlock) impl_->options.on_deadlock(found);
     if (!st.ok()) return st;
   }
   {

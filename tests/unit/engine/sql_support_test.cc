@@ -353,5 +353,90 @@ TEST_CASE("Interrupt from many threads while the transaction waits and works", "
   }
 }
 
+TEST_CASE("LatestDeadlock reports the cycle, what each waited for and held, and the victim",
+          "[sql_support]") {
+  Db d(/*lock_wait_timeout_ms=*/10000);
+  d.Load({{"a", "0"}, {"b", "0"}});
+  CHECK_FALSE(d.db->LatestDeadlock().has_value());
+  auto heavy = d.Begin(0);
+  auto light = d.Begin(1);
+  for (int i = 0; i < 5; ++i) REQUIRE_OK(heavy->Put(d.ks, Key(i), "heavy"));
+  REQUIRE_OK(heavy->Put(d.ks, "a", "heavy"));
+  REQUIRE_OK(light->Put(d.ks, "b", "light"));
+  const uint64_t heavy_id = heavy->id();
+  const uint64_t light_id = light->id();
+  const int64_t before = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+
+  Status heavy_st;
+  std::thread th([&] { heavy_st = heavy->Put(d.ks, "b", "heavy"); });  // waits for light
+  d.AwaitWaiters(1);
+  REQUIRE_CODE(light->Put(d.ks, "a", "light"), Code::kDeadlock);  // closes the cycle, lighter
+  th.join();
+  REQUIRE_OK(heavy_st);
+  CHECK_FALSE(light->active());
+
+  const std::optional<DeadlockReport> r = d.db->LatestDeadlock();
+  REQUIRE(r.has_value());
+  CHECK(r->victim_trx_id == light_id);
+  CHECK(r->unix_time >= before);
+  REQUIRE(r->cycle.size() == 2);
+  const DeadlockReport::Trx& l = r->cycle[0];  // the one that found it: light
+  const DeadlockReport::Trx& h = r->cycle[1];
+  CHECK(l.trx_id == light_id);
+  CHECK(h.trx_id == heavy_id);
+  CHECK(l.rows_modified == 1);
+  CHECK(h.rows_modified == 6);
+  CHECK(l.locks.trx_id == light_id);
+  CHECK(l.locks.lock_structs >= 2);  // IX, X on b, the waiting request
+  CHECK(h.locks.row_locks >= 1);
+
+  CHECK(l.waiting_for.trx_id == light_id);
+  CHECK(l.waiting_for.keyspace == "t");
+  CHECK(l.waiting_for.key == "a");
+  CHECK(l.waiting_for.lock_mode == "X,REC_NOT_GAP");
+  CHECK(l.waiting_for.waiting);
+  CHECK_FALSE(l.waiting_for.is_table);
+  REQUIRE(l.holds.size() == 1);  // what heavy waits for
+  CHECK(l.holds[0].trx_id == light_id);
+  CHECK(l.holds[0].key == "b");
+  CHECK(l.holds[0].keyspace == "t");
+  CHECK(l.holds[0].lock_mode == "X,REC_NOT_GAP");
+  CHECK_FALSE(l.holds[0].waiting);
+
+  CHECK(h.waiting_for.key == "b");
+  CHECK(h.waiting_for.lock_mode == "X,REC_NOT_GAP");
+  REQUIRE(h.holds.size() == 1);  // what light waits for
+  CHECK(h.holds[0].trx_id == heavy_id);
+  CHECK(h.holds[0].key == "a");
+  CHECK_FALSE(h.holds[0].waiting);
+  REQUIRE_OK(heavy->Commit());
+
+  // A later deadlock replaces it.
+  auto t1 = d.Begin(0);
+  auto t2 = d.Begin(1);
+  REQUIRE_OK(t1->LockTable(d.ks, LockMode::kShare));
+  REQUIRE_OK(t2->LockTable(d.ks, LockMode::kShare));
+  Status t1_st;
+  std::thread th2([&] { t1_st = t1->LockTable(d.ks, LockMode::kExclusive); });
+  d.AwaitWaiters(1);
+  const Status t2_st = t2->LockTable(d.ks, LockMode::kExclusive);
+  th2.join();
+  CHECK((t1_st.code() == Code::kDeadlock) != (t2_st.code() == Code::kDeadlock));
+  const std::optional<DeadlockReport> r2 = d.db->LatestDeadlock();
+  REQUIRE(r2.has_value());
+  CHECK(r2->victim_trx_id == (t1_st.ok() ? t2->id() : t1->id()));
+  REQUIRE(r2->cycle.size() == 2);
+  for (const DeadlockReport::Trx& t : r2->cycle) {
+    CHECK(t.waiting_for.is_table);
+    CHECK(t.waiting_for.keyspace == "t");
+    CHECK(t.waiting_for.lock_mode == "X");
+    REQUIRE(t.holds.size() == 1);
+    CHECK(t.holds[0].lock_mode == "S");
+    CHECK(t.holds[0].keyspace == "t");
+  }
+}
+
 }  // namespace
 }  // namespace minnow

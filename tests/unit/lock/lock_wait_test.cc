@@ -212,5 +212,67 @@ TEST_CASE("an interrupt ends a wait with kAborted, removes the request, keeps th
   CHECK(locks.Wait(t2, kLong).ok());  // nothing to wait for
 }
 
+TEST_CASE("on_deadlock describes the cycle: waits, holds and the victim", "[lock]") {
+  std::vector<DeadlockInfo> found;
+  LockSysOptions options;
+  options.on_deadlock = [&found](const DeadlockInfo& info) { found.push_back(info); };
+  LockSys locks(options);
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  t1->set_weight(7);
+  CrossWait(locks, t1, t2);  // t1 waits for 3:20 (t2's), t2 for 3:10 (t1's)
+  CHECK(locks.Wait(t2, kLong).code() == Code::kDeadlock);  // the lighter requester
+  REQUIRE(found.size() == 1);
+  const DeadlockInfo& d = found[0];
+  CHECK(d.victim == 2);
+  REQUIRE(d.cycle.size() == 2);
+  CHECK(d.cycle[0].trx_id == 2);
+  CHECK(Describe(d.cycle[0].waiting_for) == "2 3:10 X WAITING");
+  REQUIRE(d.cycle[0].holds.size() == 1);
+  CHECK(Describe(d.cycle[0].holds[0]) == "2 3:20 X");  // what t1 waits for
+  CHECK(d.cycle[0].locks.structs == 2);
+  CHECK(d.cycle[0].undo_records == 0);
+  CHECK(d.cycle[1].trx_id == 1);
+  CHECK(Describe(d.cycle[1].waiting_for) == "1 3:20 X WAITING");
+  REQUIRE(d.cycle[1].holds.size() == 1);
+  CHECK(Describe(d.cycle[1].holds[0]) == "1 3:10 X");
+  CHECK(d.cycle[1].undo_records == 7);
+  CHECK(d.cycle[1].locks.row_locks == 1);
+  locks.ReleaseAll(t2);
+  CHECK(locks.Wait(t1, kLong).ok());
+  CHECK(found.size() == 1);
+}
+
+TEST_CASE("on_deadlock describes a deadlock on a table lock", "[lock]") {
+  std::vector<DeadlockInfo> found;
+  LockSysOptions options;
+  options.on_deadlock = [&found](const DeadlockInfo& info) { found.push_back(info); };
+  LockSys locks(options);
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  t2->set_weight(3);
+  REQUIRE(locks.LockTable(t1, 9, kS).ok());
+  REQUIRE(locks.LockTable(t2, 9, kS).ok());
+  REQUIRE(locks.LockTable(t1, 9, kX).code() == Code::kLockWait);
+  REQUIRE(locks.LockTable(t2, 9, kX).code() == Code::kLockWait);
+  CHECK(locks.Wait(t1, kLong).code() == Code::kDeadlock);  // the lighter requester
+  locks.ReleaseAll(t1);
+  CHECK(locks.Wait(t2, kLong).ok());
+  REQUIRE(found.size() == 1);
+  const DeadlockInfo& d = found[0];
+  CHECK(d.victim == 1);
+  REQUIRE(d.cycle.size() == 2);
+  CHECK(d.cycle[0].trx_id == 1);
+  CHECK(Describe(d.cycle[0].waiting_for) == "1 T9 X WAITING");
+  REQUIRE(d.cycle[0].holds.size() == 1);
+  CHECK(Describe(d.cycle[0].holds[0]) == "1 T9 S");
+  CHECK(Describe(d.cycle[1].waiting_for) == "2 T9 X WAITING");
+  REQUIRE(d.cycle[1].holds.size() == 1);
+  CHECK(Describe(d.cycle[1].holds[0]) == "2 T9 S");
+  CHECK(d.cycle[1].undo_records == 3);
+}
+
 }  // namespace
 }  // namespace minnow
