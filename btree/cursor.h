@@ -54,6 +54,23 @@ struct LeafImage {
   PageNo page_no = kInvalidPageNo;
 
   bool Decode(int i, RecordView* rec) const { return DecodeLeafSlot(data, heap_top, i, rec); }
+  // A counting scan's per-record read: slot i's flags and the first 8 bytes of its hidden
+  // fields (0 without them), with a minimal decode (no key or value); false if they lie
+  // outside the page.
+  bool Peek(int i, uint8_t* flags, uint64_t* sys8) const {
+    const size_t off = Load16(data + btree_offset::kSlots + kSlotSize * static_cast<size_t>(i));
+    if (off < heap_top || off + kRecordHeaderSize > kPageSize) return false;
+    const std::byte* r = data + off;
+    *flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+    if ((*flags & kRecSys) == 0) {
+      *sys8 = 0;
+      return true;
+    }
+    const size_t key_len = Load16(r + record_offset::kKeyLen);
+    if (off + kRecordHeaderSize + key_len + kSysLen > kPageSize) return false;
+    *sys8 = Load64(r + record_offset::kKey + key_len);
+    return true;
+  }
   // Locking scans: the heap numbers of slots [from, n) in key order, and the first 8 bytes of
   // each one's hidden fields (0 without them), read with a minimal decode (no values). Both
   // are cleared first. A slot outside the page ends the lists (reading it reports the

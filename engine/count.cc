@@ -47,20 +47,22 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
     }
   }
   uint64_t n = 0;
+  uint8_t flags = 0;
+  uint64_t sys8 = 0;
   if (locking || view == nullptr) {
     // The latest version (locked, or READ UNCOMMITTED's): shown unless delete-marked.
     for (int i = from; i < end; ++i) {
-      if (!leaf.Decode(i, &rec)) [[unlikely]]
+      if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
         return corrupt(i);
-      n += !rec.delete_marked();
+      n += (flags & kRecDeleteMark) == 0;
     }
     *count += n;
     if (end == leaf.n) return kLeafNext;
     if (!locking) return kLeafDone;
     for (int i = end; i < leaf.n; ++i) {
-      if (!leaf.Decode(i, &rec)) [[unlikely]]
+      if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
         return corrupt(i);
-      if (!rec.delete_marked()) return kLeafDone;  // Next would stop here
+      if ((flags & kRecDeleteMark) == 0) return kLeafDone;  // Next would stop here
     }
     return kLeafNext;
   }
@@ -68,17 +70,18 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
   // one compare); others go through the view, and those it does not see through the undo log.
   const TrxId up_limit = view->up_limit_id();
   for (int i = from; i < end; ++i) {
-    if (!leaf.Decode(i, &rec)) [[unlikely]]
+    if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
       return corrupt(i);
-    const TrxId writer = rec.sys.size() == kSysFieldsSize ? SysTrxId(rec.sys.data()) : 0;
+    const TrxId writer = TrxIdOfSys8(sys8);
     if (writer < up_limit || view->Sees(writer)) [[likely]] {
-      n += !rec.delete_marked();
+      n += (flags & kRecDeleteMark) == 0;
       continue;
     }
     if (latched) {
       *count += n;
       return i;
     }
+    if (!leaf.Decode(i, &rec)) return corrupt(i);
     version.clear();  // BuildVisible's value; only its verdict is needed
     ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, AsStringView(rec.key), rec.sys,
                                                      rec.delete_marked(), &version));

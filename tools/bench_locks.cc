@@ -13,10 +13,13 @@
 // read (REPEATABLE READ), LOCK IN SHARE MODE (kShare), FOR UPDATE (kExclusive), the LIKE '5%'
 // scan of `sample.j` in share mode, the share scan under READ COMMITTED (record-only locks),
 // point X-lock transactions (one Get(kExclusive) of a random key, then Commit) from 1 and 2
-// threads, and LMDB's full scan of the same rows (bench_kv's LMDB backend). Prints medians.
+// threads, the same four scans as Transaction::Count (the counting scan SQL's COUNT(*) uses:
+// plain, share, update, like), and LMDB's full scan of the same rows (bench_kv's LMDB
+// backend). Prints medians.
 // --db defaults to ":memory:" (a buffer pool of --pool-mib, 1 GiB, holds it all); a file PATH
 // must not exist, and its files (PATH, PATH.redo/, PATH.dblwr) are left for the caller.
-// --only ID runs one line (plain, share, update, like, rc, point1, point2, lmdb), for profiling.
+// --only ID runs one line (plain, share, update, like, rc, point1, point2, count, count-share,
+// count-update, count-like, lmdb), for profiling; --only count runs the four count lines.
 #include "tools/bench_locks.h"
 
 #include <fmt/format.h>
@@ -144,17 +147,27 @@ Status CheckReleased(const Bench& b) {
       fmt::format("{} lock structs, {} row locks after Commit", s.lock_structs, s.row_locks));
 }
 
-// Scans `ks` (all of it, or the keys starting with '5' of sample.j) in one transaction and
-// records the time (Begin to the end of the scan, as a statement's time), the rows and the
-// locks held before Commit.
+// Whether --only lets `id` run.
+bool Selected(const Config& c, const std::string& id) {
+  return c.only.empty() || c.only == id || (c.only == "count" && id.starts_with("count"));
+}
+
+// Scans `ks` (all of it, or the keys starting with '5' of sample.j) in one transaction, with an
+// Iterator or (`count`) Transaction::Count, and records the time (Begin to the end of the scan,
+// as a statement's time), the rows and the locks held before Commit.
 Status TimedScan(Bench* b, const Keyspace& ks, IsolationLevel iso, LockMode mode, bool like,
-                 LockLine* line, bool record) {
-  if (!b->c.only.empty() && b->c.only != line->id) return Status::OK();
+                 bool count, LockLine* line, bool record) {
+  if (!Selected(b->c, line->id)) return Status::OK();
   ASSIGN_OR_RETURN(auto txn, b->session->Begin({.isolation = iso}));
   uint64_t rows = 0, checksum = 0;
   Status st;
   const double secs = Seconds(
       [&]() -> Status {
+        if (count) {
+          ASSIGN_OR_RETURN(rows,
+                           txn->Count(ks, like ? "5" : "", like ? "6" : "", {.lock_mode = mode}));
+          return Status::OK();
+        }
         if (!like) return ScanKeyspace(txn.get(), ks, {.lock_mode = mode}, &rows, &checksum);
         ASSIGN_OR_RETURN(auto it, txn->NewIterator(ks, {.lock_mode = mode}));
         RETURN_IF_ERROR(it->Seek("5"));
@@ -198,7 +211,7 @@ Status PointLocks(Session* session, const Keyspace& ks, const std::vector<uint32
 // `threads` threads, each with its own session, do point_ops / threads transactions on random
 // keys of their own slice of 1..N (disjoint slices: no thread waits for another's lock).
 Status TimedPointLocks(Bench* b, int threads, uint64_t seed, LockLine* line, bool record) {
-  if (!b->c.only.empty() && b->c.only != line->id) return Status::OK();
+  if (!Selected(b->c, line->id)) return Status::OK();
   const uint64_t per_thread = b->c.point_ops / static_cast<uint64_t>(threads);
   const uint64_t slice = b->data.rows() / static_cast<uint64_t>(threads);
   if (per_thread == 0 || slice == 0) return Status::InvalidArgument("too few ops or rows");
@@ -232,7 +245,21 @@ Status TimedPointLocks(Bench* b, int threads, uint64_t seed, LockLine* line, boo
   return Status::OK();
 }
 
-enum Line { kPlain, kShare, kUpdate, kLike, kRc, kPoint1, kPoint2, kLmdb, kLines };
+enum Line {
+  kPlain,
+  kShare,
+  kUpdate,
+  kLike,
+  kRc,
+  kPoint1,
+  kPoint2,
+  kCount,
+  kCountShare,
+  kCountUpdate,
+  kCountLike,
+  kLmdb,  // last: dropped when LMDB is not built
+  kLines
+};
 
 std::vector<LockLine> NewLines() {
   std::vector<LockLine> l(kLines);
@@ -250,6 +277,10 @@ std::vector<LockLine> NewLines() {
   set(kRc, "minnow", "rc", "full scan, share, READ COMMITTED", true);
   set(kPoint1, "minnow", "point1", "X point lock + commit, 1 thread", false);
   set(kPoint2, "minnow", "point2", "X point lock + commit, 2 threads", false);
+  set(kCount, "minnow", "count", "Count, plain (RR)", false);
+  set(kCountShare, "minnow", "count-share", "Count, LOCK IN SHARE MODE", true);
+  set(kCountUpdate, "minnow", "count-update", "Count, FOR UPDATE", true);
+  set(kCountLike, "minnow", "count-like", "Count sample.j LIKE '5%', share", true);
   set(kLmdb, "LMDB", "lmdb", "full scan (mdb_cursor_get)", false);
   l[kPoint1].unit = l[kPoint2].unit = "ops/s";
   return l;
@@ -259,15 +290,20 @@ std::vector<LockLine> NewLines() {
 Status RunOnce(Bench* b, KvBackend* lmdb, int run, bool record, std::vector<LockLine>* lines) {
   auto& l = *lines;
   const auto rr = IsolationLevel::kRepeatableRead;
-  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, LockMode::kNone, false, &l[kPlain], record));
-  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, LockMode::kShare, false, &l[kShare], record));
-  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, LockMode::kExclusive, false, &l[kUpdate], record));
-  RETURN_IF_ERROR(TimedScan(b, b->sample_j, rr, LockMode::kShare, true, &l[kLike], record));
-  RETURN_IF_ERROR(TimedScan(b, b->sample, IsolationLevel::kReadCommitted, LockMode::kShare, false,
+  const auto none = LockMode::kNone, share = LockMode::kShare, x = LockMode::kExclusive;
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, none, false, false, &l[kPlain], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, share, false, false, &l[kShare], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, x, false, false, &l[kUpdate], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample_j, rr, share, true, false, &l[kLike], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, IsolationLevel::kReadCommitted, share, false, false,
                             &l[kRc], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, none, false, true, &l[kCount], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, share, false, true, &l[kCountShare], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample, rr, x, false, true, &l[kCountUpdate], record));
+  RETURN_IF_ERROR(TimedScan(b, b->sample_j, rr, share, true, true, &l[kCountLike], record));
   RETURN_IF_ERROR(TimedPointLocks(b, 1, b->c.seed + 2 * run, &l[kPoint1], record));
   RETURN_IF_ERROR(TimedPointLocks(b, 2, b->c.seed + 2 * run + 1, &l[kPoint2], record));
-  if (lmdb == nullptr || (!b->c.only.empty() && b->c.only != "lmdb")) return Status::OK();
+  if (lmdb == nullptr || !Selected(b->c, "lmdb")) return Status::OK();
   uint64_t rows = 0, checksum = 0;
   Status st;
   const double secs = Seconds([&] { return lmdb->Scan(&rows, &checksum); }, &st);
@@ -310,8 +346,8 @@ Status Open(const Config& c, Bench* b) {
 
 Status Run(const Config& c, LockReport* report) {
   std::vector<LockLine> lines = NewLines();
-  if (!c.only.empty() &&
-      std::none_of(lines.begin(), lines.end(), [&](const LockLine& l) { return l.id == c.only; })) {
+  if (!c.only.empty() && std::none_of(lines.begin(), lines.end(),
+                                      [&](const LockLine& l) { return Selected(c, l.id); })) {
     return Status::InvalidArgument("--only " + c.only + ": no such line");
   }
   fmt::print("bench_locks: generating {} rows...\n", Commas(c.rows));

@@ -121,6 +121,19 @@ void PrintTargets(std::FILE* out, const std::vector<LockLine>& m, uint64_t rows)
                fmt::format("{}: bits per locked row <= {:.0f}", l->op, limit), bits,
                Verdict(bits <= limit));
   }
+  // Transaction::Count against 5x MariaDB 10.11's times for the same statements (count(i),
+  // LOCK IN SHARE MODE, FOR UPDATE, LIKE '5%' LOCK IN SHARE MODE on 2 cores).
+  for (const auto& [id, mariadb] : {std::pair<const char*, double>{"count", 0.096},
+                                    {"count-share", 0.217},
+                                    {"count-update", 0.226},
+                                    {"count-like", 0.025}}) {
+    const LockLine* l = Find(m, "minnow", id);
+    if (l == nullptr) continue;
+    const double limit = mariadb / 5;
+    fmt::print(out, "  {:<62} {:>8.5f} s    {}\n",
+               fmt::format("{}: time < {:.4f} s (MariaDB / 5)", l->op, limit), MedianSeconds(*l),
+               Verdict(MedianSeconds(*l) < limit));
+  }
   const LockLine* plain = Find(m, "minnow", "plain");
   const LockLine* lmdb = Find(m, "LMDB", "lmdb");
   if (plain != nullptr && lmdb != nullptr && Rate(*lmdb) > 0) {
