@@ -79,6 +79,9 @@ Result<std::vector<TransactionInfo>> Database::Transactions() {
 
 const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
 const Options& Database::options() const { return impl_->core->options(); }
+Result<KeyspaceCheck> Database::InspectKeyspace(const Keyspace& ks) {
+  return impl_->core->InspectKeyspace(ks.id_, ks.db_tag_);
+}
 std::optional<DeadlockReport> Database::LatestDeadlock() const {
   return impl_->core->LatestDeadlock();
 }

@@ -67,6 +67,8 @@ class DatabaseCore {
   }
 
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
+  // One keyspace's tree counts (Database::InspectKeyspace); safe while others read and write.
+  Result<KeyspaceCheck> InspectKeyspace(uint32_t id, uint64_t db_tag);
   DatabaseStats stats() const;
   const RecoveryReport& recovery_report() const { return report_; }
   // The options Open was given, normalized (purge_interval_ms at least 1).

@@ -438,5 +438,95 @@ TEST_CASE("LatestDeadlock reports the cycle, what each waited for and held, and 
   }
 }
 
+TEST_CASE("InspectKeyspace counts one tree's records, delete marks and pages", "[sql_support]") {
+  Db d;
+  KeyspaceCheck k = Take(d.db->InspectKeyspace(d.ks));
+  CHECK(k.name == "t");
+  CHECK(k.id == d.ks.id());
+  CHECK(k.records == 0);
+  CHECK(k.leaf_pages == 1);
+  CHECK(k.height == 1);
+
+  {
+    auto t = d.Begin(0);
+    for (int i = 0; i < 600; ++i) REQUIRE_OK(t->Put(d.ks, Key(i), std::string(100, 'v')));
+    REQUIRE_OK(t->Put(d.ks, "big", std::string(40000, 'b')));  // an overflow chain
+    REQUIRE_OK(t->Commit());
+  }
+  k = Take(d.db->InspectKeyspace(d.ks));
+  CHECK(k.records == 601);
+  CHECK(k.delete_marked == 0);
+  CHECK(k.leaf_pages >= 4);
+  CHECK(k.node_pages >= 1);
+  CHECK(k.height >= 2);
+  CHECK(k.overflow_pages >= 2);
+  CHECK(k.avg_leaf_fill > 0.3);
+  CHECK(k.avg_leaf_fill <= 1.0);
+
+  auto eraser = d.Begin(0);
+  for (int i = 0; i < 100; ++i) REQUIRE_OK(eraser->Erase(d.ks, Key(i)));
+  k = Take(d.db->InspectKeyspace(d.ks));
+  CHECK(k.records == 601);  // delete-marked, not yet purged
+  CHECK(k.delete_marked == 100);
+  // The same as CheckIntegrity's report of the tree.
+  const KeyspaceCheck full = d.Check();
+  CHECK(full.records == k.records);
+  CHECK(full.delete_marked == k.delete_marked);
+  CHECK(full.leaf_pages == k.leaf_pages);
+  CHECK(full.node_pages == k.node_pages);
+  CHECK(full.overflow_pages == k.overflow_pages);
+  CHECK(full.height == k.height);
+  CHECK(full.avg_leaf_fill == k.avg_leaf_fill);
+  REQUIRE_OK(eraser->Commit());
+  d.AwaitPurge();
+  k = Take(d.db->InspectKeyspace(d.ks));
+  CHECK(k.records == 501);
+  CHECK(k.delete_marked == 0);
+
+  REQUIRE_CODE(d.db->InspectKeyspace(Keyspace()).status(), Code::kInvalidArgument);
+  const Keyspace other = MustKeyspace(d.db.get(), "other");
+  REQUIRE_OK(d.db->DropKeyspace("other"));
+  REQUIRE_CODE(d.db->InspectKeyspace(other).status(), Code::kInvalidArgument);
+}
+
+TEST_CASE("InspectKeyspace runs while another thread writes", "[sql_support]") {
+  Db d;
+  std::atomic<bool> stop{false};
+  Status writer_st;
+  std::thread writer([&] {
+    // Grows and shrinks the tree (splits, merges once purged, overflow values) until told.
+    for (int round = 0; !stop.load() && writer_st.ok(); ++round) {
+      auto t = d.sessions[0]->Begin();
+      if (!t.ok()) {
+        writer_st = t.status();
+        break;
+      }
+      for (int i = 0; i < 200 && writer_st.ok(); ++i) {
+        const uint64_t k = static_cast<uint64_t>((round * 200 + i) % 3000);
+        writer_st = round % 3 == 2 ? (*t)->Erase(d.ks, Key(k))
+                                   : (*t)->Put(d.ks, Key(k),
+                                               std::string(i % 7 == 0 ? 5000 : 80,
+                                                           static_cast<char>('a' + round % 26)));
+        if (writer_st.IsNotFound()) writer_st = Status::OK();
+      }
+      if (writer_st.ok()) writer_st = (*t)->Commit();
+    }
+  });
+  uint64_t inspections = 0;
+  const auto start = Clock::now();
+  while (MillisSince(start) < 400 || inspections < 20) {
+    Result<KeyspaceCheck> k = d.db->InspectKeyspace(d.ks);
+    INFO(k.status().ToString());
+    REQUIRE(k.ok());
+    CHECK(k->height >= 1);
+    CHECK(k->records >= k->delete_marked);
+    ++inspections;
+  }
+  stop.store(true);
+  writer.join();
+  REQUIRE_OK(writer_st);
+  REQUIRE_OK(d.db->CheckIntegrity());
+}
+
 }  // namespace
 }  // namespace minnow
