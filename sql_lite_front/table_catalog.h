@@ -7,7 +7,12 @@
 // dropped outside transactions): CREATE makes the keyspaces, then commits the catalog record;
 // DROP commits the removal of the record, then drops the keyspaces; Open drops any keyspace
 // that no table names (what a crash between the two steps leaves). So a table is either all
-// there or not at all.
+// there or not at all. Which keyspaces are the SQL front's to drop is journaled, so a keyspace
+// some other user of the KV API made is never touched: before a keyspace is created, an intent
+// record "#<keyspace>" is committed in "$sql_tables"; the commit that names the keyspace in a
+// table record erases it, and the commit that stops naming one (DROP, the switch of an ALTER)
+// writes it again until the keyspace is dropped. Open drops every keyspace with an intent
+// record that no table names.
 //
 // Thread safety: all methods are thread-safe. Find returns a snapshot (shared_ptr): a table
 // replaced by ALTER or dropped stays readable through an old snapshot until its keyspaces go
@@ -15,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -59,17 +65,32 @@ class TableCatalog {
   std::vector<std::string> TableNames() const;
 
   // Creates the keyspaces def.keyspace and each index's keyspace (the caller names them; see
-  // NewKeyspaceName), then commits the catalog record. 1050 if the table exists; on any error
-  // nothing is left behind.
+  // NewKeyspaceName), then commits the catalog record. 1050 if the table exists, 1103 for a
+  // bad name; on any error nothing is left behind.
   SqlStatus CreateTable(const TableDef& def);
+  // For a DDL that fills new keyspaces before ReplaceTable names them: journals them (see
+  // above), then creates them. On an error none is left.
+  SqlStatus CreateKeyspaces(const std::vector<std::string>& names, const KeyspaceOptions& options);
   // Commits the record's removal, then drops the keyspaces. 1051 if absent. Waits (the engine's
   // X table lock) for transactions holding locks on the table; 1205 after their timeout.
   SqlStatus DropTable(std::string_view name);
-  // ALTER/OPTIMIZE: `def` (with new keyspaces, already filled by the caller) replaces the
-  // table named def.name; the old keyspaces are dropped. The counters carry over.
-  SqlStatus ReplaceTable(const TableDef& def);
-  // A keyspace name not in use: "<base>" if free, else "<base>$<n>".
-  std::string NewKeyspaceName(std::string_view base) const;
+  // ALTER/OPTIMIZE/CREATE INDEX: `def` (with its keyspaces, already created and filled by the
+  // caller) replaces the table named def.name, in memory at once and in the catalog record:
+  // written in `txn` when given (the copy's own transaction, so the record commits with the
+  // copied rows: a crash before that commit leaves the old table and orphan new keyspaces),
+  // else committed in a transaction of its own. The counters carry over. The old keyspaces
+  // are not dropped here (the caller's copy transaction still holds locks on them): the caller
+  // drops them with DropKeyspaces once `txn` has committed, or on failure calls ReplaceTable
+  // with the old definition to switch back. 1146 if the table is absent.
+  SqlStatus ReplaceTable(const TableDef& def, Transaction* txn = nullptr);
+  // Drops keyspaces no table names any more (absent ones are skipped) and their intent records;
+  // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).
+  SqlStatus DropKeyspaces(const std::vector<std::string>& names);
+  // A keyspace name not in use (nor in `also_taken`: names the caller picked but has not
+  // created yet): "<base>" if free, else "<base>$<n>", the base cut short so the name fits the
+  // engine's 64 characters (a long "<table>.<index>" becomes "<its first 61 chars>$2").
+  std::string NewKeyspaceName(std::string_view base,
+                              const std::vector<std::string>& also_taken = {}) const;
 
   // For performance_schema.data_locks: the table and index a keyspace belongs to ("PRIMARY" or
   // "GEN_CLUST_INDEX" for a clustered index). False if no table names it ("$sql_tables" ...).
@@ -79,7 +100,11 @@ class TableCatalog {
 
  private:
   explicit TableCatalog(Database* db) : db_(db) {}
+  // Runs `change` on the catalog keyspace in `txn`, or in a transaction of its own (committed).
+  SqlStatus Change(Transaction* txn, const std::function<Status(Transaction*)>& change);
+  SqlResult<std::shared_ptr<OpenTable>> OpenHandles(const TableDef& def);
   Database* const db_;
+  std::mutex ddl_latch_;      // one catalog change at a time (taken before latch_)
   mutable std::mutex latch_;  // guards tables_
   std::vector<std::shared_ptr<const OpenTable>> tables_;
   Keyspace catalog_ks_;
