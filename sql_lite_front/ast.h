@@ -244,6 +244,7 @@ struct ShowStmt {
   VarScope scope = VarScope::kDefault;
   std::string table;  // kCreateTable, kColumns, kIndex
   std::optional<std::string> like;
+  bool full = false;  // SHOW FULL TABLES / COLUMNS / PROCESSLIST
 };
 
 struct LockTablesStmt {

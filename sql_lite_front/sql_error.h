@@ -75,6 +75,11 @@ enum ErrorCode : uint16_t {
   kErLockOrActiveTransaction = 1192,      // HY000 Can't execute the given command because you have
                                           // active locked tables or an active transaction
   kErDivisionByZero = 1365,               // 22012
+  kErWrongFieldSpec = 1063,               // 42000 Incorrect column specifier for column '%s'
+  kErInvalidDefault = 1067,               // 42000 Invalid default value for '%s'
+  kErCantRemoveAllFields = 1090,  // 42000 You can't delete all columns with ALTER TABLE; use
+                                  // DROP TABLE instead
+  kErWarnUsingOtherHandler = 1266,  // (a warning) Using storage engine %s for table '%s'
   kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
   kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
                                           // native function '%s'
