@@ -722,6 +722,7 @@ SqlResult<Statement> Parser::ParseShow() {
     return parse_from_db();
   };
   bool full = AcceptKw("FULL");
+  show.full = full;
   if (AcceptKw("TABLES")) {
     show.kind = ShowStmt::Kind::kTables;
     SQL_RETURN_IF_ERROR(parse_from_db());

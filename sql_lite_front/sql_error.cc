@@ -19,6 +19,9 @@ const char* SqlState(uint16_t code) {
     case kErBadNull:
       return "23000";
     case kErBadDb:
+    case kErWrongFieldSpec:
+    case kErInvalidDefault:
+    case kErCantRemoveAllFields:
     case kErWrongFieldWithGroup:
     case kErTooLongIdent:
     case kErDupKeyName:

@@ -212,6 +212,12 @@ TEST_CASE("SHOW statements", "[sql][parser]") {
     if (k.like != nullptr && s.like.has_value()) CHECK(*s.like == k.like);
   }
   CHECK(MustFail("SHOW TABLES FROM other").message == "Unknown database 'other'");
+  Statement full = MustParse("SHOW FULL PROCESSLIST");
+  CHECK(As<ShowStmt>(full).full);
+  full = MustParse("SHOW FULL COLUMNS FROM t");
+  CHECK(As<ShowStmt>(full).full);
+  full = MustParse("SHOW TABLES");
+  CHECK_FALSE(As<ShowStmt>(full).full);
 }
 
 TEST_CASE("SET statements", "[sql][parser]") {
