@@ -42,8 +42,8 @@ using RowCallback = std::function<SqlResult<bool>(Row& row, std::string_view clu
 // says (key-only when covering; a clustered point read with the same lock mode otherwise), and
 // counts Handler_read_* and Innodb_rows_read, progress and cancellation.
 SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state, const RowCallback& fn);
-// The number of entries in the plan's ranges, reading keys only (the fast path of
-// count(*)), with the plan's lock mode on the walked index.
+// The number of entries in the plan's ranges (Transaction::Count: no row is handed out; the
+// fast path of count(*)), locking the walked index's records as a walk with `lock` would.
 SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
                                  LockMode lock);
 
