@@ -134,8 +134,9 @@ std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e) {
 // `v`'s key encoding in `col`, if storing v into col keeps it exactly.
 std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v) {
   if (v.is_null()) return std::nullopt;
-  bool numeric_col = !IsStringType(col.type);
-  if (numeric_col == v.is_string()) return std::nullopt;
+  // A number compared with a string column compares as numbers ('5a' = 5): no key range. A
+  // numeric string with a numeric column is fine (CoerceToColumn refuses one that is not).
+  if (IsStringType(col.type) && !v.is_string()) return std::nullopt;
   SqlResult<Value> c = CoerceToColumn(col, v, 1);
   if (!c.ok() || c->is_null() || Value::Compare(*c, v) != 0) return std::nullopt;
   std::string out;

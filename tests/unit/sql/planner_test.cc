@@ -102,6 +102,12 @@ TEST_CASE("W1's queries get InnoDB's access paths", "[sql][planner]") {
   CHECK(p.plan.residual.empty());
   CHECK(KeyLength(def, -1, p.plan.key_parts) == 4);
 
+  p = Plan(def, "SELECT * FROM sample WHERE i = '5'", {true, true, true});
+  CHECK(p.plan.type == AccessType::kConst);
+  p = Plan(def, "SELECT * FROM sample WHERE j = 5", {true, true, true});  // compares as numbers
+  CHECK(p.plan.type != AccessType::kRef);
+  CHECK(p.plan.residual.size() == 1);
+
   p = Plan(def, "SELECT * FROM sample WHERE i > 10", {true, true, true});
   CHECK(p.plan.type == AccessType::kRange);
   CHECK(p.plan.index == -1);
