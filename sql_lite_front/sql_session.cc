@@ -17,6 +17,7 @@
 #include "sql_lite_front/ddl.h"
 #include "sql_lite_front/exec_context.h"
 #include "sql_lite_front/executor.h"
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/parser.h"
 #include "sql_lite_front/session_state.h"
 #include "sql_lite_front/sql_engine.h"
@@ -230,15 +231,6 @@ class StatementRunner {
   }
 
   // ---- helpers
-  static bool EqualsNoCase(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(a[i])) !=
-          std::tolower(static_cast<unsigned char>(b[i])))
-        return false;
-    }
-    return true;
-  }
   static SqlError NoSuchTable(std::string_view name) {
     return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", name, "' doesn't exist");
   }
