@@ -449,7 +449,11 @@ bool Shell::Run(LineSource* src, const std::string& file) {
     bool interrupted = false;
     if (!src->Read(Prompt(!splitter.empty()), &line, &interrupted)) break;
     if (interrupted) {  // Ctrl-C at the prompt clears the line, as the mysql client does
-      std::fputs("^C\n", stdout);
+#ifdef MINNOW_HAVE_LIBEDIT
+      std::fputs("^C\n", stdout);  // libedit reads in raw mode: the terminal echoed nothing
+#else
+      std::fputs("\n", stdout);  // the terminal echoed "^C"
+#endif
       splitter.Clear();
       // ... and cancels a statement of this session that was left waiting in the background.
       if (current().worker->state() != SessionWorker::State::kIdle) {
