@@ -214,7 +214,7 @@ std::string LockDescriber::MonitorLine(const DataLock& l) {
   } else {
     // InnoDB's lock_rec_print: "lock mode S" but "lock_mode X".
     line = fmt::format(
-        "RECORD LOCKS space id 0 page no {} n bits 0 index {} of table {} trx id {} "
+        "RECORD LOCKS space id 0 page no {} n bits 0 index `{}` of table {} trx id {} "
         "lock{}{}",
         l.page_no, IndexName(l).value_or(""), table, l.trx_id, base == "X" ? "_mode " : " mode ",
         base);
