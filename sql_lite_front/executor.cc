@@ -1,25 +1,15 @@
 // The executor's shared parts: finding tables and walking access plans (executor_internal.h).
 
 #include <algorithm>
-#include <cctype>
 
 #include "sql_lite_front/executor_internal.h"
+#include "sql_lite_front/lexer.h"
 
 namespace minnow::sql {
-namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
 
 SqlResult<std::shared_ptr<const OpenTable>> FindTable(const ExecContext& ctx,
                                                       const TableName& name) {
-  if (!name.schema.empty() && !IEquals(name.schema, kSchemaName))
+  if (!name.schema.empty() && !EqualsNoCase(name.schema, kSchemaName))
     return SqlErr(kErNoSuchTable, "Table '", name.schema, ".", name.name, "' doesn't exist");
   std::shared_ptr<const OpenTable> t = ctx.catalog->Find(name.name);
   if (t == nullptr)

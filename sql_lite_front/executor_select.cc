@@ -1,24 +1,17 @@
 // SELECT: binding, planning and running a single-table query (executor.h).
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
 
 #include "sql_lite_front/executor.h"
 #include "sql_lite_front/executor_internal.h"
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/status_views.h"
 
 namespace minnow::sql {
 namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // NULL first, then Value::Compare.
 int CompareNullsFirst(const Value& a, const Value& b) {
@@ -149,7 +142,7 @@ const BoundExpr* ItemReference(const Expr& e, const SelectStmt& stmt,
   }
   if (e.kind == Expr::Kind::kColumn && e.table.empty()) {
     for (size_t i = 0; i < stmt.items.size(); ++i) {
-      if (!stmt.items[i].alias.empty() && IEquals(stmt.items[i].alias, e.name))
+      if (!stmt.items[i].alias.empty() && EqualsNoCase(stmt.items[i].alias, e.name))
         return &items[item_of[i]];
     }
   }
@@ -277,7 +270,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
       for (const Expr* c : bare) {
         int pos = -1;
         for (size_t k = 0; k < scope.columns.size(); ++k) {
-          if (IEquals(scope.columns[k], c->name)) pos = static_cast<int>(k);
+          if (EqualsNoCase(scope.columns[k], c->name)) pos = static_cast<int>(k);
         }
         if (std::find(group_columns.begin(), group_columns.end(), pos) == group_columns.end())
           return SqlErr(kErWrongFieldWithGroup, "Expression #", std::to_string(item_of[i] + 1),

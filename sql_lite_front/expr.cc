@@ -9,20 +9,11 @@
 #include <ctime>
 #include <limits>
 
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/table_catalog.h"
 
 namespace minnow::sql {
 namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
 
 bool IsAggregateName(std::string_view n, AggFunc* f) {
   static constexpr std::pair<std::string_view, AggFunc> kAggs[] = {
@@ -173,37 +164,6 @@ Value Arithmetic(BinaryOp op, const Value& a, const Value& b) {
 }
 
 Value Bool(bool b) { return Value::Int(b ? 1 : 0); }
-
-// Like match, byte-wise, with % _ and \ escapes (iterative with backtracking on the last %).
-bool Like(std::string_view s, std::string_view p) {
-  size_t si = 0, pi = 0, star_p = std::string_view::npos, star_s = 0;
-  while (si < s.size()) {
-    if (pi < p.size()) {
-      char c = p[pi];
-      if (c == '%') {
-        star_p = ++pi;
-        star_s = si;
-        continue;
-      }
-      if (c == '_') {
-        ++pi;
-        ++si;
-        continue;
-      }
-      if (c == '\\' && pi + 1 < p.size()) c = p[pi + 1];
-      if (c == s[si]) {
-        pi += (p[pi] == '\\' && pi + 1 < p.size()) ? 2 : 1;
-        ++si;
-        continue;
-      }
-    }
-    if (star_p == std::string_view::npos) return false;
-    pi = star_p;
-    si = ++star_s;
-  }
-  while (pi < p.size() && p[pi] == '%') ++pi;
-  return pi == p.size();
-}
 
 size_t Utf8Chars(std::string_view s) {
   size_t n = 0;
@@ -433,12 +393,12 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
       return Literal(e.value);
     case Expr::Kind::kColumn: {
       std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
-      if (!e.table.empty() && !IEquals(e.table, scope.table) &&
-          !(scope.alias.empty() ? false : IEquals(e.table, scope.alias))) {
+      if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
+          !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias))) {
         return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
       }
       for (size_t i = 0; i < scope.columns.size(); ++i) {
-        if (IEquals(scope.columns[i], e.name)) {
+        if (EqualsNoCase(scope.columns[i], e.name)) {
           b.kind = BoundExpr::Kind::kColumn;
           b.column = static_cast<int>(i);
           if (i < scope.used.size()) scope.used[i] = true;
@@ -616,10 +576,10 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       if (v.is_null() || p.is_null()) return Value::Null();
       bool m;
       if (v.is_string() && p.is_string()) {
-        m = Like(v.as_string(), p.as_string());
+        m = LikeMatch(v.as_string(), p.as_string());
       } else {
-        m = Like(v.is_string() ? v.as_string() : v.ToString(),
-                 p.is_string() ? p.as_string() : p.ToString());
+        m = LikeMatch(v.is_string() ? v.as_string() : v.ToString(),
+                      p.is_string() ? p.as_string() : p.ToString());
       }
       return Bool(m != e.negated);
     }

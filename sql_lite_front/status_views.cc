@@ -141,39 +141,6 @@ SqlResult<StatementResult> ProcesslistResult(ExecContext& ctx) {
 
 }  // namespace
 
-bool LikeMatch(std::string_view text, std::string_view pattern) {
-  // Greedy matching with one backtrack point (the last %), which is exact for % and _.
-  size_t t = 0, p = 0;
-  size_t star_p = std::string_view::npos, star_t = 0;
-  while (t < text.size()) {
-    if (p < pattern.size()) {
-      const char c = pattern[p];
-      if (c == '%') {
-        star_p = ++p;
-        star_t = t;
-        continue;
-      }
-      if (c == '_') {
-        ++p;
-        ++t;
-        continue;
-      }
-      const bool escaped = c == '\\' && p + 1 < pattern.size();
-      const char literal = escaped ? pattern[p + 1] : c;
-      if (literal == text[t]) {
-        p += escaped ? 2 : 1;
-        ++t;
-        continue;
-      }
-    }
-    if (star_p == std::string_view::npos) return false;
-    p = star_p;
-    t = ++star_t;
-  }
-  while (p < pattern.size() && pattern[p] == '%') ++p;
-  return p == pattern.size();
-}
-
 SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& stmt) {
   const bool global = stmt.scope == VarScope::kGlobal;
   switch (stmt.kind) {

@@ -41,7 +41,4 @@ bool IsSystemSchema(std::string_view schema);
 // SHOW STATUS / VARIABLES / ENGINE INNODB STATUS / ENGINES / PROCESSLIST / WARNINGS.
 SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& stmt);
 
-// SQL LIKE with % and _ and \ escapes (byte-wise), for SHOW ... LIKE and the executor.
-bool LikeMatch(std::string_view text, std::string_view pattern);
-
 }  // namespace minnow::sql

@@ -53,4 +53,8 @@ class Value {
   std::variant<std::monostate, int64_t, double, std::string> v_;
 };
 
+// SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise
+// (case-sensitive, as a binary collation); used by the LIKE operator and SHOW ... LIKE.
+bool LikeMatch(std::string_view text, std::string_view pattern);
+
 }  // namespace minnow::sql
