@@ -234,6 +234,8 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
       p.names.push_back(item.alias);
     } else if (item.expr->kind == Expr::Kind::kColumn) {
       p.names.push_back(item.expr->name);
+    } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->value.is_string()) {
+      p.names.push_back(item.expr->value.as_string());  // MySQL names SELECT 'a''b' "a'b"
     } else {
       p.names.push_back(item.expr->text);
     }

@@ -12,6 +12,7 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/engine_state.h"
+#include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status_counters.h"
 #include "sql_lite_front/variables.h"
 
@@ -43,6 +44,8 @@ struct SessionState {
   std::vector<LockedTable> locked_tables;
 
   uint64_t last_insert_id = 0;
+  // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.
+  std::vector<SqlWarning> diagnostics;
   StatusCounters status;  // this session's totals; guarded by status_latch for other readers
   mutable std::mutex status_latch;
 

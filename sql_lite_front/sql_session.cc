@@ -378,11 +378,23 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   }
   StatusCounters counts;
   counts.questions = 1;
+  bool show_warnings = false;
   SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
     SQL_ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+    const auto* show = std::get_if<ShowStmt>(&stmt);
+    show_warnings = show != nullptr && show->kind == ShowStmt::Kind::kWarnings;
     StatementRunner runner(s, &counts);
     return runner.Run(stmt);
   }();
+  // The diagnostics area: what SHOW WARNINGS lists is the last other statement's warnings, or
+  // its error (as MySQL's "Error" row).
+  if (!show_warnings) {
+    if (r.ok()) {
+      s->diagnostics = r->warnings;
+    } else {
+      s->diagnostics = {SqlWarning{"Error", r.error().code, r.error().message}};
+    }
+  }
   {
     std::lock_guard g(s->query_latch);
     s->query.clear();

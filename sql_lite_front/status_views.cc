@@ -161,10 +161,11 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
     case ShowStmt::Kind::kEngines:
       return Engines();
     case ShowStmt::Kind::kWarnings: {
-      // The session keeps no warnings past the statement that raised them yet.
       StatementResult r;
       r.has_result_set = true;
       r.columns = {"Level", "Code", "Message"};
+      for (const SqlWarning& w : ctx.session->diagnostics)
+        r.rows.push_back({w.level, std::to_string(w.code), w.message});
       return r;
     }
     case ShowStmt::Kind::kProcesslist:
