@@ -24,11 +24,14 @@ class Checker {
  public:
   explicit Checker(const BTree::Impl* t) : t_(t) {}
 
+  // `level` -1 (the root): the page's own level, read under the latch the walk holds, so a
+  // concurrent root raise or collapse cannot make the walk expect a stale height.
   Status Walk(PageNo page_no, int level, const std::optional<std::string>& lo,
               const std::optional<std::string>& hi) {
     ASSIGN_OR_RETURN(ReadPageGuard g, t_->pool->FetchRead(page_no));
     RETURN_IF_ERROR(t_->CheckTreePage(g.data(), page_no, level));
     PageView v(g.data());
+    if (level < 0) root_level_ = v.level();
     std::string why;
     if (!v.Validate(&why)) return Bad(page_no, why);
     bool is_root = page_no == t_->root;
@@ -79,7 +82,9 @@ class Checker {
     return Status::OK();
   }
 
-  Status Finish(uint16_t root_level) {
+  // After a Walk from the root.
+  Status Finish() {
+    const uint16_t root_level = root_level_;
     for (size_t l = 0; l < links_.size(); ++l) {
       if (links_[l].seen && links_[l].last_next != kInvalidPageNo) {
         return Bad(links_[l].last_page, "last page of its level has a next link");
@@ -148,6 +153,7 @@ class Checker {
 
   const BTree::Impl* t_;
   CheckReport report_;
+  uint16_t root_level_ = 0;
   uint64_t leaf_used_ = 0;
   std::vector<LevelLinks> links_;
 };
@@ -156,14 +162,8 @@ class Checker {
 
 Result<CheckReport> BTree::Check() const {
   Checker checker(impl_.get());
-  uint16_t root_level = 0;
-  {
-    ASSIGN_OR_RETURN(ReadPageGuard g, impl_->pool->FetchRead(impl_->root));
-    RETURN_IF_ERROR(impl_->CheckTreePage(g.data(), impl_->root, -1));
-    root_level = PageView(g.data()).level();
-  }
-  RETURN_IF_ERROR(checker.Walk(impl_->root, root_level, std::nullopt, std::nullopt));
-  RETURN_IF_ERROR(checker.Finish(root_level));
+  RETURN_IF_ERROR(checker.Walk(impl_->root, /*level=*/-1, std::nullopt, std::nullopt));
+  RETURN_IF_ERROR(checker.Finish());
   return checker.report();
 }
 

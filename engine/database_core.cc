@@ -331,14 +331,7 @@ Result<KeyspaceCheck> DatabaseCore::InspectKeyspace(uint32_t id, uint64_t db_tag
   // being freed under it. No catalog latch: DDL on other keyspaces goes on.
   SharedLatchGuard no_drops(drop_latch_);
   ASSIGN_OR_RETURN(KeyspaceState * s, Resolve(id, db_tag));
-  // One window is not latched: Check() reads the root's level, lets the root go, then walks
-  // from it again, so a root raise or collapse in between looks like a level mismatch. Such a
-  // report is taken again; real damage is reported every time.
-  Result<KeyspaceCheck> k = CheckTree(s->name, s->id, *s->tree);
-  for (int attempt = 0; attempt < 8 && k.status().code() == Code::kCorruption; ++attempt) {
-    k = CheckTree(s->name, s->id, *s->tree);
-  }
-  return k;
+  return CheckTree(s->name, s->id, *s->tree);
 }
 
 DatabaseStats DatabaseCore::LiveStats() const {
