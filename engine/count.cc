@@ -27,6 +27,11 @@
 #include "mvcc/undo_record.h"
 
 namespace minnow {
+namespace {
+// How many records ahead the counting loops prefetch: each record's first touch is a cache
+// miss otherwise (the loop does little else).
+constexpr int kPrefetchAhead = 8;
+}  // namespace
 
 Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::string_view hi,
                                       bool latched, uint64_t* count) {
@@ -52,6 +57,7 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
   if (locking || view == nullptr) {
     // The latest version (locked, or READ UNCOMMITTED's): shown unless delete-marked.
     for (int i = from; i < end; ++i) {
+      if (i + kPrefetchAhead < end) leaf.Prefetch(i + kPrefetchAhead);
       if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
         return corrupt(i);
       n += (flags & kRecDeleteMark) == 0;
@@ -70,6 +76,7 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
   // one compare); others go through the view, and those it does not see through the undo log.
   const TrxId up_limit = view->up_limit_id();
   for (int i = from; i < end; ++i) {
+    if (i + kPrefetchAhead < end) leaf.Prefetch(i + kPrefetchAhead);
     if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
       return corrupt(i);
     const TrxId writer = TrxIdOfSys8(sys8);
