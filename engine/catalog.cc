@@ -12,30 +12,47 @@ namespace minnow {
 namespace {
 
 constexpr std::string_view kNextIdKey{"\0next_keyspace_id", 17};
-constexpr uint8_t kEntryVersion = 1;
+constexpr uint8_t kEntryVersion = 1;       // a table
+constexpr uint8_t kOwnedEntryVersion = 2;  // a secondary index: + owner:u32
 constexpr size_t kEntrySize = 10;
+constexpr size_t kOwnedEntrySize = 14;
 constexpr size_t kMaxNameLength = 64;
 
-std::array<std::byte, kEntrySize> EncodeEntry(const CatalogEntry& e) {
-  std::array<std::byte, kEntrySize> v{};
-  v[0] = std::byte{kEntryVersion};
+// The encoded entry: its first `size` bytes.
+struct EncodedEntry {
+  std::array<std::byte, kOwnedEntrySize> bytes{};
+  size_t size = 0;
+  ConstBytes view() const { return ConstBytes(bytes.data(), size); }
+};
+
+EncodedEntry EncodeEntry(const CatalogEntry& e) {
+  EncodedEntry out;
+  std::byte* v = out.bytes.data();
+  v[0] = std::byte{e.owner_id == 0 ? kEntryVersion : kOwnedEntryVersion};
   Store32(&v[1], e.id);
   Store32(&v[5], e.root);
   v[9] = static_cast<std::byte>(e.options.compression);
-  return v;
+  out.size = kEntrySize;
+  if (e.owner_id != 0) {
+    Store32(&v[10], e.owner_id);
+    out.size = kOwnedEntrySize;
+  }
+  return out;
 }
 
 Result<CatalogEntry> DecodeEntry(std::string_view name, ConstBytes v) {
-  if (v.size() != kEntrySize || v[0] != std::byte{kEntryVersion}) {
+  const bool owned = v.size() == kOwnedEntrySize && v[0] == std::byte{kOwnedEntryVersion};
+  if (!owned && (v.size() != kEntrySize || v[0] != std::byte{kEntryVersion})) {
     return Status::Corruption(fmt::format("catalog entry of keyspace '{}' is malformed", name));
   }
   CatalogEntry e;
   e.name = std::string(name);
   e.id = Load32(&v[1]);
   e.root = Load32(&v[5]);
+  e.owner_id = owned ? Load32(&v[10]) : 0;
   const auto comp = std::to_integer<uint8_t>(v[9]);
   if (comp > static_cast<uint8_t>(Compression::kLz4) || e.id == 0 || e.root == kInvalidPageNo ||
-      e.root == 0) {
+      e.root == 0 || (owned && (e.owner_id == 0 || e.owner_id == e.id))) {
     return Status::Corruption(fmt::format("catalog entry of keyspace '{}' is invalid", name));
   }
   e.options.compression = static_cast<Compression>(comp);
@@ -122,7 +139,8 @@ Result<std::vector<CatalogEntry>> Catalog::LoadAll() const {
     }
     ASSIGN_OR_RETURN(ConstBytes value, cur->value());
     ASSIGN_OR_RETURN(CatalogEntry e, DecodeEntry(name, value));
-    if (e.id >= next_id_ || !ids.insert(e.id).second) {
+    // An owner may be gone (dropped before its indexes), but its id was handed out.
+    if (e.id >= next_id_ || !ids.insert(e.id).second || e.owner_id >= next_id_) {
       return Status::Corruption(fmt::format(
           "catalog: keyspace '{}' has id {} (next id {}, or a duplicate)", e.name, e.id, next_id_));
     }
@@ -142,8 +160,8 @@ Status Catalog::Add(CatalogEntry* entry) {
   // The id is used up first: ids are never reused, even when the insert below fails.
   RETURN_IF_ERROR(PersistNextId(tree_.get(), next_id_ + 1));
   entry->id = next_id_++;
-  const auto value = EncodeEntry(*entry);
-  return tree_->Insert(AsBytes(entry->name), value);
+  const EncodedEntry value = EncodeEntry(*entry);
+  return tree_->Insert(AsBytes(entry->name), value.view());
 }
 
 Status Catalog::Remove(std::string_view name) {

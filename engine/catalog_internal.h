@@ -5,7 +5,11 @@
 //   key                     value
 //   "\0next_keyspace_id"    next_id:u32            ids are handed out once and never reused
 //   <keyspace name>         version:u8 (=1)  id:u32  root:u32  compression:u8
+//   <keyspace name>         version:u8 (=2)  id:u32  root:u32  compression:u8  owner:u32
 //
+// Version 2 is written only for a secondary-index keyspace (owner: the id of the keyspace it
+// belongs to, KeyspaceOptions::secondary_of); a table's entry stays version 1, so files made
+// before owners existed open unchanged (every keyspace a table).
 // Valid names never contain '\0', so the meta record cannot collide with a keyspace.
 // The Catalog is not thread-safe: the engine serializes its users (DatabaseCore::catalog_latch_).
 
@@ -30,7 +34,8 @@ struct CatalogEntry {
   std::string name;
   uint32_t id = 0;
   PageNo root = kInvalidPageNo;
-  KeyspaceOptions options;
+  KeyspaceOptions options;  // secondary_of is not stored: owner_id is
+  uint32_t owner_id = 0;    // 0: a table; else the id of the table it is a secondary index of
 };
 
 // OK if `name` is 1 to 64 characters of [A-Za-z0-9_$.], else kInvalidArgument saying why.

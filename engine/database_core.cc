@@ -137,6 +137,7 @@ KeyspaceState* DatabaseCore::AddState(CatalogEntry entry, std::unique_ptr<BTree>
   auto state = std::make_unique<KeyspaceState>();
   state->name = std::move(entry.name);
   state->id = entry.id;
+  state->table_id = entry.owner_id != 0 ? entry.owner_id : entry.id;
   state->options = entry.options;
   state->tree = std::move(tree);
   KeyspaceState* s = keyspaces_.Add(std::move(state));
@@ -211,6 +212,20 @@ Status DatabaseCore::CreateKeyspace(std::string_view name, const KeyspaceOptions
   auto dup = catalog_->tree()->Get(AsBytes(name));
   if (dup.ok()) return Status::DuplicateKey(fmt::format("keyspace '{}' already exists", name));
   if (!dup.status().IsNotFound()) return dup.status();
+  if (!options.secondary_of.empty()) {
+    auto owner = by_name_.find(options.secondary_of);
+    if (owner == by_name_.end()) {
+      return Status::InvalidArgument(
+          fmt::format("keyspace '{}': secondary_of names '{}', which does not exist", name,
+                      options.secondary_of));
+    }
+    if (owner->second->secondary()) {
+      return Status::InvalidArgument(
+          fmt::format("keyspace '{}': secondary_of names '{}', itself a secondary index", name,
+                      options.secondary_of));
+    }
+    entry.owner_id = owner->second->id;
+  }
   ASSIGN_OR_RETURN(entry.root, BTree::Create(pool_.get(), to));
   auto tree = BTree::Open(pool_.get(), entry.root, lock_listener_.get());
   Status st = tree.ok() ? catalog_->Add(&entry) : tree.status();
@@ -231,9 +246,18 @@ Status DatabaseCore::DropKeyspace(std::string_view name) {
   RETURN_IF_ERROR(WritableStatus());
   // Like DDL behind a metadata lock: an X table lock waits (holding no latch) until no
   // transaction holds a lock on the keyspace; concurrent drops queue for it too.
-  ASSIGN_OR_RETURN(uint32_t id, FindKeyspace(name));
+  // A secondary index's is its owner's table lock (InnoDB's DROP INDEX also excludes the table).
+  uint32_t table_id;
+  {
+    LatchGuard guard(catalog_latch_);
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      return Status::NotFound(fmt::format("keyspace '{}' does not exist", name));
+    }
+    table_id = it->second->table_id;
+  }
   std::unique_ptr<TrxLocks> ddl = lock_sys_->Register(0);
-  Status st = lock_sys_->LockTable(ddl.get(), id, TrxLockMode::kX);
+  Status st = lock_sys_->LockTable(ddl.get(), table_id, TrxLockMode::kX);
   if (st.code() == Code::kLockWait) st = lock_sys_->Wait(ddl.get(), lock_wait_timeout_);
   if (st.ok()) {
     drop_latch_.Acquire();

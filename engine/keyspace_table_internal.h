@@ -24,7 +24,11 @@ namespace minnow {
 struct KeyspaceState {
   std::string name;
   uint32_t id = 0;
-  KeyspaceOptions options;
+  // The table whose table lock covers this keyspace: its own id for a table, the owner's id for
+  // a secondary index (KeyspaceOptions::secondary_of). Table locks are taken on it.
+  uint32_t table_id = 0;
+  KeyspaceOptions options;  // secondary_of as created (empty after a reopen: see table_id)
+  bool secondary() const { return table_id != id; }
   std::unique_ptr<BTree> tree;
   std::atomic<bool> dropped{false};
 };

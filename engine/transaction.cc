@@ -90,6 +90,13 @@ Status Transaction::RollbackToSavepoint(uint64_t savepoint) {
   return impl_->core.RollbackToSavepoint(savepoint);
 }
 
+Status Transaction::AssignReadView() {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  if (t.isolation() >= IsolationLevel::kRepeatableRead) (void)t.TransactionView();
+  return Status::OK();
+}
+
 void Transaction::Interrupt() { impl_->core.SetInterrupted(true); }
 void Transaction::ClearInterrupt() { impl_->core.SetInterrupted(false); }
 

@@ -59,7 +59,7 @@ bool TransactionCore::Describe(TransactionInfo* out) const {
                                    .heap_bytes = s.heap_bytes,
                                    .row_locks = s.row_locks};
   LockRow wait;
-  out->lock_wait = locks_->waiting(&wait);
+  out->lock_wait = locks_->waiting(&wait, &out->wait_started);
   if (out->lock_wait) {
     out->waiting_for.trx_id = id_;
     out->waiting_for.is_table = wait.is_table;
@@ -93,20 +93,21 @@ Status TransactionCore::EnsureId() {
 }
 
 Status TransactionCore::EnsureTableLock(KeyspaceState* ks, TrxLockMode mode) {
-  for (auto& [table, held] : table_locks_) {
-    if (table == ks->id && TableLockCovers(held, mode)) [[likely]]
+  const uint32_t table = ks->table_id;  // a secondary index's is its owner's: one per table
+  for (auto& [held_table, held] : table_locks_) {
+    if (held_table == table && TableLockCovers(held, mode)) [[likely]]
       return Status::OK();
   }
   for (;;) {
-    Status st = db_->lock_sys()->LockTable(locks_.get(), ks->id, mode);
+    Status st = db_->lock_sys()->LockTable(locks_.get(), table, mode);
     if (st.code() == Code::kLockWait) st = WaitForLock();
     if (!st.ok()) return st;
     break;
   }
   auto it = std::find_if(table_locks_.begin(), table_locks_.end(),
-                         [&](const auto& e) { return e.first == ks->id; });
+                         [&](const auto& e) { return e.first == table; });
   if (it == table_locks_.end()) {
-    table_locks_.emplace_back(ks->id, mode);
+    table_locks_.emplace_back(table, mode);
   } else if (TableLockCovers(mode, it->second)) {
     it->second = mode;
   }
@@ -148,7 +149,8 @@ void TransactionCore::ConvertImplicit(TrxId writer, RecordId rec) {
 }
 
 Status TransactionCore::WaitForLock() {
-  if (undo_ != nullptr) locks_->set_weight(undo_->records());
+  // InnoDB's weight counts undo_no: clustered changes only, as rows_modified_ does.
+  locks_->set_weight(rows_modified_.load(std::memory_order_relaxed));
   const std::chrono::milliseconds timeout =
       options_.lock_wait_timeout_ms != 0 ? std::chrono::milliseconds(options_.lock_wait_timeout_ms)
                                          : db_->lock_wait_timeout();

@@ -10,8 +10,11 @@
 //
 // Writes (transaction_write.cc). Under the leaf's X latch, in BTree's BeforeChange notice:
 //   1. locks: an update or delete-mark takes X,REC_NOT_GAP on the record (after turning the
-//      implicit lock of an active writer of that record into an explicit one); an insert
-//      checks INSERT_INTENTION on the record it goes before (waits only for gap locks);
+//      implicit lock of an active writer of that record into an explicit one); in a secondary
+//      index (KeyspaceState::secondary()) it only checks for a conflicting lock, waiting if
+//      there is one, and otherwise keeps the lock implicit (the DB_TRX_ID it writes), as
+//      InnoDB's lock_sec_rec_modify_check_and_lock; an insert checks INSERT_INTENTION on the
+//      record it goes before (waits only for gap locks);
 //   2. undo: the change's undo record is appended (mvcc/undo_store.h), write-ahead;
 //   3. the record gets DB_TRX_ID = our id and DB_ROLL_PTR = the undo record.
 //   A lock that must wait aborts the B+tree write (kLockWait): the latches are released, the
@@ -170,7 +173,9 @@ class TransactionCore {
   // For Describe() on other threads: set (release) once id_, locks_ and undo_ are.
   std::atomic<bool> published_{false};
   std::chrono::steady_clock::time_point started_;
-  std::atomic<uint64_t> rows_modified_{0};  // undo records written
+  // Undo records written for tables (not secondary indexes): trx_rows_modified, and the
+  // deadlock victim weight besides the locks, as InnoDB's undo_no.
+  std::atomic<uint64_t> rows_modified_{0};
   // Written by the transaction's thread under interrupt_latch_ (set at the first lock, reset
   // at the end), so that SetInterrupted on another thread can reach it; the transaction's own
   // thread reads it without the latch.
@@ -183,6 +188,7 @@ class TransactionCore {
 
   // The write the notice describes.
   uint32_t pending_ks_ = 0;
+  bool pending_secondary_ = false;  // KeyspaceState::secondary(): implicit locks, no row count
   std::string_view pending_key_;
   WriteKind pending_kind_ = WriteKind::kPut;
   BeforeChange write_notice_;  // calls OnWrite; built once

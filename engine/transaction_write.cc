@@ -26,7 +26,15 @@ Status TransactionCore::OnWrite(WriteNotice* n) {
   if (n->old != nullptr) {
     // The record exists (perhaps delete-marked): lock it, as the latest version we change.
     ConvertImplicit(SysTrxId(n->old->sys.data()), rec);
-    RETURN_IF_ERROR(locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kRecNotGap));
+    if (pending_secondary_) {
+      // InnoDB's lock_sec_rec_modify_check_and_lock: wait for a conflicting lock, else no
+      // struct; the DB_TRX_ID written below is our implicit lock (ConvertImplicit above is
+      // how a later locker makes it explicit).
+      RETURN_IF_ERROR(locks->LockRecordImplicit(locks_.get(), rec, TrxLockMode::kX));
+    } else {
+      RETURN_IF_ERROR(
+          locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kRecNotGap));
+    }
     if (pending_kind_ == WriteKind::kInsert && !n->old->delete_marked) {
       return Status::DuplicateKey("duplicate key");
     }
@@ -45,7 +53,8 @@ Status TransactionCore::OnWrite(WriteNotice* n) {
     u.type = UndoType::kInsert;
   }
   ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u));
-  rows_modified_.fetch_add(1, std::memory_order_relaxed);
+  // InnoDB writes undo for the clustered index only: a secondary change is no row modified.
+  if (!pending_secondary_) rows_modified_.fetch_add(1, std::memory_order_relaxed);
   if (n->sys != nullptr) EncodeSysFields(n->sys, id_, roll_ptr);
   return Status::OK();
 }
@@ -54,6 +63,7 @@ Status TransactionCore::RunWrite(KeyspaceState* ks, std::string_view key, WriteK
                                  const std::function<Status()>& write) {
   RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
   pending_ks_ = ks->id;
+  pending_secondary_ = ks->secondary();
   pending_key_ = key;
   pending_kind_ = kind;
   for (;;) {

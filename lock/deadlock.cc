@@ -72,7 +72,7 @@ DeadlockInfo LockSys::Impl::DescribeCycle(const std::vector<TrxImpl*>& cycle,
     d.trx_id = t->trx_id;
     d.locks = TrxLockStats{.structs = t->structs.load(std::memory_order_relaxed),
                            .heap_bytes = t->heap_bytes.load(std::memory_order_relaxed),
-                           .row_locks = t->row_locks.load(std::memory_order_relaxed)};
+                           .row_locks = t->RowLocks()};
     d.undo_records = t->weight.load(std::memory_order_relaxed);
     LatchGuard guard(t->wait_latch);
     d.waiting_for = t->wait_row;

@@ -12,14 +12,15 @@ TrxLockStats TrxLocks::stats() const {
   TrxLockStats s;
   s.structs = impl_->structs.load(std::memory_order_relaxed);
   s.heap_bytes = impl_->heap_bytes.load(std::memory_order_relaxed);
-  s.row_locks = impl_->row_locks.load(std::memory_order_relaxed);
+  s.row_locks = impl_->RowLocks();
   return s;
 }
 
-bool TrxLocks::waiting(LockRow* request) const {
+bool TrxLocks::waiting(LockRow* request, std::chrono::system_clock::time_point* since) const {
   LatchGuard guard(impl_->wait_latch);
   if (impl_->wait_state != WaitState::kWaiting || impl_->wait_lock == nullptr) return false;
   if (request != nullptr) *request = impl_->wait_row;
+  if (since != nullptr) *since = impl_->wait_started_wall;
   return true;
 }
 
@@ -31,7 +32,7 @@ LockSysStats LockSys::stats() const {
       s.structs += t->structs.load(std::memory_order_relaxed);
       s.record_structs += t->record_structs.load(std::memory_order_relaxed);
       s.heap_bytes += t->heap_bytes.load(std::memory_order_relaxed);
-      s.row_locks += t->row_locks.load(std::memory_order_relaxed);
+      s.row_locks += t->RowLocks();
     });
   }
   s.waits = impl_->waits.load();

@@ -154,7 +154,7 @@ Status LockSys::LockTable(TrxLocks* trx_locks, uint32_t table_id, TrxLockMode mo
 // One record under the shard latch: true if granted (a bit set, or redundant, or an insert
 // intention that need not wait), false if it must wait (nothing changed).
 bool LockSys::Impl::LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, HeapNo h,
-                            TrxLockMode mode, RecLockType type) {
+                            TrxLockMode mode, RecLockType type, bool implicit) {
   MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
   type = Normalize(type, h);
   const uint8_t kind = lock_internal::MakeKind(mode, type, false);
@@ -174,6 +174,7 @@ bool LockSys::Impl::LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, Heap
   }
   if (blocked) return false;
   if (type == RecLockType::kInsertIntention) return true;  // InnoDB makes no struct for it
+  if (implicit) return true;                               // the caller's write is the lock
   if (own == nullptr) {
     own = NewStruct(trx, page_no, kind, 0, 0);
     Link(cell.head, own);
@@ -252,6 +253,21 @@ Status LockSys::LockRecords(TrxLocks* trx_locks, PageNo page_no, std::span<const
   }
   *granted = k;
   return Status::OK();
+}
+
+Status LockSys::LockRecordImplicit(TrxLocks* trx_locks, RecordId rec, TrxLockMode mode) {
+  MINNOW_DCHECK(mode == TrxLockMode::kS || mode == TrxLockMode::kX, "record locks are S or X");
+  MINNOW_DCHECK(rec.heap_no >= kFirstUserHeapNo, "only user records have implicit locks");
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  const Cell cell = impl_->RecordCell(rec.page_no);
+  LatchGuard guard(cell.shard->latch);
+  if (impl_->LockOne(cell, trx, rec.page_no, rec.heap_no, mode, RecLockType::kRecNotGap,
+                     /*implicit=*/true)) {
+    return Status::OK();
+  }
+  impl_->EnqueueWaiting(cell, trx, rec.page_no, rec.heap_no,
+                        lock_internal::MakeKind(mode, RecLockType::kRecNotGap, false));
+  return LockWaitStatus();
 }
 
 void LockSys::ConvertImplicit(TrxLocks* holder_locks, RecordId rec) {

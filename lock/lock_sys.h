@@ -85,17 +85,19 @@ struct RecordIdMove {
 struct TrxLockStats {
   uint64_t structs = 0;     // lock structs: table and record, granted and waiting
   uint64_t heap_bytes = 0;  // bytes of the lock heap's chunks ("heap size")
-  uint64_t row_locks = 0;   // granted record locks (set bits, supremum included)
+  // Record locks: granted bits (supremum included) plus the waiting request's, as InnoDB's
+  // lock_number_of_rows_locked ("M row lock(s)") counts them.
+  uint64_t row_locks = 0;
 };
 
 struct LockSysStats {
   uint64_t structs = 0;         // live lock structs of all transactions (table + record)
   uint64_t record_structs = 0;  // InnoDB's "lock structs in row lock hash table"
   uint64_t heap_bytes = 0;      // sum of all transactions' lock heaps
-  uint64_t row_locks = 0;
-  uint64_t waits = 0;        // requests that had to wait (Innodb_row_lock_waits)
-  uint64_t waiting_now = 0;  // Innodb_row_lock_current_waits
-  uint64_t wait_micros = 0;  // total time spent waiting (Innodb_row_lock_time, in µs)
+  uint64_t row_locks = 0;       // TrxLockStats::row_locks summed
+  uint64_t waits = 0;           // requests that had to wait (Innodb_row_lock_waits)
+  uint64_t waiting_now = 0;     // Innodb_row_lock_current_waits
+  uint64_t wait_micros = 0;     // total time spent waiting (Innodb_row_lock_time, in µs)
   uint64_t max_wait_micros = 0;
   uint64_t timeouts = 0;
   uint64_t deadlocks = 0;
@@ -154,8 +156,9 @@ class TrxLocks {
   // The deadlock victim weight besides the locks held: InnoDB uses the undo records written.
   void set_weight(uint64_t undo_records);
   TrxLockStats stats() const;
-  // The record (or table) this transaction waits for, if it waits now.
-  bool waiting(LockRow* request) const;
+  // The record (or table) this transaction waits for, if it waits now, and (wall clock) when
+  // that wait began.
+  bool waiting(LockRow* request, std::chrono::system_clock::time_point* since = nullptr) const;
 
   struct Impl;  // lock/ internal
 
@@ -187,6 +190,15 @@ class LockSys {
   // LockTable.
   // REQUIRES: the caller holds the page's latch (so the record cannot move meanwhile).
   Status LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type);
+
+  // A write's lock on a record whose DB_TRX_ID the caller is about to set to its own id (an
+  // update or delete-mark in a secondary index: InnoDB's lock_rec_lock with impl = true).
+  // As LockRecord(rec, mode, kRecNotGap) but a grant creates no struct: the record's trx id is
+  // the implicit lock, which others turn explicit with ConvertImplicit. kLockWait when a
+  // conflicting lock (granted, or waiting ahead) is there: the waiting request, once granted,
+  // is an explicit lock held to the end as any other. REQUIRES as LockRecord; rec is a user
+  // record (not the supremum).
+  Status LockRecordImplicit(TrxLocks* trx, RecordId rec, TrxLockMode mode);
 
   // A scan's batch: locks heap_nos[0], heap_nos[1], ... of one page (in the order the scan
   // reads them; kSupremumHeapNo allowed) under one shard latch. Sets *granted to the number

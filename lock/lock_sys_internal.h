@@ -109,8 +109,11 @@ struct TrxLocks::Impl {
   // Counts of live structs (maintained by whoever changes them, under the shard latch).
   std::atomic<uint64_t> structs{0};
   std::atomic<uint64_t> record_structs{0};
-  std::atomic<uint64_t> row_locks{0};
+  std::atomic<uint64_t> row_locks{0};  // granted record locks' bits
   std::atomic<uint64_t> heap_bytes{0};
+  // 1 while the transaction waits for a record lock (its request's bit, which InnoDB's
+  // lock_number_of_rows_locked counts too); written under wait_latch.
+  std::atomic<uint32_t> waiting_rows{0};
 
   // Lock heap.
   Latch heap_latch;
@@ -127,8 +130,13 @@ struct TrxLocks::Impl {
   LockStruct* wait_lock GUARDED_BY(wait_latch) = nullptr;
   LockRow wait_row GUARDED_BY(wait_latch);
   std::chrono::steady_clock::time_point wait_start GUARDED_BY(wait_latch);
+  std::chrono::system_clock::time_point wait_started_wall GUARDED_BY(wait_latch);  // for people
   bool interrupted GUARDED_BY(wait_latch) = false;  // LockSys::SetInterrupted
 
+  // row_locks as TrxLockStats counts them (the waiting request's bit included).
+  uint64_t RowLocks() const {
+    return row_locks.load(std::memory_order_relaxed) + waiting_rows.load(std::memory_order_relaxed);
+  }
   uint64_t Weight() const {
     return weight.load(std::memory_order_relaxed) + structs.load(std::memory_order_relaxed);
   }
@@ -174,8 +182,9 @@ struct LockSys::Impl {
   static LockStruct* FindGranted(LockStruct* head, PageNo page_no, uint32_t owner, uint8_t kind);
 
   // lock_sys.cc. REQUIRE the cell's shard latch.
+  // `implicit`: a grant sets no bit (LockRecordImplicit).
   bool LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, HeapNo h, TrxLockMode mode,
-               RecLockType type);
+               RecLockType type, bool implicit = false);
   size_t LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page_no,
                         std::span<const HeapNo> heap_nos, TrxLockMode mode, RecLockType type);
 

@@ -75,12 +75,15 @@ void LockSys::Impl::EnqueueWaiting(const Cell& cell, TrxImpl* trx, PageNo page_n
   trx->wait_state = WaitState::kWaiting;
   trx->wait_row = RowOf(w, heap_no);
   trx->wait_start = std::chrono::steady_clock::now();
+  trx->wait_started_wall = std::chrono::system_clock::now();
+  if (!w->is_table()) trx->waiting_rows.store(1, std::memory_order_relaxed);
 }
 
 void LockSys::Impl::EndWait(TrxImpl* trx, const LockStruct* w, WaitState state) {
   LatchGuard guard(trx->wait_latch);
   if (trx->wait_lock != w) return;
   trx->wait_lock = nullptr;
+  trx->waiting_rows.store(0, std::memory_order_relaxed);
   trx->wait_state = state;
   const auto micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                                 std::chrono::steady_clock::now() - trx->wait_start)

@@ -145,7 +145,7 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
   const std::vector<std::string> new_names = KeyspaceNames(def);
   KeyspaceOptions ko;
   ko.compression = def.compression;
-  SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces(new_names, ko));
+  SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces(new_names, ko, def.keyspace));
   std::unique_ptr<Transaction> txn;
   bool switched = false;
   // Any error: roll back, switch back if needed, drop what was made.
@@ -288,7 +288,7 @@ SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def
   const IndexDef& ix = def.indexes[index];
   KeyspaceOptions ko;
   ko.compression = def.compression;
-  SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces({ix.keyspace}, ko));
+  SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces({ix.keyspace}, ko, def.keyspace));
   std::unique_ptr<Transaction> txn;
   bool switched = false;
   auto fail = [&](SqlError e) -> SqlError {

@@ -4,6 +4,7 @@
 // out rather than filled with zeros.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sql_lite_front/status_views_internal.h"
@@ -98,9 +99,8 @@ void Transactions(std::string* out, const DatabaseStats& db,
                    t.lock_wait ? "LOCK WAIT " : "", LockCounts(t.locks, t.rows_modified));
     ThreadLines(out, owner);
     if (!t.lock_wait) continue;
-    // The engine does not say when the wait began; the running statement's age bounds it.
-    const uint64_t waited =
-        owner != nullptr ? static_cast<uint64_t>(std::floor(owner->query_seconds)) : 0;
+    const uint64_t waited = static_cast<uint64_t>(std::max<int64_t>(
+        0, UnixSeconds(std::chrono::system_clock::now()) - UnixSeconds(t.wait_started)));
     fmt::format_to(std::back_inserter(*out),
                    "------- TRX HAS BEEN WAITING {} SEC FOR THIS LOCK TO BE GRANTED:\n", waited);
     LockLines(out, describe, t.waiting_for);

@@ -120,10 +120,10 @@ const SessionSnapshot* SessionOfTrx(const std::vector<SessionSnapshot>& sessions
   return nullptr;
 }
 
-int64_t UnixNow() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+int64_t UnixNow() { return UnixSeconds(std::chrono::system_clock::now()); }
+
+int64_t UnixSeconds(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
 std::string FormatLocalTime(int64_t unix_seconds) {

@@ -15,6 +15,7 @@ namespace minnow::sql {
 
 // MySQL's error numbers (include/mysqld_error.h) that minnow returns.
 enum ErrorCode : uint16_t {
+  kHaErrUnsupported = 138,          // HY000 (a handler error, shown as a warning's code)
   kErBadDb = 1049,                  // 42000 Unknown database '%s'
   kErTableExists = 1050,            // 42S01 Table '%s' already exists
   kErBadTable = 1051,               // 42S02 Unknown table '%s'
@@ -77,12 +78,12 @@ enum ErrorCode : uint16_t {
   kErDivisionByZero = 1365,               // 22012
   kErWrongFieldSpec = 1063,               // 42000 Incorrect column specifier for column '%s'
   kErInvalidDefault = 1067,               // 42000 Invalid default value for '%s'
-  kErCantRemoveAllFields = 1090,  // 42000 You can't delete all columns with ALTER TABLE; use
-                                  // DROP TABLE instead
-  kErWarnUsingOtherHandler = 1266,  // (a warning) Using storage engine %s for table '%s'
-  kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
-  kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
-                                          // native function '%s'
+  kErCantRemoveAllFields = 1090,         // 42000 You can't delete all columns with ALTER TABLE; use
+                                         // DROP TABLE instead
+  kErWarnUsingOtherHandler = 1266,       // (a warning) Using storage engine %s for table '%s'
+  kErSpDoesNotExist = 1305,              // 42000 FUNCTION test.%s does not exist
+  kErWrongParamCountToNativeFct = 1582,  // 42000 Incorrect parameter count in the call to
+                                         // native function '%s'
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

@@ -121,7 +121,21 @@ class StatementRunner {
         SQL_RETURN_IF_ERROR(UnlockTables());
         SQL_RETURN_IF_ERROR(CommitOpen());
         SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
-        return StatementResult{};
+        StatementResult result;
+        if (st.consistent_snapshot) {
+          // InnoDB's innobase_start_trx_and_assign_read_view: the view now, under REPEATABLE
+          // READ only.
+          if (s_->txn_isolation == IsolationLevel::kRepeatableRead) {
+            Status vst = s_->txn->AssignReadView();
+            if (!vst.ok()) return FromStatus(vst);
+          } else {
+            result.warnings.push_back(SqlWarning{
+                "Warning", kHaErrUnsupported,
+                "InnoDB: WITH CONSISTENT SNAPSHOT was ignored because this phrase can only be "
+                "used with REPEATABLE READ isolation level."});
+          }
+        }
+        return result;
       }
       case TransactionStmt::Kind::kCommit:
         counts_->com_commit++;

@@ -3,6 +3,7 @@
 // sessions seen from another thread, and the lock engine's DataLocks put in MySQL's words
 // (tables and indexes instead of keyspaces, decoded keys, lock ids).
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -34,6 +35,7 @@ const SessionSnapshot* SessionOfTrx(const std::vector<SessionSnapshot>& sessions
 // "YYYY-MM-DD HH:MM:SS" in local time, as MySQL prints DATETIMEs and the monitor's header.
 std::string FormatLocalTime(int64_t unix_seconds);
 int64_t UnixNow();
+int64_t UnixSeconds(std::chrono::system_clock::time_point t);
 
 // Turns DataLocks into data_locks' columns. Caches catalog and keyspace look-ups, so one
 // describer serves one statement.

@@ -158,17 +158,20 @@ SqlResult<SystemTable> InnodbTrx(const ExecContext& ctx) {
     const SessionSnapshot* owner = SessionOfTrx(sessions, x.trx_id);
     const int64_t started = now - static_cast<int64_t>(std::floor(x.active_seconds));
     t.rows.push_back(Row{
-        Int(x.trx_id), Str(x.lock_wait ? "LOCK WAIT" : "RUNNING"), Str(FormatLocalTime(started)),
+        Int(x.trx_id),
+        Str(x.lock_wait ? "LOCK WAIT" : "RUNNING"),
+        Str(FormatLocalTime(started)),
         x.lock_wait ? Str(describe.EngineLockId(x.waiting_for)) : Value::Null(),
-        // trx_wait_started: the engine does not report when a wait began.
-        Value::Null(),
+        x.lock_wait ? Str(FormatLocalTime(UnixSeconds(x.wait_started))) : Value::Null(),
         Int(x.rows_modified + x.locks.lock_structs),  // InnoDB's TRX_WEIGHT
         owner != nullptr ? Int(owner->id) : Int(0),
         owner != nullptr ? OptStr(owner->query) : Value::Null(),
         Value::Null(),  // trx_operation_state
         Int(0),         // trx_tables_in_use
         Int(0),         // trx_tables_locked (LOCK TABLES' count; table locks show in data_locks)
-        Int(x.locks.lock_structs), Int(x.locks.heap_bytes), Int(x.locks.row_locks),
+        Int(x.locks.lock_structs),
+        Int(x.locks.heap_bytes),
+        Int(x.locks.row_locks),
         Int(x.rows_modified),
         Int(0),  // trx_concurrency_tickets
         Str(TrxIsolationName(x.isolation)),

@@ -271,11 +271,14 @@ SqlStatus TableCatalog::Change(Transaction* txn,
 }
 
 SqlStatus TableCatalog::CreateKeyspaces(const std::vector<std::string>& names,
-                                        const KeyspaceOptions& options) {
+                                        const KeyspaceOptions& options,
+                                        std::string_view table_keyspace) {
   SQL_RETURN_IF_ERROR(
       Change(nullptr, [&](Transaction* txn) { return PutIntents(txn, catalog_ks_, names); }));
+  KeyspaceOptions index_options = options;
+  index_options.secondary_of = std::string(table_keyspace);
   for (size_t i = 0; i < names.size(); ++i) {
-    Status st = db_->CreateKeyspace(names[i], options);
+    Status st = db_->CreateKeyspace(names[i], names[i] == table_keyspace ? options : index_options);
     if (!st.ok()) {
       std::vector<std::string> created(names.begin(), names.begin() + static_cast<long>(i));
       (void)DropKeyspaces(created);
@@ -296,7 +299,7 @@ SqlStatus TableCatalog::CreateTable(const TableDef& def) {
   KeyspaceOptions options;
   options.compression = def.compression;
   const std::vector<std::string> names = KeyspacesOf(def);
-  SQL_RETURN_IF_ERROR(CreateKeyspaces(names, options));
+  SQL_RETURN_IF_ERROR(CreateKeyspaces(names, options, def.keyspace));
   auto table = OpenHandles(def);
   SqlStatus st = table.status();
   if (st.ok()) {

@@ -69,8 +69,12 @@ class TableCatalog {
   // bad name; on any error nothing is left behind.
   SqlStatus CreateTable(const TableDef& def);
   // For a DDL that fills new keyspaces before ReplaceTable names them: journals them (see
-  // above), then creates them. On an error none is left.
-  SqlStatus CreateKeyspaces(const std::vector<std::string>& names, const KeyspaceOptions& options);
+  // above), then creates them in order. Each name but `table_keyspace` is created as a secondary
+  // index of the keyspace `table_keyspace` (KeyspaceOptions::secondary_of: its table locks are
+  // the table's, its writes lock implicitly), which must exist or come first in `names`. On an
+  // error none is left.
+  SqlStatus CreateKeyspaces(const std::vector<std::string>& names, const KeyspaceOptions& options,
+                            std::string_view table_keyspace);
   // Commits the record's removal, then drops the keyspaces. 1051 if absent. Waits (the engine's
   // X table lock) for transactions holding locks on the table; 1205 after their timeout.
   SqlStatus DropTable(std::string_view name);

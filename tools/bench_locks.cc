@@ -337,7 +337,8 @@ Status Open(const Config& c, Bench* b) {
   o.flush_log_at_trx_commit = 0;  // a file database: no fsync per commit (the point-lock lines)
   ASSIGN_OR_RETURN(b->db, Database::Open(o));
   RETURN_IF_ERROR(b->db->CreateKeyspace("sample"));
-  RETURN_IF_ERROR(b->db->CreateKeyspace("sample.j"));
+  RETURN_IF_ERROR(
+      b->db->CreateKeyspace("sample.j", {.secondary_of = "sample"}));  // as SQL makes it
   ASSIGN_OR_RETURN(b->sample, b->db->OpenKeyspace("sample"));
   ASSIGN_OR_RETURN(b->sample_j, b->db->OpenKeyspace("sample.j"));
   ASSIGN_OR_RETURN(b->session, b->db->NewSession());

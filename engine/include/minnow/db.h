@@ -36,6 +36,7 @@
 // makes, belong to one thread at a time. Objects must be destroyed before the Database that
 // made them.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -119,6 +120,8 @@ struct TransactionLockInfo {
   uint64_t trx_id = 0;  // 0 until the transaction writes or locks
   uint64_t lock_structs = 0;
   uint64_t heap_bytes = 0;
+  // Record locks held (one per record, supremum included) plus the record it waits for, if it
+  // waits: InnoDB's lock_number_of_rows_locked counts the waiting request's bit too.
   uint64_t row_locks = 0;
 };
 
@@ -168,7 +171,7 @@ struct DeadlockReport {
   struct Trx {
     uint64_t trx_id = 0;
     TransactionLockInfo locks;   // at the time of the deadlock
-    uint64_t rows_modified = 0;  // undo records written ("undo log entries")
+    uint64_t rows_modified = 0;  // as TransactionInfo::rows_modified ("undo log entries")
     DataLock waiting_for;        // the request it waited on
     std::vector<DataLock>
         holds;  // its granted locks on the record (or table) the next one waits for
@@ -183,10 +186,14 @@ struct TransactionInfo {
   uint64_t trx_id = 0;
   double active_seconds = 0;  // since it got its id
   IsolationLevel isolation = IsolationLevel::kRepeatableRead;
-  bool lock_wait = false;      // trx_state "LOCK WAIT" (else "RUNNING")
-  uint64_t rows_modified = 0;  // undo records written
+  bool lock_wait = false;  // trx_state "LOCK WAIT" (else "RUNNING")
+  // Undo records written for table keyspaces (InnoDB writes undo for the clustered index
+  // only): a change in a secondary-index keyspace (KeyspaceOptions::secondary_of) counts none.
+  uint64_t rows_modified = 0;
   TransactionLockInfo locks;
   DataLock waiting_for;  // the request it waits on, if lock_wait
+  // If lock_wait: when (wall clock) the current wait began (trx_wait_started).
+  std::chrono::system_clock::time_point wait_started{};
 };
 
 class Database {
@@ -202,11 +209,26 @@ class Database {
   Status Close();
 
   // Names: 1 to 64 characters of [A-Za-z0-9_$.]. kDuplicateKey if it exists.
+  // With options.secondary_of (kInvalidArgument unless it names a live keyspace that is not
+  // itself a secondary index) the keyspace is a secondary index of that table, as InnoDB's:
+  //  - its table locks are the owner's: the IS/IX a read or write takes, LockTable and
+  //    DropKeyspace's X lock the owner's table (one table lock per table; data_locks shows it
+  //    under the owner's name);
+  //  - Put/Insert/Erase of an existing record lock it implicitly: they wait if another
+  //    transaction holds (or waits ahead for) a conflicting lock on the record, and otherwise
+  //    create no lock struct; the record's trx id is the lock, which a later locking read or
+  //    write of another transaction turns into an explicit X,REC_NOT_GAP lock of the writer
+  //    (as an insert's new record is locked in any keyspace). A lock that had to wait is held
+  //    explicitly once granted;
+  //  - its undo records do not count in TransactionInfo::rows_modified.
+  // The ownership is persisted; a file from before owners existed opens with none. Dropping the
+  // owner leaves its indexes (their table locks stay on the dropped owner's id).
   Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options = {});
   // Frees the keyspace's pages and forgets its name; its handles become invalid. kNotFound if
-  // absent. Takes an X table lock first, so it waits (kLockWaitTimeout) until no transaction
-  // holds a lock on the keyspace (a transaction of this thread that has written or locked in it
-  // must end first). REQUIRES: no transaction reads it consistently meanwhile.
+  // absent. Takes an X table lock first (a secondary index: its owner's), so it waits
+  // (kLockWaitTimeout) until no transaction holds a lock on the table (a transaction of this
+  // thread that has written or locked in it must end first). REQUIRES: no transaction reads
+  // it consistently meanwhile.
   Status DropKeyspace(std::string_view name);
   // A handle for the per-call API; kNotFound if absent.
   Result<Keyspace> OpenKeyspace(std::string_view name);
@@ -325,9 +347,17 @@ class Transaction {
   uint64_t Savepoint() const;
   Status RollbackToSavepoint(uint64_t savepoint);
 
-  // A table lock for LOCK TABLES: kShare takes S, kExclusive X on the keyspace (waiting as
-  // record locks do: kLockWaitTimeout, kDeadlock). kInvalidArgument for kNone.
+  // A table lock for LOCK TABLES: kShare takes S, kExclusive X on the keyspace (a secondary
+  // index: on its owner), waiting as record locks do (kLockWaitTimeout, kDeadlock).
+  // kInvalidArgument for kNone.
   Status LockTable(const Keyspace& ks, LockMode mode);
+
+  // START TRANSACTION WITH CONSISTENT SNAPSHOT (InnoDB's trx_assign_read_view): under
+  // REPEATABLE READ and SERIALIZABLE, opens the transaction's read view now if it has none
+  // yet (otherwise its first consistent read does), so its reads see what was committed
+  // before this call. Under READ COMMITTED and READ UNCOMMITTED it does nothing (their reads
+  // take a view per statement, or none). Takes no lock and gives the transaction no id.
+  Status AssignReadView();
 
   // From any thread (KILL QUERY): a lock wait of this transaction in progress ends now with
   // kAborted ("Query execution was interrupted"), and so does any wait it starts until

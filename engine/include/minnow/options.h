@@ -31,6 +31,10 @@ enum class Compression : uint8_t { kNone, kLz4 };
 
 struct KeyspaceOptions {
   Compression compression = Compression::kNone;  // MySQL's COMPRESSION='lz4' for the tree's pages
+  // Empty: the keyspace is a table of its own. Otherwise the name of a live keyspace (itself a
+  // table, not a secondary) whose secondary index this keyspace is, as InnoDB's secondary
+  // indexes belong to their table (Database::CreateKeyspace says what changes). Persisted.
+  std::string secondary_of;
 };
 
 // Lock mode of a read: kNone is a consistent read (no locks, except under SERIALIZABLE);

@@ -3,6 +3,7 @@
 // times.
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <future>
 #include <thread>
 
@@ -41,6 +42,50 @@ TEST_CASE("a waiter wakes when the lock is released", "[lock]") {
   CHECK(s.timeouts == 0);
   CHECK(s.wait_micros >= s.max_wait_micros);
   CHECK(locks.Wait(t2, kLong).ok());  // nothing to wait for
+}
+
+TEST_CASE("an implicit record lock makes no struct unless it waits; a waiting bit counts",
+          "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  // No conflict: granted, nothing recorded (the caller's DB_TRX_ID is the lock).
+  CHECK(locks.LockRecordImplicit(t1, {kPage, 4}, kX).ok());
+  CHECK(Rows(locks).empty());
+  CHECK(t1->stats().structs == 0);
+  // ConvertImplicit is how another transaction makes it explicit.
+  locks.ConvertImplicit(t1, {kPage, 4});
+  CHECK(Rows(locks) == std::vector<std::string>{"1 3:4 X,REC_NOT_GAP"});
+  // A conflict: a waiting request, which counts as a row lock while it waits.
+  REQUIRE(locks.LockRecordImplicit(t2, {kPage, 4}, kX).code() == Code::kLockWait);
+  CHECK(t2->stats().row_locks == 1);
+  CHECK(t2->stats().structs == 1);
+  CHECK(locks.stats().row_locks == 2);
+  LockRow request;
+  std::chrono::system_clock::time_point since;
+  const auto before = std::chrono::system_clock::now();
+  REQUIRE(t2->waiting(&request, &since));
+  CHECK(since <= before);
+  CHECK(since > before - std::chrono::minutes(1));
+  auto waiter = std::async(std::launch::async, [&] { return locks.Wait(t2, kLong).code(); });
+  Until([&] { return locks.stats().waiting_now == 1; });
+  locks.ReleaseAll(t1);
+  CHECK(waiter.get() == Code::kOk);
+  // Once granted it is held explicitly, and still counts once.
+  CHECK(Rows(locks) == std::vector<std::string>{"2 3:4 X,REC_NOT_GAP"});
+  CHECK(t2->stats().row_locks == 1);
+  CHECK(!t2->waiting(nullptr));
+  // A lock of its own that covers the request: granted, nothing added.
+  CHECK(locks.LockRecordImplicit(t2, {kPage, 4}, kX).ok());
+  CHECK(t2->stats().structs == 1);
+  // A timed-out request leaves no count behind.
+  TrxLocks* t3 = trxs.New(3);
+  REQUIRE(locks.LockRecordImplicit(t3, {kPage, 4}, kX).code() == Code::kLockWait);
+  CHECK(t3->stats().row_locks == 1);
+  CHECK(locks.Wait(t3, milliseconds(10)).code() == Code::kLockWaitTimeout);
+  CHECK(t3->stats().row_locks == 0);
+  CHECK(t3->stats().structs == 0);
 }
 
 TEST_CASE("a timeout removes the request, keeps other locks and wakes those behind", "[lock]") {
@@ -238,7 +283,7 @@ TEST_CASE("on_deadlock describes the cycle: waits, holds and the victim", "[lock
   REQUIRE(d.cycle[1].holds.size() == 1);
   CHECK(Describe(d.cycle[1].holds[0]) == "1 3:10 X");
   CHECK(d.cycle[1].undo_records == 7);
-  CHECK(d.cycle[1].locks.row_locks == 1);
+  CHECK(d.cycle[1].locks.row_locks == 2);  // 3:10 held and 3:20 waited for (InnoDB counts it)
   locks.ReleaseAll(t2);
   CHECK(locks.Wait(t1, kLong).ok());
   CHECK(found.size() == 1);

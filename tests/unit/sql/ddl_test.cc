@@ -367,7 +367,7 @@ TEST_CASE("ddl: tables, rows and counters survive a reopen; a crash's orphans go
     f.engine.reset();
     // What a crash in the middle of a copy-ALTER leaves: journaled new keyspaces.
     auto catalog = std::move(TableCatalog::Open(f.db.get()).value());
-    REQUIRE(catalog->CreateKeyspaces({"h$2"}, {}).ok());
+    REQUIRE(catalog->CreateKeyspaces({"h$2"}, {}, "h$2").ok());
     catalog.reset();
     REQUIRE_OK(f.db->Close());
   }

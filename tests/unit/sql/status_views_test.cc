@@ -248,8 +248,8 @@ TEST_CASE("data_locks: tables, indexes and keys in MySQL's words", "[sql][status
                     "kvspace PRIMARY RECORD X,REC_NOT_GAP 'key4'",
                     "nopk GEN_CLUST_INDEX RECORD X,REC_NOT_GAP 0x000000000002",
                     "nopk NULL TABLE IX NULL",
-                    // Each keyspace has its own table lock: the index's IS shows too.
-                    "sample NULL TABLE IS NULL",
+                    // One table lock per table: the index's IS is the table's, which
+                    // the IX already covers (InnoDB's lock_table_has).
                     "sample NULL TABLE IX NULL",
                     "sample PRIMARY RECORD X,REC_NOT_GAP 2",
                     "sample j RECORD S,REC_NOT_GAP 'v3', 3",
@@ -343,6 +343,10 @@ TEST_CASE("a lock wait: data_lock_waits, innodb_trx, processlist and the monitor
   CHECK(Cell(trx, *running[0], "trx_rows_locked") == std::to_string(held.row_locks));
   CHECK(Cell(trx, *running[0], "trx_rows_modified") == "1");
   CHECK(Cell(trx, *running[0], "trx_started").size() == 19);  // YYYY-MM-DD HH:MM:SS
+  CHECK(Cell(trx, *running[0], "trx_wait_started") == "NULL");
+  CHECK(Cell(trx, *waiting[0], "trx_wait_started").size() == 19);
+  CHECK(Cell(trx, *waiting[0], "trx_wait_started") >= Cell(trx, *waiting[0], "trx_started"));
+  CHECK(Cell(trx, *waiting[0], "trx_rows_locked") == "1");  // the record it waits for
 
   const SystemTable pl = f.Read("information_schema", "processlist");
   REQUIRE(pl.rows.size() == 2);

@@ -158,7 +158,7 @@ TEST_CASE("catalog: replace keeps counters; the switch can be reverted", "[sql][
   next.keyspace = cat->NewKeyspaceName("sample");
   next.indexes[0].keyspace = cat->NewKeyspaceName(next.keyspace + ".j");
   CHECK(next.keyspace == "sample$2");
-  REQUIRE(cat->CreateKeyspaces({next.keyspace, next.indexes[0].keyspace}, {}).ok());
+  REQUIRE(cat->CreateKeyspaces({next.keyspace, next.indexes[0].keyspace}, {}, next.keyspace).ok());
   REQUIRE(cat->ReplaceTable(next).ok());
   auto now = cat->Find("sample");
   CHECK(now->def.keyspace == "sample$2");
@@ -223,7 +223,7 @@ TEST_CASE("catalog: reopening brings tables and counters back; orphans are dropp
     e.auto_increment_start = 1000;
     REQUIRE(cat->CreateTable(e).ok());
     // A crash in the middle of a copy-ALTER: new keyspaces journaled and created, never named.
-    REQUIRE(cat->CreateKeyspaces({"sample$2", "sample$2.j"}, {}).ok());
+    REQUIRE(cat->CreateKeyspaces({"sample$2", "sample$2.j"}, {}, "sample$2").ok());
     // A keyspace of another user of the KV API: never touched.
     REQUIRE_OK(db->CreateKeyspace("kv_data"));
     REQUIRE_OK(db->Close());
