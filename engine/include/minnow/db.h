@@ -173,8 +173,9 @@ struct DeadlockReport {
     TransactionLockInfo locks;   // at the time of the deadlock
     uint64_t rows_modified = 0;  // as TransactionInfo::rows_modified ("undo log entries")
     DataLock waiting_for;        // the request it waited on
-    std::vector<DataLock>
-        holds;  // its granted locks on the record (or table) the next one waits for
+    // Its granted locks on the record (or table) that the previous transaction of the cycle
+    // (cycle[i - 1], the last for the first) waits for: what blocks that one.
+    std::vector<DataLock> holds;
   };
   int64_t unix_time = 0;   // when it was found (seconds since the epoch)
   std::vector<Trx> cycle;  // cycle[i] waits for cycle[i + 1] (the last for the first)
