@@ -15,10 +15,10 @@
 //     has the cursor copy the leaf there and goes on from the copy, so undo pages are read
 //     with no page latch held (BuildVisible re-reads the record through the tree).
 //
-// Where the Iterator stops: on the first record it would show with key >= hi (or at the end).
-// A consistent read stops at the first key >= hi (it locks nothing, so nothing depends on
-// exactly where); a locking read, whose batches lock each leaf to its end, steps over
-// delete-marked records >= hi onto the next leaf as Next would, so both lock the same leaves.
+// Where it stops: at the first record with key >= hi, delete-marked or not (the record that
+// ends the range, which a locking read locks as ReadOptions::range_end_lock says, and only
+// under next-key locking), or at the end (the last leaf's supremum locked, as every leaf's
+// supremum the scan passes). Nothing after the range's end is locked.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,24 +33,17 @@ namespace {
 constexpr int kPrefetchAhead = 8;
 }  // namespace
 
-Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::string_view hi,
-                                      bool latched, uint64_t* count) {
+Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, bool latched,
+                                      uint64_t* count) {
   RecordView rec;
   auto corrupt = [&](int slot) {
     return Status::Corruption(
         fmt::format("keyspace '{}': leaf page {}: slot {} lies outside the page", ks->name,
                     leaf.page_no, slot));
   };
-  // [from, end): the slots below hi. Only the leaf where the range ends needs a search.
-  int end = leaf.n;
-  if (!hi.empty()) {
-    if (!leaf.Decode(leaf.n - 1, &rec)) return corrupt(leaf.n - 1);
-    if (AsStringView(rec.key) >= hi) {
-      bool found = false;
-      ASSIGN_OR_RETURN(size_t first_ge, PageView(leaf.data).LowerBound(AsBytes(hi), &found));
-      end = std::max(from, static_cast<int>(first_ge));
-    }
-  }
+  // [from, end): the slots below the bound (hi).
+  ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
+  end = std::max(from, end);
   uint64_t n = 0;
   uint8_t flags = 0;
   uint64_t sys8 = 0;
@@ -63,14 +56,7 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
       n += (flags & kRecDeleteMark) == 0;
     }
     *count += n;
-    if (end == leaf.n) return kLeafNext;
-    if (!locking) return kLeafDone;
-    for (int i = end; i < leaf.n; ++i) {
-      if (!leaf.Peek(i, &flags, &sys8)) [[unlikely]]
-        return corrupt(i);
-      if ((flags & kRecDeleteMark) == 0) return kLeafDone;  // Next would stop here
-    }
-    return kLeafNext;
+    return end == leaf.n ? kLeafNext : kLeafDone;
   }
   // Consistent: a writer below up_limit_id committed before the view opened (the common case:
   // one compare); others go through the view, and those it does not see through the undo log.
@@ -98,7 +84,7 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, std::stri
   return end == leaf.n ? kLeafNext : kLeafDone;
 }
 
-Result<uint64_t> Iterator::Impl::CountTo(std::string_view hi) {
+Result<uint64_t> Iterator::Impl::CountTo() {
   uint64_t count = 0;
   for (;;) {
     // From the cursor's current record, on its copy.
@@ -107,14 +93,14 @@ Result<uint64_t> Iterator::Impl::CountTo(std::string_view hi) {
       ASSIGN_OR_RETURN(bool locked, LockFromCurrent(/*forward=*/true));
       if (!locked) continue;  // re-seeked (the leaf changed, or a lock wait ended)
     }
-    ASSIGN_OR_RETURN(int step, CountLeaf(cursor->leaf(), cursor->slot(), hi, false, &count));
+    ASSIGN_OR_RETURN(int step, CountLeaf(cursor->leaf(), cursor->slot(), false, &count));
     if (step == kLeafDone) return count;
     // The leaves after it, in place.
     Result<Cursor::Walk> walk = cursor->WalkRightLatched([&](const LeafImage& leaf) -> Result<int> {
       if (locking) {
         leaf.HeapNos(0, &heap_nos, &sys8);
-        if (lock_type == RecLockType::kOrdinary) heap_nos.push_back(kSupremumHeapNo);
-        Status locked = LockBatchLatched(leaf.page_no);
+        ASSIGN_OR_RETURN(bool last_ends, ShapeForwardBatch(leaf, 0));
+        Status locked = heap_nos.empty() ? Status::OK() : LockBatchLatched(leaf.page_no, last_ends);
         if (!locked.ok()) {
           // After the wait, re-seek to this leaf's first record and lock it from the copy.
           RecordView first;
@@ -127,7 +113,7 @@ Result<uint64_t> Iterator::Impl::CountTo(std::string_view hi) {
           return locked;
         }
       }
-      ASSIGN_OR_RETURN(int r, CountLeaf(leaf, 0, hi, /*latched=*/true, &count));
+      ASSIGN_OR_RETURN(int r, CountLeaf(leaf, 0, /*latched=*/true, &count));
       if (r == kLeafNext) return Cursor::kNextLeaf;
       if (r == kLeafDone) return Cursor::kStopWalk;
       return r;  // copy the leaf and go on from slot r unlatched
@@ -147,13 +133,18 @@ Result<uint64_t> Transaction::Count(const Keyspace& ks, std::string_view lo, std
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
   ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  if (ro.upper_bound.has_value()) {
+    return Status::InvalidArgument("Transaction::Count: the range's end is hi, not upper_bound");
+  }
   const LockMode mode = t.EffectiveMode(ro.lock_mode);
   if (mode != LockMode::kNone) RETURN_IF_ERROR(t.PrepareLocking(s, mode));
-  // Iterator::Seek(lo), then the counting loop in place of Next.
-  Iterator::Impl it(&t, s, ro.lock_mode);
+  // Iterator::Seek(lo) with upper bound hi, then the counting loop in place of Next.
+  ReadOptions bounded = ro;
+  if (!hi.empty()) bounded.upper_bound = hi;
+  Iterator::Impl it(&t, s, bounded);
   if (it.LocksEdges()) RETURN_IF_ERROR(it.LockEdgeAt(lo, /*gap=*/false));
   RETURN_IF_ERROR(it.cursor->Seek(AsBytes(lo)));
-  return it.CountTo(hi);
+  return it.CountTo();
 }
 
 }  // namespace minnow

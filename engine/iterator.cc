@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <span>
+
 #include "engine/iterator_internal.h"
 
 namespace minnow {
@@ -18,12 +21,22 @@ Status Iterator::Impl::MisuseError(const char* what) const {
       fmt::format("Iterator::{} on an iterator that is not Valid()", what));
 }
 
-Iterator::Impl::Impl(TransactionCore* t, KeyspaceState* k, LockMode m)
+Status Iterator::Impl::BoundedBackward(const char* what) {
+  valid = false;
+  return Status::InvalidArgument(
+      fmt::format("Iterator::{} on an iterator with an upper bound (it reads forward)", what));
+}
+
+Iterator::Impl::Impl(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro)
     : txn(t),
       ks(k),
       cursor(k->tree->NewCursor()),
-      mode(t->EffectiveMode(m)),
-      locking(mode != LockMode::kNone) {
+      mode(t->EffectiveMode(ro.lock_mode)),
+      locking(mode != LockMode::kNone),
+      bounded(ro.upper_bound.has_value()),
+      bound(ro.upper_bound.value_or(std::string_view())),
+      end_type(ro.range_end_lock == RangeEndLock::kGap ? RecLockType::kGap
+                                                       : RecLockType::kOrdinary) {
   if (locking) {
     lock_type = t->ScanLockType();
   } else if (t->isolation() == IsolationLevel::kReadCommitted) {
@@ -40,7 +53,38 @@ Iterator::Impl::~Impl() {
   }
 }
 
-Status Iterator::Impl::LockBatchLatched(PageNo page) {
+Result<int> Iterator::Impl::BoundSlot(const LeafImage& leaf) {
+  if (!bounded || leaf.n == 0) return leaf.n;
+  // Only the leaf where the range ends needs a search.
+  RecordView last;
+  if (!leaf.Decode(leaf.n - 1, &last)) {
+    return Status::Corruption(
+        fmt::format("keyspace '{}': leaf page {}: slot {} lies outside the page", ks->name,
+                    leaf.page_no, leaf.n - 1));
+  }
+  if (AsStringView(last.key) < bound) return leaf.n;
+  bool found = false;
+  ASSIGN_OR_RETURN(size_t first_ge, PageView(leaf.data).LowerBound(AsBytes(bound), &found));
+  return static_cast<int>(first_ge);
+}
+
+Result<bool> Iterator::Impl::ShapeForwardBatch(const LeafImage& leaf, int from) {
+  ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
+  // HeapNos may have stopped early at a damaged slot: never grow the lists.
+  const size_t before = static_cast<size_t>(std::max(end - from, 0));
+  if (before < heap_nos.size()) {
+    const size_t keep = LocksRangeEnd() ? before + 1 : before;
+    heap_nos.resize(keep);
+    sys8.resize(keep);
+    return LocksRangeEnd();
+  }
+  // The range goes on past this leaf (or its records were cut short by damage: the move onto
+  // the damaged slot reports it).
+  if (lock_type == RecLockType::kOrdinary && end == leaf.n) heap_nos.push_back(kSupremumHeapNo);
+  return false;
+}
+
+Status Iterator::Impl::LockBatchLatched(PageNo page, bool last_ends) {
   // Implicit locks: only a record written by a transaction that may still be active has one
   // (one compare per record; the rest were written before every active transaction began).
   const TrxId min_active = txn->db()->trx_sys()->min_active_id();
@@ -50,27 +94,43 @@ Status Iterator::Impl::LockBatchLatched(PageNo page) {
       txn->ConvertImplicit(writer, {page, heap_nos[i]});
   }
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
-  size_t granted = 0;
-  return txn->db()->lock_sys()->LockRecords(txn->locks(), page, heap_nos, m, lock_type, &granted);
+  LockSys* lock_sys = txn->db()->lock_sys();
+  std::span<const HeapNo> batch(heap_nos);
+  if (last_ends) batch = batch.first(batch.size() - 1);
+  if (!batch.empty()) {
+    size_t granted = 0;
+    RETURN_IF_ERROR(lock_sys->LockRecords(txn->locks(), page, batch, m, lock_type, &granted));
+  }
+  if (!last_ends) return Status::OK();
+  // The record that ends the range (a GAP request never waits: lock/lock_mode.h rule 2).
+  return lock_sys->LockRecord(txn->locks(), {page, heap_nos.back()}, m, end_type);
 }
 
 Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
   cursor->RemainingHeapNos(&heap_nos, &sys8);
-  // Moving backwards onto a leaf's last record (from the next leaf): the gap after it, where
-  // inserts at the end of this leaf go, is inside the range read too.
-  const bool last_on_leaf = heap_nos.size() == 1;
-  if (!forward && !heap_nos.empty()) {
-    heap_nos.resize(1);
-    sys8.resize(1);
+  bool last_ends = false;
+  if (forward) {
+    // Up to the leaf's end, where next-key locking also locks the gap after the leaf's last
+    // record (InnoDB's scans lock every page's supremum), or to the record that ends the range.
+    ASSIGN_OR_RETURN(last_ends, ShapeForwardBatch(cursor->leaf(), cursor->slot()));
+  } else {
+    // Moving backwards onto a leaf's last record (from the next leaf): the gap after it, where
+    // inserts at the end of this leaf go, is inside the range read too.
+    const bool last_on_leaf = heap_nos.size() == 1;
+    if (!heap_nos.empty()) {
+      heap_nos.resize(1);
+      sys8.resize(1);
+    }
+    if (last_on_leaf && lock_type == RecLockType::kOrdinary) heap_nos.push_back(kSupremumHeapNo);
   }
-  // Next-key locking also locks the gap after the leaf's last record (InnoDB's scans lock
-  // every page's supremum).
-  if ((forward || last_on_leaf) && lock_type == RecLockType::kOrdinary) {
-    heap_nos.push_back(kSupremumHeapNo);
+  if (heap_nos.empty()) {
+    // READ COMMITTED, standing on the record that ends the range: nothing to lock.
+    locked_copy = cursor->leaf_copies();
+    return true;
   }
-  Result<bool> current = cursor->WithLeafLatched([&] { return LockBatchLatched(page); });
+  Result<bool> current = cursor->WithLeafLatched([&] { return LockBatchLatched(page, last_ends); });
   if (current.ok() && *current) {
     locked_copy = cursor->leaf_copies();
     return true;
@@ -151,6 +211,8 @@ Status Iterator::Impl::Settle(bool forward) {
     if (!valid) return Status::OK();
     if (CacheIfLatest(*rec)) [[likely]]
       return Status::OK();
+    // Forward at or past the upper bound: the range ends here (once the record is locked).
+    const bool past_end = forward && PastBound(*rec);
     bool show = false;
     if (locking) {
       if (cursor->leaf_copies() != locked_copy || !forward) {
@@ -162,10 +224,17 @@ Status Iterator::Impl::Settle(bool forward) {
         if (!*locked) continue;                    // re-seeked: look at the current record again
         if (!forward) locked_copy = ~uint64_t{0};  // backwards: lock each record
       }
+      if (past_end) {
+        valid = false;
+        return Status::OK();
+      }
       if (!rec->delete_marked()) {
         CacheRow(*rec);
         show = true;
       }
+    } else if (past_end) {
+      valid = false;
+      return Status::OK();
     } else if (view != nullptr) {
       // Too new for the view, or deleted (but perhaps not in the view's version).
       Result<bool> older = CacheOlderVersion(*rec);
@@ -195,6 +264,7 @@ Status Iterator::Seek(std::string_view key) {
 
 Status Iterator::SeekForPrev(std::string_view key) {
   RETURN_IF_ERROR(impl_->CheckUsable());
+  if (impl_->bounded) return impl_->BoundedBackward("SeekForPrev");
   if (impl_->LocksEdges()) {
     return impl_->Settled(
         impl_->SeekBackward([&] { return impl_->cursor->SeekForPrev(AsBytes(key)); }, key), false);
@@ -215,6 +285,8 @@ Status Iterator::SeekToFirst() {
 
 Status Iterator::SeekToLast() {
   RETURN_IF_ERROR(impl_->CheckUsable());
+  if (impl_->bounded) return impl_->BoundedBackward("SeekToLast");
+
   if (impl_->LocksEdges()) {
     return impl_->Settled(impl_->SeekBackward([&] { return impl_->cursor->SeekToLast(); }, ""),
                           false);

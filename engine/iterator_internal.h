@@ -12,7 +12,11 @@
 //                every record after it on the leaf, plus the page's supremum under REPEATABLE
 //                READ (next-key locks, as InnoDB's scans take). So an iterator locks up to
 //                the end of the leaf it is on, ahead of the rows it has returned (at most one
-//                leaf's worth); moving backwards locks record by record.
+//                leaf's worth); moving backwards locks record by record. With an upper bound
+//                (ReadOptions::upper_bound, Count's hi) the batch stops at the record that
+//                ends the range (the first at or after the bound): it is locked as
+//                `end_type` says (REPEATABLE READ and up; READ COMMITTED leaves it unlocked)
+//                and the leaf's supremum and the records after it are not.
 // A lock wait releases the latch, waits, and re-seeks to the current key (the records may
 // have changed meanwhile).
 //
@@ -32,7 +36,8 @@
 namespace minnow {
 
 struct Iterator::Impl {
-  Impl(TransactionCore* t, KeyspaceState* k, LockMode m);
+  // ro: the lock mode, the upper bound (copied) and what to lock where it ends.
+  Impl(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro);
   ~Impl();
 
   // False after the transaction ended, the database closed or the keyspace was dropped; then
@@ -42,6 +47,9 @@ struct Iterator::Impl {
   Status CheckUsable() const;
   // The error of a move or read on an unusable or not-Valid() iterator.
   Status MisuseError(const char* what) const;
+  // The error of a backward positioning of a bounded iterator (it leaves it not Valid()).
+  Status BoundedBackward(const char* what);
+
   // After a successful cursor move: locks (locking reads), finds the version to show, steps
   // over records this read does not see in the direction of travel, and caches the row. Not
   // valid after an error.
@@ -56,7 +64,7 @@ struct Iterator::Impl {
   // The row's fast path: the latest version is the one to show (visible to the view, or
   // locked). Caches it and returns true; false means "take the slow path" (Settle).
   bool CacheIfLatest(const RecordView& rec) {
-    if (rec.delete_marked()) return false;
+    if (rec.delete_marked() || PastBound(rec)) return false;
     if (locking) {
       if (cursor->leaf_copies() != locked_copy) return false;
     } else if (view != nullptr && !view->Sees(SysTrxId(rec.sys.data()))) {
@@ -65,6 +73,8 @@ struct Iterator::Impl {
     CacheRow(rec);
     return true;
   }
+  // True if `rec` is at or after the upper bound (then a forward scan ends there).
+  bool PastBound(const RecordView& rec) const { return bounded && AsStringView(rec.key) >= bound; }
   void CacheRow(const RecordView& rec) {
     key = AsStringView(rec.key);
     overflow = rec.overflow();
@@ -73,11 +83,23 @@ struct Iterator::Impl {
   // Locks the current record (and, moving forward, the rest of the leaf). False if the cursor
   // had to re-seek (the leaf changed, or a lock wait ended): settle again.
   Result<bool> LockFromCurrent(bool forward);
+  // A forward batch: heap_nos and sys8 hold slots [from, leaf.n) of `leaf` (HeapNos). Cuts
+  // them where the range ends: after the record that ends it (the first slot at or after the
+  // bound) when LocksRangeEnd(), else before it; with no such record on the leaf, appends the
+  // supremum under next-key locking. Returns true if the batch's last entry is the record
+  // that ends the range (to be locked as end_type).
+  Result<bool> ShapeForwardBatch(const LeafImage& leaf, int from);
+  // The first slot of `leaf` whose key is >= bound (leaf.n if none, or unbounded).
+  Result<int> BoundSlot(const LeafImage& leaf);
+  // Whether the record that ends a bounded range is locked: next-key locking only (READ
+  // COMMITTED takes no gap locks and would release the non-matching record).
+  bool LocksRangeEnd() const { return locking && lock_type == RecLockType::kOrdinary; }
   // The lock batch of LockFromCurrent and of a counting scan's latched leaves: turns the
   // implicit locks of active writers of the batch's records (sys8: their DB_TRX_IDs) into
-  // explicit ones, then locks heap_nos of `page` in one LockRecords call. REQUIRES: `page`
-  // S-latched, unchanged since heap_nos and sys8 were read from it.
-  Status LockBatchLatched(PageNo page);
+  // explicit ones, then locks heap_nos of `page` in one LockRecords call (with `last_ends`,
+  // all but the last, which is locked as end_type). REQUIRES: `page` S-latched, unchanged
+  // since heap_nos and sys8 were read from it.
+  Status LockBatchLatched(PageNo page, bool last_ends = false);
   // Next-key locking scans (REPEATABLE READ, SERIALIZABLE) also close the gap at the edge
   // where they start, as InnoDB's row_search_mvcc does; otherwise an insert there is a phantom
   // the scan's next run would see (inserts check the record they go before, or the supremum of
@@ -99,16 +121,16 @@ struct Iterator::Impl {
   // `fallback_key`).
   Status SeekBackward(const std::function<Status()>& seek, std::string_view fallback_key);
   // Transaction::Count (count.cc): counts what Next would show from the current position
-  // while key < hi (hi empty: to the end), locking as Next would (see count.cc).
-  Result<uint64_t> CountTo(std::string_view hi);
-  // CountTo's per-leaf step: counts slots [from, n) of `leaf` below hi into *count. Returns
+  // to the upper bound (Count's hi; unbounded: to the end), locking as Next would (see
+  // count.cc).
+  Result<uint64_t> CountTo();
+  // CountTo's per-leaf step: counts slots [from, n) of `leaf` below the bound into *count. Returns
   // kLeafDone if the scan ends on this leaf, kLeafNext if it goes on to the next leaf, or the
   // slot of the first record whose visible version needs the undo log while `latched` (the
   // caller copies the leaf and counts on from there, unlatched).
   static constexpr int kLeafNext = -1;
   static constexpr int kLeafDone = -2;
-  Result<int> CountLeaf(const LeafImage& leaf, int from, std::string_view hi, bool latched,
-                        uint64_t* count);
+  Result<int> CountLeaf(const LeafImage& leaf, int from, bool latched, uint64_t* count);
   // The version the view sees of the current record, cached; false if it sees none.
   Result<bool> CacheOlderVersion(const RecordView& rec);
 
@@ -118,8 +140,12 @@ struct Iterator::Impl {
   const LockMode mode;  // effective
   const bool locking;
   RecLockType lock_type = RecLockType::kOrdinary;
-  const ReadView* view = nullptr;       // consistent reads; null: the latest (READ UNCOMMITTED)
-  ReadView statement_view;              // READ COMMITTED's, owned here
+  // The upper bound: forward moves show keys < bound only (see ReadOptions::upper_bound).
+  const bool bounded;
+  const std::string bound;
+  const RecLockType end_type;      // kOrdinary or kGap: the lock on the record that ends the range
+  const ReadView* view = nullptr;  // consistent reads; null: the latest (READ UNCOMMITTED)
+  ReadView statement_view;         // READ COMMITTED's, owned here
   uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked
   std::vector<uint64_t> sys8;           // the batch's records' first 8 hidden bytes (DB_TRX_ID)
   std::vector<HeapNo> heap_nos;

@@ -76,7 +76,7 @@ Result<std::unique_ptr<Iterator>> Transaction::NewIterator(const Keyspace& ks,
   if (t.EffectiveMode(ro.lock_mode) != LockMode::kNone) {
     RETURN_IF_ERROR(t.PrepareLocking(s, t.EffectiveMode(ro.lock_mode)));
   }
-  auto impl = std::make_unique<Iterator::Impl>(&t, s, ro.lock_mode);
+  auto impl = std::make_unique<Iterator::Impl>(&t, s, ro);
   return std::unique_ptr<Iterator>(new Iterator(std::move(impl)));
 }
 

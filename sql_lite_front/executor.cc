@@ -62,6 +62,21 @@ bool PastRange(const KeyRange& r, std::string_view key, bool reverse) {
   return reverse ? key < std::string_view(r.start) : r.AfterEnd(key);
 }
 
+// What a locking read of `r` (forward) locks where it ends, as MySQL 8.0 (8.0.18 on): an
+// equality range (ref access, an IN list's value: InnoDB's exact-match search) and any range of
+// the clustered index gap-lock the first record past it (InnoDB checks the clustered index's
+// range end before locking it: only the gap that intersects the range is locked); another range
+// of a secondary index (<, <=, BETWEEN, LIKE 'p%') locks that record next-key (the handler reads
+// it, then finds it past the range's end); an unbounded range locks to the supremum. The upper
+// bound views r.end (an iterator copies it when made).
+ReadOptions RangeRead(LockMode lock, const AccessPlan& plan, const KeyRange& r) {
+  ReadOptions ro{lock};
+  if (!r.end_unbounded) ro.upper_bound = r.end;
+  const bool gap = r.equality || plan.clustered();
+  ro.range_end_lock = gap ? RangeEndLock::kGap : RangeEndLock::kNextKey;
+  return ro;
+}
+
 }  // namespace
 
 SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
@@ -104,9 +119,19 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
     }
     return SqlStatus::OK();
   }
-  Result<std::unique_ptr<Iterator>> made = ctx.txn->NewIterator(ks, ro);
-  if (!made.ok()) return FromStatus(made.status());
-  Iterator* it = made->get();
+  // A forward walk that locks gives each bounded range its own iterator, bounded at the
+  // range's end, so that it locks what InnoDB locks there and nothing after it (RangeRead).
+  // Other walks (consistent reads: one read view for the statement; backward walks) share one
+  // iterator and stop at each range's end themselves.
+  const bool locks = spec.lock != LockMode::kNone || ctx.isolation == IsolationLevel::kSerializable;
+  const bool per_range = locks && !plan.reverse;
+  std::unique_ptr<Iterator> shared;
+  if (!per_range) {
+    Result<std::unique_ptr<Iterator>> made = ctx.txn->NewIterator(ks, ro);
+    if (!made.ok()) return FromStatus(made.status());
+    shared = std::move(*made);
+  }
+  Iterator* it = shared.get();
   const bool read_value = spec.decode && clustered && !plan.covering;
   const bool point_read = spec.decode && !clustered && !plan.covering;
   const bool all = plan.type == AccessType::kAll;
@@ -117,6 +142,14 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   const size_t n = plan.ranges.size();
   for (size_t ri = 0; ri < n; ++ri) {
     const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - ri : ri];
+    std::unique_ptr<Iterator> ranged;
+    if (per_range) {
+      Result<std::unique_ptr<Iterator>> made =
+          ctx.txn->NewIterator(ks, RangeRead(spec.lock, plan, r));
+      if (!made.ok()) return FromStatus(made.status());
+      ranged = std::move(*made);
+      it = ranged.get();
+    }
     Status st = Position(it, r, plan.reverse, &counts);
     if (!st.ok()) return FromStatus(st);
     bool first = true;
@@ -189,8 +222,11 @@ SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const
     SQL_RETURN_IF_ERROR(ctx.CheckCancel());
     // The engine counts a leaf at a time, locking what an Iterator would (the hot path of
     // `SELECT count(i) FROM sample`). A bounded range's end is never empty (planner.h).
-    Result<uint64_t> n = ctx.txn->Count(ks, r.start, r.end_unbounded ? std::string_view() : r.end,
-                                        ReadOptions{lock});
+    // It locks what ScanPlan's walk of the range would (RangeRead), up to the range's end.
+    ReadOptions ro = RangeRead(lock, plan, r);
+    ro.upper_bound.reset();  // Count's end is its hi
+    Result<uint64_t> n =
+        ctx.txn->Count(ks, r.start, r.end_unbounded ? std::string_view() : r.end, ro);
     if (!n.ok()) return FromStatus(n.status());
     ++(r.start.empty() ? counts.handler_read_first : counts.handler_read_key);
     if (*n > 0) {

@@ -228,7 +228,10 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
       if (!ok) continue;
       std::sort(points.begin(), points.end());
       points.erase(std::unique(points.begin(), points.end()), points.end());
-      for (const std::string& pt : points) ranges.push_back(PrefixRange(pt));
+      for (const std::string& pt : points) {
+        ranges.push_back(PrefixRange(pt));
+        ranges.back().equality = true;
+      }
       c.consumed.push_back(p.source);
       range_part = true;
       break;
@@ -294,7 +297,10 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
     }
   }
   if (k == 0 && !range_part) return std::nullopt;
-  if (!range_part) ranges.push_back(PrefixRange(prefix));
+  if (!range_part) {
+    ranges.push_back(PrefixRange(prefix));
+    ranges.back().equality = true;
+  }
   AccessPlan& plan = c.plan;
   plan.index = index;
   plan.key_parts = k + (range_part ? 1 : 0);

@@ -47,6 +47,9 @@ struct KeyRange {
   std::string start;
   std::string end;
   bool end_unbounded = true;
+  // Every key column the range constrains equals a value (ref access, an IN list's value):
+  // MySQL reads it with an exact-match search (EQ_RANGE), which gap-locks the record past it.
+  bool equality = false;
   // True if `key` is past the range's end.
   bool AfterEnd(std::string_view key) const { return !end_unbounded && key >= end; }
 };

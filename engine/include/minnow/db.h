@@ -319,10 +319,11 @@ class Transaction {
   // A cursor over the keyspace in key order.
   Result<std::unique_ptr<Iterator>> NewIterator(const Keyspace& ks, const ReadOptions& ro = {});
   // Counts the records with lo <= key < hi (hi empty: to the end) that an Iterator with the
-  // same ReadOptions would return from Seek(lo), and locks what that Iterator would lock, but a
-  // leaf at a time without handing out each record (SQL's COUNT(*) over a key range, as
-  // MySQL 8's handler::records()). Consistent reads build old versions only for records whose
-  // writer the view may not see.
+  // same ReadOptions and upper_bound hi would return from Seek(lo), and locks what that
+  // Iterator would lock (for a non-empty hi: up to and including the record that ends the
+  // range, as ro.range_end_lock says), without handing out each record (SQL's COUNT(*) over a
+  // key range, as MySQL 8's handler::records()). Consistent reads build old versions only for
+  // records whose writer the view may not see. kInvalidArgument if ro.upper_bound is set.
   Result<uint64_t> Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
                          const ReadOptions& ro = {});
 
@@ -377,8 +378,11 @@ class Transaction {
 // A cursor over one keyspace. key()/value() stay valid until the next move. An Iterator must
 // not outlive its Transaction. Without a lock mode it reads a snapshot (the transaction's read
 // view; under READ COMMITTED one taken when the iterator was made); with one it reads the
-// latest committed rows and locks them, a leaf at a time: it may lock up to the end of the
-// leaf it is on before returning those rows (InnoDB locks each row as it reads it).
+// latest committed rows and locks them, a leaf at a time: moving forward it may lock up to the
+// end of the leaf it is on (or, with ReadOptions::upper_bound, up to the record that ends the
+// range, if that comes first) before returning those rows (InnoDB locks each row as it reads
+// it). Under REPEATABLE READ and SERIALIZABLE the locks are next-key locks, and each leaf's
+// supremum is locked when the scan passes the leaf's end.
 // Once its transaction ends or the database closes, Valid() is false and moves and value()
 // return kClosed; once its keyspace is dropped they return kInvalidArgument.
 class Iterator {

@@ -2,7 +2,9 @@
 // Options of the embedded key-value API. Plain structs with defaults; every field is optional.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace minnow {
 
@@ -42,8 +44,30 @@ struct KeyspaceOptions {
 // SHARE MODE and FOR UPDATE do (see Transaction::Get and Transaction::NewIterator).
 enum class LockMode : uint8_t { kNone, kShare, kExclusive };
 
+// What a locking read with an end (ReadOptions::upper_bound, Transaction::Count's hi) locks on
+// the record that ends its range: the first record at or after the end, delete-marked or not
+// (or, if none, the supremum of the last leaf, locked next-key as always).
+enum class RangeEndLock : uint8_t {
+  kNextKey,  // S / X: the record and the gap before it (InnoDB's range scans: <, <=, BETWEEN)
+  kGap,      // S,GAP / X,GAP: the gap before it only (InnoDB's equality scan on a non-unique
+             // index, ref access: `k = 30` gap-locks the next record)
+};
+
 struct ReadOptions {
   LockMode lock_mode = LockMode::kNone;
+  // Iterators (Transaction::NewIterator): the exclusive end of a forward scan. The iterator
+  // shows keys < *upper_bound only: a forward move (Seek, SeekToFirst, Next) that reaches a
+  // key at or after it leaves the iterator not Valid(). A locking read then has locked what
+  // InnoDB locks for a range that ends there: the records before the end as usual, and under
+  // REPEATABLE READ / SERIALIZABLE the record that ends the range as range_end_lock says (the
+  // supremum if none); under READ COMMITTED / READ UNCOMMITTED that record is not locked (no
+  // gap locks; InnoDB would lock it and release it as not matching). Nothing after it is
+  // locked. A view: its bytes must stay valid until NewIterator returns (the iterator copies
+  // them). A bounded iterator reads forward: SeekForPrev and SeekToLast return
+  // kInvalidArgument (Prev from a Valid position is allowed). Get ignores the bound; Count
+  // takes its end as `hi` (kInvalidArgument if upper_bound is set).
+  std::optional<std::string_view> upper_bound;
+  RangeEndLock range_end_lock = RangeEndLock::kNextKey;
 };
 
 enum class IsolationLevel : uint8_t {

@@ -30,9 +30,10 @@ std::string Key(uint32_t i) {
 }
 std::string Value(uint32_t i, char tag) { return std::string(39, tag) + std::to_string(i % 10); }
 
-// What an Iterator from Seek(lo) shows while key < hi (hi empty: to the end).
+// What an Iterator from Seek(lo) bounded at hi shows (hi empty: to the end).
 uint64_t IteratorCount(Transaction* txn, const Keyspace& ks, const std::string& lo,
-                       const std::string& hi, const ReadOptions& ro = {}) {
+                       const std::string& hi, ReadOptions ro = {}) {
+  if (!hi.empty()) ro.upper_bound = hi;  // what Count(lo, hi) reads and locks
   auto it = Take(txn->NewIterator(ks, ro));
   REQUIRE_OK(it->Seek(lo));
   uint64_t n = 0;
@@ -240,7 +241,7 @@ TEST_CASE("a locking Count takes exactly the locks an Iterator scan of the range
       {Key(100), Key(3000)},
       {Key(3990), Key(4000)},   // hi at the start of the delete-marked stretch
       {Key(3990), Key(4001)},   // between keys
-      {Key(5000), Key(5398)},   // inside it: nothing shown, leaves locked to its end
+      {Key(5000), Key(5398)},   // inside it: nothing shown, locked to the ending record
       {Key(5400), Key(5390)},   // lo > hi
       {Key(2 * kKeys), ""},     // past the end
       {Key(11990), Key(20000)}  // the last leaf
