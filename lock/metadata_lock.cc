@@ -1,0 +1,194 @@
+// Metadata locks: grants, waits with timeout and interrupt, release (metadata_lock.h).
+
+#include "lock/metadata_lock.h"
+
+#include <algorithm>
+
+#include "common/check.h"
+
+namespace minnow {
+
+MdlContext::~MdlContext() { ReleaseAll(); }
+
+Status MdlContext::Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout) {
+  return sys_->Acquire(this, name, mode, timeout);
+}
+
+void MdlContext::ReleaseAll() {
+  if (held_.empty()) return;  // only the owner's thread adds to held_
+  sys_->ReleaseAll(this);
+}
+
+void MdlContext::SetInterrupted(bool interrupted) { sys_->SetInterrupted(this, interrupted); }
+
+bool MdlContext::Holds(std::string_view name, MdlMode mode) const {
+  auto it = held_.find(name);
+  return it != held_.end() && (it->second == MdlMode::kExclusive || mode == MdlMode::kShared);
+}
+
+size_t MdlContext::held_count() const { return held_.size(); }
+
+MetadataLockSys::~MetadataLockSys() {
+  LatchGuard guard(latch_);
+  MINNOW_DCHECK(objects_.empty(), "{} metadata lock objects still in use", objects_.size());
+}
+
+bool MetadataLockSys::Grantable(const Object& o, const MdlContext* ctx, MdlMode mode) const {
+  if (o.exclusive != nullptr && o.exclusive != ctx) return false;
+  if (mode == MdlMode::kShared) {
+    // A waiting X blocks new S requests (pending-exclusive priority).
+    return o.pending_exclusive == 0;
+  }
+  // X: no other holder of S (an upgrade waits until it is the only one).
+  return std::all_of(o.shared.begin(), o.shared.end(),
+                     [ctx](const MdlContext* h) { return h == ctx; });
+}
+
+void MetadataLockSys::Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode) {
+  auto it = ctx->held_.find(name);
+  if (mode == MdlMode::kExclusive) {
+    o->exclusive = ctx;
+    // An upgrade gives up its S: X covers it.
+    o->shared.erase(std::remove(o->shared.begin(), o->shared.end(), ctx), o->shared.end());
+  } else {
+    o->shared.push_back(ctx);
+  }
+  if (it == ctx->held_.end()) {
+    ctx->held_.emplace(std::string(name), mode);
+    stats_.held++;
+  } else {
+    it->second = mode;
+  }
+  stats_.granted++;
+}
+
+Status MetadataLockSys::Acquire(MdlContext* ctx, std::string_view name, MdlMode mode,
+                                std::chrono::milliseconds timeout) {
+  LatchGuard guard(latch_);
+  auto held = ctx->held_.find(name);
+  if (held != ctx->held_.end() &&
+      (held->second == MdlMode::kExclusive || mode == MdlMode::kShared)) {
+    stats_.granted++;  // reentrant: covered by what the owner holds
+    return Status::OK();
+  }
+  auto it = objects_.find(name);
+  if (it == objects_.end()) it = objects_.emplace(std::string(name), Object{}).first;
+  Object* o = &it->second;
+  if (Grantable(*o, ctx, mode)) {
+    Grant(o, ctx, name, mode);
+    return Status::OK();
+  }
+  return WaitFor(o, ctx, name, mode, timeout);
+}
+
+Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode,
+                                std::chrono::milliseconds timeout) {
+  Status outcome;
+  if (ctx->interrupted_) {
+    outcome = Status(Code::kAborted, "Query execution was interrupted");
+  } else if (closed_) {
+    outcome = Status::Closed("metadata lock system shut down");
+  }
+  if (!outcome.ok()) {
+    EraseIfUnused(name);
+    return outcome;
+  }
+  stats_.waits++;
+  stats_.waiting_now++;
+  o->waiters++;
+  if (mode == MdlMode::kExclusive) o->pending_exclusive++;
+  ctx->waiting_.store(true, std::memory_order_release);
+  // At most a century, so that the deadline cannot overflow the clock.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::min<std::chrono::milliseconds>(timeout, std::chrono::hours(876000));
+  bool granted = false;
+  for (;;) {
+    if (Grantable(*o, ctx, mode)) {
+      granted = true;
+      break;
+    }
+    if (ctx->interrupted_) {
+      stats_.interrupts++;
+      outcome = Status(Code::kAborted, "Query execution was interrupted");
+      break;
+    }
+    if (closed_) {
+      outcome = Status::Closed("metadata lock system shut down");
+      break;
+    }
+    if (cv_.wait_until(latch_, deadline) == std::cv_status::timeout && !Grantable(*o, ctx, mode)) {
+      stats_.timeouts++;
+      outcome = Status(Code::kLockWaitTimeout,
+                       "Lock wait timeout exceeded; try restarting transaction (metadata lock on " +
+                           std::string(name) + ")");
+      break;
+    }
+  }
+  ctx->waiting_.store(false, std::memory_order_release);
+  stats_.waiting_now--;
+  o->waiters--;
+  if (mode == MdlMode::kExclusive) {
+    o->pending_exclusive--;
+    // S requests that this pending X held back may go now (granted or not: a granted X
+    // blocks them anyway, but a failed one must not leave them asleep).
+    if (o->pending_exclusive == 0) cv_.notify_all();
+  }
+  if (granted) {
+    Grant(o, ctx, name, mode);
+    return Status::OK();
+  }
+  EraseIfUnused(name);
+  return outcome;
+}
+
+void MetadataLockSys::EraseIfUnused(std::string_view name) {
+  auto it = objects_.find(name);
+  if (it == objects_.end()) return;
+  const Object& o = it->second;
+  if (o.shared.empty() && o.exclusive == nullptr && o.waiters == 0) objects_.erase(it);
+}
+
+void MetadataLockSys::ReleaseAll(MdlContext* ctx) {
+  bool wake = false;
+  {
+    LatchGuard guard(latch_);
+    for (const auto& [name, mode] : ctx->held_) {
+      auto it = objects_.find(name);
+      MINNOW_CHECK(it != objects_.end(), "metadata lock on '{}' held but not known", name);
+      Object& o = it->second;
+      if (mode == MdlMode::kExclusive) {
+        o.exclusive = nullptr;
+      } else {
+        o.shared.erase(std::remove(o.shared.begin(), o.shared.end(), ctx), o.shared.end());
+      }
+      wake |= o.waiters != 0;
+      stats_.held--;
+      EraseIfUnused(name);
+    }
+    ctx->held_.clear();
+  }
+  if (wake) cv_.notify_all();
+}
+
+void MetadataLockSys::SetInterrupted(MdlContext* ctx, bool interrupted) {
+  {
+    LatchGuard guard(latch_);
+    ctx->interrupted_ = interrupted;
+  }
+  if (interrupted) cv_.notify_all();
+}
+
+void MetadataLockSys::Shutdown() {
+  {
+    LatchGuard guard(latch_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+}
+
+MdlStats MetadataLockSys::stats() const {
+  LatchGuard guard(latch_);
+  return stats_;
+}
+
+}  // namespace minnow

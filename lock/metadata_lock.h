@@ -1,0 +1,138 @@
+#pragma once
+// Metadata locks (MySQL's MDL): transactional locks on named objects (a SQL table is
+// "schema.table"), so that DDL cannot change a table under a statement or transaction that
+// uses it. They are a separate thing from the lock system's table and record locks
+// (lock/lock_sys.h): those protect rows, these protect definitions.
+//
+// Modes and compatibility, as MySQL's for the two modes minnow needs:
+//
+//                  held S    held X
+//     request S      ok      wait
+//     request X     wait     wait
+//
+// DML and reads take S on each table they use, held until their transaction ends; DDL takes X
+// for the whole statement. An owner (an MdlContext, one per transaction) holds an object once,
+// in the strongest mode it asked for: asking again for a mode it holds, or for S while it holds
+// X, is granted at once (reentrant); asking X while it holds S upgrades (waits until it is the
+// only holder).
+//
+// Priority: a waiting X request blocks every new S request on the object (MySQL's
+// pending-exclusive priority), so a stream of readers cannot starve DDL; a statement that
+// arrives while DDL waits therefore waits too, and sees the new definition once the DDL is
+// done. Owners that already hold S are not blocked by the waiting X (reentrant grants).
+//
+// Waits end when granted (OK), after `timeout` (kLockWaitTimeout, MySQL's lock_wait_timeout:
+// 1205), when the owner is interrupted (kAborted, "Query execution was interrupted": 1317), or
+// at Shutdown() (kClosed). A wait that ends without a grant leaves nothing queued and wakes the
+// requests its pending X was blocking. There is no deadlock detection: a cycle through metadata
+// locks (two owners upgrading S to X on one object, or a cycle with row-lock waits) ends in a
+// timeout, as cross-subsystem cycles do in MySQL.
+//
+// Latches: one leaf latch (latch_) guards every object and every context's grant state;
+// waiters sleep on one condition variable and recheck. No other latch is taken while holding
+// it, and none may be held by a caller of Acquire (it may sleep).
+//
+// Thread safety: every method of MetadataLockSys is thread-safe. An MdlContext's Acquire and
+// ReleaseAll calls come from its owner's thread; SetInterrupted and waiting() from any thread.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/latch.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+enum class MdlMode : uint8_t { kShared, kExclusive };
+
+struct MdlStats {
+  uint64_t granted = 0;      // requests granted (at once or after a wait), reentrant ones too
+  uint64_t waits = 0;        // requests that had to wait
+  uint64_t waiting_now = 0;  // requests waiting now
+  uint64_t timeouts = 0;     // waits that ended with kLockWaitTimeout
+  uint64_t interrupts = 0;   // waits that ended with kAborted
+  uint64_t held = 0;         // (owner, object) pairs held now
+};
+
+class MetadataLockSys;
+
+// One owner's metadata locks (a transaction's). Releases what it holds when destroyed.
+// REQUIRES: destroyed before its MetadataLockSys.
+class MdlContext {
+ public:
+  explicit MdlContext(MetadataLockSys* sys) : sys_(sys) {}
+  ~MdlContext();
+  MdlContext(const MdlContext&) = delete;
+  MdlContext& operator=(const MdlContext&) = delete;
+
+  // Waits for `name` in `mode` (see MetadataLockSys::Acquire).
+  Status Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout);
+  // Releases every lock held (transaction end) and wakes the requests they blocked.
+  void ReleaseAll();
+  // From any thread (KILL QUERY): while set, a wait in progress ends with kAborted, and so does
+  // every wait that starts; requests that need no wait are still granted.
+  void SetInterrupted(bool interrupted);
+  // From any thread: true while a request of this owner waits.
+  bool waiting() const { return waiting_.load(std::memory_order_acquire); }
+  // The mode held on `name`, if any (the owner's thread).
+  bool Holds(std::string_view name, MdlMode mode) const;
+  size_t held_count() const;  // objects held (the owner's thread)
+
+ private:
+  friend class MetadataLockSys;
+  MetadataLockSys* const sys_;
+  // Guarded by sys_->latch_ (written under it by the owner's thread, which may read it alone).
+  std::map<std::string, MdlMode, std::less<>> held_;
+  bool interrupted_ = false;  // guarded by sys_->latch_
+  std::atomic<bool> waiting_{false};
+};
+
+class MetadataLockSys {
+ public:
+  MetadataLockSys() = default;
+  ~MetadataLockSys();  // REQUIRES: every MdlContext destroyed (or released)
+  MetadataLockSys(const MetadataLockSys&) = delete;
+  MetadataLockSys& operator=(const MetadataLockSys&) = delete;
+
+  // Grants `name` in `mode` to `ctx`: at once if compatible (see the table above and the
+  // priority rule), else after waiting up to `timeout`. OK when held; kLockWaitTimeout,
+  // kAborted (interrupted) or kClosed (shut down) with nothing changed. REQUIRES: the caller
+  // holds no latch and is ctx's owner.
+  Status Acquire(MdlContext* ctx, std::string_view name, MdlMode mode,
+                 std::chrono::milliseconds timeout);
+  void ReleaseAll(MdlContext* ctx);
+  void SetInterrupted(MdlContext* ctx, bool interrupted);
+  // Wakes every waiter with kClosed; later waits fail with kClosed (grants that need no wait
+  // still succeed, so a closing database can roll back).
+  void Shutdown();
+  MdlStats stats() const;
+
+ private:
+  friend class MdlContext;
+  struct Object {
+    std::vector<const MdlContext*> shared;  // holders of S
+    const MdlContext* exclusive = nullptr;  // holder of X
+    uint32_t pending_exclusive = 0;         // waiting X requests
+    uint32_t waiters = 0;                   // waiting requests of either mode
+  };
+  bool Grantable(const Object& o, const MdlContext* ctx, MdlMode mode) const REQUIRES(latch_);
+  void Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode) REQUIRES(latch_);
+  // Waits for a grant (the Acquire slow path).
+  Status WaitFor(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode,
+                 std::chrono::milliseconds timeout) REQUIRES(latch_);
+  void EraseIfUnused(std::string_view name) REQUIRES(latch_);
+
+  mutable Latch latch_;  // leaf latch: objects_, stats, every context's held_ and interrupted_
+  std::condition_variable_any cv_;  // waiters sleep here; notified when grants may change
+  std::map<std::string, Object, std::less<>> objects_ GUARDED_BY(latch_);  // held or waited
+  bool closed_ GUARDED_BY(latch_) = false;
+  MdlStats stats_ GUARDED_BY(latch_);
+};
+
+}  // namespace minnow
