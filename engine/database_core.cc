@@ -84,6 +84,7 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   db->options_ = options;
   db->options_.purge_interval_ms = std::max<uint32_t>(1, options.purge_interval_ms);
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
+  db->mdl_timeout_ = std::chrono::milliseconds(options.metadata_lock_wait_timeout_ms);
   db->deadlock_detect_ = options.deadlock_detect;
   db->purge_interval_ = std::chrono::milliseconds(std::max<uint32_t>(1, options.purge_interval_ms));
   DatabaseCore* core = db.get();
@@ -164,6 +165,7 @@ Status DatabaseCore::Close() {
       [&](TrxId, void* owner) { active.push_back(static_cast<TransactionCore*>(owner)); });
   for (TransactionCore* t : active) t->RollbackForClose();
   lock_sys_->Shutdown();
+  mdl_->Shutdown();
   final_stats_ = LiveStats();
   closed_.store(true, std::memory_order_release);
   // A clean close leaves nothing to recover: the whole log durable, every page written, and a
@@ -389,6 +391,11 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.row_lock_time_max_us = l.max_wait_micros;
   s.lock_wait_timeouts = l.timeouts;
   s.deadlocks = l.deadlocks;
+  const MdlStats m = mdl_->stats();
+  s.metadata_lock_waits = m.waits;
+  s.metadata_lock_current_waits = m.waiting_now;
+  s.metadata_lock_timeouts = m.timeouts;
+  s.metadata_locks_held = m.held;
   if (trx_sys_ != nullptr) {
     s.trx_id_counter = trx_sys_->next_id();
     s.active_transactions = trx_sys_->active_count();

@@ -27,6 +27,7 @@
 #include "engine/keyspace_table_internal.h"
 #include "engine/lock_listener_internal.h"
 #include "lock/lock_sys.h"
+#include "lock/metadata_lock.h"
 #include "minnow/db.h"
 #include "mvcc/trx_sys.h"
 #include "mvcc/undo_store.h"
@@ -101,6 +102,8 @@ class DatabaseCore {
 
   uint64_t tag() const { return tag_; }
   LockSys* lock_sys() const { return lock_sys_.get(); }
+  MetadataLockSys* mdl() const { return mdl_.get(); }
+  std::chrono::milliseconds metadata_lock_wait_timeout() const { return mdl_timeout_; }
   TrxSys* trx_sys() const { return trx_sys_.get(); }
   UndoStore* undo_store() const { return undo_store_.get(); }
   std::chrono::milliseconds lock_wait_timeout() const { return lock_wait_timeout_; }
@@ -142,6 +145,9 @@ class DatabaseCore {
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<LockSys> lock_sys_;
   std::unique_ptr<LockListener> lock_listener_;
+  // Metadata locks; outlives every transaction (a transaction without an id keeps its
+  // metadata locks past Close, until its handle goes).
+  std::unique_ptr<MetadataLockSys> mdl_ = std::make_unique<MetadataLockSys>();
   std::unique_ptr<TrxSys> trx_sys_;
   std::unique_ptr<UndoStore> undo_store_;
   bool deadlock_detect_ = true;
@@ -161,6 +167,7 @@ class DatabaseCore {
   std::string path_;
   uint64_t tag_ = 0;  // unique per open Database in this process
   std::chrono::milliseconds lock_wait_timeout_{0};
+  std::chrono::milliseconds mdl_timeout_{0};  // Options::metadata_lock_wait_timeout_ms
 
   // Purge holds it shared while it changes trees; a drop holds it exclusive while it frees a
   // tree's pages (transactions keep drops out with table locks; purge takes none). Before

@@ -97,6 +97,13 @@ Status Transaction::AssignReadView() {
   return Status::OK();
 }
 
+Status Transaction::LockMetadata(std::string_view name, LockMode mode) {
+  return impl_->core.LockMetadata(name, mode);
+}
+bool Transaction::waiting_for_metadata_lock() const {
+  return impl_->core.waiting_for_metadata_lock();
+}
+
 void Transaction::Interrupt() { impl_->core.SetInterrupted(true); }
 void Transaction::ClearInterrupt() { impl_->core.SetInterrupted(false); }
 

@@ -21,7 +21,10 @@ Status ValueTooLong(size_t size) {
 }
 
 TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
-    : db_(db), options_(options), write_notice_([this](WriteNotice* n) { return OnWrite(n); }) {}
+    : db_(db),
+      options_(options),
+      mdl_(db->mdl()),
+      write_notice_([this](WriteNotice* n) { return OnWrite(n); }) {}
 
 TransactionCore::~TransactionCore() {
   if (state_ == State::kActive && !db_->closed()) (void)Rollback();
@@ -127,6 +130,28 @@ void TransactionCore::SetInterrupted(bool interrupted) {
   LatchGuard guard(interrupt_latch_);
   interrupted_ = interrupted;
   if (locks_ != nullptr) db_->lock_sys()->SetInterrupted(locks_.get(), interrupted);
+  mdl_.SetInterrupted(interrupted);
+}
+
+Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
+  RETURN_IF_ERROR(CheckOpen());
+  if (mode == LockMode::kNone) {
+    return Status::InvalidArgument("a metadata lock must be kShare or kExclusive");
+  }
+  if (name.empty()) return Status::InvalidArgument("a metadata lock needs a name");
+  const std::chrono::milliseconds timeout =
+      options_.metadata_lock_wait_timeout_ms != 0
+          ? std::chrono::milliseconds(options_.metadata_lock_wait_timeout_ms)
+          : db_->metadata_lock_wait_timeout();
+  Status st = mdl_.Acquire(
+      name, mode == LockMode::kExclusive ? MdlMode::kExclusive : MdlMode::kShared, timeout);
+  if (st.code() == Code::kLockWaitTimeout) {
+    return Status(Code::kLockWaitTimeout,
+                  "Lock wait timeout exceeded; try restarting transaction (waiting for the "
+                  "metadata lock on '" +
+                      std::string(name) + "'; the transaction is still active)");
+  }
+  return st;
 }
 
 Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
@@ -269,6 +294,7 @@ void TransactionCore::End(State final_state) {
     undo_.reset();
   }
   table_locks_.clear();
+  mdl_.ReleaseAll();
 }
 
 Status TransactionCore::Commit() {

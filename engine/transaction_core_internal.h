@@ -83,8 +83,13 @@ class TransactionCore {
   Status RollbackToSavepoint(uint64_t savepoint);
   // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
   Status LockTable(KeyspaceState* ks, LockMode mode);
+  // Transaction::LockMetadata: a metadata lock held until End().
+  Status LockMetadata(std::string_view name, LockMode mode);
+  // From any thread: a LockMetadata call waits now.
+  bool waiting_for_metadata_lock() const { return mdl_.waiting(); }
   // KILL QUERY (Transaction::Interrupt, ClearInterrupt), from any thread: while set, a lock
-  // wait in progress ends (woken now) and every new one ends at once with kAborted.
+  // wait (record, table or metadata) in progress ends (woken now) and every new one ends at
+  // once with kAborted.
   void SetInterrupted(bool interrupted);
   // Database::Close on this transaction's behalf: undo, end. REQUIRES: the Close() contract.
   void RollbackForClose();
@@ -185,6 +190,7 @@ class TransactionCore {
   std::unique_ptr<TrxUndo> undo_;
   ReadView view_;  // REPEATABLE READ / SERIALIZABLE: the transaction's view, once opened
   std::vector<std::pair<uint32_t, TrxLockMode>> table_locks_;  // taken, strongest per table
+  MdlContext mdl_;  // metadata locks, released by End() (or the destructor after Close)
 
   // The write the notice describes.
   uint32_t pending_ks_ = 0;

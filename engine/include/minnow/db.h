@@ -106,6 +106,10 @@ struct DatabaseStats {
   uint64_t row_lock_waits = 0, row_lock_current_waits = 0;  // Innodb_row_lock_waits, ...
   uint64_t row_lock_time_us = 0, row_lock_time_max_us = 0;  // Innodb_row_lock_time(_max), µs
   uint64_t lock_wait_timeouts = 0, deadlocks = 0;
+  // Metadata locks (Transaction::LockMetadata; lock/metadata_lock.h).
+  uint64_t metadata_lock_waits = 0, metadata_lock_current_waits = 0;
+  uint64_t metadata_lock_timeouts = 0;
+  uint64_t metadata_locks_held = 0;  // (transaction, name) pairs held now
   // MVCC.
   uint64_t trx_id_counter = 0;       // the next transaction id
   uint64_t active_transactions = 0;  // with an id (writers and locking readers)
@@ -361,9 +365,26 @@ class Transaction {
   // take a view per statement, or none). Takes no lock and gives the transaction no id.
   Status AssignReadView();
 
-  // From any thread (KILL QUERY): a lock wait of this transaction in progress ends now with
-  // kAborted ("Query execution was interrupted"), and so does any wait it starts until
-  // ClearInterrupt(). Its locks and changes stay; only the waiting call fails.
+  // A metadata lock (MySQL's MDL) on `name`, any string naming an object (the SQL front uses
+  // "schema.table"): kShare for a statement that uses the object, kExclusive for one that
+  // changes its definition. Held until the transaction ends (Commit, Rollback, a deadlock
+  // rollback, its destructor), never released earlier. Shared locks share; exclusive
+  // excludes both; a waiting kExclusive request makes new kShare requests of other
+  // transactions wait behind it. Asking again for a mode held, or kShare while holding
+  // kExclusive, returns OK at once; kExclusive while holding kShare upgrades (waits to be the
+  // only holder). Metadata locks are not the lock system's: they do not conflict with table or
+  // record locks, take no transaction id, and are not in DataLocks(). A wait lasts up to
+  // TransactionOptions::metadata_lock_wait_timeout_ms (kLockWaitTimeout, the transaction
+  // stays active), ends with kAborted on Interrupt(); there is no deadlock detection for
+  // them (a cycle ends in the timeout). kInvalidArgument for kNone or an empty name.
+  Status LockMetadata(std::string_view name, LockMode mode);
+  // From any thread: true while LockMetadata waits.
+  bool waiting_for_metadata_lock() const;
+
+  // From any thread (KILL QUERY): a lock wait (record, table or metadata lock) of this
+  // transaction in progress ends now with kAborted ("Query execution was interrupted"), and so
+  // does any wait it starts until ClearInterrupt(). Its locks and changes stay; only the
+  // waiting call fails.
   void Interrupt();
   void ClearInterrupt();
 

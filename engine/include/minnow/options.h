@@ -15,6 +15,8 @@ struct Options {
   size_t buffer_pool_bytes = 256u << 20;
   bool background_flusher = true;
   uint32_t lock_wait_timeout_ms = 50'000;  // innodb_lock_wait_timeout: how long a lock wait lasts
+  // lock_wait_timeout: how long a metadata lock wait lasts (MySQL's default, one year).
+  uint64_t metadata_lock_wait_timeout_ms = 31'536'000'000;
   bool deadlock_detect = true;      // innodb_deadlock_detect: off leaves deadlocks to the timeout
   uint32_t purge_interval_ms = 10;  // how often the purge thread looks for work when idle
 
@@ -81,6 +83,9 @@ struct TransactionOptions {
   IsolationLevel isolation = IsolationLevel::kRepeatableRead;
   // innodb_lock_wait_timeout for this transaction's lock waits; 0: Options::lock_wait_timeout_ms.
   uint32_t lock_wait_timeout_ms = 0;
+  // lock_wait_timeout for this transaction's metadata lock waits (Transaction::LockMetadata);
+  // 0: Options::metadata_lock_wait_timeout_ms.
+  uint64_t metadata_lock_wait_timeout_ms = 0;
 };
 
 }  // namespace minnow
