@@ -35,6 +35,9 @@ struct SessionState {
   bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
   std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
   IsolationLevel txn_isolation = IsolationLevel::kRepeatableRead;  // the open transaction's
+  // A running DDL statement's exclusive metadata locks (a transaction of their own, ended with
+  // the statement; the DDL's work runs in other transactions). Guarded as txn.
+  std::unique_ptr<Transaction> ddl_txn;
 
   // LOCK TABLES: the tables locked and how (empty when none).
   struct LockedTable {

@@ -73,7 +73,7 @@ class SqlSession {
   // From any thread: the running statement stops at its next row or lock wait with 1317
   // "Query execution was interrupted" (KILL QUERY); a no-op when idle.
   void Cancel();
-  // From any thread: true while the running statement waits for a row or table lock.
+  // From any thread: true while the running statement waits for a row, table or metadata lock.
   bool waiting_for_lock() const;
   // From any thread: rows the running statement has read or written so far (for progress).
   uint64_t progress_rows() const;

@@ -7,6 +7,11 @@
 // transaction goes on with its earlier changes and all its locks, as InnoDB's statement
 // rollback; a deadlock (1213) has rolled back the whole transaction. DDL, BEGIN, LOCK TABLES
 // and a switch to autocommit=1 commit the open transaction first (MySQL's implicit commit).
+//
+// Metadata locks (metadata_locks.h): a statement that uses tables takes shared ones in its
+// transaction before it looks at the catalog, held until that transaction ends; DDL takes
+// exclusive ones for the statement, after the implicit commit, so it waits until no other
+// transaction uses the table, and statements arriving meanwhile wait behind it.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -18,6 +23,7 @@
 #include "sql_lite_front/exec_context.h"
 #include "sql_lite_front/executor.h"
 #include "sql_lite_front/lexer.h"
+#include "sql_lite_front/metadata_locks.h"
 #include "sql_lite_front/parser.h"
 #include "sql_lite_front/session_state.h"
 #include "sql_lite_front/sql_engine.h"
@@ -35,6 +41,7 @@ class StatementRunner {
   StatementRunner(SessionState* s, StatusCounters* counts) : s_(s), counts_(counts) {}
 
   SqlResult<StatementResult> Run(const Statement& stmt) {
+    mdl_ = MetadataLocksFor(stmt);
     return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
   }
 
@@ -88,8 +95,44 @@ class StatementRunner {
                     "an active transaction");
     }
     SQL_RETURN_IF_ERROR(CommitOpen());
+    SQL_RETURN_IF_ERROR(LockForDdl());
     ExecContext ctx = Context(nullptr);
-    return fn(ctx, st);
+    SqlResult<StatementResult> r = fn(ctx, st);
+    EndDdl();
+    return r;
+  }
+
+  // DDL's exclusive metadata locks, in a transaction of their own (Cancel() and
+  // waiting_for_lock() see it as s_->ddl_txn). Waits up to lock_wait_timeout: 1205, or 1317
+  // when cancelled.
+  SqlStatus LockForDdl() {
+    if (s_->kv_session == nullptr) return SqlErr(kErUnknownError, "the database is closed");
+    TransactionOptions opts;
+    opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
+    Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
+    if (!txn.ok()) return FromStatus(txn.status());
+    {
+      std::lock_guard g(s_->txn_latch);
+      s_->ddl_txn = std::move(txn).value();
+      // A Cancel() that came before the transaction existed still ends its waits.
+      if (s_->cancel.load(std::memory_order_relaxed)) s_->ddl_txn->Interrupt();
+    }
+    for (const std::string& name : mdl_.names) {
+      Status st = s_->ddl_txn->LockMetadata(name, LockMode::kExclusive);
+      if (!st.ok()) {
+        EndDdl();
+        return FromStatus(st);
+      }
+    }
+    return SqlStatus::OK();
+  }
+  void EndDdl() {
+    std::unique_ptr<Transaction> done;
+    {
+      std::lock_guard g(s_->txn_latch);
+      done = std::move(s_->ddl_txn);
+    }
+    if (done != nullptr && done->active()) (void)done->Commit();  // holds only metadata locks
   }
   SqlResult<StatementResult> Dispatch(const CreateTableStmt& st) {
     return RunDdl(st, ExecuteCreateTable);
@@ -216,6 +259,10 @@ class StatementRunner {
       to_lock.emplace_back(table->clustered, write ? LockMode::kExclusive : LockMode::kShare);
     }
     SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
+    if (SqlStatus m = LockMetadataShared(s_->txn.get()); !m.ok()) {
+      (void)RollbackOpen();
+      return m.error();
+    }
     for (const auto& [ks, mode] : to_lock) {
       const uint64_t waits_before = s_->engine->db->stats().row_lock_waits;
       Status lst = s_->txn->LockTable(ks, mode);
@@ -283,6 +330,7 @@ class StatementRunner {
     TransactionOptions opts;
     opts.isolation = s_->next_txn_isolation.value_or(s_->vars.isolation());
     opts.lock_wait_timeout_ms = s_->vars.innodb_lock_wait_timeout_s() * 1000u;
+    opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
     s_->next_txn_isolation.reset();
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
@@ -341,6 +389,12 @@ class StatementRunner {
     Transaction* txn = s_->txn.get();
     txn->ClearInterrupt();
     const uint64_t savepoint = txn->Savepoint();
+    // Before the statement reads a definition from the catalog: one that waited here for DDL
+    // sees the new table.
+    if (SqlStatus m = LockMetadataShared(txn); !m.ok()) {
+      if (own) (void)RollbackOpen();
+      return m.error();
+    }
     ExecContext ctx = Context(txn);
     SqlResult<StatementResult> r = fn(ctx);
     if (!r.ok()) {
@@ -357,8 +411,19 @@ class StatementRunner {
     return r;
   }
 
+  // The statement's shared metadata locks, held by `txn` until it ends (1205 after
+  // lock_wait_timeout, 1317 when cancelled).
+  SqlStatus LockMetadataShared(Transaction* txn) {
+    for (const std::string& name : mdl_.names) {
+      Status st = txn->LockMetadata(name, LockMode::kShare);
+      if (!st.ok()) return FromStatus(st);
+    }
+    return SqlStatus::OK();
+  }
+
   SessionState* const s_;
   StatusCounters* const counts_;
+  MetadataLockRequest mdl_;  // the running statement's (MetadataLocksFor)
   IsolationLevel current_isolation_ = IsolationLevel::kRepeatableRead;
 };
 
@@ -429,13 +494,18 @@ void SqlSession::Cancel() {
   state_->cancel.store(true, std::memory_order_relaxed);
   std::lock_guard g(state_->txn_latch);
   if (state_->txn != nullptr) state_->txn->Interrupt();
+  if (state_->ddl_txn != nullptr) state_->ddl_txn->Interrupt();
 }
 
 bool SqlSession::waiting_for_lock() const {
   uint64_t trx_id = 0;
   {
     std::lock_guard g(state_->txn_latch);
-    if (state_->txn != nullptr) trx_id = state_->txn->id();
+    if (state_->ddl_txn != nullptr && state_->ddl_txn->waiting_for_metadata_lock()) return true;
+    if (state_->txn != nullptr) {
+      if (state_->txn->waiting_for_metadata_lock()) return true;
+      trx_id = state_->txn->id();
+    }
   }
   if (trx_id == 0) return false;
   Result<std::vector<TransactionInfo>> trxs = state_->engine->db->Transactions();
