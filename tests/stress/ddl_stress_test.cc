@@ -151,8 +151,8 @@ TEST_CASE("ddl stress: copy-ALTER and CREATE/DROP INDEX lose no concurrent write
   for (auto& t : threads) t.join();
 
   INFO("DDL statements: " << ddl_done.load());
-  CHECK(shared.unexpected.empty());
   for (const std::string& e : shared.unexpected) UNSCOPED_INFO(e);
+  CHECK(shared.unexpected.empty());
   CHECK(ddl_done.load() > 0);
 
   // Every committed row, with its value, through the clustered index...
