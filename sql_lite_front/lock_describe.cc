@@ -93,6 +93,8 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
     {
       std::lock_guard t(s->txn_latch);
       if (s->txn != nullptr) snap.trx_id = s->txn->id();
+      snap.metadata_lock_wait = (s->txn != nullptr && s->txn->waiting_for_metadata_lock()) ||
+                                (s->ddl_txn != nullptr && s->ddl_txn->waiting_for_metadata_lock());
     }
     {
       std::lock_guard q(s->query_latch);

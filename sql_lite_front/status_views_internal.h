@@ -24,6 +24,7 @@ struct SessionSnapshot {
   std::optional<std::string> query;  // the running statement, if any
   double query_seconds = 0;          // how long it has been running
   double idle_seconds = 0;           // since the last statement began (when idle)
+  bool metadata_lock_wait = false;   // its statement waits for a metadata lock
 };
 
 // The live sessions, by id. Takes sessions_latch, then each session's txn_latch and query_latch

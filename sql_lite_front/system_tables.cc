@@ -201,7 +201,9 @@ SqlResult<SystemTable> Processlist(const ExecContext& ctx) {
         Str(kSchemaName),
         Str(running ? "Query" : "Sleep"),
         Int(static_cast<uint64_t>(running ? s.query_seconds : s.idle_seconds)),
-        Str(running ? "executing" : ""),
+        Str(!running               ? ""
+            : s.metadata_lock_wait ? "Waiting for table metadata lock"
+                                   : "executing"),
         OptStr(s.query),
     });
   }
