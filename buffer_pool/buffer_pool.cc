@@ -304,7 +304,7 @@ Status BufferPool::SetSystemRoot(MiniTransaction* mtr, size_t slot, PageNo root)
 }
 
 BufferPoolStats BufferPool::stats() const {
-  const Impl& i = *impl_;
+  Impl& i = *impl_;  // its latches, briefly
   BufferPoolStats s;
   s.hits = i.hits.Sum();
   s.misses = i.misses.load(std::memory_order_relaxed);
@@ -314,6 +314,16 @@ BufferPoolStats BufferPool::stats() const {
   s.young_moves = i.young_moves.load(std::memory_order_relaxed);
   s.dirty_pages = i.dirty_pages.load(std::memory_order_relaxed);
   s.frames = i.nframes;
+  {
+    LatchGuard g(i.free_latch_);
+    s.free_frames = i.free_frames_.size();
+  }
+  {
+    LatchGuard g(i.lru_latch_);
+    s.lru_pages = i.lru_len_;
+    s.old_lru_pages = i.old_len_;
+  }
+  s.pages_created = i.pages_created.load(std::memory_order_relaxed);
   s.pages_in_file = i.page_count.load(std::memory_order_relaxed);
   s.free_pages = i.free_page_count.load(std::memory_order_relaxed);
   s.compressed_writes = i.compressed_writes.load(std::memory_order_relaxed);

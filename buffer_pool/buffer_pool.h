@@ -59,14 +59,18 @@ struct BufferPoolOptions {
 };
 
 struct BufferPoolStats {
-  uint64_t hits = 0;         // fetches that found the page in a frame
-  uint64_t misses = 0;       // fetches that had to read it
-  uint64_t reads = 0;        // pages read from the file
-  uint64_t writes = 0;       // pages written to the file
-  uint64_t evictions = 0;    // frames reused for another page
-  uint64_t young_moves = 0;  // pages moved from the old to the young sublist
-  uint64_t dirty_pages = 0;  // now
-  uint64_t frames = 0;       // pool size in pages
+  uint64_t hits = 0;           // fetches that found the page in a frame
+  uint64_t misses = 0;         // fetches that had to read it
+  uint64_t reads = 0;          // pages read from the file
+  uint64_t writes = 0;         // pages written to the file
+  uint64_t evictions = 0;      // frames reused for another page
+  uint64_t young_moves = 0;    // pages moved from the old to the young sublist
+  uint64_t dirty_pages = 0;    // now
+  uint64_t frames = 0;         // pool size in pages
+  uint64_t free_frames = 0;    // frames holding no page ("Free buffers")
+  uint64_t lru_pages = 0;      // frames holding a page, on the LRU list ("Database pages")
+  uint64_t old_lru_pages = 0;  // of those, in the old sublist ("Old database pages")
+  uint64_t pages_created = 0;  // pages allocated (new or from the free list), since open
   uint64_t pages_in_file = 0;
   uint64_t free_pages = 0;  // pages on the file's free list
   uint64_t compressed_writes = 0;

@@ -152,6 +152,7 @@ Result<MtrPage> MiniTransaction::Allocate(PageType type, uint16_t flags) {
     sys.Commit();
   }
   const PageNo page_no = guard.page_no();
+  pool_->impl_->pages_created.fetch_add(1, std::memory_order_relaxed);
   held_.push_back(Held{std::move(guard)});
   MtrPage page(this, held_.size() - 1);
   Bytes all = page.MutateAll();

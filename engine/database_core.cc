@@ -370,6 +370,10 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.pool_evictions = p.evictions;
   s.dirty_pages = p.dirty_pages;
   s.pool_frames = p.frames;
+  s.pool_free_frames = p.free_frames;
+  s.pool_pages = p.lru_pages;
+  s.pool_old_pages = p.old_lru_pages;
+  s.pages_created = p.pages_created;
   s.file_pages = p.pages_in_file;
   s.free_pages = p.free_pages;
   s.logical_bytes = pool_->logical_size();

@@ -124,13 +124,13 @@ void Log(std::string* out, const DatabaseStats& db) {
 
 void BufferPool(std::string* out, const DatabaseStats& db) {
   Section(out, "BUFFER POOL AND MEMORY");
-  // The engine reports the pool's size and dirty pages, not how many frames hold pages, so
-  // "Free buffers" and "Database pages" are left out.
   fmt::format_to(std::back_inserter(*out),
-                 "Total large memory allocated {}\nBuffer pool size   {}\nModified db pages  {}\n"
-                 "Pages read {}, written {}\nPages evicted {}\n",
-                 db.pool_frames * 16384, db.pool_frames, db.dirty_pages, db.pool_reads,
-                 db.pool_writes, db.pool_evictions);
+                 "Total large memory allocated {}\nBuffer pool size   {}\nFree buffers       {}\n"
+                 "Database pages     {}\nOld database pages {}\nModified db pages  {}\n"
+                 "Pages read {}, created {}, written {}\nPages evicted {}\n",
+                 db.pool_frames * 16384, db.pool_frames, db.pool_free_frames, db.pool_pages,
+                 db.pool_old_pages, db.dirty_pages, db.pool_reads, db.pages_created, db.pool_writes,
+                 db.pool_evictions);
   const uint64_t gets = db.pool_hits + db.pool_misses;
   if (gets == 0) {
     *out += "No buffer pool page gets since the database was opened\n";

@@ -89,6 +89,9 @@ struct KeyspaceCheck {
 struct DatabaseStats {
   uint64_t pool_hits = 0, pool_misses = 0, pool_reads = 0, pool_writes = 0, pool_evictions = 0;
   uint64_t dirty_pages = 0, pool_frames = 0;
+  // Frames holding no page / a page (of which in the LRU's old sublist), as the monitor's "Free
+  // buffers", "Database pages", "Old database pages"; pages allocated since open ("created").
+  uint64_t pool_free_frames = 0, pool_pages = 0, pool_old_pages = 0, pages_created = 0;
   uint64_t file_pages = 0, free_pages = 0;
   uint64_t logical_bytes = 0, physical_bytes = 0;
   uint64_t redo_lsn = 0;

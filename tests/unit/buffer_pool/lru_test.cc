@@ -92,5 +92,28 @@ TEST_CASE("hits and misses are counted", "[buffer_pool]") {
   CHECK(s1.frames == 32);
 }
 
+TEST_CASE("stats count free frames, frames holding pages and pages created", "[buffer_pool]") {
+  auto disk = NewMemoryDisk("db");
+  auto pool = OpenOrDie(disk, SmallOptions(64));
+  REQUIRE(pool);
+  const BufferPoolStats fresh = pool->stats();
+  CHECK(fresh.frames == 64);
+  CHECK(fresh.free_frames + fresh.lru_pages == 64);
+  CHECK(fresh.pages_created == 0);
+  Fill(pool.get(), 10);
+  const BufferPoolStats ten = pool->stats();
+  CHECK(ten.pages_created == 10);
+  CHECK(ten.lru_pages == fresh.lru_pages + 10);  // each new page took a free frame
+  CHECK(ten.free_frames == fresh.free_frames - 10);
+  Fill(pool.get(), 100);  // more pages than frames: every frame holds one
+  const BufferPoolStats full = pool->stats();
+  CHECK(full.pages_created == 110);
+  CHECK(full.free_frames == 0);
+  CHECK(full.lru_pages == 64);
+  CHECK(full.old_lru_pages > 0);
+  CHECK(full.old_lru_pages < full.lru_pages);
+  REQUIRE(pool->Close().ok());
+}
+
 }  // namespace
 }  // namespace minnow

@@ -375,6 +375,17 @@ TEST_CASE("a lock wait: data_lock_waits, innodb_trx, processlist and the monitor
   CHECK(status.find(fmt::format("index `PRIMARY` of table `test`.`sample` trx id {} lock_mode X "
                                 "locks rec but not gap waiting",
                                 waiter->id())) != std::string::npos);
+  // BUFFER POOL AND MEMORY: the pool's frames, free or holding a page (a frame being loaded by
+  // a background thread is momentarily neither).
+  const DatabaseStats pool = f.db->stats();
+  CHECK(pool.pool_free_frames + pool.pool_pages <= pool.pool_frames);
+  CHECK(pool.pool_pages > 0);
+  CHECK(pool.pages_created > 0);
+  CHECK(status.find(fmt::format("\nBuffer pool size   {}\nFree buffers       ",
+                                pool.pool_frames)) != std::string::npos);
+  CHECK(status.find("\nDatabase pages     ") != std::string::npos);
+  CHECK(status.find(fmt::format(", created {}, written ", pool.pages_created)) !=
+        std::string::npos);
   CHECK(status.find("END OF INNODB MONITOR OUTPUT") != std::string::npos);
 
   const auto st =
