@@ -5,6 +5,7 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/ddl_internal.h"
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/row_codec.h"
 
 namespace minnow::sql {
@@ -12,13 +13,6 @@ namespace {
 
 constexpr size_t kMaxIdentifier = 64;
 constexpr size_t kMaxKeyParts = 16;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 std::string Unquote(std::string_view v) {
   if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) {
@@ -157,7 +151,7 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
     return SqlStatus::OK();
   };
   if (name == "ENGINE") {
-    std::string lower = Lower(value);
+    std::string lower = ToLowerAscii(value);
     if (lower == "innodb" || lower == "default") {
       d->options.engine = "InnoDB";
     } else if (lower == "myisam") {
@@ -169,11 +163,11 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
       return SqlErr(kErUnknownStorageEngine, "Unknown storage engine '", value, "'");
     }
   } else if (name == "CHARSET") {
-    d->options.charset = Lower(value);
+    d->options.charset = ToLowerAscii(value);
   } else if (name == "COLLATE") {
-    d->options.collation = Lower(value);
+    d->options.collation = ToLowerAscii(value);
   } else if (name == "COMPRESSION") {
-    std::string lower = Lower(value);
+    std::string lower = ToLowerAscii(value);
     if (lower == "lz4") {
       d->options.compression = Compression::kLz4;
     } else if (lower == "none" || lower.empty()) {

@@ -62,9 +62,7 @@ struct Collector {
 }  // namespace
 
 std::string MetadataLockName(std::string_view table) {
-  std::string name = std::string(kSchemaName) + ".";
-  for (char c : table) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
+  return std::string(kSchemaName) + "." + ToLowerAscii(table);
 }
 
 MetadataLockRequest MetadataLocksFor(const Statement& stmt) {

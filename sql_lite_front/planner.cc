@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sql_lite_front/expr.h"
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/row_codec.h"
 
 namespace minnow::sql {
@@ -38,10 +39,7 @@ int ColumnOf(const TableDef& def, const Expr* e) {
   if (e == nullptr || e->kind != Expr::Kind::kColumn) return -1;
   if (!e->table.empty()) {
     // A qualifier naming another table is 1054 at bind time; here it just cannot be used.
-    std::string a = e->table, b = def.name;
-    std::transform(a.begin(), a.end(), a.begin(), ::tolower);
-    std::transform(b.begin(), b.end(), b.begin(), ::tolower);
-    if (a != b) return -1;
+    if (!EqualsNoCase(e->table, def.name)) return -1;
   }
   return def.FindColumn(e->name);
 }
@@ -386,8 +384,7 @@ std::vector<uint32_t> KeyColumns(const TableDef& def, int index) {
 }
 
 uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
-  std::string cs = def.charset;
-  std::transform(cs.begin(), cs.end(), cs.begin(), ::tolower);
+  const std::string cs = ToLowerAscii(def.charset);
   uint32_t per_char = cs == "utf8mb4" ? 4 : (cs == "utf8" || cs == "utf8mb3") ? 3 : 1;
   std::vector<uint32_t> cols = KeyColumns(def, index);
   uint32_t len = 0;

@@ -10,6 +10,7 @@
 #include "minnow/db.h"
 #include "sql_lite_front/ddl.h"
 #include "sql_lite_front/ddl_internal.h"
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/status_views.h"
 
 namespace minnow::sql {
@@ -29,17 +30,10 @@ bool Matches(const ShowStmt& stmt, std::string_view name) {
   return !stmt.like.has_value() || LikeMatch(name, *stmt.like);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 // The table's collation as MySQL 8 names it (the charset's default when none was given).
 std::string Collation(const TableDef& def) {
   if (!def.collation.empty()) return def.collation;
-  std::string cs = Lower(def.charset);
+  std::string cs = ToLowerAscii(def.charset);
   if (cs.empty() || cs == "utf8mb4") return "utf8mb4_0900_ai_ci";
   if (cs == "utf8" || cs == "utf8mb3") return "utf8mb3_general_ci";
   if (cs == "latin1") return "latin1_swedish_ci";

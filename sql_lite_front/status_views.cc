@@ -6,17 +6,12 @@
 #include <cctype>
 #include <chrono>
 
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/status_views_internal.h"
 
 namespace minnow::sql {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 using NameValues = std::vector<std::pair<std::string, std::string>>;
 
@@ -26,9 +21,9 @@ StatementResult NameValueResult(NameValues list, const std::optional<std::string
   StatementResult r;
   r.has_result_set = true;
   r.columns = {"Variable_name", "Value"};
-  const std::string pattern = like.has_value() ? Lower(*like) : "";
+  const std::string pattern = like.has_value() ? ToLowerAscii(*like) : "";
   for (auto& [name, value] : list) {
-    if (like.has_value() && !LikeMatch(Lower(name), pattern)) continue;
+    if (like.has_value() && !LikeMatch(ToLowerAscii(name), pattern)) continue;
     r.rows.push_back({std::move(name), std::move(value)});
   }
   return r;

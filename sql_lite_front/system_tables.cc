@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/status_views.h"
 #include "sql_lite_front/status_views_internal.h"
 #include "sql_lite_front/table_catalog.h"
@@ -10,12 +11,6 @@
 namespace minnow::sql {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Value Int(uint64_t v) { return Value::Int(static_cast<int64_t>(v)); }
 Value Str(std::string s) { return Value::String(std::move(s)); }
@@ -217,13 +212,13 @@ SqlError NoSuchTable(const TableName& name) {
 }  // namespace
 
 bool IsSystemSchema(std::string_view schema) {
-  const std::string s = Lower(schema);
+  const std::string s = ToLowerAscii(schema);
   return s == "performance_schema" || s == "information_schema";
 }
 
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) {
-  const std::string schema = Lower(name.schema);
-  const std::string table = Lower(name.name);
+  const std::string schema = ToLowerAscii(name.schema);
+  const std::string table = ToLowerAscii(name.name);
   if (schema == "performance_schema") {
     if (table == "data_locks") return DataLocks(ctx);
     if (table == "data_lock_waits") return DataLockWaits(ctx);

@@ -7,19 +7,13 @@
 #include <string>
 #include <utility>
 
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/row_codec.h"
 
 namespace minnow::sql {
 namespace {
 
 constexpr size_t kMaxKeyspaceName = 64;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -238,10 +232,10 @@ SqlResult<std::shared_ptr<OpenTable>> TableCatalog::OpenHandles(const TableDef& 
 }
 
 std::shared_ptr<const OpenTable> TableCatalog::Find(std::string_view name) const {
-  std::string key = Lower(name);
+  std::string key = ToLowerAscii(name);
   std::lock_guard g(latch_);
   for (const auto& t : tables_)
-    if (Lower(t->def.name) == key) return t;
+    if (ToLowerAscii(t->def.name) == key) return t;
   return nullptr;
 }
 
@@ -306,7 +300,7 @@ SqlStatus TableCatalog::CreateTable(const TableDef& def) {
     (*table)->counters = std::make_shared<TableCounters>();
     (*table)->counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
     st = Change(nullptr, [&](Transaction* txn) {
-      RETURN_IF_ERROR(txn->Put(catalog_ks_, Lower(def.name), SerializeTableDef(def)));
+      RETURN_IF_ERROR(txn->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
       return EraseIntents(txn, catalog_ks_, names);
     });
   }
@@ -339,7 +333,7 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
     if (Find(name) != table) {  // replaced or dropped meanwhile
       return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
     }
-    st = (*txn)->Erase(catalog_ks_, Lower(table->def.name));
+    st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
     if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, KeyspacesOf(table->def));
     if (st.ok()) st = (*txn)->Commit();
     if (!st.ok()) return Internal(st);
@@ -358,7 +352,7 @@ SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
   table->counters = old->counters;
   const std::vector<std::string> now = KeyspacesOf(def), before = KeyspacesOf(old->def);
   SQL_RETURN_IF_ERROR(Change(txn, [&](Transaction* t) {
-    RETURN_IF_ERROR(t->Put(catalog_ks_, Lower(def.name), SerializeTableDef(def)));
+    RETURN_IF_ERROR(t->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
     RETURN_IF_ERROR(EraseIntents(t, catalog_ks_, Minus(now, before)));
     return PutIntents(t, catalog_ks_, Minus(before, now));
   }));

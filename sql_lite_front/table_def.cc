@@ -8,28 +8,11 @@
 #include <limits>
 #include <string>
 
+#include "sql_lite_front/lexer.h"
 #include "sql_lite_front/value_internal.h"
 
 namespace minnow::sql {
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // A single-quoted SQL string literal ('it''s').
 std::string Quote(std::string_view s) {
@@ -346,13 +329,13 @@ uint64_t ColumnDef::MaxBytes() const {
 
 int TableDef::FindColumn(std::string_view col_name) const {
   for (size_t i = 0; i < columns.size(); ++i)
-    if (EqualsIgnoreCase(columns[i].name, col_name)) return static_cast<int>(i);
+    if (EqualsNoCase(columns[i].name, col_name)) return static_cast<int>(i);
   return -1;
 }
 
 int TableDef::FindIndex(std::string_view index_name) const {
   for (size_t i = 0; i < indexes.size(); ++i)
-    if (EqualsIgnoreCase(indexes[i].name, index_name)) return static_cast<int>(i);
+    if (EqualsNoCase(indexes[i].name, index_name)) return static_cast<int>(i);
   return -1;
 }
 
@@ -541,7 +524,7 @@ std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
   }
   out += ") ENGINE=" + def.engine;
   if (next_auto_increment > 0) out += " AUTO_INCREMENT=" + std::to_string(next_auto_increment);
-  std::string charset = Lower(def.charset);
+  std::string charset = ToLowerAscii(def.charset);
   if (charset.empty() || charset == "utf8") charset = charset.empty() ? "utf8mb4" : "utf8mb3";
   out += " DEFAULT CHARSET=" + charset;
   if (!def.collation.empty()) {

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <span>
 
+#include "sql_lite_front/lexer.h"
+
 namespace minnow::sql {
 
 namespace {
@@ -79,12 +81,6 @@ constexpr VarDef kVars[] = {
     {"version_comment", VarType::kString, true, true},
 };
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string Upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -93,7 +89,7 @@ std::string Upper(std::string_view s) {
 
 // The registry entry for `name` (any case; tx_isolation and tx_read_only are aliases), or null.
 const VarDef* FindVar(std::string_view name) {
-  std::string lower = Lower(name);
+  std::string lower = ToLowerAscii(name);
   if (lower == "tx_isolation") lower = "transaction_isolation";
   if (lower == "tx_read_only") lower = "transaction_read_only";
   for (const VarDef& d : kVars) {
