@@ -1,5 +1,5 @@
 #pragma once
-// A RedoLog kept in memory (issue #2; txn/ brings the durable one). It keeps every mtr group
+// A RedoLog kept in memory (log/ brings the durable one). It keeps every mtr group
 // appended since the last checkpoint with its end LSN, so tests can replay the log onto an older
 // copy of the file with ApplyRedo and get identical pages. LSN = byte position in the stream:
 // a group of n bytes appended at LSN s ends at s + n.

@@ -1,7 +1,7 @@
 #pragma once
 // The redo log as the buffer pool sees it: a sink for mini-transaction redo and the WAL rule's
 // "make the log durable up to here". Issue #2 keeps it in memory (MemoryRedoLog); the durable
-// log of txn/ implements the same interface (the engine wires it, so buffer_pool never includes
+// log of log/ implements the same interface (the engine wires it, so buffer_pool never includes
 // upward).
 //
 // Redo record format (one mini-transaction's records are appended as one unit):

@@ -69,7 +69,7 @@ void DisarmCrashPoints() { ArmCrashPoint("", 0); }
 
 const std::vector<std::string>& CrashPointNames() {
   static const std::vector<std::string> names = {
-      // txn/ redo log
+      // log/ redo log
       "log.before_write",      // group commit leader, before pwrite of the log buffer
       "log.after_write",       // after pwrite, before fdatasync
       "log.after_sync",        // after fdatasync, before waking the committers

@@ -31,7 +31,7 @@
 #include "minnow/db.h"
 #include "mvcc/trx_sys.h"
 #include "mvcc/undo_store.h"
-#include "txn/durable_redo_log.h"
+#include "log/durable_redo_log.h"
 
 namespace minnow {
 

@@ -23,7 +23,7 @@
 #include "common/crash_point.h"
 #include "engine/database_core_internal.h"
 #include "engine/transaction_core_internal.h"
-#include "txn/log_reader.h"
+#include "log/log_reader.h"
 
 namespace minnow {
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "sql_lite_front/engine_state.h"
-#include "sql_lite_front/session_state.h"
+#include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/session/session_state.h"
 
 namespace minnow::sql {
 

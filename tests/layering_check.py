@@ -15,8 +15,9 @@ ALLOWED = {
     "lock": {"common"},
     "btree": {"buffer_pool", "common"},
     "mvcc": {"buffer_pool", "common"},
-    "txn": {"btree", "lock", "mvcc", "buffer_pool", "common"},
-    "engine": {"engine", "txn", "btree", "lock", "mvcc", "buffer_pool", "common"},
+    "log": {"buffer_pool", "common"},
+    "txn": {"btree", "lock", "mvcc", "log", "buffer_pool", "common"},
+    "engine": {"engine", "txn", "btree", "lock", "mvcc", "log", "buffer_pool", "common"},
     "sql_lite_front": {"sql_lite_front", "engine_api", "common"},
     "tools": {"tools", "sql_lite_front", "engine_api", "common"},
 }

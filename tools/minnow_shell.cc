@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "minnow/db.h"
-#include "sql_lite_front/parser.h"
-#include "sql_lite_front/result_format.h"
+#include "sql_lite_front/parse/parser.h"
+#include "sql_lite_front/execute/result_format.h"
 #include "sql_lite_front/sql_engine.h"
 #include "tools/minnow_shell_sessions.h"
 

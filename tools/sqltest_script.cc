@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/parse/parser.h"
 #include "tools/minnow_shell_sessions.h"
 
 namespace minnow::tools {

@@ -1,6 +1,6 @@
 #pragma once
 // Files of a database for the durability tests: byte-level reads and patches, a snapshot of a
-// database's three files, and readers of the on-disk formats (page 0, txn/durable_redo_log.h
+// database's three files, and readers of the on-disk formats (page 0, log/durable_redo_log.h
 // segments and frames, buffer_pool/doublewrite.h slots) for the tests that damage them.
 
 #include <algorithm>
@@ -17,7 +17,7 @@
 #include "common/coding.h"
 #include "common/crc32c.h"
 #include "engine_test_util.h"
-#include "txn/durable_redo_log.h"
+#include "log/durable_redo_log.h"
 
 namespace minnow::testing {
 
@@ -159,7 +159,7 @@ struct Frame {
   Lsn end() const { return start + kFrameHeaderSize + len; }
 };
 // The valid frames of the log from `from` (a frame boundary) on, reading the stream across
-// segments and checking each header's and payload's checksum as txn/log_reader.h does.
+// segments and checking each header's and payload's checksum as log/log_reader.h does.
 inline std::vector<Frame> WalkFrames(const std::string& db_path, Lsn from) {
   const std::vector<Segment> segs = ListSegments(db_path);
   REQUIRE(!segs.empty());

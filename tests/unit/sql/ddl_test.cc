@@ -1,6 +1,6 @@
 // DDL and the catalog's SHOW statements, through SqlSession (parser -> session -> ddl.cc).
 
-#include "sql_lite_front/ddl.h"
+#include "sql_lite_front/catalog/ddl.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

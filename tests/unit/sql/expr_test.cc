@@ -1,9 +1,9 @@
-#include "sql_lite_front/expr.h"
+#include "sql_lite_front/execute/expr.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/parse/parser.h"
 
 namespace minnow::sql {
 namespace {

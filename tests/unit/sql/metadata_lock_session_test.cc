@@ -5,8 +5,8 @@
 #include <future>
 #include <thread>
 
-#include "sql_lite_front/metadata_locks.h"
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/catalog/metadata_locks.h"
+#include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/sql_engine.h"
 
 namespace minnow::sql {

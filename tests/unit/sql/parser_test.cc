@@ -1,12 +1,12 @@
 // The SQL parser: the statements of the design brief's section 3 and the write-ups, parsed to the
 // AST fields the executor reads; MySQL's error messages for bad input.
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/parse/parser.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <variant>
 
-#include "sql_lite_front/lexer.h"
+#include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
 namespace {

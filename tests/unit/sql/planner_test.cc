@@ -1,9 +1,9 @@
-#include "sql_lite_front/planner.h"
+#include "sql_lite_front/plan/planner.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/parse/parser.h"
 
 namespace minnow::sql {
 namespace {

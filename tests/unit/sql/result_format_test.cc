@@ -1,6 +1,6 @@
 // The mysql client's output formats: table, vertical (\G), batch (-B) and the summary line.
 
-#include "sql_lite_front/result_format.h"
+#include "sql_lite_front/execute/result_format.h"
 
 #include <catch2/catch.hpp>
 

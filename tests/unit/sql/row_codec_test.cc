@@ -1,4 +1,4 @@
-#include "sql_lite_front/row_codec.h"
+#include "sql_lite_front/catalog/row_codec.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

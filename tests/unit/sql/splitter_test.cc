@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "sql_lite_front/parser.h"
+#include "sql_lite_front/parse/parser.h"
 
 namespace minnow::sql {
 namespace {

@@ -2,7 +2,7 @@
 // innodb_trx, processlist, SHOW STATUS / VARIABLES / ENGINES and SHOW ENGINE INNODB STATUS.
 // Tables are made through the SQL catalog and filled with row_codec's encodings; transactions
 // are the engine's, installed in SessionStates as the session code does.
-#include "sql_lite_front/status_views.h"
+#include "sql_lite_front/status/status_views.h"
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
-#include "sql_lite_front/row_codec.h"
-#include "sql_lite_front/session_state.h"
-#include "sql_lite_front/table_catalog.h"
+#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/session/session_state.h"
+#include "sql_lite_front/catalog/table_catalog.h"
 
 namespace minnow::sql {
 namespace {

@@ -1,11 +1,11 @@
-#include "sql_lite_front/table_catalog.h"
+#include "sql_lite_front/catalog/table_catalog.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "sql_lite_front/row_codec.h"
+#include "sql_lite_front/catalog/row_codec.h"
 #include "tests/unit/engine/engine_test_util.h"
 
 namespace minnow::sql {

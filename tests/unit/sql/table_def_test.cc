@@ -1,4 +1,4 @@
-#include "sql_lite_front/table_def.h"
+#include "sql_lite_front/catalog/table_def.h"
 
 #include <catch2/catch.hpp>
 #include <random>

@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "sql_lite_front/status_counters.h"
+#include "sql_lite_front/status/status_counters.h"
 
 namespace minnow::sql {
 namespace {

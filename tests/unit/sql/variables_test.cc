@@ -1,4 +1,4 @@
-#include "sql_lite_front/variables.h"
+#include "sql_lite_front/session/variables.h"
 
 #include <catch2/catch.hpp>
 

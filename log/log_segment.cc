@@ -1,0 +1,181 @@
+// Segment file naming, header encoding, creation and directory listing.
+
+#include "log/log_segment.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace minnow::log_format {
+
+namespace {
+
+constexpr char kMagic[8] = {'M', 'I', 'N', 'N', 'O', 'W', 'L', 'G'};
+constexpr std::string_view kPrefix = "redo-";
+constexpr std::string_view kSuffix = ".log";
+
+Status Errno(const std::string& path, const char* what, int err) {
+  return Status::IOError(fmt::format("{}: {}: {}", path, what, std::strerror(err)));
+}
+
+}  // namespace
+
+std::string SegmentFileName(Lsn start) { return fmt::format("redo-{:016x}.log", start); }
+
+std::string SegmentPath(const std::string& dir, Lsn start) {
+  return dir + "/" + SegmentFileName(start);
+}
+
+bool ParseSegmentFileName(std::string_view name, Lsn* start) {
+  if (name.size() != kPrefix.size() + 16 + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix)) {
+    return false;
+  }
+  Lsn v = 0;
+  for (char c : name.substr(kPrefix.size(), 16)) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else {
+      return false;
+    }
+    v = (v << 4) | static_cast<Lsn>(d);
+  }
+  *start = v;
+  return true;
+}
+
+Result<std::vector<SegmentFile>> ListSegments(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return Status::NotFound(fmt::format("{}: no such directory", dir));
+  }
+  std::vector<SegmentFile> out;
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    Lsn start;
+    const std::string name = it->path().filename().string();
+    if (ParseSegmentFileName(name, &start)) out.push_back({start, dir + "/" + name});
+  }
+  if (ec) return Status::IOError(fmt::format("{}: listing: {}", dir, ec.message()));
+  std::sort(out.begin(), out.end(),
+            [](const SegmentFile& a, const SegmentFile& b) { return a.start < b.start; });
+  return out;
+}
+
+Status RemoveTempFiles(const std::string& dir, bool* removed) {
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() != ".tmp") continue;
+    if (::unlink(it->path().c_str()) != 0) {
+      return Errno(it->path().string(), "unlink", errno);
+    }
+    *removed = true;
+  }
+  if (ec) return Status::IOError(fmt::format("{}: listing: {}", dir, ec.message()));
+  return Status::OK();
+}
+
+void EncodeSegmentHeader(ConstBytes database_id, Lsn start, uint64_t capacity, std::byte* block) {
+  std::memset(block, 0, kLogSegmentHeaderSize);
+  std::memcpy(block, kMagic, 8);
+  Store32(block + 8, kSegmentVersion);
+  std::memcpy(block + 12, database_id.data(), kDatabaseIdSize);
+  Store64(block + 28, start);
+  Store64(block + 36, capacity);
+  Store32(block + 44, crc32c::Value(ConstBytes(block, 44)));
+}
+
+Result<uint64_t> DecodeSegmentHeader(const std::string& path, ConstBytes block,
+                                     ConstBytes database_id, Lsn expected_start) {
+  const std::byte* b = block.data();
+  if (block.size() < kSegmentHeaderBytes || std::memcmp(b, kMagic, 8) != 0) {
+    return Status::Corruption(fmt::format("{}: not a redo log segment (bad magic)", path));
+  }
+  const uint32_t stored = Load32(b + 44);
+  const uint32_t computed = crc32c::Value(ConstBytes(b, 44));
+  if (stored != computed) {
+    return Status::Corruption(
+        fmt::format("{}: segment header checksum mismatch (stored {:#x}, computed {:#x})", path,
+                    stored, computed));
+  }
+  if (Load32(b + 8) != kSegmentVersion) {
+    return Status::Corruption(
+        fmt::format("{}: unsupported redo log version {}", path, Load32(b + 8)));
+  }
+  if (Load64(b + 28) != expected_start) {
+    return Status::Corruption(fmt::format("{}: header names start LSN {}, the file name {}", path,
+                                          Load64(b + 28), expected_start));
+  }
+  const uint64_t capacity = Load64(b + 36);
+  if (capacity < kMinSegmentBytes || capacity > kMaxSegmentBytes) {
+    return Status::Corruption(fmt::format("{}: bad segment capacity {}", path, capacity));
+  }
+  if (database_id.size() != kDatabaseIdSize ||
+      std::memcmp(b + 12, database_id.data(), kDatabaseIdSize) != 0) {
+    return Status::Corruption(
+        fmt::format("{}: redo log segment belongs to another database", path));
+  }
+  return capacity;
+}
+
+Status SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno(dir, "open directory", errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Errno(dir, "fsync directory", err);
+  return Status::OK();
+}
+
+Result<std::unique_ptr<DiskBackend>> CreateSegment(const std::string& dir, ConstBytes database_id,
+                                                   Lsn start, uint64_t capacity) {
+  const std::string path = SegmentPath(dir, start);
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno(tmp, "create", errno);
+  // Full length now, so that fdatasync at commit need not write the file size.
+  const auto size = static_cast<off_t>(kLogSegmentHeaderSize + capacity);
+  Status st;
+  if (::fallocate(fd, 0, 0, size) != 0) {
+    const int err = errno;
+    if (err == EOPNOTSUPP || err == ENOSYS) {
+      if (::ftruncate(fd, size) != 0) st = Errno(tmp, "ftruncate", errno);
+    } else if (err == ENOSPC) {
+      st = Status::NoSpace(fmt::format("{}: fallocate: {}", tmp, std::strerror(err)));
+    } else {
+      st = Errno(tmp, "fallocate", err);
+    }
+  }
+  ::close(fd);
+  if (st.ok()) {
+    auto file = OpenFileBackend(tmp, false);
+    if (!file.ok()) {
+      st = file.status();
+    } else {
+      std::byte block[kLogSegmentHeaderSize];
+      EncodeSegmentHeader(database_id, start, capacity, block);
+      st = (*file)->Write(0, ConstBytes(block, sizeof block));
+      if (st.ok()) st = (*file)->Sync();
+    }
+  }
+  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) st = Errno(path, "rename", errno);
+  if (!st.ok()) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  RETURN_IF_ERROR(SyncDir(dir));
+  return OpenFileBackend(path, false);
+}
+
+}  // namespace minnow::log_format

@@ -1,0 +1,192 @@
+// CREATE TABLE, DROP TABLE, TRUNCATE, OPTIMIZE, CREATE INDEX, DROP INDEX (ddl.h).
+
+#include "sql_lite_front/catalog/ddl.h"
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "sql_lite_front/catalog/ddl_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+bool IsTableName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '$';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Every column copied as it is (OPTIMIZE, TRUNCATE).
+ColumnMapping IdentityMapping(const TableDef& def) {
+  ColumnMapping m;
+  for (size_t i = 0; i < def.columns.size(); ++i) {
+    m.source.push_back(static_cast<int>(i));
+    m.convert.push_back(false);
+  }
+  return m;
+}
+
+// The same table under fresh keyspace names.
+TableDef Renamed(const TableCatalog& catalog, const TableDef& def) {
+  TableDef next = def;
+  NameKeyspaces(catalog, &next);
+  return next;
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTableStmt& stmt) {
+  StatementResult result;
+  if (!IsTableName(stmt.name))
+    return SqlErr(kErWrongTableName, "Incorrect table name '", stmt.name, "'");
+  if (ctx.catalog->Find(stmt.name) != nullptr) {
+    if (stmt.if_not_exists) {
+      result.warnings.push_back(
+          SqlWarning{"Note", kErTableExists, "Table '" + stmt.name + "' already exists"});
+      return result;
+    }
+    return SqlErr(kErTableExists, "Table '", stmt.name, "' already exists");
+  }
+  if (stmt.as_select != nullptr) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'CREATE TABLE ... SELECT'");
+  }
+  TableDraft d;
+  d.name = stmt.name;
+  for (const ColumnSpec& spec : stmt.columns) {
+    SQL_RETURN_IF_ERROR(AddDraftColumn(&d, spec, d.columns.size()));
+  }
+  for (const IndexSpec& spec : stmt.indexes) SQL_RETURN_IF_ERROR(AddDraftIndex(&d, spec));
+  for (const auto& option : stmt.options) {
+    SQL_RETURN_IF_ERROR(ApplyTableOption(&d, option, &result.warnings));
+  }
+  SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
+  def.create_time = static_cast<int64_t>(std::time(nullptr));
+  NameKeyspaces(*ctx.catalog, &def);
+  SqlStatus st = ctx.catalog->CreateTable(def);
+  if (!st.ok()) {
+    if (st.error().code == kErTableExists && stmt.if_not_exists) {  // created meanwhile
+      result.warnings.push_back(
+          SqlWarning{"Note", kErTableExists, "Table '" + stmt.name + "' already exists"});
+      return result;
+    }
+    return st.error();
+  }
+  return result;
+}
+
+SqlResult<StatementResult> ExecuteDropTable(ExecContext& ctx, const DropTableStmt& stmt) {
+  StatementResult result;
+  // MySQL names every missing table in one error, and then drops none of them.
+  std::string missing;
+  for (const std::string& name : stmt.names) {
+    if (ctx.catalog->Find(name) != nullptr) continue;
+    std::string full = std::string(kSchemaName) + "." + name;
+    if (stmt.if_exists) {
+      result.warnings.push_back(SqlWarning{"Note", kErBadTable, "Unknown table '" + full + "'"});
+    } else {
+      missing += (missing.empty() ? "" : ",") + full;
+    }
+  }
+  if (!missing.empty()) return SqlErr(kErBadTable, "Unknown table '", missing, "'");
+  for (const std::string& name : stmt.names) {
+    SqlStatus st = ctx.catalog->DropTable(name);
+    if (!st.ok() && !(stmt.if_exists && st.error().code == kErBadTable)) return st.error();
+  }
+  return result;
+}
+
+SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt& stmt) {
+  auto table = ctx.catalog->Find(stmt.table);
+  if (table == nullptr) return NoSuchTable(stmt.table);
+  TableDef def = Renamed(*ctx.catalog, table->def);
+  SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, IdentityMapping(def), true));
+  (void)rows;
+  return StatementResult{};
+}
+
+SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt) {
+  StatementResult result;
+  result.has_result_set = true;
+  result.columns = {"Table", "Op", "Msg_type", "Msg_text"};
+  for (const std::string& name : stmt.tables) {
+    std::string full = std::string(kSchemaName) + "." + name;
+    auto table = ctx.catalog->Find(name);
+    if (table == nullptr) {
+      result.rows.push_back({full, "optimize", "Error", NoSuchTable(name).message});
+      result.rows.push_back({full, "optimize", "status", "Operation failed"});
+      continue;
+    }
+    TableDef def = Renamed(*ctx.catalog, table->def);
+    auto copied = CopyTable(ctx, *table, def, IdentityMapping(def), false);
+    if (!copied.ok()) {
+      // A lock wait timeout, a deadlock or a cancel ends the statement, as in MySQL.
+      return copied.error();
+    }
+    result.rows.push_back({full, "optimize", "note",
+                           "Table does not support optimize, doing recreate + analyze instead"});
+    result.rows.push_back({full, "optimize", "status", "OK"});
+  }
+  return result;
+}
+
+SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateIndexStmt& stmt) {
+  auto table = ctx.catalog->Find(stmt.table);
+  if (table == nullptr) return NoSuchTable(stmt.table);
+  if (stmt.index.primary) {
+    // CREATE INDEX cannot make a primary key; the parser should not produce one.
+    return SqlErr(kErParse, "You have an error in your SQL syntax");
+  }
+  TableDraft d = DraftOf(table->def);
+  SQL_RETURN_IF_ERROR(AddDraftIndex(&d, stmt.index));
+  SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
+  // Keep the table's keyspaces; name the new index's.
+  def.keyspace = table->def.keyspace;
+  for (size_t i = 0; i < table->def.indexes.size(); ++i)
+    def.indexes[i].keyspace = table->def.indexes[i].keyspace;
+  IndexDef& added = def.indexes.back();
+  added.keyspace = IndexKeyspaceName(*ctx.catalog, def.keyspace, added.name, {});
+  SQL_RETURN_IF_ERROR(BuildIndex(ctx, *table, def, def.indexes.size() - 1));
+  StatementResult result;
+  result.info = RecordsInfo(0, 0);
+  return result;
+}
+
+SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStmt& stmt) {
+  if (EqualsNoCase(stmt.name, "PRIMARY")) {
+    AlterTableStmt alter;
+    alter.table = stmt.table;
+    AlterAction a;
+    a.kind = AlterAction::Kind::kDropPrimaryKey;
+    alter.actions.push_back(std::move(a));
+    return ExecuteAlterTable(ctx, alter);
+  }
+  auto table = ctx.catalog->Find(stmt.table);
+  if (table == nullptr) return NoSuchTable(stmt.table);
+  int index = table->def.FindIndex(stmt.name);
+  if (index < 0) {
+    return SqlErr(kErCantDropFieldOrKey, "Can't DROP '", stmt.name,
+                  "'; check that column/key exists");
+  }
+  TableDraft d = DraftOf(table->def);
+  d.indexes.erase(d.indexes.begin() + index);
+  SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));  // 1075 if the auto column needs it
+  def.keyspace = table->def.keyspace;
+  for (size_t i = 0, j = 0; i < table->def.indexes.size(); ++i) {
+    if (static_cast<int>(i) != index) def.indexes[j++].keyspace = table->def.indexes[i].keyspace;
+  }
+  SQL_RETURN_IF_ERROR(ctx.catalog->ReplaceTable(def));
+  // Waits for transactions holding locks on the index (the engine's X table lock). The index
+  // is gone from the table already: a keyspace a timeout leaves is dropped at the next Open.
+  (void)ctx.catalog->DropKeyspaces({table->def.indexes[index].keyspace});
+  StatementResult result;
+  result.info = RecordsInfo(0, 0);
+  return result;
+}
+
+}  // namespace minnow::sql

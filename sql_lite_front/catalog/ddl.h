@@ -1,0 +1,40 @@
+#pragma once
+// DDL and the catalog's SHOW statements. The session commits its open transaction before
+// calling any of these (MySQL's implicit commit) and passes ctx.txn == nullptr; functions that
+// move rows (ALTER's copy, OPTIMIZE, CREATE INDEX's build) run their own transactions on
+// ctx.session->kv_session.
+//
+// CREATE TABLE: types, NOT NULL, DEFAULT, AUTO_INCREMENT (must be a key's first column: 1075),
+// PRIMARY KEY (1068 if twice), KEY/INDEX (1061 duplicate names, 1072 unknown column, 1170
+// TEXT/BLOB without a length), UNIQUE secondary keys give 1235 (not yet), ENGINE=InnoDB (MyISAM
+// is accepted and runs as InnoDB with warning 1266 until the table-locking engine lands;
+// others 1286), CHARSET/COLLATE/COMPRESSION ('lz4' or 'none')/MAX_ROWS/AUTO_INCREMENT/ROW_FORMAT
+// /COMMENT accepted.
+// ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table options)
+// and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY; INPLACE/INSTANT/DEFAULT also
+// copy): rows are read with share locks in the source's key order and written into new
+// keyspaces, then the catalog switches, then the old keyspaces are dropped. CREATE INDEX and
+// DROP INDEX add or drop one index keyspace without copying the table.
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/sql_engine.h"
+
+namespace minnow::sql {
+
+SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTableStmt& stmt);
+SqlResult<StatementResult> ExecuteDropTable(ExecContext& ctx, const DropTableStmt& stmt);
+SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateIndexStmt& stmt);
+SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStmt& stmt);
+SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt);
+SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt& stmt);
+// Table | Op | Msg_type | Msg_text, as MySQL prints OPTIMIZE on InnoDB ("Table does not support
+// optimize, doing recreate + analyze instead", then "OK").
+SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt);
+
+// SHOW TABLES, SHOW TABLE STATUS (Rows, Avg_row_length, Data_length, Index_length, Data_free,
+// Auto_increment, Create_time from live counts: Database::InspectKeyspace), SHOW CREATE TABLE,
+// SHOW COLUMNS / DESCRIBE, SHOW INDEX. These run in ctx.txn when there is one (may be null).
+SqlResult<StatementResult> ExecuteShowCatalog(ExecContext& ctx, const ShowStmt& stmt);
+
+}  // namespace minnow::sql

@@ -1,0 +1,165 @@
+// ALTER TABLE: the actions edit a draft of the table; the new definition is built by copy
+// (ALGORITHM=COPY, whatever ALGORITHM says: ddl.h).
+
+#include <algorithm>
+#include <string>
+
+#include "sql_lite_front/catalog/ddl.h"
+#include "sql_lite_front/catalog/ddl_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+int FindColumn(const TableDraft& d, std::string_view name) {
+  for (size_t i = 0; i < d.columns.size(); ++i)
+    if (EqualsNoCase(d.columns[i].def.name, name)) return static_cast<int>(i);
+  return -1;
+}
+
+SqlError CantDrop(std::string_view name) {
+  return SqlErr(kErCantDropFieldOrKey, "Can't DROP '", name, "'; check that column/key exists");
+}
+
+SqlError UnknownColumn(std::string_view name, std::string_view table) {
+  return SqlErr(kErBadField, "Unknown column '", name, "' in '", table, "'");
+}
+
+// Removes `name` from the keys; a key left without columns goes too (as MySQL does).
+void RemoveFromKeys(TableDraft* d, std::string_view name) {
+  auto drop = [&](std::vector<std::string>* cols) {
+    cols->erase(std::remove_if(cols->begin(), cols->end(),
+                               [&](const std::string& c) { return EqualsNoCase(c, name); }),
+                cols->end());
+  };
+  if (d->primary_key.has_value()) {
+    drop(&*d->primary_key);
+    if (d->primary_key->empty()) d->primary_key.reset();
+  }
+  for (TableDraft::Index& ix : d->indexes) drop(&ix.columns);
+  d->indexes.erase(std::remove_if(d->indexes.begin(), d->indexes.end(),
+                                  [](const TableDraft::Index& ix) { return ix.columns.empty(); }),
+                   d->indexes.end());
+}
+
+void RenameInKeys(TableDraft* d, std::string_view from, const std::string& to) {
+  auto rename = [&](std::vector<std::string>* cols) {
+    for (std::string& c : *cols)
+      if (EqualsNoCase(c, from)) c = to;
+  };
+  if (d->primary_key.has_value()) rename(&*d->primary_key);
+  for (TableDraft::Index& ix : d->indexes) rename(&ix.columns);
+}
+
+// Where FIRST / AFTER col puts a column: 1054 for an unknown AFTER column.
+SqlResult<size_t> Position(const TableDraft& d, const AlterAction& a, size_t otherwise) {
+  if (a.first) return size_t{0};
+  if (a.after.empty()) return otherwise;
+  int after = FindColumn(d, a.after);
+  if (after < 0) return UnknownColumn(a.after, d.name);
+  return static_cast<size_t>(after + 1);
+}
+
+// MODIFY / CHANGE: column `at` gets `spec`'s definition (and maybe a new place).
+SqlStatus Redefine(TableDraft* d, size_t at, const AlterAction& a) {
+  const ColumnSpec& spec = a.column;
+  if (spec.unique && !spec.primary_key) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'UNIQUE secondary keys'");
+  }
+  TableDraft::Column col = d->columns[at];
+  std::string old_name = col.def.name;
+  col.def = spec.def;
+  col.changed = true;
+  d->columns.erase(d->columns.begin() + static_cast<long>(at));
+  SQL_ASSIGN_OR_RETURN(size_t pos, Position(*d, a, at));
+  d->columns.insert(d->columns.begin() + static_cast<long>(std::min(pos, d->columns.size())),
+                    std::move(col));
+  if (!EqualsNoCase(old_name, spec.def.name) || old_name != spec.def.name) {
+    RenameInKeys(d, old_name, spec.def.name);
+  }
+  if (spec.primary_key) {
+    if (d->primary_key.has_value())
+      return SqlErr(kErMultiplePriKey, "Multiple primary key defined");
+    d->primary_key = std::vector<std::string>{spec.def.name};
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus Apply(TableDraft* d, const AlterAction& a, std::vector<SqlWarning>* warnings) {
+  switch (a.kind) {
+    case AlterAction::Kind::kAddColumn: {
+      SQL_ASSIGN_OR_RETURN(size_t pos, Position(*d, a, d->columns.size()));
+      return AddDraftColumn(d, a.column, pos);
+    }
+    case AlterAction::Kind::kDropColumn: {
+      int at = FindColumn(*d, a.name);
+      if (at < 0) return CantDrop(a.name);
+      d->columns.erase(d->columns.begin() + at);
+      RemoveFromKeys(d, a.name);
+      return SqlStatus::OK();
+    }
+    case AlterAction::Kind::kModifyColumn: {
+      int at = FindColumn(*d, a.column.def.name);
+      if (at < 0) return UnknownColumn(a.column.def.name, d->name);
+      return Redefine(d, static_cast<size_t>(at), a);
+    }
+    case AlterAction::Kind::kChangeColumn: {
+      int at = FindColumn(*d, a.name);
+      if (at < 0) return UnknownColumn(a.name, d->name);
+      return Redefine(d, static_cast<size_t>(at), a);
+    }
+    case AlterAction::Kind::kAddIndex:
+      return AddDraftIndex(d, a.index);
+    case AlterAction::Kind::kDropIndex: {
+      if (EqualsNoCase(a.name, "PRIMARY")) {
+        if (!d->primary_key.has_value()) return CantDrop(a.name);
+        d->primary_key.reset();
+        return SqlStatus::OK();
+      }
+      for (size_t i = 0; i < d->indexes.size(); ++i) {
+        if (EqualsNoCase(d->indexes[i].name, a.name)) {
+          d->indexes.erase(d->indexes.begin() + static_cast<long>(i));
+          return SqlStatus::OK();
+        }
+      }
+      return CantDrop(a.name);
+    }
+    case AlterAction::Kind::kDropPrimaryKey:
+      if (!d->primary_key.has_value()) return CantDrop("PRIMARY");
+      d->primary_key.reset();
+      return SqlStatus::OK();
+    case AlterAction::Kind::kTableOption:
+      return ApplyTableOption(d, a.option, warnings);
+  }
+  return SqlStatus::OK();
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
+  auto table = ctx.catalog->Find(stmt.table);
+  if (table == nullptr) return NoSuchTable(stmt.table);
+  StatementResult result;
+  TableDraft d = DraftOf(table->def);
+  for (const AlterAction& a : stmt.actions) SQL_RETURN_IF_ERROR(Apply(&d, a, &result.warnings));
+  SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
+  ColumnMapping mapping;
+  for (const TableDraft::Column& c : d.columns) {
+    mapping.source.push_back(c.source);
+    mapping.convert.push_back(c.changed);
+  }
+  NameKeyspaces(*ctx.catalog, &def);
+  SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, mapping, false));
+  if (d.auto_increment_set) {
+    if (auto t = ctx.catalog->Find(def.name); t != nullptr) {
+      std::lock_guard g(t->counters->latch);
+      // InnoDB: the counter moves up to AUTO_INCREMENT=, never below the rows' max + 1.
+      t->counters->next_auto_inc = std::max(t->counters->next_auto_inc, def.auto_increment_start);
+    }
+  }
+  result.affected_rows = rows;
+  result.info = RecordsInfo(rows, result.warnings.size());
+  return result;
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,91 @@
+#pragma once
+// What ddl.cc, ddl_alter.cc, ddl_draft.cc and ddl_copy.cc share.
+//
+// A DDL statement edits a TableDraft (columns, and keys by column *name*, so adding, dropping
+// and moving columns needs no renumbering), then FinishDraft checks it as MySQL would and makes
+// the TableDef. Statements that move rows hand the old table and the new definition to
+// CopyTable (ALTER, OPTIMIZE, TRUNCATE) or BuildIndex (CREATE INDEX).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
+#include "sql_lite_front/sql_engine.h"
+#include "sql_lite_front/catalog/table_catalog.h"
+
+namespace minnow::sql {
+
+struct TableDraft {
+  struct Column {
+    ColumnDef def;
+    int source = -1;       // the old table's column it copies (ALTER), or -1 for a new one
+    bool changed = false;  // a new definition (MODIFY/CHANGE): values are converted
+  };
+  struct Index {
+    std::string name;
+    std::vector<std::string> columns;
+  };
+  std::string name;
+  std::vector<Column> columns;
+  std::optional<std::vector<std::string>> primary_key;  // column names; nullopt: none
+  std::vector<Index> indexes;
+  TableDef options;  // engine, charset, collation, compression, max_rows, auto_increment_start
+  bool auto_increment_set = false;  // AUTO_INCREMENT= was given in this statement
+};
+
+// A draft of the table `def` as it is (for ALTER).
+TableDraft DraftOf(const TableDef& def);
+
+// Adds a column (its inline PRIMARY KEY too: 1068 if the draft has one; inline UNIQUE: 1235).
+// `position`: where it goes (columns.size() for the end).
+SqlStatus AddDraftColumn(TableDraft* d, const ColumnSpec& spec, size_t position);
+// Adds PRIMARY KEY / KEY / INDEX (1068, 1235 for UNIQUE, 1061 duplicate name; an unnamed
+// index is named after its first column, then "_2", "_3", ... as MySQL does).
+SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec);
+// A table option (ENGINE=, CHARSET=, COMPRESSION=, ...): 1286 for an unknown engine; MyISAM
+// adds warning 1266.
+SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::string>& option,
+                           std::vector<SqlWarning>* warnings);
+// Checks the draft (1060, 1072, 1170, 1075, 1063, 1067, 1071, 1059, 1166, 1070) and makes the
+// definition, without keyspaces.
+SqlResult<TableDef> FinishDraft(const TableDraft& d);
+
+// Names def's keyspaces afresh ("<table>", "<table>.<index>", or with "$<n>" when taken).
+void NameKeyspaces(const TableCatalog& catalog, TableDef* def);
+// A fresh keyspace name for index `index_name` of the table whose clustered keyspace is
+// `table_keyspace` (characters a keyspace name cannot hold become '_'), not in `taken`.
+std::string IndexKeyspaceName(const TableCatalog& catalog, const std::string& table_keyspace,
+                              const std::string& index_name, const std::vector<std::string>& taken);
+
+// The column positions of the new table that copy the old one's, and how (from a draft).
+struct ColumnMapping {
+  std::vector<int> source;    // per new column: old position, or -1
+  std::vector<bool> convert;  // per new column: CoerceToColumn the value
+};
+
+// Rebuilds `old` as `def` (fresh keyspaces, already named) by copy: reads every row with share
+// locks in key order (none when `truncate`), converts them, bulk-loads the new keyspaces,
+// switches the catalog before the copy commits, then drops the old keyspaces. On an error the
+// old table is untouched and nothing new is left. Returns the rows copied.
+SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const TableDef& def,
+                              const ColumnMapping& mapping, bool truncate);
+
+// Builds the index def.indexes[index] (its keyspace named, not created) of the table `old`
+// from its rows, and switches the catalog to `def`.
+SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def, size_t index);
+
+// The transaction options of DDL's own transactions (the session's lock wait timeout).
+TransactionOptions DdlTransactionOptions(const ExecContext& ctx);
+
+// 1146 "Table 'test.x' doesn't exist".
+SqlError NoSuchTable(std::string_view name);
+
+// "Records: N  Duplicates: 0  Warnings: W"
+std::string RecordsInfo(uint64_t records, size_t warnings);
+
+}  // namespace minnow::sql

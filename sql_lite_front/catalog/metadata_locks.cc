@@ -1,0 +1,77 @@
+// Which metadata locks a statement takes (metadata_locks.h).
+
+#include "sql_lite_front/catalog/metadata_locks.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
+#include "sql_lite_front/catalog/table_catalog.h"
+
+namespace minnow::sql {
+namespace {
+
+// A base table of the schema (a system table or another schema's name takes no lock: the
+// statement fails with 1146 or reads live structures).
+void AddTable(const TableName& t, std::vector<std::string>* names) {
+  if (!t.schema.empty() && !EqualsNoCase(t.schema, kSchemaName)) return;
+  names->push_back(MetadataLockName(t.name));
+}
+
+void AddSelect(const SelectStmt& s, std::vector<std::string>* names) {
+  if (s.from.has_value()) AddTable(*s.from, names);
+}
+
+// Shared locks of a DML statement or a read; exclusive ones of DDL.
+struct Collector {
+  MetadataLockRequest* out;
+  void operator()(const SelectStmt& s) const { AddSelect(s, &out->names); }
+  void operator()(const InsertStmt& s) const {
+    AddTable(s.table, &out->names);
+    if (s.select != nullptr) AddSelect(*s.select, &out->names);
+  }
+  void operator()(const UpdateStmt& s) const { AddTable(s.table, &out->names); }
+  void operator()(const DeleteStmt& s) const { AddTable(s.table, &out->names); }
+  void operator()(const std::unique_ptr<ExplainStmt>& s) const {
+    if (s != nullptr) std::visit(*this, s->statement);
+    out->exclusive = false;  // EXPLAIN only reads definitions
+  }
+  void operator()(const LockTablesStmt& s) const {
+    for (const auto& item : s.items) out->names.push_back(MetadataLockName(item.table));
+  }
+  void Exclusive(std::string_view table) const {
+    out->exclusive = true;
+    out->names.push_back(MetadataLockName(table));
+  }
+  void operator()(const CreateTableStmt& s) const { Exclusive(s.name); }
+  void operator()(const DropTableStmt& s) const {
+    for (const std::string& n : s.names) Exclusive(n);
+  }
+  void operator()(const CreateIndexStmt& s) const { Exclusive(s.table); }
+  void operator()(const DropIndexStmt& s) const { Exclusive(s.table); }
+  void operator()(const AlterTableStmt& s) const { Exclusive(s.table); }
+  void operator()(const TruncateStmt& s) const { Exclusive(s.table); }
+  void operator()(const OptimizeTableStmt& s) const {
+    for (const std::string& n : s.tables) Exclusive(n);
+  }
+  // Statements that use no table.
+  template <typename Other>
+  void operator()(const Other&) const {}
+};
+
+}  // namespace
+
+std::string MetadataLockName(std::string_view table) {
+  return std::string(kSchemaName) + "." + ToLowerAscii(table);
+}
+
+MetadataLockRequest MetadataLocksFor(const Statement& stmt) {
+  MetadataLockRequest r;
+  std::visit(Collector{&r}, stmt);
+  // One order for every statement, so that two multi-table DDL statements cannot deadlock.
+  std::sort(r.names.begin(), r.names.end());
+  r.names.erase(std::unique(r.names.begin(), r.names.end()), r.names.end());
+  return r;
+}
+
+}  // namespace minnow::sql

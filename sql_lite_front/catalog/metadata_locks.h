@@ -1,0 +1,31 @@
+#pragma once
+// Which metadata locks (Transaction::LockMetadata) a statement takes, as MySQL's MDL:
+//   SELECT, INSERT [... SELECT], UPDATE, DELETE, EXPLAIN of them: shared, on each base table
+//     they name, held until the transaction ends (autocommit: the statement's end);
+//   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE: exclusive, on each table
+//     they name, for the whole statement (DDL's own transactions take none);
+//   LOCK TABLES: shared on each table, until UNLOCK TABLES.
+// The session takes them before the statement reads a definition from the catalog, so a
+// statement that waited for DDL sees the new definition and keyspaces. performance_schema and
+// information_schema tables, SHOW and SET take none.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+
+namespace minnow::sql {
+
+struct MetadataLockRequest {
+  std::vector<std::string> names;  // MetadataLockName()s, sorted, no duplicates
+  bool exclusive = false;
+};
+
+// "test.<table, lower-cased>": table names compare without case, as the catalog's do.
+std::string MetadataLockName(std::string_view table);
+
+// The statement's metadata locks (none for statements that use no table).
+MetadataLockRequest MetadataLocksFor(const Statement& stmt);
+
+}  // namespace minnow::sql

@@ -1,0 +1,338 @@
+// Rows <-> keyspace records: memcomparable keys and the compact row value (row_codec.h).
+
+#include "sql_lite_front/catalog/row_codec.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace minnow::sql {
+namespace {
+
+SqlError Malformed(std::string_view what) {
+  return SqlErr(kErUnknownError, "Malformed record: ", what);
+}
+
+// Bytes an integer column takes in keys and values.
+size_t IntWidth(ColumnType t) {
+  switch (t) {
+    case ColumnType::kTinyInt:
+      return 1;
+    case ColumnType::kSmallInt:
+      return 2;
+    case ColumnType::kMediumInt:
+      return 3;
+    case ColumnType::kInt:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+// Two's-complement `w`-byte value sign- or zero-extended to 64 bits.
+int64_t Extend(uint64_t raw, size_t w, bool is_signed) {
+  if (w == 8) return static_cast<int64_t>(raw);
+  if (is_signed && ((raw >> (8 * w - 1)) & 1) != 0) raw |= ~uint64_t{0} << (8 * w);
+  return static_cast<int64_t>(raw);
+}
+
+uint64_t DoubleKeyBits(double d) {
+  if (d == 0) d = 0;  // -0 and 0 are one value in SQL, and one key
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  // Negative: all bits flipped (bigger magnitude sorts first); positive: the sign bit set.
+  return (bits & (uint64_t{1} << 63)) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+}
+
+double DoubleFromKeyBits(uint64_t k) {
+  uint64_t bits = (k & (uint64_t{1} << 63)) != 0 ? k & ~(uint64_t{1} << 63) : ~k;
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+
+void AppendBE(uint64_t v, size_t w, std::string* out) {
+  for (size_t i = w; i-- > 0;) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t LoadBE(std::string_view s, size_t pos, size_t w) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < w; ++i) v = (v << 8) | static_cast<uint8_t>(s[pos + i]);
+  return v;
+}
+
+void AppendEscaped(std::string_view s, std::string* out) {
+  for (char c : s) {
+    out->push_back(c);
+    if (c == '\0') out->push_back(static_cast<char>(0xff));
+  }
+}
+
+void AppendLE(uint64_t v, size_t w, std::string* out) {
+  for (size_t i = 0; i < w; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t LoadLE(std::string_view s, size_t pos, size_t w) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < w; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(s[pos + i])) << (8 * i);
+  return v;
+}
+
+void AppendVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
+  uint64_t r = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= s.size()) return false;
+    auto b = static_cast<uint8_t>(s[(*pos)++]);
+    r |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool InPrimaryKey(const TableDef& def, uint32_t col) { return def.IsPrimaryKeyColumn(col); }
+
+bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
+  for (uint32_t x : cols)
+    if (x == c) return true;
+  return false;
+}
+
+}  // namespace
+
+void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
+  if (col.nullable) {
+    if (v.is_null()) {
+      out->push_back('\0');
+      return;
+    }
+    out->push_back('\1');
+  }
+  if (IsIntegerType(col.type)) {
+    size_t w = IntWidth(col.type);
+    auto raw = static_cast<uint64_t>(v.ToInt());
+    if (!col.is_unsigned) raw ^= uint64_t{1} << (8 * w - 1);  // flip the sign bit
+    AppendBE(raw, w, out);
+  } else if (col.type == ColumnType::kDouble) {
+    AppendBE(DoubleKeyBits(v.ToDouble()), 8, out);
+  } else {
+    if (v.is_string()) {
+      AppendEscaped(v.as_string(), out);
+    } else {
+      AppendEscaped(v.ToString(), out);
+    }
+    out->push_back('\0');
+    out->push_back('\0');
+  }
+}
+
+void AppendKeyPrefix(const ColumnDef& col, std::string_view prefix, std::string* out) {
+  if (col.nullable) out->push_back('\1');
+  AppendEscaped(prefix, out);
+}
+
+void AppendRowId(uint64_t row_id, std::string* out) { AppendBE(row_id, kRowIdBytes, out); }
+
+std::string EncodePrimaryKey(const TableDef& def, const Row& row) {
+  std::string key;
+  for (uint32_t c : def.primary_key) AppendKeyColumn(def.columns[c], row[c], &key);
+  return key;
+}
+
+std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
+                           std::string_view clustered_key) {
+  std::string key;
+  for (uint32_t c : index.columns) AppendKeyColumn(def.columns[c], row[c], &key);
+  if (def.has_hidden_primary_key()) {
+    key.append(clustered_key);
+  } else {
+    for (uint32_t c : def.primary_key)
+      if (!Contains(index.columns, c)) AppendKeyColumn(def.columns[c], row[c], &key);
+  }
+  return key;
+}
+
+void EncodeRowValue(const TableDef& def, const Row& row, std::string* out) {
+  // Null bitmap over the nullable non-PK columns.
+  size_t nullable = 0;
+  for (uint32_t c = 0; c < def.columns.size(); ++c)
+    if (!InPrimaryKey(def, c) && def.columns[c].nullable) ++nullable;
+  size_t bitmap_at = out->size();
+  out->append((nullable + 7) / 8, '\0');
+  size_t bit = 0;
+  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+    if (InPrimaryKey(def, c) || !def.columns[c].nullable) continue;
+    if (row[c].is_null()) (*out)[bitmap_at + bit / 8] |= static_cast<char>(1 << (bit % 8));
+    ++bit;
+  }
+  // Lengths of the non-NULL strings, then the data.
+  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+    if (InPrimaryKey(def, c) || row[c].is_null() || !IsStringType(def.columns[c].type)) continue;
+    AppendVarint(row[c].is_string() ? row[c].as_string().size() : row[c].ToString().size(), out);
+  }
+  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+    if (InPrimaryKey(def, c) || row[c].is_null()) continue;
+    const ColumnDef& col = def.columns[c];
+    const Value& v = row[c];
+    if (IsIntegerType(col.type)) {
+      AppendLE(static_cast<uint64_t>(v.ToInt()), IntWidth(col.type), out);
+    } else if (col.type == ColumnType::kDouble) {
+      double d = v.ToDouble();
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      AppendLE(bits, 8, out);
+    } else {
+      out->append(v.is_string() ? v.as_string() : v.ToString());
+    }
+  }
+}
+
+SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, size_t* pos) {
+  size_t p = *pos;
+  if (col.nullable) {
+    if (p >= key.size()) return Malformed("key ends at a null flag");
+    char flag = key[p++];
+    if (flag == '\0') {
+      *pos = p;
+      return Value::Null();
+    }
+    if (flag != '\1') return Malformed("bad null flag in key");
+  }
+  if (IsIntegerType(col.type)) {
+    size_t w = IntWidth(col.type);
+    if (key.size() - p < w) return Malformed("key ends inside an integer");
+    uint64_t raw = LoadBE(key, p, w);
+    if (!col.is_unsigned) raw ^= uint64_t{1} << (8 * w - 1);
+    *pos = p + w;
+    return Value::Int(Extend(raw, w, !col.is_unsigned));
+  }
+  if (col.type == ColumnType::kDouble) {
+    if (key.size() - p < 8) return Malformed("key ends inside a double");
+    *pos = p + 8;
+    return Value::Double(DoubleFromKeyBits(LoadBE(key, p, 8)));
+  }
+  std::string s;
+  for (;;) {
+    if (p >= key.size()) return Malformed("key ends inside a string");
+    char c = key[p++];
+    if (c != '\0') {
+      s.push_back(c);
+      continue;
+    }
+    if (p >= key.size()) return Malformed("key ends inside a string");
+    char next = key[p++];
+    if (next == '\0') break;  // the terminator
+    if (next != static_cast<char>(0xff)) return Malformed("bad escape in key string");
+    s.push_back('\0');
+  }
+  *pos = p;
+  return Value::String(std::move(s));
+}
+
+SqlStatus DecodePrimaryKey(const TableDef& def, std::string_view key, Row* row, uint64_t* row_id) {
+  if (row->size() < def.columns.size()) row->resize(def.columns.size());
+  if (def.has_hidden_primary_key()) {
+    if (key.size() != kRowIdBytes) return Malformed("bad DB_ROW_ID key");
+    if (row_id != nullptr) *row_id = LoadBE(key, 0, kRowIdBytes);
+    return SqlStatus::OK();
+  }
+  size_t pos = 0;
+  for (uint32_t c : def.primary_key) {
+    SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
+  }
+  if (pos != key.size()) return Malformed("trailing bytes in primary key");
+  return SqlStatus::OK();
+}
+
+SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row) {
+  const size_t ncols = def.columns.size();
+  if (row->size() < ncols) row->resize(ncols);
+  size_t nullable = 0;
+  for (uint32_t c = 0; c < ncols; ++c)
+    if (!InPrimaryKey(def, c) && def.columns[c].nullable) ++nullable;
+  size_t pos = (nullable + 7) / 8;
+  if (value.size() < pos) return Malformed("row value shorter than its null bitmap");
+  // Which columns are NULL.
+  std::vector<bool> is_null(ncols, false);
+  size_t bit = 0;
+  for (uint32_t c = 0; c < ncols; ++c) {
+    if (InPrimaryKey(def, c) || !def.columns[c].nullable) continue;
+    is_null[c] = (static_cast<uint8_t>(value[bit / 8]) >> (bit % 8)) & 1;
+    ++bit;
+  }
+  if (bit % 8 != 0 && (static_cast<uint8_t>(value[bit / 8]) >> (bit % 8)) != 0) {
+    return Malformed("stray bits in the null bitmap");
+  }
+  // String lengths.
+  std::vector<uint64_t> lengths;
+  for (uint32_t c = 0; c < ncols; ++c) {
+    if (InPrimaryKey(def, c) || is_null[c] || !IsStringType(def.columns[c].type)) continue;
+    uint64_t n;
+    if (!ReadVarint(value, &pos, &n)) return Malformed("row value ends inside a length");
+    lengths.push_back(n);
+  }
+  size_t next_length = 0;
+  for (uint32_t c = 0; c < ncols; ++c) {
+    if (InPrimaryKey(def, c)) continue;
+    if (is_null[c]) {
+      (*row)[c] = Value::Null();
+      continue;
+    }
+    const ColumnDef& col = def.columns[c];
+    if (IsIntegerType(col.type)) {
+      size_t w = IntWidth(col.type);
+      if (value.size() - pos < w) return Malformed("row value ends inside an integer");
+      (*row)[c] = Value::Int(Extend(LoadLE(value, pos, w), w, !col.is_unsigned));
+      pos += w;
+    } else if (col.type == ColumnType::kDouble) {
+      if (value.size() - pos < 8) return Malformed("row value ends inside a double");
+      uint64_t bits = LoadLE(value, pos, 8);
+      double d;
+      std::memcpy(&d, &bits, 8);
+      (*row)[c] = Value::Double(d);
+      pos += 8;
+    } else {
+      uint64_t n = lengths[next_length++];
+      if (value.size() - pos < n) return Malformed("row value ends inside a string");
+      (*row)[c] = Value::String(std::string(value.substr(pos, n)));
+      pos += n;
+    }
+  }
+  if (pos != value.size()) return Malformed("trailing bytes in row value");
+  return SqlStatus::OK();
+}
+
+SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key, Row* row,
+                         std::string* clustered_key) {
+  if (row->size() < def.columns.size()) row->resize(def.columns.size());
+  size_t pos = 0;
+  for (uint32_t c : index.columns) {
+    SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
+  }
+  if (def.has_hidden_primary_key()) {
+    if (key.size() - pos != kRowIdBytes) return Malformed("bad DB_ROW_ID in index key");
+    clustered_key->assign(key.substr(pos));
+    return SqlStatus::OK();
+  }
+  for (uint32_t c : def.primary_key) {
+    if (Contains(index.columns, c)) continue;
+    SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
+  }
+  if (pos != key.size()) return Malformed("trailing bytes in index key");
+  clustered_key->clear();
+  for (uint32_t c : def.primary_key) AppendKeyColumn(def.columns[c], (*row)[c], clustered_key);
+  return SqlStatus::OK();
+}
+
+}  // namespace minnow::sql

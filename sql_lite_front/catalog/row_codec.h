@@ -1,0 +1,72 @@
+#pragma once
+// How rows become keyspace records (keys and values) and back.
+//
+// Key encoding (memcomparable: byte order = SQL order, so B+tree ranges are SQL ranges), one
+// column after another:
+//   - a nullable column starts with 0x00 for NULL (and nothing follows) or 0x01;
+//   - integers: big-endian in the type's width (TINYINT 1, SMALLINT 2, MEDIUMINT 3, INT 4,
+//     BIGINT 8 bytes), the sign bit flipped for signed types;
+//   - DOUBLE: 8 bytes, IEEE bits with the sign bit flipped (all bits for negatives);
+//   - strings: the bytes with 0x00 written as 0x00 0xFF, then the terminator 0x00 0x00 (so a
+//     string's escaped bytes without the terminator are a prefix of every longer string that
+//     starts with it: `LIKE 'p%'` is the key range starting with AppendKeyPrefix(col, "p")).
+//   - the hidden DB_ROW_ID: 6 bytes big-endian.
+// Clustered key = primary key columns (or DB_ROW_ID). Secondary key = index columns, then the
+// primary key columns not already among them (InnoDB appends the missing PK columns too), or
+// DB_ROW_ID.
+//
+// Row value (the compact format, as InnoDB's COMPACT): the columns not in the primary key, in
+// table order:
+//   null bitmap     ceil(nullable non-PK columns / 8) bytes, bit i = the i-th nullable one
+//   lengths         for each non-NULL string column: its length as a varint (1 byte < 128)
+//   data            each non-NULL column: integers in their width (little-endian), doubles
+//                   8 bytes, strings their bytes
+// So W1's row (j varchar(255), 32 bytes) is 1 + 1 + 32 = 34 bytes of value.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+using Row = std::vector<Value>;  // one Value per TableDef column, in table order
+
+inline constexpr size_t kRowIdBytes = 6;
+
+// Appends `v`'s key encoding for column `col`. REQUIRES: v already coerced to the column
+// (CoerceToColumn), or NULL.
+void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out);
+// Appends the start of the key encoding of strings beginning with `prefix` (null flag and
+// escaped bytes, no terminator). REQUIRES: IsStringType(col.type).
+void AppendKeyPrefix(const ColumnDef& col, std::string_view prefix, std::string* out);
+void AppendRowId(uint64_t row_id, std::string* out);
+
+// The clustered key of `row`. REQUIRES: !def.has_hidden_primary_key().
+std::string EncodePrimaryKey(const TableDef& def, const Row& row);
+// The secondary key of `row` in `index`; `clustered_key` is the row's clustered key (its
+// primary key or DB_ROW_ID encoding), whose columns are appended as the format says.
+std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
+                           std::string_view clustered_key);
+// The compact value of `row`'s non-primary-key columns.
+void EncodeRowValue(const TableDef& def, const Row& row, std::string* out);
+
+// Fills the primary key columns of `*row` (sized to def.columns) from a clustered key; for a
+// hidden primary key sets *row_id instead (may be null otherwise). 1105 on malformed bytes.
+SqlStatus DecodePrimaryKey(const TableDef& def, std::string_view key, Row* row,
+                           uint64_t* row_id = nullptr);
+// Fills the non-primary-key columns of `*row` from a compact value.
+SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row);
+// Fills the index's columns and the primary key columns of `*row` from a secondary key, and
+// returns in *clustered_key the clustered key it names (for the lookup of the whole row).
+SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key, Row* row,
+                         std::string* clustered_key);
+
+// Decodes one key column at *pos (advancing it). 1105 on malformed bytes.
+SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, size_t* pos);
+
+}  // namespace minnow::sql

@@ -1,0 +1,418 @@
+// The SQL catalog: table definitions in the "$sql_tables" keyspace, open tables in memory.
+
+#include "sql_lite_front/catalog/table_catalog.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/catalog/row_codec.h"
+
+namespace minnow::sql {
+namespace {
+
+constexpr size_t kMaxKeyspaceName = 64;
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$';
+}
+
+bool IsTableName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), IsNameChar);
+}
+
+SqlError Internal(const Status& st) { return FromStatus(st); }
+
+// Intent records' keys: '#' cannot start a table name, so they never meet a table's record.
+constexpr char kIntentPrefix = '#';
+std::string IntentKey(std::string_view keyspace) { return kIntentPrefix + std::string(keyspace); }
+
+Status PutIntents(Transaction* txn, const Keyspace& catalog,
+                  const std::vector<std::string>& names) {
+  for (const std::string& n : names) RETURN_IF_ERROR(txn->Put(catalog, IntentKey(n), ""));
+  return Status::OK();
+}
+
+Status EraseIntents(Transaction* txn, const Keyspace& catalog,
+                    const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    Status st = txn->Erase(catalog, IntentKey(n));
+    if (!st.ok() && !st.IsNotFound()) return st;
+  }
+  return Status::OK();
+}
+
+// The names in `a` that are not in `b`.
+std::vector<std::string> Minus(const std::vector<std::string>& a,
+                               const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  for (const std::string& n : a)
+    if (std::find(b.begin(), b.end(), n) == b.end()) out.push_back(n);
+  return out;
+}
+
+// Reads the largest value of `col` (the first column of `ks`'s keys) by seeking to the last
+// key; NULL keys sort first, so a NULL last key means no value. Sets *found.
+SqlResult<int64_t> LastKeyColumn(Transaction* txn, const Keyspace& ks, const ColumnDef& col,
+                                 bool* found) {
+  *found = false;
+  auto it = txn->NewIterator(ks);
+  if (!it.ok()) return Internal(it.status());
+  Status st = (*it)->SeekToLast();
+  if (!st.ok()) return Internal(st);
+  if (!(*it)->Valid()) return int64_t{0};
+  size_t pos = 0;
+  SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(col, (*it)->key(), &pos));
+  if (v.is_null()) return int64_t{0};
+  *found = true;
+  return v.ToInt();
+}
+
+// Sets the counters of `table` from its data: next_auto_inc = max(auto column) + 1 (or the
+// AUTO_INCREMENT= start if bigger), next_row_id = last DB_ROW_ID + 1.
+SqlStatus LoadCounters(Database* db, OpenTable* table) {
+  const TableDef& def = table->def;
+  auto session = db->NewSession();
+  if (!session.ok()) return Internal(session.status());
+  auto txn = (*session)->Begin();
+  if (!txn.ok()) return Internal(txn.status());
+  TableCounters& counters = *table->counters;
+  counters.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
+  counters.next_row_id = 1;
+  if (def.has_hidden_primary_key()) {
+    auto it = (*txn)->NewIterator(table->clustered);
+    if (!it.ok()) return Internal(it.status());
+    Status st = (*it)->SeekToLast();
+    if (!st.ok()) return Internal(st);
+    if ((*it)->Valid()) {
+      Row row(def.columns.size());
+      uint64_t row_id = 0;
+      SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row, &row_id));
+      counters.next_row_id = row_id + 1;
+    }
+  }
+  int auto_col = def.AutoIncrementColumn();
+  if (auto_col >= 0) {
+    const ColumnDef& col = def.columns[auto_col];
+    bool found = false;
+    int64_t max = 0;
+    if (!def.primary_key.empty() && def.primary_key[0] == static_cast<uint32_t>(auto_col)) {
+      SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn->get(), table->clustered, col, &found));
+    } else {
+      int index = -1;
+      for (size_t i = 0; i < def.indexes.size(); ++i)
+        if (def.indexes[i].columns[0] == static_cast<uint32_t>(auto_col))
+          index = static_cast<int>(i);
+      if (index >= 0) {
+        SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn->get(), table->indexes[index], col, &found));
+      } else {
+        // No key starts with it (a table from before such a check): read every row.
+        auto it = (*txn)->NewIterator(table->clustered);
+        if (!it.ok()) return Internal(it.status());
+        Status st = (*it)->SeekToFirst();
+        Row row(def.columns.size());
+        while (st.ok() && (*it)->Valid()) {
+          auto value = (*it)->value();
+          if (!value.ok()) return Internal(value.status());
+          SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row));
+          SQL_RETURN_IF_ERROR(DecodeRowValue(def, *value, &row));
+          if (!row[auto_col].is_null() && (!found || row[auto_col].ToInt() > max)) {
+            max = row[auto_col].ToInt();
+            found = true;
+          }
+          st = (*it)->Next();
+        }
+        if (!st.ok()) return Internal(st);
+      }
+    }
+    if (found && max >= 0) {
+      counters.next_auto_inc =
+          std::max<uint64_t>(counters.next_auto_inc, static_cast<uint64_t>(max) + 1);
+    }
+  }
+  Status st = (*txn)->Commit();
+  if (!st.ok()) return Internal(st);
+  return SqlStatus::OK();
+}
+
+std::vector<std::string> KeyspacesOf(const TableDef& def) {
+  std::vector<std::string> names = {def.keyspace};
+  for (const IndexDef& ix : def.indexes) names.push_back(ix.keyspace);
+  return names;
+}
+
+}  // namespace
+
+SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
+  std::unique_ptr<TableCatalog> catalog(new TableCatalog(db));
+  Status st = db->CreateKeyspace(kCatalogKeyspace);
+  if (!st.ok() && st.code() != Code::kDuplicateKey) return Internal(st);
+  auto ks = db->OpenKeyspace(kCatalogKeyspace);
+  if (!ks.ok()) return Internal(ks.status());
+  catalog->catalog_ks_ = *ks;
+
+  // Every record: table definitions, and intents ("#<keyspace>").
+  std::vector<TableDef> defs;
+  std::vector<std::string> intents;
+  {
+    auto session = db->NewSession();
+    if (!session.ok()) return Internal(session.status());
+    auto txn = (*session)->Begin();
+    if (!txn.ok()) return Internal(txn.status());
+    auto it = (*txn)->NewIterator(catalog->catalog_ks_);
+    if (!it.ok()) return Internal(it.status());
+    for (st = (*it)->SeekToFirst(); st.ok() && (*it)->Valid(); st = (*it)->Next()) {
+      std::string_view key = (*it)->key();
+      if (!key.empty() && key[0] == kIntentPrefix) {
+        intents.emplace_back(key.substr(1));
+        continue;
+      }
+      auto value = (*it)->value();
+      if (!value.ok()) return Internal(value.status());
+      SQL_ASSIGN_OR_RETURN(TableDef def, ParseTableDef(*value));
+      defs.push_back(std::move(def));
+    }
+    if (!st.ok()) return Internal(st);
+    st = (*txn)->Commit();
+    if (!st.ok()) return Internal(st);
+  }
+
+  // Orphans: journaled keyspaces no table names (what a crash between a DDL's steps left).
+  if (!intents.empty()) {
+    std::set<std::string> named;
+    for (const TableDef& def : defs)
+      for (std::string& n : KeyspacesOf(def)) named.insert(std::move(n));
+    std::vector<std::string> orphans;
+    for (const std::string& n : intents)
+      if (named.count(n) == 0) orphans.push_back(n);
+    for (const std::string& n : orphans) {
+      st = db->DropKeyspace(n);
+      if (!st.ok() && !st.IsNotFound()) return Internal(st);
+    }
+    SQL_RETURN_IF_ERROR(catalog->Change(nullptr, [&](Transaction* txn) {
+      for (const std::string& n : intents) {
+        Status est = txn->Erase(catalog->catalog_ks_, IntentKey(n));
+        if (!est.ok() && !est.IsNotFound()) return est;
+      }
+      return Status::OK();
+    }));
+  }
+
+  for (const TableDef& def : defs) {
+    SQL_ASSIGN_OR_RETURN(std::shared_ptr<OpenTable> table, catalog->OpenHandles(def));
+    table->counters = std::make_shared<TableCounters>();
+    SQL_RETURN_IF_ERROR(LoadCounters(db, table.get()));
+    catalog->tables_.push_back(std::move(table));
+  }
+  return catalog;
+}
+
+SqlResult<std::shared_ptr<OpenTable>> TableCatalog::OpenHandles(const TableDef& def) {
+  auto table = std::make_shared<OpenTable>();
+  table->def = def;
+  auto ks = db_->OpenKeyspace(def.keyspace);
+  if (!ks.ok()) {
+    return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", def.keyspace,
+                  "': ", ks.status().ToString());
+  }
+  table->clustered = *ks;
+  for (const IndexDef& ix : def.indexes) {
+    auto iks = db_->OpenKeyspace(ix.keyspace);
+    if (!iks.ok()) {
+      return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", ix.keyspace,
+                    "': ", iks.status().ToString());
+    }
+    table->indexes.push_back(*iks);
+  }
+  return table;
+}
+
+std::shared_ptr<const OpenTable> TableCatalog::Find(std::string_view name) const {
+  std::string key = ToLowerAscii(name);
+  std::lock_guard g(latch_);
+  for (const auto& t : tables_)
+    if (ToLowerAscii(t->def.name) == key) return t;
+  return nullptr;
+}
+
+std::vector<std::string> TableCatalog::TableNames() const {
+  std::vector<std::string> names;
+  {
+    std::lock_guard g(latch_);
+    for (const auto& t : tables_) names.push_back(t->def.name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+SqlStatus TableCatalog::Change(Transaction* txn,
+                               const std::function<Status(Transaction*)>& change) {
+  if (txn != nullptr) {
+    Status st = change(txn);
+    return st.ok() ? SqlStatus::OK() : SqlStatus(Internal(st));
+  }
+  auto session = db_->NewSession();
+  if (!session.ok()) return Internal(session.status());
+  auto own = (*session)->Begin();
+  if (!own.ok()) return Internal(own.status());
+  Status st = change(own->get());
+  if (st.ok()) st = (*own)->Commit();
+  return st.ok() ? SqlStatus::OK() : SqlStatus(Internal(st));
+}
+
+SqlStatus TableCatalog::CreateKeyspaces(const std::vector<std::string>& names,
+                                        const KeyspaceOptions& options,
+                                        std::string_view table_keyspace) {
+  SQL_RETURN_IF_ERROR(
+      Change(nullptr, [&](Transaction* txn) { return PutIntents(txn, catalog_ks_, names); }));
+  KeyspaceOptions index_options = options;
+  index_options.secondary_of = std::string(table_keyspace);
+  for (size_t i = 0; i < names.size(); ++i) {
+    Status st = db_->CreateKeyspace(names[i], names[i] == table_keyspace ? options : index_options);
+    if (!st.ok()) {
+      std::vector<std::string> created(names.begin(), names.begin() + static_cast<long>(i));
+      (void)DropKeyspaces(created);
+      (void)Change(nullptr,
+                   [&](Transaction* txn) { return EraseIntents(txn, catalog_ks_, names); });
+      return Internal(st);
+    }
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus TableCatalog::CreateTable(const TableDef& def) {
+  if (!IsTableName(def.name))
+    return SqlErr(kErWrongTableName, "Incorrect table name '", def.name, "'");
+  std::lock_guard ddl(ddl_latch_);
+  if (Find(def.name) != nullptr)
+    return SqlErr(kErTableExists, "Table '", def.name, "' already exists");
+  KeyspaceOptions options;
+  options.compression = def.compression;
+  const std::vector<std::string> names = KeyspacesOf(def);
+  SQL_RETURN_IF_ERROR(CreateKeyspaces(names, options, def.keyspace));
+  auto table = OpenHandles(def);
+  SqlStatus st = table.status();
+  if (st.ok()) {
+    (*table)->counters = std::make_shared<TableCounters>();
+    (*table)->counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
+    st = Change(nullptr, [&](Transaction* txn) {
+      RETURN_IF_ERROR(txn->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
+      return EraseIntents(txn, catalog_ks_, names);
+    });
+  }
+  if (!st.ok()) {
+    (void)DropKeyspaces(names);
+    return st;
+  }
+  std::lock_guard g(latch_);
+  tables_.push_back(std::move(*table));
+  return SqlStatus::OK();
+}
+
+SqlStatus TableCatalog::DropTable(std::string_view name) {
+  std::shared_ptr<const OpenTable> table = Find(name);
+  if (table == nullptr) {
+    return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
+  }
+  // Take the X table locks first, so a lock wait times out (1205) before anything changed;
+  // then remove the record in the same transaction.
+  auto session = db_->NewSession();
+  if (!session.ok()) return Internal(session.status());
+  auto txn = (*session)->Begin();
+  if (!txn.ok()) return Internal(txn.status());
+  Status st = (*txn)->LockTable(table->clustered, LockMode::kExclusive);
+  for (size_t i = 0; st.ok() && i < table->indexes.size(); ++i)
+    st = (*txn)->LockTable(table->indexes[i], LockMode::kExclusive);
+  if (!st.ok()) return Internal(st);
+  {
+    std::lock_guard ddl(ddl_latch_);
+    if (Find(name) != table) {  // replaced or dropped meanwhile
+      return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
+    }
+    st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
+    if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, KeyspacesOf(table->def));
+    if (st.ok()) st = (*txn)->Commit();
+    if (!st.ok()) return Internal(st);
+    std::lock_guard g(latch_);
+    tables_.erase(std::find(tables_.begin(), tables_.end(), table));
+  }
+  return DropKeyspaces(KeyspacesOf(table->def));
+}
+
+SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
+  std::lock_guard ddl(ddl_latch_);
+  std::shared_ptr<const OpenTable> old = Find(def.name);
+  if (old == nullptr)
+    return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", def.name, "' doesn't exist");
+  SQL_ASSIGN_OR_RETURN(std::shared_ptr<OpenTable> table, OpenHandles(def));
+  table->counters = old->counters;
+  const std::vector<std::string> now = KeyspacesOf(def), before = KeyspacesOf(old->def);
+  SQL_RETURN_IF_ERROR(Change(txn, [&](Transaction* t) {
+    RETURN_IF_ERROR(t->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
+    RETURN_IF_ERROR(EraseIntents(t, catalog_ks_, Minus(now, before)));
+    return PutIntents(t, catalog_ks_, Minus(before, now));
+  }));
+  std::lock_guard g(latch_);
+  for (auto& t : tables_)
+    if (t == old) t = std::move(table);
+  return SqlStatus::OK();
+}
+
+SqlStatus TableCatalog::DropKeyspaces(const std::vector<std::string>& names) {
+  SqlStatus result;
+  for (const std::string& n : names) {
+    Status st = db_->DropKeyspace(n);
+    if (!st.ok() && !st.IsNotFound() && result.ok()) result = Internal(st);
+  }
+  if (!result.ok()) return result;  // the intents stay: Open finishes the job
+  return Change(nullptr, [&](Transaction* txn) { return EraseIntents(txn, catalog_ks_, names); });
+}
+
+std::string TableCatalog::NewKeyspaceName(std::string_view base,
+                                          const std::vector<std::string>& also_taken) const {
+  std::set<std::string> used(also_taken.begin(), also_taken.end());
+  auto all = db_->ListKeyspaces();
+  if (all.ok()) used.insert(all->begin(), all->end());
+  {
+    std::lock_guard g(latch_);
+    for (const auto& t : tables_)
+      for (std::string& n : KeyspacesOf(t->def)) used.insert(std::move(n));
+  }
+  if (base.size() <= kMaxKeyspaceName && used.count(std::string(base)) == 0)
+    return std::string(base);
+  // "<base>$<n>", the base cut short when the whole would pass 64 characters (an index
+  // keyspace "<table>.<index>" of long names: the cut keeps it unique by its $n).
+  for (uint64_t n = 2;; ++n) {
+    std::string suffix = "$" + std::to_string(n);
+    std::string name(base.substr(0, kMaxKeyspaceName - suffix.size()));
+    if (!name.empty() && name.back() == '.') name.pop_back();
+    name += suffix;
+    if (used.count(name) == 0) return name;
+  }
+}
+
+bool TableCatalog::DescribeKeyspace(std::string_view keyspace, std::string* table,
+                                    std::string* index) const {
+  std::lock_guard g(latch_);
+  for (const auto& t : tables_) {
+    if (t->def.keyspace == keyspace) {
+      *table = t->def.name;
+      *index = t->def.has_hidden_primary_key() ? "GEN_CLUST_INDEX" : "PRIMARY";
+      return true;
+    }
+    for (const IndexDef& ix : t->def.indexes) {
+      if (ix.keyspace == keyspace) {
+        *table = t->def.name;
+        *index = ix.name;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,117 @@
+#pragma once
+// The SQL catalog: the table definitions, kept in the database file in the keyspace
+// "$sql_tables" (key = table name lower-cased, value = SerializeTableDef), and the open tables'
+// handles and counters in memory.
+//
+// DDL is made safe against crashes by order, not by one transaction (keyspaces are created and
+// dropped outside transactions): CREATE makes the keyspaces, then commits the catalog record;
+// DROP commits the removal of the record, then drops the keyspaces; Open drops any keyspace
+// that no table names (what a crash between the two steps leaves). So a table is either all
+// there or not at all. Which keyspaces are the SQL front's to drop is journaled, so a keyspace
+// some other user of the KV API made is never touched: before a keyspace is created, an intent
+// record "#<keyspace>" is committed in "$sql_tables"; the commit that names the keyspace in a
+// table record erases it, and the commit that stops naming one (DROP, the switch of an ALTER)
+// writes it again until the keyspace is dropped. Open drops every keyspace with an intent
+// record that no table names.
+//
+// Thread safety: all methods are thread-safe. Find returns a snapshot (shared_ptr): a table
+// replaced by ALTER or dropped stays readable through an old snapshot until its keyspaces go
+// (then the engine returns kInvalidArgument for the old handles: the statement fails with 1146).
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/catalog/table_def.h"
+
+namespace minnow::sql {
+
+inline constexpr const char* kCatalogKeyspace = "$sql_tables";
+// The one schema (database) minnow has: "Table 'test.t' doesn't exist", OBJECT_SCHEMA, USE test.
+inline constexpr const char* kSchemaName = "test";
+
+// Per open table: counters kept in memory, set from the data when the table is opened.
+struct TableCounters {
+  std::mutex latch;            // guards the two counters
+  uint64_t next_auto_inc = 1;  // the next AUTO_INCREMENT value (max in the table + 1, or the
+                               // table's AUTO_INCREMENT= start)
+  uint64_t next_row_id = 1;    // the next hidden DB_ROW_ID
+};
+
+struct OpenTable {
+  TableDef def;
+  Keyspace clustered;
+  std::vector<Keyspace> indexes;  // same order as def.indexes
+  std::shared_ptr<TableCounters> counters;
+};
+
+class TableCatalog {
+ public:
+  // Loads the catalog of `db` (creating "$sql_tables" on first use), drops orphan keyspaces
+  // (see above), and opens every table (counters from each table's last key). 1105 on a damaged
+  // record.
+  static SqlResult<std::unique_ptr<TableCatalog>> Open(Database* db);
+
+  // The table named `name` (case-insensitive), or null.
+  std::shared_ptr<const OpenTable> Find(std::string_view name) const;
+  // Names, sorted, as created.
+  std::vector<std::string> TableNames() const;
+
+  // Creates the keyspaces def.keyspace and each index's keyspace (the caller names them; see
+  // NewKeyspaceName), then commits the catalog record. 1050 if the table exists, 1103 for a
+  // bad name; on any error nothing is left behind.
+  SqlStatus CreateTable(const TableDef& def);
+  // For a DDL that fills new keyspaces before ReplaceTable names them: journals them (see
+  // above), then creates them in order. Each name but `table_keyspace` is created as a secondary
+  // index of the keyspace `table_keyspace` (KeyspaceOptions::secondary_of: its table locks are
+  // the table's, its writes lock implicitly), which must exist or come first in `names`. On an
+  // error none is left.
+  SqlStatus CreateKeyspaces(const std::vector<std::string>& names, const KeyspaceOptions& options,
+                            std::string_view table_keyspace);
+  // Commits the record's removal, then drops the keyspaces. 1051 if absent. Waits (the engine's
+  // X table lock) for transactions holding locks on the table; 1205 after their timeout.
+  SqlStatus DropTable(std::string_view name);
+  // ALTER/OPTIMIZE/CREATE INDEX: `def` (with its keyspaces, already created and filled by the
+  // caller) replaces the table named def.name, in memory at once and in the catalog record:
+  // written in `txn` when given (the copy's own transaction, so the record commits with the
+  // copied rows: a crash before that commit leaves the old table and orphan new keyspaces),
+  // else committed in a transaction of its own. The counters carry over. The old keyspaces
+  // are not dropped here (the caller's copy transaction still holds locks on them): the caller
+  // drops them with DropKeyspaces once `txn` has committed, or on failure calls ReplaceTable
+  // with the old definition to switch back. 1146 if the table is absent.
+  SqlStatus ReplaceTable(const TableDef& def, Transaction* txn = nullptr);
+  // Drops keyspaces no table names any more (absent ones are skipped) and their intent records;
+  // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).
+  SqlStatus DropKeyspaces(const std::vector<std::string>& names);
+  // A keyspace name not in use (nor in `also_taken`: names the caller picked but has not
+  // created yet): "<base>" if free, else "<base>$<n>", the base cut short so the name fits the
+  // engine's 64 characters (a long "<table>.<index>" becomes "<its first 61 chars>$2").
+  std::string NewKeyspaceName(std::string_view base,
+                              const std::vector<std::string>& also_taken = {}) const;
+
+  // For performance_schema.data_locks: the table and index a keyspace belongs to ("PRIMARY" or
+  // "GEN_CLUST_INDEX" for a clustered index). False if no table names it ("$sql_tables" ...).
+  bool DescribeKeyspace(std::string_view keyspace, std::string* table, std::string* index) const;
+
+  Database* db() const { return db_; }
+
+ private:
+  explicit TableCatalog(Database* db) : db_(db) {}
+  // Runs `change` on the catalog keyspace in `txn`, or in a transaction of its own (committed).
+  SqlStatus Change(Transaction* txn, const std::function<Status(Transaction*)>& change);
+  SqlResult<std::shared_ptr<OpenTable>> OpenHandles(const TableDef& def);
+  Database* const db_;
+  std::mutex ddl_latch_;      // one catalog change at a time (taken before latch_)
+  mutable std::mutex latch_;  // guards tables_
+  std::vector<std::shared_ptr<const OpenTable>> tables_;
+  Keyspace catalog_ks_;
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,550 @@
+// Table definitions: names, the catalog record's encoding, SHOW CREATE TABLE, and MySQL's
+// strict-mode conversion of a value into a column.
+
+#include "sql_lite_front/catalog/table_def.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/value_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+// A single-quoted SQL string literal ('it''s').
+std::string Quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    if (c == '\\') out += '\\';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+std::string BackQuote(std::string_view s) {
+  std::string out = "`";
+  for (char c : s) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  out += '`';
+  return out;
+}
+
+// ---- the catalog record's encoding
+//
+// Version 1: u8 version, then the fields of TableDef in declaration order: strings and counts
+// as varint length + bytes, enums as u8, numbers as varints (create_time zig-zagged), a
+// column's default as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string) + payload.
+constexpr uint8_t kFormatVersion = 1;
+
+class Writer {
+ public:
+  void U8(uint8_t v) { out_ += static_cast<char>(v); }
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      out_ += static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    out_ += static_cast<char>(v);
+  }
+  void Fixed64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_ += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  void Str(std::string_view s) {
+    Varint(s.size());
+    out_.append(s);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Bounds-checked reads: any read past the end sets failed() and returns zeros.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool failed() const { return failed_; }
+  bool at_end() const { return pos_ == in_.size(); }
+  size_t remaining() const { return in_.size() - pos_; }
+  uint8_t U8() {
+    if (pos_ >= in_.size()) return Fail();
+    return static_cast<uint8_t>(in_[pos_++]);
+  }
+  uint64_t Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= in_.size()) return Fail();
+      auto b = static_cast<uint8_t>(in_[pos_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    return Fail();
+  }
+  uint64_t Fixed64() {
+    if (remaining() < 8) return Fail();
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
+    pos_ += 8;
+    return v;
+  }
+  std::string Str() {
+    uint64_t n = Varint();
+    if (failed_ || n > remaining()) {
+      Fail();
+      return {};
+    }
+    std::string s(in_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  // A count of items each at least one byte long: more than the bytes left is damage.
+  uint64_t Count() {
+    uint64_t n = Varint();
+    if (n > remaining()) return Fail();
+    return n;
+  }
+
+ private:
+  uint8_t Fail() {
+    failed_ = true;
+    pos_ = in_.size();
+    return 0;
+  }
+  std::string_view in_;
+  size_t pos_ = 0;
+  bool failed_ = false;
+};
+
+SqlError Damaged(std::string_view what) {
+  return SqlErr(kErUnknownError, "Damaged table definition in the catalog: ", what);
+}
+
+// ---- strict-mode conversion
+
+// The range of an integer column (unsigned BIGINT stops at 2^63 - 1: values are int64).
+void IntRange(const ColumnDef& col, int64_t* lo, int64_t* hi) {
+  int bits = 64;
+  switch (col.type) {
+    case ColumnType::kTinyInt:
+      bits = 8;
+      break;
+    case ColumnType::kSmallInt:
+      bits = 16;
+      break;
+    case ColumnType::kMediumInt:
+      bits = 24;
+      break;
+    case ColumnType::kInt:
+      bits = 32;
+      break;
+    default:
+      bits = 64;
+  }
+  if (bits == 64) {
+    *lo = col.is_unsigned ? 0 : std::numeric_limits<int64_t>::min();
+    *hi = std::numeric_limits<int64_t>::max();
+  } else if (col.is_unsigned) {
+    *lo = 0;
+    *hi = (int64_t{1} << bits) - 1;
+  } else {
+    *lo = -(int64_t{1} << (bits - 1));
+    *hi = (int64_t{1} << (bits - 1)) - 1;
+  }
+}
+
+std::string RowSuffix(uint64_t row) { return " at row " + std::to_string(row); }
+
+SqlError OutOfRange(const ColumnDef& col, uint64_t row) {
+  return SqlErr(kErOutOfRange, "Out of range value for column '", col.name, "'", RowSuffix(row));
+}
+
+// A whole string that is a number, spaces around it allowed ("12", " 1.5e3 "); else invalid.
+NumericPrefix ParseWholeNumber(std::string_view s) {
+  NumericPrefix p = ParseNumericPrefix(s);
+  if (!p.valid) return p;
+  for (size_t i = p.consumed; i < s.size(); ++i) {
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
+      p.valid = false;
+      break;
+    }
+  }
+  return p;
+}
+
+SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t row) {
+  int64_t lo, hi;
+  IntRange(col, &lo, &hi);
+  int64_t x = 0;
+  bool overflow = false;
+  if (v.is_int()) {
+    x = v.as_int();
+  } else if (v.is_double()) {
+    x = DoubleToIntRounded(v.as_double(), &overflow);
+  } else {
+    NumericPrefix p = ParseWholeNumber(v.as_string());
+    if (!p.valid) {
+      return SqlErr(kErTruncatedWrongValueForField,
+                    "Incorrect integer value: ", Quote(v.as_string()), " for column '", col.name,
+                    "'", RowSuffix(row));
+    }
+    if (p.is_integer) {
+      x = p.i;
+      overflow = p.int_overflow;
+    } else {
+      x = DoubleToIntRounded(p.d, &overflow);
+    }
+  }
+  if (overflow || x < lo || x > hi) return OutOfRange(col, row);
+  return Value::Int(x);
+}
+
+SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t row) {
+  double d = 0;
+  if (v.is_int()) {
+    d = static_cast<double>(v.as_int());
+  } else if (v.is_double()) {
+    d = v.as_double();
+  } else {
+    NumericPrefix p = ParseWholeNumber(v.as_string());
+    if (!p.valid) {
+      return SqlErr(kErTruncatedWrongValueForField,
+                    "Incorrect double value: ", Quote(v.as_string()), " for column '", col.name,
+                    "'", RowSuffix(row));
+    }
+    d = p.d;
+  }
+  if (std::isnan(d) || std::isinf(d)) return OutOfRange(col, row);
+  return Value::Double(d);
+}
+
+SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t row) {
+  std::string s = v.is_string() ? v.as_string() : v.ToString();
+  if (col.type == ColumnType::kChar) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+  }
+  uint64_t max = col.MaxBytes();
+  if (s.size() > max) {
+    // Trailing spaces past CHAR/VARCHAR's length are cut silently (MySQL: a note, not an error).
+    bool only_spaces = col.type == ColumnType::kVarchar &&
+                       s.find_first_not_of(' ', static_cast<size_t>(max)) == std::string::npos;
+    if (!only_spaces) {
+      return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
+    }
+    s.resize(static_cast<size_t>(max));
+  }
+  return Value::String(std::move(s));
+}
+
+}  // namespace
+
+bool IsIntegerType(ColumnType t) {
+  return t == ColumnType::kTinyInt || t == ColumnType::kSmallInt || t == ColumnType::kMediumInt ||
+         t == ColumnType::kInt || t == ColumnType::kBigInt;
+}
+
+bool IsStringType(ColumnType t) {
+  return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText ||
+         t == ColumnType::kBlob;
+}
+
+const char* ColumnTypeName(ColumnType t) {
+  switch (t) {
+    case ColumnType::kTinyInt:
+      return "tinyint";
+    case ColumnType::kSmallInt:
+      return "smallint";
+    case ColumnType::kMediumInt:
+      return "mediumint";
+    case ColumnType::kInt:
+      return "int";
+    case ColumnType::kBigInt:
+      return "bigint";
+    case ColumnType::kDouble:
+      return "double";
+    case ColumnType::kChar:
+      return "char";
+    case ColumnType::kVarchar:
+      return "varchar";
+    case ColumnType::kText:
+      return "text";
+    case ColumnType::kBlob:
+      return "blob";
+  }
+  return "?";
+}
+
+std::string ColumnDef::BaseTypeString() const {
+  std::string out = ColumnTypeName(type);
+  if (type == ColumnType::kChar || type == ColumnType::kVarchar) {
+    out += "(" + std::to_string(length) + ")";
+  }
+  if (is_unsigned && (IsIntegerType(type) || type == ColumnType::kDouble)) out += " unsigned";
+  return out;
+}
+
+std::string ColumnDef::TypeString() const {
+  std::string out = BaseTypeString();
+  if (!nullable) out += " NOT NULL";
+  if (default_value.has_value()) {
+    out += " DEFAULT ";
+    out += default_value->is_null() ? "NULL" : Quote(default_value->ToString());
+  } else if (nullable && type != ColumnType::kText && type != ColumnType::kBlob) {
+    out += " DEFAULT NULL";  // MySQL leaves it out for TEXT/BLOB
+  }
+  if (auto_increment) out += " AUTO_INCREMENT";
+  return out;
+}
+
+uint64_t ColumnDef::MaxBytes() const {
+  switch (type) {
+    case ColumnType::kTinyInt:
+      return 1;
+    case ColumnType::kSmallInt:
+      return 2;
+    case ColumnType::kMediumInt:
+      return 3;
+    case ColumnType::kInt:
+      return 4;
+    case ColumnType::kBigInt:
+    case ColumnType::kDouble:
+      return 8;
+    case ColumnType::kChar:
+    case ColumnType::kVarchar:
+      return length;
+    case ColumnType::kText:
+      return 65535;
+    case ColumnType::kBlob:
+      return 64u << 20;
+  }
+  return 0;
+}
+
+int TableDef::FindColumn(std::string_view col_name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (EqualsNoCase(columns[i].name, col_name)) return static_cast<int>(i);
+  return -1;
+}
+
+int TableDef::FindIndex(std::string_view index_name) const {
+  for (size_t i = 0; i < indexes.size(); ++i)
+    if (EqualsNoCase(indexes[i].name, index_name)) return static_cast<int>(i);
+  return -1;
+}
+
+int TableDef::AutoIncrementColumn() const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].auto_increment) return static_cast<int>(i);
+  return -1;
+}
+
+bool TableDef::IsPrimaryKeyColumn(uint32_t col) const {
+  for (uint32_t c : primary_key)
+    if (c == col) return true;
+  return false;
+}
+
+std::string SerializeTableDef(const TableDef& def) {
+  Writer w;
+  w.U8(kFormatVersion);
+  w.Str(def.name);
+  w.Varint(def.columns.size());
+  for (const ColumnDef& c : def.columns) {
+    w.Str(c.name);
+    w.U8(static_cast<uint8_t>(c.type));
+    w.Varint(c.length);
+    w.U8(static_cast<uint8_t>((c.is_unsigned ? 1 : 0) | (c.nullable ? 2 : 0) |
+                              (c.auto_increment ? 4 : 0)));
+    if (!c.default_value.has_value()) {
+      w.U8(0);
+    } else {
+      const Value& v = *c.default_value;
+      switch (v.kind()) {
+        case Value::Kind::kNull:
+          w.U8(1);
+          break;
+        case Value::Kind::kInt:
+          w.U8(2);
+          w.Fixed64(static_cast<uint64_t>(v.as_int()));
+          break;
+        case Value::Kind::kDouble: {
+          w.U8(3);
+          uint64_t bits;
+          double d = v.as_double();
+          std::memcpy(&bits, &d, 8);
+          w.Fixed64(bits);
+          break;
+        }
+        case Value::Kind::kString:
+          w.U8(4);
+          w.Str(v.as_string());
+          break;
+      }
+    }
+  }
+  w.Varint(def.primary_key.size());
+  for (uint32_t c : def.primary_key) w.Varint(c);
+  w.Varint(def.indexes.size());
+  for (const IndexDef& ix : def.indexes) {
+    w.Str(ix.name);
+    w.Varint(ix.columns.size());
+    for (uint32_t c : ix.columns) w.Varint(c);
+    w.Str(ix.keyspace);
+  }
+  w.Str(def.keyspace);
+  w.Str(def.engine);
+  w.Str(def.charset);
+  w.Str(def.collation);
+  w.U8(static_cast<uint8_t>(def.compression));
+  w.Varint(def.max_rows);
+  w.Varint(def.auto_increment_start);
+  // Zig-zag, so a (theoretical) negative time stays short.
+  w.Varint((static_cast<uint64_t>(def.create_time) << 1) ^
+           static_cast<uint64_t>(def.create_time >> 63));
+  return w.Take();
+}
+
+SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
+  Reader r(bytes);
+  uint8_t version = r.U8();
+  if (r.failed()) return Damaged("empty record");
+  if (version != kFormatVersion) {
+    return Damaged("unknown format version " + std::to_string(version));
+  }
+  TableDef def;
+  def.name = r.Str();
+  uint64_t ncols = r.Count();
+  for (uint64_t i = 0; i < ncols && !r.failed(); ++i) {
+    ColumnDef c;
+    c.name = r.Str();
+    uint8_t type = r.U8();
+    if (type > static_cast<uint8_t>(ColumnType::kBlob)) return Damaged("bad column type");
+    c.type = static_cast<ColumnType>(type);
+    uint64_t length = r.Varint();
+    if (length > std::numeric_limits<uint32_t>::max()) return Damaged("bad column length");
+    c.length = static_cast<uint32_t>(length);
+    uint8_t flags = r.U8();
+    if (flags > 7) return Damaged("bad column flags");
+    c.is_unsigned = (flags & 1) != 0;
+    c.nullable = (flags & 2) != 0;
+    c.auto_increment = (flags & 4) != 0;
+    switch (r.U8()) {
+      case 0:
+        break;
+      case 1:
+        c.default_value = Value::Null();
+        break;
+      case 2:
+        c.default_value = Value::Int(static_cast<int64_t>(r.Fixed64()));
+        break;
+      case 3: {
+        uint64_t bits = r.Fixed64();
+        double d;
+        std::memcpy(&d, &bits, 8);
+        c.default_value = Value::Double(d);
+        break;
+      }
+      case 4:
+        c.default_value = Value::String(r.Str());
+        break;
+      default:
+        return Damaged("bad default value");
+    }
+    def.columns.push_back(std::move(c));
+  }
+  auto column_ref = [&](uint32_t* out) {
+    uint64_t c = r.Varint();
+    if (c >= def.columns.size()) return false;
+    *out = static_cast<uint32_t>(c);
+    return true;
+  };
+  uint64_t npk = r.Count();
+  for (uint64_t i = 0; i < npk && !r.failed(); ++i) {
+    uint32_t c;
+    if (!column_ref(&c)) return Damaged("bad primary key column");
+    def.primary_key.push_back(c);
+  }
+  uint64_t nidx = r.Count();
+  for (uint64_t i = 0; i < nidx && !r.failed(); ++i) {
+    IndexDef ix;
+    ix.name = r.Str();
+    uint64_t n = r.Count();
+    for (uint64_t j = 0; j < n && !r.failed(); ++j) {
+      uint32_t c;
+      if (!column_ref(&c)) return Damaged("bad index column");
+      ix.columns.push_back(c);
+    }
+    ix.keyspace = r.Str();
+    def.indexes.push_back(std::move(ix));
+  }
+  def.keyspace = r.Str();
+  def.engine = r.Str();
+  def.charset = r.Str();
+  def.collation = r.Str();
+  uint8_t compression = r.U8();
+  if (compression > static_cast<uint8_t>(Compression::kLz4)) return Damaged("bad compression");
+  def.compression = static_cast<Compression>(compression);
+  def.max_rows = r.Varint();
+  def.auto_increment_start = r.Varint();
+  uint64_t zz = r.Varint();
+  def.create_time = static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
+  if (r.failed()) return Damaged("truncated record");
+  if (!r.at_end()) return Damaged("trailing bytes");
+  if (def.columns.empty() || def.keyspace.empty()) return Damaged("no columns or no keyspace");
+  return def;
+}
+
+std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
+  std::string out = "CREATE TABLE " + BackQuote(def.name) + " (\n";
+  std::vector<std::string> lines;
+  for (const ColumnDef& c : def.columns)
+    lines.push_back("  " + BackQuote(c.name) + " " + c.TypeString());
+  auto column_list = [&](const std::vector<uint32_t>& cols) {
+    std::string s = "(";
+    for (size_t i = 0; i < cols.size(); ++i) {
+      if (i > 0) s += ",";
+      s += BackQuote(def.columns[cols[i]].name);
+    }
+    return s + ")";
+  };
+  if (!def.primary_key.empty()) lines.push_back("  PRIMARY KEY " + column_list(def.primary_key));
+  for (const IndexDef& ix : def.indexes) {
+    lines.push_back("  KEY " + BackQuote(ix.name) + " " + column_list(ix.columns));
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    out += i + 1 < lines.size() ? ",\n" : "\n";
+  }
+  out += ") ENGINE=" + def.engine;
+  if (next_auto_increment > 0) out += " AUTO_INCREMENT=" + std::to_string(next_auto_increment);
+  std::string charset = ToLowerAscii(def.charset);
+  if (charset.empty() || charset == "utf8") charset = charset.empty() ? "utf8mb4" : "utf8mb3";
+  out += " DEFAULT CHARSET=" + charset;
+  if (!def.collation.empty()) {
+    out += " COLLATE=" + def.collation;
+  } else if (charset == "utf8mb4") {
+    out += " COLLATE=utf8mb4_0900_ai_ci";  // MySQL 8's default, which it always prints
+  }
+  if (def.max_rows > 0) out += " MAX_ROWS=" + std::to_string(def.max_rows);
+  if (def.compression == Compression::kLz4) out += " COMPRESSION='lz4'";
+  return out;
+}
+
+SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row) {
+  if (v.is_null()) {
+    if (!col.nullable) return SqlErr(kErBadNull, "Column '", col.name, "' cannot be null");
+    return Value::Null();
+  }
+  if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row);
+  if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row);
+  return CoerceToString(col, v, row);
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,39 @@
+#pragma once
+// What a statement's executor gets from the session (sql_session.cc builds one per statement).
+
+#include <atomic>
+#include <cstdint>
+
+#include "minnow/db.h"
+#include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/session/session_state.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/status/status_counters.h"
+
+namespace minnow::sql {
+
+struct ExecContext {
+  SqlEngineState* engine = nullptr;
+  SessionState* session = nullptr;
+  Database* db = nullptr;
+  TableCatalog* catalog = nullptr;
+  // DML and SELECT run in this transaction (the session began it: autocommit statements get
+  // one of their own). Null for DDL, which commits the session's transaction first and uses
+  // session->kv_session for transactions of its own.
+  Transaction* txn = nullptr;
+  IsolationLevel isolation = IsolationLevel::kRepeatableRead;
+  StatusCounters* counts = nullptr;  // this statement's
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<uint64_t>* progress = nullptr;  // rows read or written so far
+  uint64_t* last_insert_id = nullptr;         // the session's LAST_INSERT_ID()
+
+  // 1317 "Query execution was interrupted" once Cancel() was called. Loops call it per row
+  // (it is one relaxed load).
+  SqlStatus CheckCancel() const {
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) [[unlikely]]
+      return SqlError{kErQueryInterrupted, "Query execution was interrupted"};
+    return SqlStatus::OK();
+  }
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,109 @@
+#pragma once
+// What the executor's files (executor.cc, executor_select.cc, executor_write.cc, explain.cc)
+// share: finding tables, walking an access plan, preparing a SELECT.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/plan/planner.h"
+#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/catalog/table_catalog.h"
+
+namespace minnow::sql {
+
+// The open table `name` names; 1146 "Table 'test.x' doesn't exist" if none.
+SqlResult<std::shared_ptr<const OpenTable>> FindTable(const ExecContext& ctx,
+                                                      const TableName& name);
+
+// How to walk a plan.
+struct ScanSpec {
+  const OpenTable* table = nullptr;
+  const AccessPlan* plan = nullptr;
+  LockMode lock = LockMode::kNone;
+  // Read the columns (false: the callback gets an empty row, for counting).
+  bool decode = true;
+  const std::vector<BoundExpr>* residual = nullptr;  // rows failing one are skipped
+};
+
+// Called per row that passes the residual predicates, with the row (every column the plan's
+// walk provides: all of them unless the path covers) and its clustered key. Returns false to
+// stop the walk.
+using RowCallback = std::function<SqlResult<bool>(Row& row, std::string_view clustered_key)>;
+
+// Walks `spec.plan`'s ranges in order (backwards if plan.reverse), reading rows as the plan
+// says (key-only when covering; a clustered point read with the same lock mode otherwise), and
+// counts Handler_read_* and Innodb_rows_read, progress and cancellation.
+SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state, const RowCallback& fn);
+// The number of entries in the plan's ranges (Transaction::Count: no row is handed out; the
+// fast path of count(*)), locking the walked index's records as a walk with `lock` would.
+SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
+                                 LockMode lock);
+
+// A prepared single-table SELECT (bound and planned, not run).
+struct PreparedSelect {
+  std::shared_ptr<const OpenTable> table;  // null for a system table or no FROM
+  bool system = false;
+  std::vector<std::string> system_columns;  // the system table's columns (scope views them)
+  std::vector<Row> system_rows;             // and its rows, read when prepared
+  BindScope scope;
+  std::vector<std::string> names;  // result column names
+  std::vector<BoundExpr> items;    // one per result column
+  std::vector<BoundExpr> order;    // ORDER BY keys
+  std::vector<bool> order_desc;
+  std::vector<BoundExpr> group_by;
+  std::optional<BoundExpr> where;   // the whole WHERE (system tables, no FROM)
+  std::vector<BoundExpr> residual;  // the plan's residual conjuncts (tables)
+  bool aggregate = false;           // aggregates or GROUP BY
+  AccessPlan plan;
+  LockMode lock = LockMode::kNone;
+};
+
+// Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
+SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);
+
+// The rows of a SELECT as values (INSERT ... SELECT uses them unprinted).
+struct SelectOutput {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Value>> rows;
+};
+// Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
+SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
+                                  std::optional<LockMode> lock = std::nullopt);
+
+// An UPDATE's or DELETE's access path (the whole row is needed; a secondary path reads the
+// clustered record), its bound residual predicates and ORDER BY keys.
+struct WritePlan {
+  AccessPlan plan;
+  std::vector<BoundExpr> residual;
+  std::vector<BoundExpr> order;
+  std::vector<bool> order_desc;
+};
+SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
+                               const Expr* where, const std::vector<OrderItem>& order_by);
+
+// The clustered plan's lock mode for a SELECT lock clause.
+LockMode LockModeOf(RowLockClause clause);
+
+// "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key.
+SqlError DuplicateEntry(const TableDef& def, const Row& row);
+
+// Adds n to ctx.progress and checks for cancellation every 1024 rows.
+inline SqlStatus CountProgress(ExecContext& ctx, uint64_t* since_last, uint64_t n = 1) {
+  *since_last += n;
+  if (*since_last >= 1024) {
+    if (ctx.progress != nullptr) ctx.progress->fetch_add(*since_last, std::memory_order_relaxed);
+    *since_last = 0;
+    return ctx.CheckCancel();
+  }
+  return SqlStatus::OK();
+}
+
+}  // namespace minnow::sql

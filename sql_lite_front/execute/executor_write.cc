@@ -1,0 +1,354 @@
+// INSERT, UPDATE and DELETE (executor.h).
+
+#include <algorithm>
+
+#include "sql_lite_front/execute/executor.h"
+#include "sql_lite_front/execute/executor_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+int CompareNullsFirst(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return static_cast<int>(!a.is_null()) - !b.is_null();
+  return Value::Compare(a, b);
+}
+
+// Moves the table's AUTO_INCREMENT counter past an explicit value.
+void SeeAutoIncrement(const OpenTable& t, const Value& v) {
+  if (!v.is_int() || v.as_int() <= 0) return;
+  std::lock_guard g(t.counters->latch);
+  uint64_t next = static_cast<uint64_t>(v.as_int()) + 1;
+  if (next > t.counters->next_auto_inc) t.counters->next_auto_inc = next;
+}
+
+// Writes a new row's clustered record and secondary entries.
+SqlStatus InsertRow(ExecContext& ctx, const OpenTable& t, const Row& row) {
+  const TableDef& def = t.def;
+  std::string ckey;
+  if (def.has_hidden_primary_key()) {
+    uint64_t row_id;
+    {
+      std::lock_guard g(t.counters->latch);
+      row_id = t.counters->next_row_id++;
+    }
+    AppendRowId(row_id, &ckey);
+  } else {
+    ckey = EncodePrimaryKey(def, row);
+  }
+  std::string value;
+  EncodeRowValue(def, row, &value);
+  Status st = ctx.txn->Insert(t.clustered, ckey, value);
+  if (st.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
+  if (!st.ok()) return FromStatus(st);
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    st = ctx.txn->Insert(t.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey), "");
+    if (!st.ok()) return FromStatus(st);
+  }
+  ++ctx.counts->handler_write;
+  ++ctx.counts->innodb_rows_inserted;
+  return SqlStatus::OK();
+}
+
+// The rows an UPDATE or DELETE changes, read with exclusive locks: (clustered key, row).
+struct Target {
+  std::string clustered_key;
+  Row row;
+  std::vector<Value> order_keys;
+};
+
+}  // namespace
+
+SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
+                               const Expr* where, const std::vector<OrderItem>& order_by) {
+  const TableDef& def = t.def;
+  WritePlan w;
+  if (where != nullptr) SQL_RETURN_IF_ERROR(BindExpr(*where, scope, ctx, "where clause").status());
+  std::vector<OrderColumn> order_columns;
+  bool order_needs_sort = false;
+  for (const OrderItem& o : order_by) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*o.expr, scope, ctx, "order clause"));
+    if (b.kind == BoundExpr::Kind::kColumn) {
+      order_columns.push_back({static_cast<uint32_t>(b.column), o.desc});
+    } else {
+      order_needs_sort = true;
+    }
+    w.order.push_back(std::move(b));
+    w.order_desc.push_back(o.desc);
+  }
+  PlanRequest req;
+  req.def = &def;
+  req.where = where;
+  req.needed.assign(def.columns.size(), true);  // the whole row: old entries are rewritten
+  req.order = std::move(order_columns);
+  req.order_needs_sort = order_needs_sort;
+  w.plan = ChoosePlan(req);
+  w.plan.covering = w.plan.clustered() && w.plan.covering;  // through an index: read the row
+  for (const Expr* c : w.plan.residual) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*c, scope, ctx, "where clause"));
+    w.residual.push_back(std::move(b));
+  }
+  return w;
+}
+
+namespace {
+
+SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable& t,
+                                              BindScope& scope, const Expr* where,
+                                              const std::vector<OrderItem>& order_by,
+                                              std::optional<uint64_t> limit, EvalState& st) {
+  SQL_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(ctx, t, scope, where, order_by));
+  const AccessPlan& plan = w.plan;
+  const std::vector<BoundExpr>& order = w.order;
+  const std::vector<bool>& desc = w.order_desc;
+  const std::vector<BoundExpr>& residual = w.residual;
+  const bool sort = !order.empty() && plan.needs_sort;
+  const uint64_t max_rows = limit.value_or(UINT64_MAX);
+  std::vector<Target> targets;
+  if (max_rows == 0) return targets;
+  ScanSpec spec;
+  spec.table = &t;
+  spec.plan = &plan;
+  spec.lock = LockMode::kExclusive;
+  spec.residual = &residual;
+  SQL_RETURN_IF_ERROR(
+      ScanPlan(ctx, spec, st, [&](Row& row, std::string_view ckey) -> SqlResult<bool> {
+        Target target{std::string(ckey), row, {}};
+        if (sort) {
+          for (const BoundExpr& e : order) target.order_keys.push_back(Eval(e, row, st));
+        }
+        targets.push_back(std::move(target));
+        return sort || targets.size() < max_rows;
+      }));
+  if (sort) {
+    ctx.counts->sort_rows += targets.size();
+    std::stable_sort(targets.begin(), targets.end(), [&](const Target& a, const Target& b) {
+      for (size_t i = 0; i < a.order_keys.size(); ++i) {
+        int c = CompareNullsFirst(a.order_keys[i], b.order_keys[i]);
+        if (c != 0) return desc[i] ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    if (targets.size() > max_rows) targets.resize(max_rows);
+  }
+  return targets;
+}
+
+// The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
+// nullable column or an AUTO_INCREMENT one (generated later), else 1364.
+SqlResult<Value> DefaultOf(const ColumnDef& col) {
+  if (col.default_value.has_value()) return *col.default_value;
+  if (col.nullable || col.auto_increment) return Value::Null();
+  return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
+  if (stmt.ignore)
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'INSERT IGNORE'");
+  if (stmt.replace)
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'REPLACE'");
+  SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
+  const OpenTable& t = *table;
+  const TableDef& def = t.def;
+  std::vector<uint32_t> targets;
+  if (stmt.columns.empty()) {
+    for (uint32_t c = 0; c < def.columns.size(); ++c) targets.push_back(c);
+  } else {
+    for (const std::string& name : stmt.columns) {
+      int c = def.FindColumn(name);
+      if (c < 0) return SqlErr(kErBadField, "Unknown column '", name, "' in 'field list'");
+      if (std::find(targets.begin(), targets.end(), c) != targets.end())
+        return SqlErr(1110, "Column '", name, "' specified twice");
+      targets.push_back(static_cast<uint32_t>(c));
+    }
+  }
+
+  // The source rows, all of them before the first write (nullopt: DEFAULT).
+  std::vector<std::vector<std::optional<Value>>> source;
+  EvalState st;
+  SeedEvalState(&st);
+  if (stmt.select != nullptr) {
+    // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
+    // SERIALIZABLE, consistently under the weaker levels.
+    LockMode lock = ctx.isolation == IsolationLevel::kRepeatableRead ||
+                            ctx.isolation == IsolationLevel::kSerializable
+                        ? LockMode::kShare
+                        : LockMode::kNone;
+    SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
+    if (out.columns.size() != targets.size())
+      return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+    source.reserve(out.rows.size());
+    for (std::vector<Value>& r : out.rows) {
+      source.emplace_back(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+    }
+  } else {
+    BindScope empty;  // VALUES may not name columns
+    const Row no_row;
+    for (size_t n = 0; n < stmt.rows.size(); ++n) {
+      const std::vector<ExprPtr>& exprs = stmt.rows[n];
+      if (exprs.size() != targets.size())
+        return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row ",
+                      std::to_string(n + 1));
+      std::vector<std::optional<Value>> values;
+      values.reserve(exprs.size());
+      for (const ExprPtr& e : exprs) {
+        if (e == nullptr) {
+          values.emplace_back(std::nullopt);
+          continue;
+        }
+        SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
+        values.emplace_back(Eval(b, no_row, st));
+      }
+      source.push_back(std::move(values));
+    }
+  }
+
+  const int auto_col = def.AutoIncrementColumn();
+  uint64_t first_generated = 0, progress = 0;
+  for (size_t n = 0; n < source.size(); ++n) {
+    Row row(def.columns.size());
+    std::vector<bool> given(def.columns.size(), false);
+    for (size_t k = 0; k < targets.size(); ++k) {
+      if (!source[n][k].has_value()) continue;  // DEFAULT
+      row[targets[k]] = std::move(*source[n][k]);
+      given[targets[k]] = true;
+    }
+    for (size_t c = 0; c < def.columns.size(); ++c) {
+      if (given[c]) continue;
+      SQL_ASSIGN_OR_RETURN(row[c], DefaultOf(def.columns[c]));
+    }
+    for (size_t c = 0; c < def.columns.size(); ++c) {
+      if (static_cast<int>(c) == auto_col && (row[c].is_null() || row[c].ToInt() == 0)) {
+        uint64_t id;
+        {
+          std::lock_guard g(t.counters->latch);
+          id = t.counters->next_auto_inc++;
+        }
+        if (first_generated == 0) first_generated = id;
+        row[c] = Value::Int(static_cast<int64_t>(id));
+      }
+      SQL_ASSIGN_OR_RETURN(row[c], CoerceToColumn(def.columns[c], row[c], n + 1));
+    }
+    SQL_RETURN_IF_ERROR(InsertRow(ctx, t, row));
+    if (auto_col >= 0) SeeAutoIncrement(t, row[auto_col]);
+    SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
+  }
+  if (ctx.progress != nullptr) ctx.progress->fetch_add(progress, std::memory_order_relaxed);
+
+  StatementResult r;
+  r.affected_rows = source.size();
+  if (first_generated != 0) {
+    r.last_insert_id = first_generated;
+    if (ctx.last_insert_id != nullptr) *ctx.last_insert_id = first_generated;
+  }
+  if (stmt.select != nullptr || stmt.rows.size() > 1)
+    r.info = "Records: " + std::to_string(source.size()) + "  Duplicates: 0  Warnings: 0";
+  return r;
+}
+
+SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stmt) {
+  SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
+  const OpenTable& t = *table;
+  const TableDef& def = t.def;
+  BindScope scope = ScopeForTable(def);
+  struct Set {
+    uint32_t column;
+    std::optional<BoundExpr> value;  // nullopt: DEFAULT
+  };
+  std::vector<Set> sets;
+  for (const Assignment& a : stmt.assignments) {
+    int c = def.FindColumn(a.column);
+    if (c < 0) return SqlErr(kErBadField, "Unknown column '", a.column, "' in 'field list'");
+    Set s{static_cast<uint32_t>(c), std::nullopt};
+    if (a.value != nullptr) {
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*a.value, scope, ctx, "field list"));
+      s.value = std::move(b);
+    }
+    sets.push_back(std::move(s));
+  }
+  EvalState st;
+  SeedEvalState(&st);
+  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),
+                                                                   stmt.order_by, stmt.limit, st));
+  const int auto_col = def.AutoIncrementColumn();
+  uint64_t changed = 0, matched = 0, progress = 0;
+  for (Target& target : targets) {
+    ++matched;
+    const Row& old_row = target.row;
+    Row row = old_row;
+    // MySQL assigns left to right: a later assignment sees the earlier ones' values.
+    for (const Set& s : sets) {
+      Value v;
+      if (s.value.has_value()) {
+        v = Eval(*s.value, row, st);
+      } else {
+        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column]));
+      }
+      SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, matched));
+      if (static_cast<int>(s.column) == auto_col) SeeAutoIncrement(t, row[s.column]);
+    }
+    if (row == old_row) continue;
+    ++changed;
+    const std::string& old_key = target.clustered_key;
+    std::string new_key = def.has_hidden_primary_key() ? old_key : EncodePrimaryKey(def, row);
+    std::string value;
+    EncodeRowValue(def, row, &value);
+    Status s;
+    if (new_key == old_key) {
+      s = ctx.txn->Put(t.clustered, old_key, value);
+    } else {
+      s = ctx.txn->Erase(t.clustered, old_key);
+      if (s.ok()) {
+        s = ctx.txn->Insert(t.clustered, new_key, value);
+        if (s.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
+      }
+    }
+    if (!s.ok()) return FromStatus(s);
+    for (size_t i = 0; i < def.indexes.size(); ++i) {
+      std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
+      std::string new_entry = EncodeIndexKey(def, def.indexes[i], row, new_key);
+      if (old_entry == new_entry) continue;
+      s = ctx.txn->Erase(t.indexes[i], old_entry);
+      if (s.ok()) s = ctx.txn->Insert(t.indexes[i], new_entry, "");
+      if (!s.ok()) return FromStatus(s);
+    }
+    ++ctx.counts->handler_update;
+    ++ctx.counts->innodb_rows_updated;
+    SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
+  }
+  StatementResult r;
+  r.affected_rows = changed;
+  r.info = "Rows matched: " + std::to_string(matched) + "  Changed: " + std::to_string(changed) +
+           "  Warnings: 0";
+  return r;
+}
+
+SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stmt) {
+  SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
+  const OpenTable& t = *table;
+  const TableDef& def = t.def;
+  BindScope scope = ScopeForTable(def);
+  EvalState st;
+  SeedEvalState(&st);
+  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),
+                                                                   stmt.order_by, stmt.limit, st));
+  uint64_t progress = 0;
+  for (const Target& target : targets) {
+    Status s = ctx.txn->Erase(t.clustered, target.clustered_key);
+    if (!s.ok()) return FromStatus(s);
+    for (size_t i = 0; i < def.indexes.size(); ++i) {
+      s = ctx.txn->Erase(t.indexes[i],
+                         EncodeIndexKey(def, def.indexes[i], target.row, target.clustered_key));
+      if (!s.ok()) return FromStatus(s);
+    }
+    ++ctx.counts->handler_delete;
+    ++ctx.counts->innodb_rows_deleted;
+    SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
+  }
+  StatementResult r;
+  r.affected_rows = targets.size();
+  return r;
+}
+
+}  // namespace minnow::sql

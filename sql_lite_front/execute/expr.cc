@@ -1,0 +1,594 @@
+// Binding and evaluation of expressions (expr.h).
+
+#include "sql_lite_front/execute/expr.h"
+
+#include <boost/uuid/detail/md5.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <limits>
+
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/catalog/table_catalog.h"
+
+namespace minnow::sql {
+namespace {
+
+bool IsAggregateName(std::string_view n, AggFunc* f) {
+  static constexpr std::pair<std::string_view, AggFunc> kAggs[] = {
+      {"count", AggFunc::kCount}, {"sum", AggFunc::kSum}, {"min", AggFunc::kMin},
+      {"max", AggFunc::kMax},     {"avg", AggFunc::kAvg},
+  };
+  for (const auto& [name, func] : kAggs) {
+    if (n == name) {
+      if (f != nullptr) *f = func;
+      return true;
+    }
+  }
+  return false;
+}
+
+struct FuncInfo {
+  std::string_view name;
+  Func func;
+  int min_args, max_args;  // max -1: any
+};
+constexpr FuncInfo kFuncs[] = {
+    {"md5", Func::kMd5, 1, 1},
+    {"rand", Func::kRand, 0, 1},
+    {"concat", Func::kConcat, 1, -1},
+    {"length", Func::kLength, 1, 1},
+    {"octet_length", Func::kLength, 1, 1},
+    {"char_length", Func::kCharLength, 1, 1},
+    {"character_length", Func::kCharLength, 1, 1},
+    {"lower", Func::kLower, 1, 1},
+    {"lcase", Func::kLower, 1, 1},
+    {"upper", Func::kUpper, 1, 1},
+    {"ucase", Func::kUpper, 1, 1},
+    {"abs", Func::kAbs, 1, 1},
+    {"ifnull", Func::kIfNull, 2, 2},
+    {"coalesce", Func::kCoalesce, 1, -1},
+    {"if", Func::kIf, 3, 3},
+    {"floor", Func::kFloor, 1, 1},
+    {"ceil", Func::kCeil, 1, 1},
+    {"ceiling", Func::kCeil, 1, 1},
+    {"round", Func::kRound, 1, 2},
+    {"mod", Func::kMod, 2, 2},
+};
+
+std::string NowString() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+BoundExpr Literal(Value v) {
+  BoundExpr b;
+  b.kind = BoundExpr::Kind::kLiteral;
+  b.value = std::move(v);
+  return b;
+}
+
+// Statement constants: functions whose value is fixed for the statement.
+bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out) {
+  const std::string& n = e.name;
+  if (!e.args.empty()) return false;
+  if (n == "connection_id") {
+    *out = Literal(Value::Int(ctx.session != nullptr ? static_cast<int64_t>(ctx.session->id) : 0));
+  } else if (n == "last_insert_id") {
+    *out = Literal(
+        Value::Int(ctx.last_insert_id != nullptr ? static_cast<int64_t>(*ctx.last_insert_id) : 0));
+  } else if (n == "database" || n == "schema") {
+    *out = Literal(Value::String(kSchemaName));
+  } else if (n == "version") {
+    *out = Literal(Value::String("8.0.36-minnow"));
+  } else if (n == "now" || n == "current_timestamp" || n == "sysdate" || n == "localtime") {
+    *out = Literal(Value::String(NowString()));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+SqlResult<Value> ReadVariable(const Expr& e, const ExecContext& ctx) {
+  if (e.var_scope == VarScope::kGlobal || ctx.session == nullptr) {
+    if (ctx.engine == nullptr)
+      return SqlErr(kErUnknownSystemVariable, "Unknown system variable '", e.name, "'");
+    return ctx.engine->variables.GetGlobal(e.name);
+  }
+  return ctx.session->vars.Get(e.name);
+}
+
+int64_t ClampToInt(double d, bool* fits) {
+  *fits = d >= -9.2233720368547758e18 && d < 9.2233720368547758e18;
+  return *fits ? static_cast<int64_t>(d) : 0;
+}
+
+// A string operand of arithmetic is a double in MySQL; an integer stays one.
+bool BothInts(const Value& a, const Value& b) { return a.is_int() && b.is_int(); }
+
+Value Arithmetic(BinaryOp op, const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return Value::Null();
+  if (BothInts(a, b) && op != BinaryOp::kDiv) {
+    int64_t x = a.as_int(), y = b.as_int(), r = 0;
+    switch (op) {
+      case BinaryOp::kAdd:
+        if (!__builtin_add_overflow(x, y, &r)) return Value::Int(r);
+        return Value::Double(static_cast<double>(x) + static_cast<double>(y));
+      case BinaryOp::kSub:
+        if (!__builtin_sub_overflow(x, y, &r)) return Value::Int(r);
+        return Value::Double(static_cast<double>(x) - static_cast<double>(y));
+      case BinaryOp::kMul:
+        if (!__builtin_mul_overflow(x, y, &r)) return Value::Int(r);
+        return Value::Double(static_cast<double>(x) * static_cast<double>(y));
+      case BinaryOp::kIntDiv:
+        if (y == 0) return Value::Null();
+        if (x == std::numeric_limits<int64_t>::min() && y == -1)
+          return Value::Double(-static_cast<double>(x));
+        return Value::Int(x / y);
+      case BinaryOp::kMod:
+        if (y == 0) return Value::Null();
+        if (y == -1) return Value::Int(0);
+        return Value::Int(x % y);
+      default:
+        return Value::Null();
+    }
+  }
+  double x = a.ToDouble(), y = b.ToDouble();
+  switch (op) {
+    case BinaryOp::kAdd:
+      return Value::Double(x + y);
+    case BinaryOp::kSub:
+      return Value::Double(x - y);
+    case BinaryOp::kMul:
+      return Value::Double(x * y);
+    case BinaryOp::kDiv:
+      if (y == 0) return Value::Null();
+      return Value::Double(x / y);
+    case BinaryOp::kIntDiv: {
+      if (y == 0) return Value::Null();
+      bool fits;
+      int64_t q = ClampToInt(std::trunc(x / y), &fits);
+      return fits ? Value::Int(q) : Value::Double(std::trunc(x / y));
+    }
+    case BinaryOp::kMod:
+      if (y == 0) return Value::Null();
+      return Value::Double(std::fmod(x, y));
+    default:
+      return Value::Null();
+  }
+}
+
+Value Bool(bool b) { return Value::Int(b ? 1 : 0); }
+
+size_t Utf8Chars(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+Value Round(const Value& v, int64_t digits) {
+  if (v.is_int()) {
+    if (digits >= 0) return v;
+    double p = std::pow(10.0, static_cast<double>(-digits));
+    double r = std::round(static_cast<double>(v.as_int()) / p) * p;
+    bool fits;
+    int64_t i = ClampToInt(r, &fits);
+    return fits ? Value::Int(i) : Value::Double(r);
+  }
+  double d = v.ToDouble();
+  double p = std::pow(10.0, static_cast<double>(digits));
+  double r = std::round(d * p) / p;
+  if (digits <= 0) {
+    bool fits;
+    int64_t i = ClampToInt(r, &fits);
+    if (fits) return Value::Int(i);
+  }
+  return Value::Double(r);
+}
+
+Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
+  auto arg = [&](size_t i) { return Eval(e.args[i], row, st); };
+  switch (e.func) {
+    case Func::kMd5: {
+      Value v = arg(0);
+      if (v.is_null()) return v;
+      return Value::String(Md5Hex(v.is_string() ? v.as_string() : v.ToString()));
+    }
+    case Func::kRand: {
+      if (!e.args.empty()) {
+        // rand(seed): the first call seeds the statement's generator, as MySQL's rand(N) is a
+        // fixed sequence for a given N.
+        if (!st.rand_seeded) {
+          Value seed = arg(0);
+          st.rng.seed(static_cast<uint64_t>(seed.is_null() ? 0 : seed.ToInt()));
+          st.rand_seeded = true;
+        }
+      }
+      return Value::Double(static_cast<double>(st.rng() >> 11) * 0x1.0p-53);
+    }
+    case Func::kConcat: {
+      std::string out;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        Value v = arg(i);
+        if (v.is_null()) return v;
+        if (v.is_string()) {
+          out += v.as_string();
+        } else {
+          out += v.ToString();
+        }
+      }
+      return Value::String(std::move(out));
+    }
+    case Func::kLength:
+    case Func::kCharLength: {
+      Value v = arg(0);
+      if (v.is_null()) return v;
+      std::string s = v.is_string() ? v.as_string() : v.ToString();
+      return Value::Int(static_cast<int64_t>(e.func == Func::kLength ? s.size() : Utf8Chars(s)));
+    }
+    case Func::kLower:
+    case Func::kUpper: {
+      Value v = arg(0);
+      if (v.is_null()) return v;
+      std::string s = v.is_string() ? v.as_string() : v.ToString();
+      for (char& c : s) {
+        c = static_cast<char>(e.func == Func::kLower ? std::tolower(static_cast<unsigned char>(c))
+                                                     : std::toupper(static_cast<unsigned char>(c)));
+      }
+      return Value::String(std::move(s));
+    }
+    case Func::kAbs: {
+      Value v = arg(0);
+      if (v.is_null()) return v;
+      if (v.is_int()) {
+        if (v.as_int() == std::numeric_limits<int64_t>::min())
+          return Value::Double(-static_cast<double>(v.as_int()));
+        return Value::Int(v.as_int() < 0 ? -v.as_int() : v.as_int());
+      }
+      return Value::Double(std::fabs(v.ToDouble()));
+    }
+    case Func::kIfNull: {
+      Value v = arg(0);
+      return v.is_null() ? arg(1) : v;
+    }
+    case Func::kCoalesce:
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        Value v = arg(i);
+        if (!v.is_null()) return v;
+      }
+      return Value::Null();
+    case Func::kIf:
+      return arg(0).IsTrue() ? arg(1) : arg(2);
+    case Func::kFloor:
+    case Func::kCeil: {
+      Value v = arg(0);
+      if (v.is_null() || v.is_int()) return v;
+      double d = e.func == Func::kFloor ? std::floor(v.ToDouble()) : std::ceil(v.ToDouble());
+      bool fits;
+      int64_t i = ClampToInt(d, &fits);
+      return fits ? Value::Int(i) : Value::Double(d);
+    }
+    case Func::kRound: {
+      Value v = arg(0);
+      if (v.is_null()) return v;
+      int64_t digits = 0;
+      if (e.args.size() > 1) {
+        Value d = arg(1);
+        if (d.is_null()) return d;
+        digits = d.ToInt();
+      }
+      return Round(v, digits);
+    }
+    case Func::kMod:
+      return Arithmetic(BinaryOp::kMod, arg(0), arg(1));
+  }
+  return Value::Null();
+}
+
+}  // namespace
+
+Value CompareValues(BinaryOp op, const Value& a, const Value& b) {
+  if (op == BinaryOp::kNullSafeEq) {
+    if (a.is_null() || b.is_null()) return Bool(a.is_null() && b.is_null());
+    return Bool(Value::Compare(a, b) == 0);
+  }
+  if (a.is_null() || b.is_null()) return Value::Null();
+  int c = Value::Compare(a, b);
+  switch (op) {
+    case BinaryOp::kEq:
+      return Bool(c == 0);
+    case BinaryOp::kNe:
+      return Bool(c != 0);
+    case BinaryOp::kLt:
+      return Bool(c < 0);
+    case BinaryOp::kLe:
+      return Bool(c <= 0);
+    case BinaryOp::kGt:
+      return Bool(c > 0);
+    case BinaryOp::kGe:
+      return Bool(c >= 0);
+    default:
+      return Value::Null();
+  }
+}
+
+std::string Md5Hex(std::string_view bytes) {
+  boost::uuids::detail::md5 h;
+  h.process_bytes(bytes.data(), bytes.size());
+  boost::uuids::detail::md5::digest_type digest;
+  h.get_digest(digest);
+  // Boost's digest is four words whose values, read most significant byte first, are the 16
+  // bytes of the MD5 (reading the words' memory would swap each word's bytes on x86).
+  unsigned char raw[16];
+  for (int w = 0; w < 4; ++w) {
+    for (int b = 0; b < 4; ++b)
+      raw[4 * w + b] = static_cast<unsigned char>(digest[w] >> (24 - 8 * b));
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[2 * i] = kHex[raw[i] >> 4];
+    out[2 * i + 1] = kHex[raw[i] & 15];
+  }
+  return out;
+}
+
+std::string LikePrefix(std::string_view pattern, bool* prefix_then_percent) {
+  std::string prefix;
+  size_t i = 0;
+  for (; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '%' || c == '_') break;
+    if (c == '\\' && i + 1 < pattern.size()) c = pattern[++i];
+    prefix += c;
+  }
+  *prefix_then_percent = i == pattern.size() || (i + 1 == pattern.size() && pattern[i] == '%');
+  return prefix;
+}
+
+bool ContainsAggregate(const Expr& e) {
+  if (e.kind == Expr::Kind::kFunction && IsAggregateName(e.name, nullptr)) return true;
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr && ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
+  BindScope s;
+  s.table = def.name;
+  s.alias = std::string(alias);
+  s.schema = kSchemaName;
+  for (const ColumnDef& c : def.columns) s.columns.push_back(c.name);
+  s.used.assign(def.columns.size(), false);
+  return s;
+}
+
+namespace {
+
+SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                          const char* clause, bool inside_aggregate);
+
+SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, const char* clause,
+                   bool inside_aggregate, BoundExpr* out) {
+  for (const ExprPtr& a : e.args) {
+    if (a == nullptr) return SqlErr(kErParse, "Missing expression");
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, Bind(*a, scope, ctx, clause, inside_aggregate));
+    out->args.push_back(std::move(b));
+  }
+  return SqlStatus::OK();
+}
+
+SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                          const char* clause, bool inside_aggregate) {
+  BoundExpr b;
+  b.negated = e.negated;
+  switch (e.kind) {
+    case Expr::Kind::kLiteral:
+      return Literal(e.value);
+    case Expr::Kind::kColumn: {
+      std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+      if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
+          !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias))) {
+        return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+      }
+      for (size_t i = 0; i < scope.columns.size(); ++i) {
+        if (EqualsNoCase(scope.columns[i], e.name)) {
+          b.kind = BoundExpr::Kind::kColumn;
+          b.column = static_cast<int>(i);
+          if (i < scope.used.size()) scope.used[i] = true;
+          if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
+            scope.saw_column_outside_aggregate = true;
+            scope.first_bare_column = std::string(scope.columns[i]);
+          }
+          return b;
+        }
+      }
+      return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+    }
+    case Expr::Kind::kStar:
+      return SqlErr(kErParse, "You have an error in your SQL syntax near '*'");
+    case Expr::Kind::kUnary:
+      b.kind = BoundExpr::Kind::kUnary;
+      b.unary_op = e.unary_op;
+      break;
+    case Expr::Kind::kBinary:
+      b.kind = BoundExpr::Kind::kBinary;
+      b.binary_op = e.binary_op;
+      break;
+    case Expr::Kind::kBetween:
+      b.kind = BoundExpr::Kind::kBetween;
+      break;
+    case Expr::Kind::kIn:
+      b.kind = BoundExpr::Kind::kIn;
+      break;
+    case Expr::Kind::kLike:
+      b.kind = BoundExpr::Kind::kLike;
+      break;
+    case Expr::Kind::kIsNull:
+      b.kind = BoundExpr::Kind::kIsNull;
+      break;
+    case Expr::Kind::kVariable: {
+      SQL_ASSIGN_OR_RETURN(Value v, ReadVariable(e, ctx));
+      return Literal(std::move(v));
+    }
+    case Expr::Kind::kFunction: {
+      AggFunc agg;
+      if (IsAggregateName(e.name, &agg)) {
+        if (!scope.allow_aggregates || inside_aggregate)
+          return SqlErr(kErInvalidGroupFuncUse, "Invalid use of group function");
+        AggregateSpec spec;
+        spec.func = agg;
+        spec.distinct = e.distinct;
+        if (e.args.size() == 1 && e.args[0] != nullptr && e.args[0]->kind == Expr::Kind::kStar) {
+          if (agg != AggFunc::kCount)
+            return SqlErr(kErParse,
+                          "You have an error in your SQL syntax; check the manual that "
+                          "corresponds to your minnow version for the right syntax to "
+                          "use near '*)' at line 1");
+          spec.star = true;
+        } else if (e.args.size() != 1 || e.args[0] == nullptr) {
+          return SqlErr(kErParse, "Incorrect parameter count in the call to native function '",
+                        e.name, "'");
+        } else {
+          SQL_ASSIGN_OR_RETURN(spec.arg, Bind(*e.args[0], scope, ctx, clause, true));
+        }
+        b.kind = BoundExpr::Kind::kAggregate;
+        b.column = static_cast<int>(scope.aggregates.size());
+        scope.aggregates.push_back(std::move(spec));
+        return b;
+      }
+      if (BindConstantFunction(e, ctx, &b)) return b;
+      const FuncInfo* info = nullptr;
+      for (const FuncInfo& f : kFuncs) {
+        if (f.name == e.name) info = &f;
+      }
+      if (info == nullptr)
+        return SqlErr(kErSpDoesNotExist, "FUNCTION ", kSchemaName, ".", e.name, " does not exist");
+      int n = static_cast<int>(e.args.size());
+      if (n < info->min_args || (info->max_args >= 0 && n > info->max_args))
+        return SqlErr(kErWrongParamCountToNativeFct,
+                      "Incorrect parameter count in the call to native function '", e.name, "'");
+      b.kind = BoundExpr::Kind::kFunction;
+      b.func = info->func;
+      break;
+    }
+  }
+  SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
+  return b;
+}
+
+}  // namespace
+
+SqlResult<BoundExpr> BindExpr(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                              const char* clause) {
+  return Bind(e, scope, ctx, clause, false);
+}
+
+void SeedEvalState(EvalState* state) {
+  state->rng.seed(
+      static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()));
+}
+
+Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
+  switch (e.kind) {
+    case BoundExpr::Kind::kLiteral:
+      return e.value;
+    case BoundExpr::Kind::kColumn:
+      return row[e.column];
+    case BoundExpr::Kind::kAggregate:
+      return st.aggregates != nullptr ? (*st.aggregates)[e.column] : Value::Null();
+    case BoundExpr::Kind::kUnary: {
+      Value v = Eval(e.args[0], row, st);
+      if (v.is_null()) return v;
+      if (e.unary_op == UnaryOp::kNot) return Bool(!v.IsTrue());
+      if (v.is_int()) {
+        if (v.as_int() == std::numeric_limits<int64_t>::min())
+          return Value::Double(-static_cast<double>(v.as_int()));
+        return Value::Int(-v.as_int());
+      }
+      return Value::Double(-v.ToDouble());
+    }
+    case BoundExpr::Kind::kBinary: {
+      BinaryOp op = e.binary_op;
+      if (op == BinaryOp::kAnd) {
+        Value a = Eval(e.args[0], row, st);
+        if (!a.is_null() && !a.IsTrue()) return Bool(false);
+        Value b = Eval(e.args[1], row, st);
+        if (!b.is_null() && !b.IsTrue()) return Bool(false);
+        if (a.is_null() || b.is_null()) return Value::Null();
+        return Bool(true);
+      }
+      if (op == BinaryOp::kOr) {
+        Value a = Eval(e.args[0], row, st);
+        if (!a.is_null() && a.IsTrue()) return Bool(true);
+        Value b = Eval(e.args[1], row, st);
+        if (!b.is_null() && b.IsTrue()) return Bool(true);
+        if (a.is_null() || b.is_null()) return Value::Null();
+        return Bool(false);
+      }
+      Value a = Eval(e.args[0], row, st);
+      Value b = Eval(e.args[1], row, st);
+      if (op == BinaryOp::kXor) {
+        if (a.is_null() || b.is_null()) return Value::Null();
+        return Bool(a.IsTrue() != b.IsTrue());
+      }
+      if (op <= BinaryOp::kNullSafeEq) return CompareValues(op, a, b);
+      return Arithmetic(op, a, b);
+    }
+    case BoundExpr::Kind::kBetween: {
+      Value v = Eval(e.args[0], row, st);
+      Value ge = CompareValues(BinaryOp::kGe, v, Eval(e.args[1], row, st));
+      Value le = CompareValues(BinaryOp::kLe, v, Eval(e.args[2], row, st));
+      Value r;
+      if ((!ge.is_null() && !ge.IsTrue()) || (!le.is_null() && !le.IsTrue())) {
+        r = Bool(false);
+      } else if (ge.is_null() || le.is_null()) {
+        return Value::Null();
+      } else {
+        r = Bool(true);
+      }
+      return e.negated ? Bool(!r.IsTrue()) : r;
+    }
+    case BoundExpr::Kind::kIn: {
+      Value v = Eval(e.args[0], row, st);
+      if (v.is_null()) return v;
+      bool saw_null = false;
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        Value x = Eval(e.args[i], row, st);
+        if (x.is_null()) {
+          saw_null = true;
+        } else if (Value::Compare(v, x) == 0) {
+          return Bool(!e.negated);
+        }
+      }
+      if (saw_null) return Value::Null();
+      return Bool(e.negated);
+    }
+    case BoundExpr::Kind::kLike: {
+      Value v = Eval(e.args[0], row, st);
+      Value p = Eval(e.args[1], row, st);
+      if (v.is_null() || p.is_null()) return Value::Null();
+      bool m;
+      if (v.is_string() && p.is_string()) {
+        m = LikeMatch(v.as_string(), p.as_string());
+      } else {
+        m = LikeMatch(v.is_string() ? v.as_string() : v.ToString(),
+                      p.is_string() ? p.as_string() : p.ToString());
+      }
+      return Bool(m != e.negated);
+    }
+    case BoundExpr::Kind::kIsNull:
+      return Bool(Eval(e.args[0], row, st).is_null() != e.negated);
+    case BoundExpr::Kind::kFunction:
+      return EvalFunction(e, row, st);
+  }
+  return Value::Null();
+}
+
+}  // namespace minnow::sql

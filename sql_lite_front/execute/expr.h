@@ -1,0 +1,136 @@
+#pragma once
+// Expressions, bound once per statement and evaluated per row.
+//
+// Binding (BindExpr) turns a parsed Expr into a BoundExpr: column references become positions
+// in the row the statement reads (a TableDef's columns or a system table's), @@variables and
+// the per-statement constants (connection_id(), last_insert_id(), database(), version(), now())
+// become literals, and each aggregate (count/sum/min/max/avg) becomes a slot the executor fills
+// (BindScope::aggregates). Errors at bind time, as MySQL's:
+//   1054 "Unknown column 'x' in 'field list'" (or 'where clause', 'order clause', ...)
+//   1305 "FUNCTION test.x does not exist"
+//   1111 "Invalid use of group function" (an aggregate where none may be, or nested)
+//   1193 "Unknown system variable 'x'"
+//
+// Evaluation (Eval) is a tree walk with MySQL's semantics: three-valued logic (NULL is unknown:
+// NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare, arithmetic in 64-bit integers
+// that turns to double on overflow, "/" always double, x/0 and x%0 NULL, LIKE with % _ and the
+// backslash escape (byte-wise: minnow's collation is binary). It cannot fail: every value has a
+// result.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+enum class Func : uint8_t {
+  kMd5,
+  kRand,
+  kConcat,
+  kLength,
+  kCharLength,
+  kLower,
+  kUpper,
+  kAbs,
+  kIfNull,
+  kCoalesce,
+  kIf,
+  kFloor,
+  kCeil,
+  kRound,
+  kMod,
+};
+
+enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg };
+
+struct BoundExpr {
+  enum class Kind : uint8_t {
+    kLiteral,
+    kColumn,
+    kUnary,
+    kBinary,
+    kBetween,
+    kIn,
+    kLike,
+    kIsNull,
+    kFunction,
+    kAggregate,  // the value of aggregate slot `column` (BindScope::aggregates)
+  };
+  Kind kind = Kind::kLiteral;
+  Value value;      // kLiteral
+  int column = -1;  // kColumn: position in the row; kAggregate: slot
+  BinaryOp binary_op = BinaryOp::kEq;
+  UnaryOp unary_op = UnaryOp::kNot;
+  Func func = Func::kMd5;
+  bool negated = false;
+  std::vector<BoundExpr> args;
+};
+
+// One aggregate of the statement: count(*) has star set and no arg.
+struct AggregateSpec {
+  AggFunc func = AggFunc::kCount;
+  bool star = false;
+  bool distinct = false;
+  BoundExpr arg;
+};
+
+// What names resolve against, and what binding found.
+struct BindScope {
+  std::string table;   // the table's name ("sample"), for qualified names and messages
+  std::string alias;   // FROM t AS alias, or empty
+  std::string schema;  // "test", or the system schema
+  std::vector<std::string_view> columns;  // the row's column names, case-insensitive
+
+  // Filled by BindExpr:
+  std::vector<bool> used;                 // columns referenced (sized to columns)
+  std::vector<AggregateSpec> aggregates;  // when aggregates are allowed
+  bool allow_aggregates = false;          // set per clause by the caller
+  bool saw_column_outside_aggregate = false;
+  std::string first_bare_column;  // its name, for 1140's message
+};
+
+// The scope of a table's columns (names view `def`, which must outlive the scope).
+BindScope ScopeForTable(const TableDef& def, std::string_view alias = {});
+
+// Binds `e` in `scope`; `clause` names the clause for 1054 ("field list", "where clause",
+// "order clause", "group statement"). Variables and statement constants are read from `ctx`.
+SqlResult<BoundExpr> BindExpr(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                              const char* clause);
+
+// What a row's evaluation may need besides the row: rand()'s generator and the aggregate
+// values of the current group.
+struct EvalState {
+  std::mt19937_64 rng;
+  bool rand_seeded = false;  // rand(N) seeded rng (once per statement)
+  const std::vector<Value>* aggregates = nullptr;
+};
+
+// Seeds a statement's generator from the clock.
+void SeedEvalState(EvalState* state);
+
+Value Eval(const BoundExpr& e, const Row& row, EvalState& state);
+// WHERE's test: true only for a non-NULL true value.
+inline bool EvalPredicate(const BoundExpr& e, const Row& row, EvalState& state) {
+  return Eval(e, row, state).IsTrue();
+}
+
+// True if `e` contains an aggregate call (count/sum/min/max/avg), at any depth.
+bool ContainsAggregate(const Expr& e);
+// md5 as 32 lowercase hex digits.
+std::string Md5Hex(std::string_view bytes);
+// The literal prefix of a LIKE pattern before its first wildcard (escapes resolved), and
+// whether the pattern is exactly that prefix followed by a single trailing '%' (or nothing).
+std::string LikePrefix(std::string_view pattern, bool* prefix_then_percent);
+// Three-valued comparison: NULL if either side is NULL, else the Compare result's truth.
+Value CompareValues(BinaryOp op, const Value& a, const Value& b);
+
+}  // namespace minnow::sql

@@ -1,0 +1,281 @@
+#pragma once
+// The parsed form of one SQL statement (parser.h makes it). Names are as written (without
+// backquotes); keywords are matched case-insensitively by the parser, names keep their case.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+// ---- expressions
+enum class BinaryOp : uint8_t {
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kNullSafeEq,  // = <> (and !=) < <= > >= <=>
+  kAnd,
+  kOr,
+  kXor,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kIntDiv,
+  kMod,  // + - * / DIV % (and MOD)
+};
+enum class UnaryOp : uint8_t { kNot, kNeg };
+enum class VarScope : uint8_t { kDefault, kGlobal, kSession };  // @@x, @@global.x, @@session.x
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  enum class Kind : uint8_t {
+    kLiteral,   // value
+    kColumn,    // [table.]column: table, name
+    kStar,      // * inside count(*)
+    kUnary,     // unary_op args[0]
+    kBinary,    // args[0] binary_op args[1]
+    kBetween,   // args[0] [NOT] BETWEEN args[1] AND args[2]
+    kIn,        // args[0] [NOT] IN (args[1..])
+    kLike,      // args[0] [NOT] LIKE args[1]
+    kIsNull,    // args[0] IS [NOT] NULL
+    kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, concat, now, ...;
+                // name lower-cased; distinct for count(DISTINCT x)
+    kVariable,  // @@[global.|session.]name: var_scope, name (lower-cased)
+  };
+  Kind kind = Kind::kLiteral;
+  Value value;              // kLiteral
+  std::string table, name;  // kColumn (table may be empty), kFunction, kVariable
+  BinaryOp binary_op = BinaryOp::kEq;
+  UnaryOp unary_op = UnaryOp::kNot;
+  VarScope var_scope = VarScope::kDefault;
+  bool negated = false;   // NOT BETWEEN / NOT IN / NOT LIKE / IS NOT NULL
+  bool distinct = false;  // count(DISTINCT ...)
+  std::vector<ExprPtr> args;
+  // Where the expression starts in the statement's text, and its text as written
+  // ("count(i)"), which MySQL uses as the column name of an unnamed select item.
+  std::string text;
+};
+
+// ---- SELECT
+enum class RowLockClause : uint8_t {
+  kNone,
+  kShare,
+  kUpdate
+};  // LOCK IN SHARE MODE / FOR SHARE, FOR UPDATE
+
+struct TableName {
+  std::string schema;  // "performance_schema", "information_schema", or empty
+  std::string name;
+};
+
+struct SelectItem {
+  ExprPtr expr;       // null for a bare * (all columns)
+  std::string alias;  // AS alias, or empty
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool desc = false;
+};
+
+struct SelectStmt {
+  std::vector<SelectItem> items;
+  std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
+  std::string from_alias;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
+  std::vector<OrderItem> order_by;
+  std::optional<uint64_t> limit;
+  uint64_t offset = 0;
+  RowLockClause lock = RowLockClause::kNone;
+  bool nowait = false, skip_locked = false;  // parsed; NOWAIT/SKIP LOCKED give 1235 for now
+};
+
+// ---- DML
+struct InsertStmt {
+  TableName table;
+  std::vector<std::string> columns;        // empty: all columns in table order
+  std::vector<std::vector<ExprPtr>> rows;  // VALUES (...), (...); a null ExprPtr is DEFAULT
+  std::unique_ptr<SelectStmt> select;      // INSERT ... SELECT
+  bool ignore = false;                     // INSERT IGNORE (parsed; 1235 for now)
+  bool replace = false;                    // REPLACE INTO (parsed; 1235 for now)
+};
+
+struct Assignment {
+  std::string column;
+  ExprPtr value;
+};
+
+struct UpdateStmt {
+  TableName table;
+  std::vector<Assignment> assignments;
+  ExprPtr where;
+  std::vector<OrderItem> order_by;
+  std::optional<uint64_t> limit;
+};
+
+struct DeleteStmt {
+  TableName table;
+  ExprPtr where;
+  std::vector<OrderItem> order_by;
+  std::optional<uint64_t> limit;
+};
+
+// ---- DDL
+struct ColumnSpec {
+  ColumnDef def;               // name, type, length, unsigned, nullable, auto_increment, default
+  bool primary_key = false;    // inline PRIMARY KEY
+  bool unique = false;         // inline UNIQUE [KEY]
+  bool explicit_null = false;  // NULL written
+};
+
+struct IndexSpec {
+  std::string name;                  // may be empty (named after its first column)
+  std::vector<std::string> columns;  // (col [(len)] [ASC|DESC], ...): names only
+  bool primary = false, unique = false;
+};
+
+// ENGINE=, [DEFAULT] CHARSET=, COLLATE=, COMPRESSION=, MAX_ROWS=, AUTO_INCREMENT=, ROW_FORMAT=,
+// COMMENT=: name upper-cased, value as written.
+using TableOptions = std::vector<std::pair<std::string, std::string>>;
+
+struct CreateTableStmt {
+  std::string name;
+  bool if_not_exists = false;
+  std::vector<ColumnSpec> columns;
+  std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
+  TableOptions options;
+  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
+};
+
+struct DropTableStmt {
+  std::vector<std::string> names;
+  bool if_exists = false;
+};
+
+struct CreateIndexStmt {
+  IndexSpec index;
+  std::string table;
+  std::string algorithm;  // upper-cased; empty if not given
+};
+
+struct DropIndexStmt {
+  std::string name, table;
+};
+
+struct AlterAction {
+  enum class Kind : uint8_t {
+    kAddColumn,
+    kDropColumn,
+    kModifyColumn,
+    kChangeColumn,
+    kAddIndex,
+    kDropIndex,
+    kDropPrimaryKey,
+    kTableOption
+  };
+  Kind kind = Kind::kAddColumn;
+  ColumnSpec column;                           // add, modify, change (the new definition)
+  std::string name;                            // drop column / drop index / change's old name
+  IndexSpec index;                             // add index
+  std::pair<std::string, std::string> option;  // ENGINE=... etc.
+  std::string after;                           // AFTER col; "" for the end
+  bool first = false;                          // FIRST
+};
+
+struct AlterTableStmt {
+  std::string table;
+  std::vector<AlterAction> actions;
+  std::string algorithm;  // "COPY", "INPLACE", "INSTANT", "DEFAULT" or empty
+  std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
+};
+
+struct TruncateStmt {
+  std::string table;
+};
+
+// ---- transactions, session
+struct TransactionStmt {
+  enum class Kind : uint8_t { kBegin, kCommit, kRollback };  // BEGIN [WORK] / START TRANSACTION
+  Kind kind = Kind::kBegin;
+  bool consistent_snapshot = false;  // START TRANSACTION WITH CONSISTENT SNAPSHOT
+  bool read_only = false;            // START TRANSACTION READ ONLY
+};
+
+struct SetItem {
+  VarScope scope = VarScope::kDefault;  // SET x / SET SESSION x / SET GLOBAL x
+  std::string name;                     // lower-cased; "transaction_isolation" for SET TRANSACTION
+  ExprPtr value;  // a bare word (SET x = ON, = READ-COMMITTED) is a string literal
+  bool next_transaction_only = false;  // SET TRANSACTION ISOLATION LEVEL ... (no scope)
+};
+
+struct SetStmt {
+  std::vector<SetItem> items;
+};
+
+struct ShowStmt {
+  enum class Kind : uint8_t {
+    kTables,              // SHOW [FULL] TABLES [LIKE 'p']
+    kTableStatus,         // SHOW TABLE STATUS [LIKE 'p' | WHERE ...]: like only
+    kCreateTable,         // SHOW CREATE TABLE t
+    kColumns,             // SHOW COLUMNS FROM t / DESCRIBE t / DESC t
+    kIndex,               // SHOW INDEX|INDEXES|KEYS FROM t
+    kStatus,              // SHOW [GLOBAL|SESSION] STATUS [LIKE 'p']
+    kVariables,           // SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'p']
+    kEngineInnodbStatus,  // SHOW ENGINE INNODB STATUS, SHOW INNODB STATUS
+    kEngines,             // SHOW ENGINES
+    kWarnings,            // SHOW WARNINGS
+    kProcesslist,         // SHOW [FULL] PROCESSLIST
+  };
+  Kind kind = Kind::kTables;
+  VarScope scope = VarScope::kDefault;
+  std::string table;  // kCreateTable, kColumns, kIndex
+  std::optional<std::string> like;
+  bool full = false;  // SHOW FULL TABLES / COLUMNS / PROCESSLIST
+};
+
+struct LockTablesStmt {
+  enum class Mode : uint8_t { kRead, kReadLocal, kWrite, kLowPriorityWrite };
+  struct Item {
+    std::string table, alias;
+    Mode mode = Mode::kRead;
+  };
+  std::vector<Item> items;
+};
+struct UnlockTablesStmt {};
+
+struct OptimizeTableStmt {
+  std::vector<std::string> tables;
+};
+
+struct UseStmt {
+  std::string database;
+};
+
+struct ExplainStmt;
+
+using Statement =
+    std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
+                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, TransactionStmt,
+                 SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, UseStmt,
+                 std::unique_ptr<ExplainStmt>>;
+
+// EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
+struct ExplainStmt {
+  Statement statement;
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,457 @@
+// Expressions, by MySQL's precedence (lowest first): OR ||, XOR, AND &&, NOT, comparisons
+// (= <=> <> != < <= > >= IS LIKE IN BETWEEN), + -, * / DIV % MOD, unary - + !, primaries.
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "sql_lite_front/parse/parser_internal.h"
+
+namespace minnow::sql {
+
+SqlStatus Parser::Enter() {
+  if (++depth_ > kMaxNesting) {
+    --depth_;
+    return SyntaxError();
+  }
+  return SqlStatus::OK();
+}
+
+uint32_t Parser::Height(const Expr* e) const {
+  auto it = heights_.find(e);
+  return it == heights_.end() ? 1 : it->second;
+}
+
+SqlResult<ExprPtr> Parser::Finish(ExprPtr node, uint32_t begin) {
+  uint32_t h = 1;
+  for (const ExprPtr& a : node->args) {
+    if (a != nullptr) h = std::max(h, Height(a.get()) + 1);
+  }
+  if (h > kMaxExprHeight) return SyntaxError();
+  if (h > 1) heights_[node.get()] = h;
+  node->text = std::string(sql_.substr(begin, std::max(last_end_, begin) - begin));
+  return node;
+}
+
+SqlResult<ExprPtr> Parser::MakeBinary(BinaryOp op, ExprPtr left, ExprPtr right, uint32_t begin) {
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kBinary;
+  node->binary_op = op;
+  node->args.push_back(std::move(left));
+  node->args.push_back(std::move(right));
+  return Finish(std::move(node), begin);
+}
+
+SqlResult<ExprPtr> Parser::ParseExpr() {
+  SQL_RETURN_IF_ERROR(Enter());
+  SqlResult<ExprPtr> e = ParseOr();
+  Leave();
+  return e;
+}
+
+SqlResult<ExprPtr> Parser::ParseOr() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseXor());
+  while (IsKw("OR") || IsOp("||")) {
+    Skip();
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseXor());
+    SQL_ASSIGN_OR_RETURN(left, MakeBinary(BinaryOp::kOr, std::move(left), std::move(right), begin));
+  }
+  return left;
+}
+
+SqlResult<ExprPtr> Parser::ParseXor() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
+  while (AcceptKw("XOR")) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
+    SQL_ASSIGN_OR_RETURN(left,
+                         MakeBinary(BinaryOp::kXor, std::move(left), std::move(right), begin));
+  }
+  return left;
+}
+
+SqlResult<ExprPtr> Parser::ParseAnd() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseNot());
+  while (IsKw("AND") || IsOp("&&")) {
+    Skip();
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
+    SQL_ASSIGN_OR_RETURN(left,
+                         MakeBinary(BinaryOp::kAnd, std::move(left), std::move(right), begin));
+  }
+  return left;
+}
+
+SqlResult<ExprPtr> Parser::ParseNot() {
+  if (!IsKw("NOT")) return ParsePredicate();
+  const uint32_t begin = Cur().begin;
+  Skip();
+  if (IsKw("EXISTS")) return NotSupported("subqueries");
+  SQL_RETURN_IF_ERROR(Enter());
+  SqlResult<ExprPtr> operand = ParseNot();
+  Leave();
+  if (!operand.ok()) return operand.error();
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kUnary;
+  node->unary_op = UnaryOp::kNot;
+  node->args.push_back(std::move(operand).value());
+  return Finish(std::move(node), begin);
+}
+
+namespace {
+
+bool ComparisonOp(const Token& t, BinaryOp* op) {
+  if (t.kind != TokenKind::kOperator) return false;
+  static constexpr std::pair<std::string_view, BinaryOp> kOps[] = {
+      {"=", BinaryOp::kEq},  {"<=>", BinaryOp::kNullSafeEq}, {"<>", BinaryOp::kNe},
+      {"!=", BinaryOp::kNe}, {"<", BinaryOp::kLt},           {"<=", BinaryOp::kLe},
+      {">", BinaryOp::kGt},  {">=", BinaryOp::kGe},
+  };
+  for (const auto& [text, o] : kOps) {
+    if (t.text == text) {
+      *op = o;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+SqlResult<ExprPtr> Parser::ParsePredicate() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseBitExpr());
+  for (;;) {
+    BinaryOp op;
+    if (ComparisonOp(Cur(), &op)) {
+      Skip();
+      if ((IsKw("ANY") || IsKw("ALL") || IsKw("SOME")) && IsOp("(", 1)) {
+        return NotSupported("subqueries");
+      }
+      SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseBitExpr());
+      SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
+      continue;
+    }
+    if (AcceptKw("IS")) {
+      auto node = std::make_unique<Expr>();
+      node->kind = Expr::Kind::kIsNull;
+      node->negated = AcceptKw("NOT");
+      if (IsKw("TRUE") || IsKw("FALSE") || IsKw("UNKNOWN")) {
+        return NotSupported("IS " + ToUpperAscii(Cur().text));
+      }
+      SQL_RETURN_IF_ERROR(ExpectKw("NULL"));
+      node->args.push_back(std::move(left));
+      SQL_ASSIGN_OR_RETURN(left, Finish(std::move(node), begin));
+      continue;
+    }
+    bool negated = false;
+    if (IsKw("NOT") && (IsKw("LIKE", 1) || IsKw("IN", 1) || IsKw("BETWEEN", 1) ||
+                        IsKw("REGEXP", 1) || IsKw("RLIKE", 1))) {
+      Skip();
+      negated = true;
+    }
+    auto node = std::make_unique<Expr>();
+    node->negated = negated;
+    node->args.push_back(std::move(left));
+    if (AcceptKw("LIKE")) {
+      node->kind = Expr::Kind::kLike;
+      SQL_ASSIGN_OR_RETURN(ExprPtr pattern, ParseBitExpr());
+      node->args.push_back(std::move(pattern));
+      if (IsKw("ESCAPE")) return NotSupported("LIKE ... ESCAPE");
+    } else if (AcceptKw("IN")) {
+      node->kind = Expr::Kind::kIn;
+      SQL_RETURN_IF_ERROR(ExpectOp("("));
+      if (IsKw("SELECT")) return NotSupported("subqueries");
+      for (;;) {
+        SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        node->args.push_back(std::move(e));
+        if (!AcceptOp(",")) break;
+      }
+      SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    } else if (AcceptKw("BETWEEN")) {
+      node->kind = Expr::Kind::kBetween;
+      SQL_ASSIGN_OR_RETURN(ExprPtr low, ParseBitExpr());
+      SQL_RETURN_IF_ERROR(ExpectKw("AND"));
+      SQL_ASSIGN_OR_RETURN(ExprPtr high, ParseBitExpr());
+      node->args.push_back(std::move(low));
+      node->args.push_back(std::move(high));
+    } else if (IsKw("REGEXP") || IsKw("RLIKE")) {
+      return NotSupported("REGEXP");
+    } else if (IsKw("SOUNDS") || IsKw("MEMBER")) {
+      return NotSupported(ToUpperAscii(Cur().text));
+    } else {
+      return std::move(node->args[0]);
+    }
+    SQL_ASSIGN_OR_RETURN(left, Finish(std::move(node), begin));
+  }
+}
+
+SqlResult<ExprPtr> Parser::ParseBitExpr() {
+  SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseAdditive());
+  if (IsOp("|") || IsOp("&") || IsOp("^") || IsOp("<<") || IsOp(">>")) {
+    return NotSupported("bit operators");
+  }
+  return e;
+}
+
+SqlResult<ExprPtr> Parser::ParseAdditive() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
+  while (IsOp("+") || IsOp("-")) {
+    BinaryOp op = IsOp("+") ? BinaryOp::kAdd : BinaryOp::kSub;
+    Skip();
+    if (IsKw("INTERVAL")) return NotSupported("INTERVAL");
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
+    SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
+  }
+  return left;
+}
+
+SqlResult<ExprPtr> Parser::ParseMultiplicative() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+  for (;;) {
+    BinaryOp op;
+    if (IsOp("*")) {
+      op = BinaryOp::kMul;
+    } else if (IsOp("/")) {
+      op = BinaryOp::kDiv;
+    } else if (IsKw("DIV")) {
+      op = BinaryOp::kIntDiv;
+    } else if (IsOp("%") || IsKw("MOD")) {
+      op = BinaryOp::kMod;
+    } else {
+      return left;
+    }
+    Skip();
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+    SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
+  }
+}
+
+SqlResult<ExprPtr> Parser::ParseUnary() {
+  const uint32_t begin = Cur().begin;
+  if (IsOp("~")) return NotSupported("bit operators");
+  if (IsKw("BINARY") && !IsOp("(", 1)) return NotSupported("BINARY");
+  if (!IsOp("-") && !IsOp("+") && !IsOp("!")) return ParsePrimary();
+  const std::string op = Cur().text;
+  Skip();
+  // -9223372036854775808 is an integer although 9223372036854775808 is not.
+  if (op == "-" && Cur().kind == TokenKind::kInteger && Cur().text == "9223372036854775808" &&
+      !IsOp(".", 1)) {
+    Skip();
+    auto lit = std::make_unique<Expr>();
+    lit->kind = Expr::Kind::kLiteral;
+    lit->value = Value::Int(std::numeric_limits<int64_t>::min());
+    return Finish(std::move(lit), begin);
+  }
+  SQL_RETURN_IF_ERROR(Enter());
+  SqlResult<ExprPtr> operand_or = ParseUnary();
+  Leave();
+  if (!operand_or.ok()) return operand_or.error();
+  ExprPtr operand = std::move(operand_or).value();
+  if (op == "+") return Finish(std::move(operand), begin);  // unary plus does nothing
+  if (op == "-" && operand->kind == Expr::Kind::kLiteral) {
+    // Fold -<number> into the literal (DEFAULT -1, VALUES (-4)).
+    if (operand->value.is_int() && operand->value.as_int() != std::numeric_limits<int64_t>::min()) {
+      operand->value = Value::Int(-operand->value.as_int());
+      return Finish(std::move(operand), begin);
+    }
+    if (operand->value.is_double()) {
+      operand->value = Value::Double(-operand->value.as_double());
+      return Finish(std::move(operand), begin);
+    }
+  }
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kUnary;
+  node->unary_op = op == "-" ? UnaryOp::kNeg : UnaryOp::kNot;
+  node->args.push_back(std::move(operand));
+  return Finish(std::move(node), begin);
+}
+
+SqlResult<ExprPtr> Parser::ParseLiteral() {
+  const uint32_t begin = Cur().begin;
+  auto lit = std::make_unique<Expr>();
+  lit->kind = Expr::Kind::kLiteral;
+  const Token& t = Cur();
+  switch (t.kind) {
+    case TokenKind::kInteger: {
+      int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+      if (ec == std::errc() && ptr == t.text.data() + t.text.size()) {
+        lit->value = Value::Int(v);
+      } else {
+        lit->value = Value::Double(std::strtod(t.text.c_str(), nullptr));  // too big for int64
+      }
+      Skip();
+      break;
+    }
+    case TokenKind::kDecimal: {
+      double v = std::strtod(t.text.c_str(), nullptr);
+      if (!std::isfinite(v)) return SyntaxError();
+      lit->value = Value::Double(v);
+      Skip();
+      break;
+    }
+    case TokenKind::kString: {
+      std::string s = t.text;
+      Skip();
+      while (Cur().kind == TokenKind::kString) {  // 'a' 'b' is 'ab'
+        s += Cur().text;
+        Skip();
+      }
+      lit->value = Value::String(std::move(s));
+      break;
+    }
+    case TokenKind::kHexString:
+      lit->value = Value::String(t.text);
+      Skip();
+      break;
+    default:
+      return SyntaxError();
+  }
+  return Finish(std::move(lit), begin);
+}
+
+SqlResult<ExprPtr> Parser::ParsePrimary() {
+  const uint32_t begin = Cur().begin;
+  const Token& t = Cur();
+  SqlResult<ExprPtr> result = SyntaxError();
+  switch (t.kind) {
+    case TokenKind::kInteger:
+    case TokenKind::kDecimal:
+    case TokenKind::kString:
+    case TokenKind::kHexString:
+      result = ParseLiteral();
+      break;
+    case TokenKind::kSysVar: {
+      auto var = std::make_unique<Expr>();
+      var->kind = Expr::Kind::kVariable;
+      std::string text = t.text;
+      size_t dot = text.find('.');
+      if (dot != std::string::npos) {
+        std::string prefix = ToUpperAscii(text.substr(0, dot));
+        if (prefix == "GLOBAL") {
+          var->var_scope = VarScope::kGlobal;
+          text = text.substr(dot + 1);
+        } else if (prefix == "SESSION" || prefix == "LOCAL") {
+          var->var_scope = VarScope::kSession;
+          text = text.substr(dot + 1);
+        }
+      }
+      if (text.size() > kMaxIdentLength) {
+        return SqlErr(kErTooLongIdent, "Identifier name '", text, "' is too long");
+      }
+      var->name = ToLowerAscii(text);
+      Skip();
+      result = Finish(std::move(var), begin);
+      break;
+    }
+    case TokenKind::kQuotedIdent:
+      result = ParseColumnRef();
+      break;
+    case TokenKind::kOperator:
+      if (IsOp("@")) return NotSupported("user variables");
+      if (IsOp("(")) {
+        Skip();
+        if (IsKw("SELECT")) return NotSupported("subqueries");
+        SQL_ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
+        if (IsOp(",")) return NotSupported("row constructors");
+        SQL_RETURN_IF_ERROR(ExpectOp(")"));
+        result = Finish(std::move(inner), begin);  // its text keeps the parentheses
+      }
+      break;
+    case TokenKind::kIdent: {
+      std::string upper = ToUpperAscii(t.text);
+      if (upper == "NULL" || upper == "TRUE" || upper == "FALSE") {
+        auto lit = std::make_unique<Expr>();
+        lit->kind = Expr::Kind::kLiteral;
+        if (upper != "NULL") lit->value = Value::Int(upper == "TRUE" ? 1 : 0);
+        Skip();
+        result = Finish(std::move(lit), begin);
+      } else if (upper == "EXISTS" || upper == "SELECT") {
+        return NotSupported("subqueries");
+      } else if (upper == "CASE") {
+        return NotSupported("CASE");
+      } else if (upper == "INTERVAL") {
+        return NotSupported("INTERVAL");
+      } else if (upper == "ROW" && IsOp("(", 1)) {
+        return NotSupported("row constructors");
+      } else if (upper == "CAST" || upper == "CONVERT") {
+        return NotSupported(upper);
+      } else if (IsOp("(", 1)) {
+        std::string name = ToLowerAscii(t.text);
+        if (name.size() > kMaxIdentLength) {
+          return SqlErr(kErTooLongIdent, "Identifier name '", t.text, "' is too long");
+        }
+        Skip();
+        result = ParseFunction(std::move(name), begin);
+      } else {
+        result = ParseColumnRef();
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  if (result.ok() && IsKw("COLLATE")) return NotSupported("COLLATE");
+  return result;
+}
+
+// After name: ( [DISTINCT | ALL] [* | e, ...] )
+SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
+  auto fn = std::make_unique<Expr>();
+  fn->kind = Expr::Kind::kFunction;
+  fn->name = std::move(name);
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
+  SQL_RETURN_IF_ERROR(Enter());
+  auto args = [&]() -> SqlStatus {
+    if (AcceptKw("DISTINCT")) {
+      fn->distinct = true;
+    } else {
+      AcceptKw("ALL");
+    }
+    if (fn->name == "count" && !fn->distinct && IsOp("*") && IsOp(")", 1)) {
+      auto star = std::make_unique<Expr>();
+      star->kind = Expr::Kind::kStar;
+      star->text = "*";
+      Skip();
+      fn->args.push_back(std::move(star));
+    } else if (!IsOp(")") || fn->distinct) {
+      for (;;) {
+        SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        fn->args.push_back(std::move(e));
+        if (!AcceptOp(",")) break;
+      }
+    }
+    return ExpectOp(")");
+  };
+  SqlStatus st = args();
+  Leave();
+  SQL_RETURN_IF_ERROR(st);
+  if (IsKw("OVER")) return NotSupported("window functions");
+  return Finish(std::move(fn), begin);
+}
+
+// [[schema.]table.]column
+SqlResult<ExprPtr> Parser::ParseColumnRef() {
+  const uint32_t begin = Cur().begin;
+  auto col = std::make_unique<Expr>();
+  col->kind = Expr::Kind::kColumn;
+  SQL_ASSIGN_OR_RETURN(col->name, Ident());
+  if (AcceptOp(".")) {
+    col->table = std::move(col->name);
+    SQL_ASSIGN_OR_RETURN(col->name, Ident());
+    if (AcceptOp(".")) {
+      col->table = std::move(col->name);
+      SQL_ASSIGN_OR_RETURN(col->name, Ident());
+    }
+  }
+  return Finish(std::move(col), begin);
+}
+
+}  // namespace minnow::sql

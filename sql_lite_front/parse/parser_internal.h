@@ -1,0 +1,150 @@
+#pragma once
+// The recursive-descent parser behind parser.h's Parse(), shared by parser.cc (statements),
+// parser_expr.cc (expressions) and parser_ddl.cc (CREATE / ALTER / DROP / TRUNCATE / OPTIMIZE).
+//
+// Conventions: each Parse* function starts at the current token and leaves the parser on the
+// first token it did not use. A keyword is a bare word (never a `quoted` one) matched
+// case-insensitively; reserved words (IsReserved) cannot be bare names. Errors are 1064 at the
+// current token unless a rule says otherwise.
+//
+// Bounds, so that no input can exhaust the stack (the fuzz target checks it): parentheses,
+// unary operators and function arguments nest at most kMaxNesting deep, and an expression tree
+// is at most kMaxExprHeight nodes high (a long `a OR b OR c ...` chain grows the tree, not the
+// recursion).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/sql_error.h"
+
+namespace minnow::sql {
+
+// True for MySQL's reserved words that minnow's grammar uses (they cannot be bare names).
+bool IsReserved(std::string_view word);
+
+class Parser {
+ public:
+  static constexpr int kMaxNesting = 128;
+  static constexpr uint32_t kMaxExprHeight = 2000;
+  static constexpr size_t kMaxIdentLength = 64;
+
+  explicit Parser(std::string_view sql);
+
+  // One statement, an optional ';', then the end of the input.
+  SqlResult<Statement> ParseAll();
+
+  // ---- tokens (parser.cc)
+  const Token& Cur() const { return tokens_[pos_]; }
+  const Token& Peek(size_t ahead) const;
+  void Skip();
+  bool AtEnd() const { return Cur().kind == TokenKind::kEnd; }
+  // At the end of the statement: the end of the input or ';'.
+  bool AtStatementEnd() const { return AtEnd() || IsOp(";"); }
+  bool IsKw(std::string_view kw, size_t ahead = 0) const;
+  bool AcceptKw(std::string_view kw);
+  SqlStatus ExpectKw(std::string_view kw);
+  bool IsOp(std::string_view op, size_t ahead = 0) const;
+  bool AcceptOp(std::string_view op);
+  SqlStatus ExpectOp(std::string_view op);
+  // The end offset of the last token used (Expr::text ends there).
+  uint32_t last_end() const { return last_end_; }
+  std::string_view sql() const { return sql_; }
+
+  SqlError SyntaxError() const;  // 1064 near the current token
+  static SqlError NotSupported(std::string_view what);
+
+  // A name: `quoted` or a bare word that is not reserved; 1059 if longer than 64 bytes.
+  SqlResult<std::string> Ident();
+  bool AtIdent() const;  // the current token could start a name
+  // [schema.]name for SELECT/INSERT/UPDATE/DELETE (the schema is kept).
+  SqlResult<TableName> QualifiedTable();
+  // [schema.]name where only minnow's one schema may be named; 1049 for another.
+  SqlResult<std::string> TableIdent();
+  // An unsigned integer literal.
+  SqlResult<uint64_t> UnsignedInt();
+  // An option's value: a word, a string or a number, as written (strings decoded).
+  SqlResult<std::string> OptionValue();
+
+  // ---- statements (parser.cc)
+  SqlResult<Statement> ParseStatement();
+  SqlResult<SelectStmt> ParseSelect();  // at SELECT
+  SqlResult<Statement> ParseInsert();   // at INSERT or REPLACE
+  SqlResult<Statement> ParseUpdate();
+  SqlResult<Statement> ParseDelete();
+  SqlResult<Statement> ParseTransaction();
+  SqlResult<Statement> ParseSet();
+  SqlResult<Statement> ParseShow();
+  SqlResult<Statement> ParseLockTables();
+  SqlResult<Statement> ParseUnlockTables();
+  SqlResult<Statement> ParseExplain();  // EXPLAIN / DESCRIBE / DESC
+  SqlResult<Statement> ParseUse();
+  SqlStatus ParseOrderBy(std::vector<OrderItem>* out);  // after ORDER BY
+  SqlStatus ParseSetTransaction(VarScope scope, bool next_only, SetStmt* out);
+  SqlResult<ExprPtr> ParseSetValue();
+
+  // ---- expressions (parser_expr.cc)
+  SqlResult<ExprPtr> ParseExpr();
+
+  // ---- DDL (parser_ddl.cc)
+  SqlResult<Statement> ParseCreate();
+  SqlResult<Statement> ParseDrop();
+  SqlResult<Statement> ParseAlter();
+  SqlResult<Statement> ParseTruncate();
+  SqlResult<Statement> ParseOptimize();
+
+ private:
+  // parser_expr.cc
+  SqlResult<ExprPtr> ParseOr();
+  SqlResult<ExprPtr> ParseXor();
+  SqlResult<ExprPtr> ParseAnd();
+  SqlResult<ExprPtr> ParseNot();
+  SqlResult<ExprPtr> ParsePredicate();
+  SqlResult<ExprPtr> ParseBitExpr();
+  SqlResult<ExprPtr> ParseAdditive();
+  SqlResult<ExprPtr> ParseMultiplicative();
+  SqlResult<ExprPtr> ParseUnary();
+  SqlResult<ExprPtr> ParsePrimary();
+  SqlResult<ExprPtr> ParseLiteral();
+  SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
+  SqlResult<ExprPtr> ParseColumnRef();
+  // Sets node's text (from `begin` to the last token used) and checks the tree's height.
+  SqlResult<ExprPtr> Finish(ExprPtr node, uint32_t begin);
+  SqlResult<ExprPtr> MakeBinary(BinaryOp op, ExprPtr left, ExprPtr right, uint32_t begin);
+  uint32_t Height(const Expr* e) const;
+  SqlStatus Enter();  // one level deeper; 1064 past kMaxNesting
+  void Leave() { --depth_; }
+
+  // parser_ddl.cc
+  SqlStatus ParseCreateTable(CreateTableStmt* out);
+  SqlStatus ParseCreateIndex(bool unique, CreateIndexStmt* out);
+  SqlStatus ParseColumnSpec(ColumnSpec* out);
+  SqlStatus ParseColumnType(ColumnDef* def);
+  SqlStatus ParseColumnAttributes(ColumnSpec* out);
+  SqlStatus ParseDefaultValue(ColumnDef* def);
+  SqlStatus ParseCharsetClauses();
+  SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
+  SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...
+  // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...
+  bool AtIndexDefinition() const;
+  SqlStatus ParseIndexDefinition(IndexSpec* out);
+  bool AtTableOption() const;
+  SqlStatus ParseTableOption(std::pair<std::string, std::string>* out);
+  SqlStatus ParseAlterAction(AlterTableStmt* out);
+  SqlStatus ParseColumnPosition(AlterAction* action);
+  SqlStatus ParseAlgorithmOrLock(std::string* algorithm, std::string* lock);  // at either
+
+  std::string_view sql_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  uint32_t last_end_ = 0;
+  int depth_ = 0;
+  std::unordered_map<const Expr*, uint32_t> heights_;  // nodes higher than 1
+};
+
+}  // namespace minnow::sql

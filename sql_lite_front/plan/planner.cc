@@ -1,0 +1,507 @@
+// Access path choice (planner.h).
+
+#include "sql_lite_front/plan/planner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/catalog/row_codec.h"
+
+namespace minnow::sql {
+namespace {
+
+// A conjunct of a shape an index may use: column op literal(s).
+struct ColumnPredicate {
+  enum class Kind : uint8_t { kEq, kIn, kLower, kUpper, kBetween, kLikePrefix };
+  Kind kind = Kind::kEq;
+  uint32_t column = 0;
+  std::vector<Value> values;  // kEq/kLower/kUpper: 1; kBetween: 2; kIn: n; kLikePrefix: prefix
+  bool inclusive = true;      // kLower/kUpper
+  const Expr* source = nullptr;
+};
+
+std::optional<Value> LiteralOf(const Expr* e) {
+  if (e == nullptr) return std::nullopt;
+  if (e->kind == Expr::Kind::kLiteral) return e->value;
+  if (e->kind == Expr::Kind::kUnary && e->unary_op == UnaryOp::kNeg && e->args.size() == 1) {
+    std::optional<Value> v = LiteralOf(e->args[0].get());
+    if (!v.has_value()) return std::nullopt;
+    if (v->is_int() && v->as_int() != INT64_MIN) return Value::Int(-v->as_int());
+    if (v->is_double()) return Value::Double(-v->as_double());
+  }
+  return std::nullopt;
+}
+
+int ColumnOf(const TableDef& def, const Expr* e) {
+  if (e == nullptr || e->kind != Expr::Kind::kColumn) return -1;
+  if (!e->table.empty()) {
+    // A qualifier naming another table is 1054 at bind time; here it just cannot be used.
+    if (!EqualsNoCase(e->table, def.name)) return -1;
+  }
+  return def.FindColumn(e->name);
+}
+
+BinaryOp Flip(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kLt:
+      return BinaryOp::kGt;
+    case BinaryOp::kLe:
+      return BinaryOp::kGe;
+    case BinaryOp::kGt:
+      return BinaryOp::kLt;
+    case BinaryOp::kGe:
+      return BinaryOp::kLe;
+    default:
+      return op;
+  }
+}
+
+std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e) {
+  ColumnPredicate p;
+  p.source = e;
+  switch (e->kind) {
+    case Expr::Kind::kBinary: {
+      BinaryOp op = e->binary_op;
+      if (op != BinaryOp::kEq && op != BinaryOp::kLt && op != BinaryOp::kLe &&
+          op != BinaryOp::kGt && op != BinaryOp::kGe)
+        return std::nullopt;
+      int col = ColumnOf(def, e->args[0].get());
+      std::optional<Value> v = LiteralOf(e->args[1].get());
+      if (col < 0 || !v.has_value()) {
+        col = ColumnOf(def, e->args[1].get());
+        v = LiteralOf(e->args[0].get());
+        op = Flip(op);
+      }
+      if (col < 0 || !v.has_value()) return std::nullopt;
+      p.column = static_cast<uint32_t>(col);
+      p.values.push_back(*v);
+      p.kind = op == BinaryOp::kEq                            ? ColumnPredicate::Kind::kEq
+               : (op == BinaryOp::kGt || op == BinaryOp::kGe) ? ColumnPredicate::Kind::kLower
+                                                              : ColumnPredicate::Kind::kUpper;
+      p.inclusive = op == BinaryOp::kGe || op == BinaryOp::kLe || op == BinaryOp::kEq;
+      return p;
+    }
+    case Expr::Kind::kBetween: {
+      if (e->negated) return std::nullopt;
+      int col = ColumnOf(def, e->args[0].get());
+      std::optional<Value> lo = LiteralOf(e->args[1].get()), hi = LiteralOf(e->args[2].get());
+      if (col < 0 || !lo.has_value() || !hi.has_value()) return std::nullopt;
+      p.kind = ColumnPredicate::Kind::kBetween;
+      p.column = static_cast<uint32_t>(col);
+      p.values = {*lo, *hi};
+      return p;
+    }
+    case Expr::Kind::kIn: {
+      if (e->negated) return std::nullopt;
+      int col = ColumnOf(def, e->args[0].get());
+      if (col < 0) return std::nullopt;
+      for (size_t i = 1; i < e->args.size(); ++i) {
+        std::optional<Value> v = LiteralOf(e->args[i].get());
+        if (!v.has_value()) return std::nullopt;
+        p.values.push_back(*v);
+      }
+      p.kind = p.values.size() == 1 ? ColumnPredicate::Kind::kEq : ColumnPredicate::Kind::kIn;
+      p.column = static_cast<uint32_t>(col);
+      return p;
+    }
+    case Expr::Kind::kLike: {
+      if (e->negated) return std::nullopt;
+      int col = ColumnOf(def, e->args[0].get());
+      std::optional<Value> pat = LiteralOf(e->args[1].get());
+      if (col < 0 || !pat.has_value() || !pat->is_string()) return std::nullopt;
+      if (!IsStringType(def.columns[col].type)) return std::nullopt;
+      bool exact = false;
+      std::string prefix = LikePrefix(pat->as_string(), &exact);
+      // Only 'prefix%' is exactly a key range; a pattern without '%' compares with trailing
+      // spaces differently from '=' and stays a residual.
+      const std::string& s = pat->as_string();
+      if (!exact || prefix.empty() || s.empty() || s.back() != '%') return std::nullopt;
+      p.kind = ColumnPredicate::Kind::kLikePrefix;
+      p.column = static_cast<uint32_t>(col);
+      p.values.push_back(Value::String(std::move(prefix)));
+      return p;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// `v`'s key encoding in `col`, if storing v into col keeps it exactly.
+std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v) {
+  if (v.is_null()) return std::nullopt;
+  // A number compared with a string column compares as numbers ('5a' = 5): no key range. A
+  // numeric string with a numeric column is fine (CoerceToColumn refuses one that is not).
+  if (IsStringType(col.type) && !v.is_string()) return std::nullopt;
+  SqlResult<Value> c = CoerceToColumn(col, v, 1);
+  if (!c.ok() || c->is_null() || Value::Compare(*c, v) != 0) return std::nullopt;
+  std::string out;
+  AppendKeyColumn(col, *c, &out);
+  return out;
+}
+
+// The smallest string greater than every string with prefix `s`; nullopt: none (unbounded).
+std::optional<std::string> Successor(std::string s) {
+  while (!s.empty() && static_cast<unsigned char>(s.back()) == 0xFF) s.pop_back();
+  if (s.empty()) return std::nullopt;
+  s.back() = static_cast<char>(static_cast<unsigned char>(s.back()) + 1);
+  return s;
+}
+
+KeyRange PrefixRange(const std::string& prefix) {
+  KeyRange r;
+  r.start = prefix;
+  std::optional<std::string> end = Successor(prefix);
+  r.end_unbounded = !end.has_value();
+  if (end.has_value()) r.end = *end;
+  return r;
+}
+
+void Intersect(KeyRange* r, const KeyRange& o) {
+  r->start = std::max(r->start, o.start);
+  if (!o.end_unbounded && (r->end_unbounded || o.end < r->end)) {
+    r->end = o.end;
+    r->end_unbounded = false;
+  }
+}
+
+bool IsEmpty(const KeyRange& r) { return !r.end_unbounded && r.start >= r.end; }
+
+struct Candidate {
+  AccessPlan plan;
+  std::vector<const Expr*> consumed;
+  int rank = 9;
+};
+
+bool Covers(const std::vector<uint32_t>& key_cols, const std::vector<bool>& needed) {
+  for (size_t c = 0; c < needed.size(); ++c) {
+    if (needed[c] && std::find(key_cols.begin(), key_cols.end(), c) == key_cols.end()) return false;
+  }
+  return true;
+}
+
+// The best use of `index`'s key by the predicates, if any.
+std::optional<Candidate> TryIndex(const TableDef& def, int index,
+                                  const std::vector<ColumnPredicate>& preds,
+                                  const std::vector<bool>& needed) {
+  std::vector<uint32_t> key_cols = KeyColumns(def, index);
+  // Only the index's own columns (not the appended primary key) are searched.
+  size_t searchable = index < 0 ? key_cols.size() : def.indexes[index].columns.size();
+  Candidate c;
+  std::string prefix;
+  uint32_t k = 0;
+  for (; k < searchable; ++k) {
+    const ColumnDef& col = def.columns[key_cols[k]];
+    bool found = false;
+    for (const ColumnPredicate& p : preds) {
+      if (p.column != key_cols[k] || p.kind != ColumnPredicate::Kind::kEq) continue;
+      std::optional<std::string> enc = EncodeExact(col, p.values[0]);
+      if (!enc.has_value()) continue;
+      prefix += *enc;
+      c.consumed.push_back(p.source);
+      found = true;
+      break;
+    }
+    if (!found) break;
+  }
+  bool range_part = false;
+  std::vector<KeyRange> ranges;
+  if (k < searchable) {
+    const ColumnDef& col = def.columns[key_cols[k]];
+    // An IN list: one point range per value, in key order.
+    for (const ColumnPredicate& p : preds) {
+      if (p.column != key_cols[k] || p.kind != ColumnPredicate::Kind::kIn) continue;
+      std::vector<std::string> points;
+      bool ok = true;
+      for (const Value& v : p.values) {
+        std::optional<std::string> enc = EncodeExact(col, v);
+        if (!enc.has_value()) {
+          ok = false;
+          break;
+        }
+        points.push_back(prefix + *enc);
+      }
+      if (!ok) continue;
+      std::sort(points.begin(), points.end());
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      for (const std::string& pt : points) {
+        ranges.push_back(PrefixRange(pt));
+        ranges.back().equality = true;
+      }
+      c.consumed.push_back(p.source);
+      range_part = true;
+      break;
+    }
+    if (!range_part) {
+      KeyRange r = PrefixRange(prefix);
+      // Comparisons never match NULL: an open lower end starts after the NULLs.
+      if (col.nullable) r.start = prefix + '\x01';
+      for (const ColumnPredicate& p : preds) {
+        if (p.column != key_cols[k]) continue;
+        KeyRange b = PrefixRange(prefix);
+        bool usable = true;
+        auto lower = [&](const Value& v, bool inclusive) {
+          std::optional<std::string> enc = EncodeExact(col, v);
+          if (!enc.has_value()) return false;
+          if (inclusive) {
+            b.start = prefix + *enc;
+          } else {
+            std::optional<std::string> s = Successor(prefix + *enc);
+            if (!s.has_value()) return false;
+            b.start = *s;
+          }
+          return true;
+        };
+        auto upper = [&](const Value& v, bool inclusive) {
+          std::optional<std::string> enc = EncodeExact(col, v);
+          if (!enc.has_value()) return false;
+          if (inclusive) {
+            KeyRange pr = PrefixRange(prefix + *enc);
+            b.end = pr.end;
+            b.end_unbounded = pr.end_unbounded;
+          } else {
+            b.end = prefix + *enc;
+            b.end_unbounded = false;
+          }
+          return true;
+        };
+        switch (p.kind) {
+          case ColumnPredicate::Kind::kLower:
+            usable = lower(p.values[0], p.inclusive);
+            break;
+          case ColumnPredicate::Kind::kUpper:
+            usable = upper(p.values[0], p.inclusive);
+            break;
+          case ColumnPredicate::Kind::kBetween:
+            usable = lower(p.values[0], true) && upper(p.values[1], true);
+            break;
+          case ColumnPredicate::Kind::kLikePrefix: {
+            std::string s = prefix;
+            AppendKeyPrefix(col, p.values[0].as_string(), &s);
+            b = PrefixRange(s);
+            break;
+          }
+          default:
+            usable = false;
+        }
+        if (!usable) continue;
+        Intersect(&r, b);
+        c.consumed.push_back(p.source);
+        range_part = true;
+      }
+      if (range_part) ranges.push_back(r);
+    }
+  }
+  if (k == 0 && !range_part) return std::nullopt;
+  if (!range_part) {
+    ranges.push_back(PrefixRange(prefix));
+    ranges.back().equality = true;
+  }
+  AccessPlan& plan = c.plan;
+  plan.index = index;
+  plan.key_parts = k + (range_part ? 1 : 0);
+  plan.covering = Covers(key_cols, needed);
+  for (const KeyRange& r : ranges) {
+    if (!IsEmpty(r)) plan.ranges.push_back(r);
+  }
+  plan.empty = plan.ranges.empty();
+  if (index < 0) {
+    plan.type = !range_part && k == searchable ? AccessType::kConst
+                : range_part                   ? AccessType::kRange
+                                               : AccessType::kRef;
+    c.rank = plan.type == AccessType::kConst ? 0 : 1;
+  } else {
+    plan.type = range_part ? AccessType::kRange : AccessType::kRef;
+    c.rank = range_part ? 3 : 2;
+  }
+  return c;
+}
+
+// Whether walking `plan` yields rows in `order`.
+bool WalkGivesOrder(const TableDef& def, const AccessPlan& plan,
+                    const std::vector<OrderColumn>& order, bool* reverse) {
+  if (order.empty()) return true;
+  bool desc = order[0].desc;
+  for (const OrderColumn& o : order) {
+    if (o.desc != desc) return false;
+  }
+  *reverse = desc;
+  std::vector<uint32_t> key_cols = KeyColumns(def, plan.index);
+  // Leading key columns fixed by equality (every range shares them).
+  uint32_t fixed = plan.type == AccessType::kRange ? plan.key_parts - 1 : plan.key_parts;
+  if (plan.type == AccessType::kIndex || plan.type == AccessType::kAll) fixed = 0;
+  auto is_fixed = [&](uint32_t col) {
+    for (uint32_t i = 0; i < fixed && i < key_cols.size(); ++i) {
+      if (key_cols[i] == col) return true;
+    }
+    return false;
+  };
+  size_t pos = 0;
+  for (const OrderColumn& o : order) {
+    if (is_fixed(o.column)) continue;
+    while (pos < key_cols.size() && is_fixed(key_cols[pos])) ++pos;
+    if (pos < key_cols.size() && key_cols[pos] == o.column) {
+      ++pos;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* AccessTypeName(AccessType t) {
+  switch (t) {
+    case AccessType::kConst:
+      return "const";
+    case AccessType::kRef:
+      return "ref";
+    case AccessType::kRange:
+      return "range";
+    case AccessType::kIndex:
+      return "index";
+    case AccessType::kAll:
+      return "ALL";
+  }
+  return "ALL";
+}
+
+std::string IndexName(const TableDef& def, int index) {
+  if (index < 0) return def.has_hidden_primary_key() ? "GEN_CLUST_INDEX" : "PRIMARY";
+  return def.indexes[index].name;
+}
+
+std::vector<uint32_t> KeyColumns(const TableDef& def, int index) {
+  if (index < 0) return def.primary_key;
+  std::vector<uint32_t> cols = def.indexes[index].columns;
+  for (uint32_t pk : def.primary_key) {
+    if (std::find(cols.begin(), cols.end(), pk) == cols.end()) cols.push_back(pk);
+  }
+  return cols;
+}
+
+uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
+  const std::string cs = ToLowerAscii(def.charset);
+  uint32_t per_char = cs == "utf8mb4" ? 4 : (cs == "utf8" || cs == "utf8mb3") ? 3 : 1;
+  std::vector<uint32_t> cols = KeyColumns(def, index);
+  uint32_t len = 0;
+  for (uint32_t i = 0; i < parts && i < cols.size(); ++i) {
+    const ColumnDef& c = def.columns[cols[i]];
+    switch (c.type) {
+      case ColumnType::kTinyInt:
+        len += 1;
+        break;
+      case ColumnType::kSmallInt:
+        len += 2;
+        break;
+      case ColumnType::kMediumInt:
+        len += 3;
+        break;
+      case ColumnType::kInt:
+        len += 4;
+        break;
+      case ColumnType::kBigInt:
+      case ColumnType::kDouble:
+        len += 8;
+        break;
+      case ColumnType::kChar:
+        len += c.length * per_char;
+        break;
+      case ColumnType::kVarchar:
+        len += c.length * per_char + 2;
+        break;
+      case ColumnType::kText:
+      case ColumnType::kBlob:
+        len += 2 + c.length * per_char;
+        break;
+    }
+    if (c.nullable) len += 1;
+  }
+  return len;
+}
+
+void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
+  if (e == nullptr) return;
+  if (e->kind == Expr::Kind::kBinary && e->binary_op == BinaryOp::kAnd) {
+    SplitConjuncts(e->args[0].get(), out);
+    SplitConjuncts(e->args[1].get(), out);
+    return;
+  }
+  out->push_back(e);
+}
+
+AccessPlan ChoosePlan(const PlanRequest& req) {
+  const TableDef& def = *req.def;
+  std::vector<const Expr*> conjuncts;
+  SplitConjuncts(req.where, &conjuncts);
+  std::vector<ColumnPredicate> preds;
+  for (const Expr* c : conjuncts) {
+    std::optional<ColumnPredicate> p = Analyze(def, c);
+    if (p.has_value()) preds.push_back(std::move(*p));
+  }
+  std::vector<bool> needed = req.needed;
+  needed.resize(def.columns.size(), false);
+
+  std::optional<Candidate> best;
+  std::vector<int> possible;
+  auto consider = [&](int index) {
+    std::optional<Candidate> c = TryIndex(def, index, preds, needed);
+    if (!c.has_value()) return;
+    possible.push_back(index);
+    if (!best.has_value() || c->rank < best->rank ||
+        (c->rank == best->rank && c->plan.covering && !best->plan.covering) ||
+        (c->rank == best->rank && c->plan.covering == best->plan.covering &&
+         c->plan.key_parts > best->plan.key_parts)) {
+      best = std::move(c);
+    }
+  };
+  if (!def.has_hidden_primary_key()) consider(-1);
+  for (size_t i = 0; i < def.indexes.size(); ++i) consider(static_cast<int>(i));
+
+  AccessPlan plan;
+  std::vector<const Expr*> consumed;
+  if (best.has_value()) {
+    plan = std::move(best->plan);
+    consumed = std::move(best->consumed);
+  } else {
+    plan.ranges.push_back(KeyRange{});
+    if (!def.has_hidden_primary_key() && Covers(def.primary_key, needed)) {
+      plan.type = AccessType::kIndex;
+      plan.index = -1;
+      plan.covering = true;
+    } else {
+      plan.type = AccessType::kAll;
+      plan.index = -1;
+      plan.covering = Covers(def.primary_key, needed);
+      for (size_t i = 0; i < def.indexes.size(); ++i) {
+        if (Covers(KeyColumns(def, static_cast<int>(i)), needed)) {
+          plan.type = AccessType::kIndex;
+          plan.index = static_cast<int>(i);
+          plan.covering = true;
+          break;
+        }
+      }
+    }
+  }
+  plan.possible_keys = std::move(possible);
+  for (const Expr* c : conjuncts) {
+    if (std::find(consumed.begin(), consumed.end(), c) == consumed.end())
+      plan.residual.push_back(c);
+  }
+  if (req.order_needs_sort) {
+    plan.needs_sort = true;
+  } else if (plan.type != AccessType::kConst) {
+    bool reverse = false;
+    if (WalkGivesOrder(def, plan, req.order, &reverse)) {
+      plan.reverse = reverse;
+    } else {
+      plan.needs_sort = true;
+    }
+  }
+  return plan;
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,100 @@
+#pragma once
+// The access path of a single-table statement, chosen as InnoDB/MySQL would for the shapes
+// minnow meets, by rule rather than by cost.
+//
+// From WHERE's conjuncts (the top-level ANDs) the planner finds, for the clustered index and
+// for each secondary index, the conjuncts that constrain a leading part of its key:
+//   column = literal, column IN (literals), column <, <=, >, >= literal, column BETWEEN a AND b,
+//   and column LIKE 'prefix%' on a string column.
+// A conjunct is used only when its literal stores into the column unchanged (CoerceToColumn
+// keeps it and it compares equal); otherwise it stays a residual predicate. The candidates,
+// best first:
+//   const   equality on every primary key column (one row at most);
+//   ref     equality on a leading part of the primary key (composite keys), then
+//   range   a range on the primary key (incl. IN lists as several ranges);
+//   ref     equality on a secondary index's leading columns;
+//   range   a range on a secondary index's leading part (LIKE 'p%' is the key range
+//           starting with row_codec's AppendKeyPrefix);
+//   index   a full walk of an index that holds every column the statement needs: the
+//           PRIMARY index (keys only) when the statement needs only primary key columns
+//           (count(*), count(pk)), else a covering secondary index;
+//   ALL     a full walk of the clustered index.
+// Among secondary candidates of one kind a covering one wins ("Using index"), then the one
+// using more key parts. A secondary path that does not cover reads each row by a clustered
+// point read of the entry's primary key.
+//
+// Ranges are byte ranges of the walked keyspace's encoded keys ([start, end), memcomparable:
+// row_codec.h), so the executor compares keys with memcmp and decodes only what it needs.
+// Conjuncts the ranges enforce exactly are dropped; the rest are `residual` ("Using where").
+// ORDER BY over the walk's key order (all ASC, or all DESC walked backwards) needs no sort,
+// else `needs_sort` ("Using filesort").
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/catalog/table_def.h"
+
+namespace minnow::sql {
+
+enum class AccessType : uint8_t { kConst, kRef, kRange, kIndex, kAll };
+// "const", "ref", "range", "index", "ALL" as EXPLAIN prints them.
+const char* AccessTypeName(AccessType t);
+
+// A half-open range of the walked keyspace's keys: start <= key < end (no end: to the last).
+struct KeyRange {
+  std::string start;
+  std::string end;
+  bool end_unbounded = true;
+  // Every key column the range constrains equals a value (ref access, an IN list's value):
+  // MySQL reads it with an exact-match search (EQ_RANGE), which gap-locks the record past it.
+  bool equality = false;
+  // True if `key` is past the range's end.
+  bool AfterEnd(std::string_view key) const { return !end_unbounded && key >= end; }
+};
+
+struct OrderColumn {
+  uint32_t column = 0;
+  bool desc = false;
+};
+
+struct PlanRequest {
+  const TableDef* def = nullptr;
+  const Expr* where = nullptr;     // may be null
+  std::vector<bool> needed;        // columns the statement reads anywhere (sized to columns)
+  std::vector<OrderColumn> order;  // ORDER BY, when every item is a plain column
+  bool order_needs_sort = false;   // ORDER BY has an item that is not a plain column
+};
+
+struct AccessPlan {
+  AccessType type = AccessType::kAll;
+  int index = -1;                     // -1: the clustered index; else a position in def.indexes
+  std::vector<KeyRange> ranges;       // in key order; one unbounded range for index/ALL
+  uint32_t key_parts = 0;             // leading key columns the ranges constrain
+  bool covering = false;              // the walked keys hold every needed column (no row read)
+  std::vector<const Expr*> residual;  // conjuncts left to evaluate per row
+  bool reverse = false;               // walk backwards (ORDER BY ... DESC)
+  bool needs_sort = false;            // ORDER BY not given by the walk order
+  bool empty = false;                 // the ranges select nothing (Impossible WHERE)
+  std::vector<int> possible_keys;     // indexes (-1 = PRIMARY) with a usable conjunct
+
+  bool clustered() const { return index < 0; }
+};
+
+AccessPlan ChoosePlan(const PlanRequest& req);
+
+// "PRIMARY" (GEN_CLUST_INDEX for a hidden key) or the secondary index's name.
+std::string IndexName(const TableDef& def, int index);
+// The walked index's key columns in key order (secondary: index columns then the primary key
+// columns not among them; clustered: the primary key; hidden key: none).
+std::vector<uint32_t> KeyColumns(const TableDef& def, int index);
+// EXPLAIN's key_len: the bytes MySQL counts for the first `parts` key columns: integers their
+// width, DOUBLE 8, CHAR(n) n * bytes-per-character, VARCHAR(n) that + 2, TEXT/BLOB 2 + the
+// prefix; + 1 for a nullable column. Bytes per character from the table's charset, as MySQL:
+// utf8mb4 4, utf8/utf8mb3 3, latin1/ascii/binary 1.
+uint32_t KeyLength(const TableDef& def, int index, uint32_t parts);
+// The top-level AND conjuncts of `e` (null: none).
+void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out);
+
+}  // namespace minnow::sql

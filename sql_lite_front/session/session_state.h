@@ -1,0 +1,63 @@
+#pragma once
+// What a SqlSession holds (sql_session.cc runs statements over it).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/sql_engine.h"
+#include "sql_lite_front/status/status_counters.h"
+#include "sql_lite_front/session/variables.h"
+
+namespace minnow::sql {
+
+struct SessionState {
+  SessionState(SqlEngineState* e, uint64_t session_id, std::unique_ptr<Session> kv)
+      : engine(e), id(session_id), kv_session(std::move(kv)), vars(e->variables.NewSession()) {}
+
+  SqlEngineState* const engine;
+  const uint64_t id;
+  std::unique_ptr<Session> kv_session;
+  SessionVariables vars;
+
+  // The open transaction: BEGIN's, autocommit=0's, or the running autocommit statement's.
+  // Only the session's thread changes it, under txn_latch; other threads read it under
+  // txn_latch (Cancel, waiting_for_lock, processlist).
+  mutable std::mutex txn_latch;
+  std::unique_ptr<Transaction> txn;
+  bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
+  std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
+  IsolationLevel txn_isolation = IsolationLevel::kRepeatableRead;  // the open transaction's
+  // A running DDL statement's exclusive metadata locks (a transaction of their own, ended with
+  // the statement; the DDL's work runs in other transactions). Guarded as txn.
+  std::unique_ptr<Transaction> ddl_txn;
+
+  // LOCK TABLES: the tables locked and how (empty when none).
+  struct LockedTable {
+    std::string table;
+    bool write = false;
+  };
+  std::vector<LockedTable> locked_tables;
+
+  uint64_t last_insert_id = 0;
+  // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.
+  std::vector<SqlWarning> diagnostics;
+  StatusCounters status;  // this session's totals; guarded by status_latch for other readers
+  mutable std::mutex status_latch;
+
+  // The running statement, for other threads.
+  std::atomic<bool> cancel{false};
+  std::atomic<uint64_t> progress{0};
+  mutable std::mutex query_latch;  // guards query, query_start
+  std::string query;               // empty when idle
+  std::chrono::steady_clock::time_point query_start;
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,530 @@
+// SqlSession: runs statements as a MySQL connection does.
+//
+// Transactions: with autocommit=1 and no BEGIN, each statement that reads or writes tables runs
+// in a transaction of its own, committed at its end. BEGIN / START TRANSACTION (or
+// autocommit=0) keep one open across statements until COMMIT or ROLLBACK. Every statement is
+// atomic: on an error its changes are undone (Transaction::RollbackToSavepoint) and the
+// transaction goes on with its earlier changes and all its locks, as InnoDB's statement
+// rollback; a deadlock (1213) has rolled back the whole transaction. DDL, BEGIN, LOCK TABLES
+// and a switch to autocommit=1 commit the open transaction first (MySQL's implicit commit).
+//
+// Metadata locks (metadata_locks.h): a statement that uses tables takes shared ones in its
+// transaction before it looks at the catalog, held until that transaction ends; DDL takes
+// exclusive ones for the statement, after the implicit commit, so it waits until no other
+// transaction uses the table, and statements arriving meanwhile wait behind it.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "sql_lite_front/catalog/ddl.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/execute/executor.h"
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/catalog/metadata_locks.h"
+#include "sql_lite_front/parse/parser.h"
+#include "sql_lite_front/session/session_state.h"
+#include "sql_lite_front/sql_engine.h"
+#include "sql_lite_front/status/status_views.h"
+
+namespace minnow::sql {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs one parsed statement over a session.
+class StatementRunner {
+ public:
+  StatementRunner(SessionState* s, StatusCounters* counts) : s_(s), counts_(counts) {}
+
+  SqlResult<StatementResult> Run(const Statement& stmt) {
+    mdl_ = MetadataLocksFor(stmt);
+    return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
+  }
+
+ private:
+  // ---- DML and reads: in the session's transaction (or one of their own).
+  SqlResult<StatementResult> Dispatch(const SelectStmt& st) {
+    counts_->com_select++;
+    return InTransaction([&](ExecContext& ctx) { return ExecuteSelect(ctx, st); });
+  }
+  SqlResult<StatementResult> Dispatch(const InsertStmt& st) {
+    counts_->com_insert++;
+    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    return InTransaction([&](ExecContext& ctx) { return ExecuteInsert(ctx, st); });
+  }
+  SqlResult<StatementResult> Dispatch(const UpdateStmt& st) {
+    counts_->com_update++;
+    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    return InTransaction([&](ExecContext& ctx) { return ExecuteUpdate(ctx, st); });
+  }
+  SqlResult<StatementResult> Dispatch(const DeleteStmt& st) {
+    counts_->com_delete++;
+    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    return InTransaction([&](ExecContext& ctx) { return ExecuteDelete(ctx, st); });
+  }
+  SqlResult<StatementResult> Dispatch(const std::unique_ptr<ExplainStmt>& st) {
+    return InTransaction([&](ExecContext& ctx) { return ExecuteExplain(ctx, *st); });
+  }
+  SqlResult<StatementResult> Dispatch(const ShowStmt& st) {
+    counts_->com_show++;
+    switch (st.kind) {
+      case ShowStmt::Kind::kTables:
+      case ShowStmt::Kind::kTableStatus:
+      case ShowStmt::Kind::kCreateTable:
+      case ShowStmt::Kind::kColumns:
+      case ShowStmt::Kind::kIndex:
+        return InTransaction([&](ExecContext& ctx) { return ExecuteShowCatalog(ctx, st); });
+      default: {
+        ExecContext ctx = Context(nullptr);
+        return ExecuteShowStatus(ctx, st);
+      }
+    }
+  }
+
+  // ---- DDL: implicit commit, then the DDL's own transactions.
+  template <typename Stmt, typename Fn>
+  SqlResult<StatementResult> RunDdl(const Stmt& st, Fn fn) {
+    counts_->com_ddl++;
+    if (!s_->locked_tables.empty()) {
+      return SqlErr(kErLockOrActiveTransaction,
+                    "Can't execute the given command because you have active locked tables or "
+                    "an active transaction");
+    }
+    SQL_RETURN_IF_ERROR(CommitOpen());
+    SQL_RETURN_IF_ERROR(LockForDdl());
+    ExecContext ctx = Context(nullptr);
+    SqlResult<StatementResult> r = fn(ctx, st);
+    EndDdl();
+    return r;
+  }
+
+  // DDL's exclusive metadata locks, in a transaction of their own (Cancel() and
+  // waiting_for_lock() see it as s_->ddl_txn). Waits up to lock_wait_timeout: 1205, or 1317
+  // when cancelled.
+  SqlStatus LockForDdl() {
+    if (s_->kv_session == nullptr) return SqlErr(kErUnknownError, "the database is closed");
+    TransactionOptions opts;
+    opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
+    Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
+    if (!txn.ok()) return FromStatus(txn.status());
+    {
+      std::lock_guard g(s_->txn_latch);
+      s_->ddl_txn = std::move(txn).value();
+      // A Cancel() that came before the transaction existed still ends its waits.
+      if (s_->cancel.load(std::memory_order_relaxed)) s_->ddl_txn->Interrupt();
+    }
+    for (const std::string& name : mdl_.names) {
+      Status st = s_->ddl_txn->LockMetadata(name, LockMode::kExclusive);
+      if (!st.ok()) {
+        EndDdl();
+        return FromStatus(st);
+      }
+    }
+    return SqlStatus::OK();
+  }
+  void EndDdl() {
+    std::unique_ptr<Transaction> done;
+    {
+      std::lock_guard g(s_->txn_latch);
+      done = std::move(s_->ddl_txn);
+    }
+    if (done != nullptr && done->active()) (void)done->Commit();  // holds only metadata locks
+  }
+  SqlResult<StatementResult> Dispatch(const CreateTableStmt& st) {
+    return RunDdl(st, ExecuteCreateTable);
+  }
+  SqlResult<StatementResult> Dispatch(const DropTableStmt& st) {
+    return RunDdl(st, ExecuteDropTable);
+  }
+  SqlResult<StatementResult> Dispatch(const CreateIndexStmt& st) {
+    return RunDdl(st, ExecuteCreateIndex);
+  }
+  SqlResult<StatementResult> Dispatch(const DropIndexStmt& st) {
+    return RunDdl(st, ExecuteDropIndex);
+  }
+  SqlResult<StatementResult> Dispatch(const AlterTableStmt& st) {
+    return RunDdl(st, ExecuteAlterTable);
+  }
+  SqlResult<StatementResult> Dispatch(const TruncateStmt& st) {
+    return RunDdl(st, ExecuteTruncate);
+  }
+  SqlResult<StatementResult> Dispatch(const OptimizeTableStmt& st) {
+    return RunDdl(st, ExecuteOptimize);
+  }
+
+  // ---- transactions
+  SqlResult<StatementResult> Dispatch(const TransactionStmt& st) {
+    switch (st.kind) {
+      case TransactionStmt::Kind::kBegin: {
+        counts_->com_begin++;
+        SQL_RETURN_IF_ERROR(UnlockTables());
+        SQL_RETURN_IF_ERROR(CommitOpen());
+        SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
+        StatementResult result;
+        if (st.consistent_snapshot) {
+          // InnoDB's innobase_start_trx_and_assign_read_view: the view now, under REPEATABLE
+          // READ only.
+          if (s_->txn_isolation == IsolationLevel::kRepeatableRead) {
+            Status vst = s_->txn->AssignReadView();
+            if (!vst.ok()) return FromStatus(vst);
+          } else {
+            result.warnings.push_back(SqlWarning{
+                "Warning", kHaErrUnsupported,
+                "InnoDB: WITH CONSISTENT SNAPSHOT was ignored because this phrase can only be "
+                "used with REPEATABLE READ isolation level."});
+          }
+        }
+        return result;
+      }
+      case TransactionStmt::Kind::kCommit:
+        counts_->com_commit++;
+        SQL_RETURN_IF_ERROR(CommitOpen());
+        return StatementResult{};
+      case TransactionStmt::Kind::kRollback:
+        counts_->com_rollback++;
+        SQL_RETURN_IF_ERROR(RollbackOpen());
+        return StatementResult{};
+    }
+    return StatementResult{};
+  }
+
+  // ---- SET
+  SqlResult<StatementResult> Dispatch(const SetStmt& st) {
+    counts_->com_set_option++;
+    for (const SetItem& item : st.items) SQL_RETURN_IF_ERROR(Set(item));
+    return StatementResult{};
+  }
+
+  SqlStatus Set(const SetItem& item) {
+    SQL_ASSIGN_OR_RETURN(Value v, SetValue(item));
+    if (item.name == "names" || item.name == "character set" || item.name == "charset") {
+      return SqlStatus::OK();  // minnow's strings are bytes: nothing to convert
+    }
+    if (item.next_transaction_only) {  // SET TRANSACTION ISOLATION LEVEL ...
+      if (s_->txn != nullptr && s_->explicit_txn) {
+        return SqlErr(kErCantChangeTxCharacteristics,
+                      "Transaction characteristics can't be changed while a transaction is in "
+                      "progress");
+      }
+      SQL_ASSIGN_OR_RETURN(IsolationLevel level, SessionVariables::ParseIsolation(v));
+      s_->next_txn_isolation = level;
+      return SqlStatus::OK();
+    }
+    if (item.scope == VarScope::kGlobal) return s_->engine->variables.SetGlobal(item.name, v);
+    const bool was_autocommit = s_->vars.autocommit();
+    SQL_RETURN_IF_ERROR(s_->vars.Set(item.name, v));
+    // MySQL: SET autocommit = 1 commits the open transaction.
+    if (!was_autocommit && s_->vars.autocommit() && s_->locked_tables.empty()) {
+      SQL_RETURN_IF_ERROR(CommitOpen());
+    }
+    return SqlStatus::OK();
+  }
+
+  // SET's value: a constant expression (a literal, a negative number, or a bare word the
+  // parser made a string).
+  SqlResult<Value> SetValue(const SetItem& item) {
+    const Expr* e = item.value.get();
+    if (e == nullptr) return Value::Null();
+    if (e->kind == Expr::Kind::kLiteral) return e->value;
+    if (e->kind == Expr::Kind::kUnary && e->unary_op == UnaryOp::kNeg && !e->args.empty() &&
+        e->args[0]->kind == Expr::Kind::kLiteral) {
+      const Value& x = e->args[0]->value;
+      if (x.is_int()) return Value::Int(-x.as_int());
+      if (x.is_double()) return Value::Double(-x.as_double());
+    }
+    if (e->kind == Expr::Kind::kVariable) {
+      return e->var_scope == VarScope::kGlobal ? s_->engine->variables.GetGlobal(e->name)
+                                               : s_->vars.Get(e->name);
+    }
+    return SqlErr(kErWrongTypeForVar, "Incorrect argument type to variable '", item.name, "'");
+  }
+
+  // ---- LOCK TABLES: a transaction holding table locks (S for READ, X for WRITE) until
+  // UNLOCK TABLES, as InnoDB's LOCK TABLES with autocommit=0.
+  SqlResult<StatementResult> Dispatch(const LockTablesStmt& st) {
+    SQL_RETURN_IF_ERROR(UnlockTables());
+    SQL_RETURN_IF_ERROR(CommitOpen());
+    std::vector<SessionState::LockedTable> locked;
+    std::vector<std::pair<Keyspace, LockMode>> to_lock;
+    for (const LockTablesStmt::Item& item : st.items) {
+      auto table = s_->engine->catalog->Find(item.table);
+      if (table == nullptr) return NoSuchTable(item.table);
+      const bool write = item.mode == LockTablesStmt::Mode::kWrite ||
+                         item.mode == LockTablesStmt::Mode::kLowPriorityWrite;
+      locked.push_back({table->def.name, write});
+      to_lock.emplace_back(table->clustered, write ? LockMode::kExclusive : LockMode::kShare);
+    }
+    SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
+    if (SqlStatus m = LockMetadataShared(s_->txn.get()); !m.ok()) {
+      (void)RollbackOpen();
+      return m.error();
+    }
+    for (const auto& [ks, mode] : to_lock) {
+      const uint64_t waits_before = s_->engine->db->stats().row_lock_waits;
+      Status lst = s_->txn->LockTable(ks, mode);
+      if (!lst.ok()) {
+        (void)RollbackOpen();
+        return FromStatus(lst);
+      }
+      if (s_->engine->db->stats().row_lock_waits != waits_before) {
+        counts_->table_locks_waited++;
+      } else {
+        counts_->table_locks_immediate++;
+      }
+    }
+    s_->locked_tables = std::move(locked);
+    return StatementResult{};
+  }
+  SqlResult<StatementResult> Dispatch(const UnlockTablesStmt&) {
+    SQL_RETURN_IF_ERROR(UnlockTables());
+    return StatementResult{};
+  }
+
+  SqlResult<StatementResult> Dispatch(const UseStmt& st) {
+    if (!EqualsNoCase(st.database, kSchemaName)) {
+      return SqlErr(kErBadDb, "Unknown database '", st.database, "'");
+    }
+    return StatementResult{};
+  }
+
+  // ---- helpers
+  static SqlError NoSuchTable(std::string_view name) {
+    return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", name, "' doesn't exist");
+  }
+
+  // Under LOCK TABLES a write needs the table locked for WRITE (MySQL's 1099/1100).
+  SqlStatus CheckWriteLocked(std::string_view table) {
+    if (s_->locked_tables.empty()) return SqlStatus::OK();
+    for (const auto& t : s_->locked_tables) {
+      if (!EqualsNoCase(t.table, table)) continue;
+      if (t.write) return SqlStatus::OK();
+      return SqlErr(kErTableNotLockedForWrite, "Table '", t.table,
+                    "' was locked with a READ lock and can't be updated");
+    }
+    return SqlErr(kErTableNotLocked, "Table '", table, "' was not locked with LOCK TABLES");
+  }
+
+  ExecContext Context(Transaction* txn) {
+    ExecContext ctx;
+    ctx.engine = s_->engine;
+    ctx.session = s_;
+    ctx.db = s_->engine->db;
+    ctx.catalog = s_->engine->catalog.get();
+    ctx.txn = txn;
+    ctx.isolation = current_isolation_;
+    ctx.counts = counts_;
+    ctx.cancel = &s_->cancel;
+    ctx.progress = &s_->progress;
+    ctx.last_insert_id = &s_->last_insert_id;
+    return ctx;
+  }
+
+  SqlStatus Begin(bool explicit_txn) {
+    if (s_->kv_session == nullptr) {
+      return SqlErr(kErUnknownError, "the database is closed");
+    }
+    TransactionOptions opts;
+    opts.isolation = s_->next_txn_isolation.value_or(s_->vars.isolation());
+    opts.lock_wait_timeout_ms = s_->vars.innodb_lock_wait_timeout_s() * 1000u;
+    opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
+    s_->next_txn_isolation.reset();
+    Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
+    if (!txn.ok()) return FromStatus(txn.status());
+    std::lock_guard g(s_->txn_latch);
+    s_->txn = std::move(txn).value();
+    s_->explicit_txn = explicit_txn;
+    s_->txn_isolation = opts.isolation;
+    return SqlStatus::OK();
+  }
+
+  // Ends the open transaction (if any) by commit or rollback.
+  SqlStatus End(bool commit) {
+    if (s_->txn == nullptr) return SqlStatus::OK();
+    Status st = Status::OK();
+    if (s_->txn->active()) st = commit ? s_->txn->Commit() : s_->txn->Rollback();
+    if (commit) {
+      counts_->handler_commit++;
+    } else {
+      counts_->handler_rollback++;
+    }
+    std::unique_ptr<Transaction> done;
+    {
+      std::lock_guard g(s_->txn_latch);
+      done = std::move(s_->txn);
+      s_->explicit_txn = false;
+    }
+    done.reset();
+    if (!st.ok()) return FromStatus(st);
+    return SqlStatus::OK();
+  }
+  SqlStatus CommitOpen() { return End(/*commit=*/true); }
+  SqlStatus RollbackOpen() { return End(/*commit=*/false); }
+
+  SqlStatus UnlockTables() {
+    if (s_->locked_tables.empty()) return SqlStatus::OK();
+    s_->locked_tables.clear();
+    return CommitOpen();
+  }
+
+  // Runs `fn` in the open transaction, or in one begun for it (autocommit: committed at the
+  // end; autocommit=0: left open). On an error the statement's changes are rolled back.
+  template <typename Fn>
+  SqlResult<StatementResult> InTransaction(Fn fn) {
+    bool own = false;
+    if (s_->txn == nullptr) {
+      const bool autocommit = s_->vars.autocommit();
+      SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/!autocommit));
+      own = autocommit;
+    } else if (!s_->txn->active()) {
+      // Rolled back under us (a deadlock victim whose error an earlier statement returned,
+      // or Database::Close): start over.
+      SQL_RETURN_IF_ERROR(RollbackOpen());
+      return InTransaction(fn);
+    }
+    current_isolation_ = s_->txn_isolation;
+    Transaction* txn = s_->txn.get();
+    txn->ClearInterrupt();
+    const uint64_t savepoint = txn->Savepoint();
+    // Before the statement reads a definition from the catalog: one that waited here for DDL
+    // sees the new table.
+    if (SqlStatus m = LockMetadataShared(txn); !m.ok()) {
+      if (own) (void)RollbackOpen();
+      return m.error();
+    }
+    ExecContext ctx = Context(txn);
+    SqlResult<StatementResult> r = fn(ctx);
+    if (!r.ok()) {
+      if (!txn->active()) {
+        // A deadlock victim: the engine rolled back the whole transaction.
+        (void)RollbackOpen();
+      } else {
+        Status undo = txn->RollbackToSavepoint(savepoint);
+        if (own || !undo.ok()) (void)RollbackOpen();
+      }
+      return r;
+    }
+    if (own) SQL_RETURN_IF_ERROR(CommitOpen());
+    return r;
+  }
+
+  // The statement's shared metadata locks, held by `txn` until it ends (1205 after
+  // lock_wait_timeout, 1317 when cancelled).
+  SqlStatus LockMetadataShared(Transaction* txn) {
+    for (const std::string& name : mdl_.names) {
+      Status st = txn->LockMetadata(name, LockMode::kShare);
+      if (!st.ok()) return FromStatus(st);
+    }
+    return SqlStatus::OK();
+  }
+
+  SessionState* const s_;
+  StatusCounters* const counts_;
+  MetadataLockRequest mdl_;  // the running statement's (MetadataLocksFor)
+  IsolationLevel current_isolation_ = IsolationLevel::kRepeatableRead;
+};
+
+}  // namespace
+
+SqlSession::SqlSession(std::unique_ptr<SessionState> state) : state_(std::move(state)) {}
+
+SqlSession::~SqlSession() {
+  {
+    std::lock_guard g(state_->engine->sessions_latch);
+    auto& v = state_->engine->sessions;
+    v.erase(std::remove(v.begin(), v.end(), state_.get()), v.end());
+  }
+  std::unique_ptr<Transaction> txn;
+  {
+    std::lock_guard g(state_->txn_latch);
+    txn = std::move(state_->txn);
+  }
+  if (txn != nullptr && txn->active()) (void)txn->Rollback();
+}
+
+SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
+  const Clock::time_point start = Clock::now();
+  SessionState* s = state_.get();
+  s->cancel.store(false, std::memory_order_relaxed);
+  s->progress.store(0, std::memory_order_relaxed);
+  {
+    std::lock_guard g(s->query_latch);
+    s->query.assign(sql);
+    s->query_start = start;
+  }
+  StatusCounters counts;
+  counts.questions = 1;
+  bool show_warnings = false;
+  SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
+    SQL_ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+    const auto* show = std::get_if<ShowStmt>(&stmt);
+    show_warnings = show != nullptr && show->kind == ShowStmt::Kind::kWarnings;
+    StatementRunner runner(s, &counts);
+    return runner.Run(stmt);
+  }();
+  // The diagnostics area: what SHOW WARNINGS lists is the last other statement's warnings, or
+  // its error (as MySQL's "Error" row).
+  if (!show_warnings) {
+    if (r.ok()) {
+      s->diagnostics = r->warnings;
+    } else {
+      s->diagnostics = {SqlWarning{"Error", r.error().code, r.error().message}};
+    }
+  }
+  {
+    std::lock_guard g(s->query_latch);
+    s->query.clear();
+  }
+  {
+    std::lock_guard g(s->status_latch);
+    s->status.Add(counts);
+  }
+  {
+    std::lock_guard g(s->engine->status_latch);
+    s->engine->global_status.Add(counts);
+  }
+  if (r.ok()) r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return r;
+}
+
+void SqlSession::Cancel() {
+  state_->cancel.store(true, std::memory_order_relaxed);
+  std::lock_guard g(state_->txn_latch);
+  if (state_->txn != nullptr) state_->txn->Interrupt();
+  if (state_->ddl_txn != nullptr) state_->ddl_txn->Interrupt();
+}
+
+bool SqlSession::waiting_for_lock() const {
+  uint64_t trx_id = 0;
+  {
+    std::lock_guard g(state_->txn_latch);
+    if (state_->ddl_txn != nullptr && state_->ddl_txn->waiting_for_metadata_lock()) return true;
+    if (state_->txn != nullptr) {
+      if (state_->txn->waiting_for_metadata_lock()) return true;
+      trx_id = state_->txn->id();
+    }
+  }
+  if (trx_id == 0) return false;
+  Result<std::vector<TransactionInfo>> trxs = state_->engine->db->Transactions();
+  if (!trxs.ok()) return false;
+  for (const TransactionInfo& t : *trxs) {
+    if (t.trx_id == trx_id) return t.lock_wait;
+  }
+  return false;
+}
+
+uint64_t SqlSession::progress_rows() const {
+  return state_->progress.load(std::memory_order_relaxed);
+}
+
+uint64_t SqlSession::id() const { return state_->id; }
+
+bool SqlSession::in_transaction() const {
+  std::lock_guard g(state_->txn_latch);
+  return state_->txn != nullptr && state_->explicit_txn;
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,345 @@
+// System variables: one registry (kVars) says each variable's type, scope and range; values
+// live in SystemVariables::global_ and SessionVariables::session_ in their normalized form
+// (bools as Int 0/1, enums as their upper-case name, integers as Int, strings as String).
+#include "sql_lite_front/session/variables.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <span>
+
+#include "sql_lite_front/parse/lexer.h"
+
+namespace minnow::sql {
+
+namespace {
+
+enum class VarType : uint8_t { kBool, kInt, kEnum, kString };
+
+struct VarDef {
+  const char* name;
+  VarType type;
+  bool global_only;  // no session value (SET SESSION: 1229)
+  bool read_only;    // SET: 1238
+  int64_t min = 0, max = 0;
+  std::span<const char* const> choices = {};  // kEnum, by number
+};
+
+constexpr std::array<const char*, 4> kIsolationNames = {"READ-UNCOMMITTED", "READ-COMMITTED",
+                                                        "REPEATABLE-READ", "SERIALIZABLE"};
+constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", "ALWAYS"};
+
+// MySQL 8.0's sql_mode words; the value is kept, not interpreted.
+constexpr std::array<const char*, 21> kSqlModes = {"REAL_AS_FLOAT",
+                                                   "PIPES_AS_CONCAT",
+                                                   "ANSI_QUOTES",
+                                                   "IGNORE_SPACE",
+                                                   "NOAUTO_CREATE_USER",
+                                                   "ONLY_FULL_GROUP_BY",
+                                                   "NO_UNSIGNED_SUBTRACTION",
+                                                   "NO_DIR_IN_CREATE",
+                                                   "ANSI",
+                                                   "NO_AUTO_VALUE_ON_ZERO",
+                                                   "NO_BACKSLASH_ESCAPES",
+                                                   "STRICT_TRANS_TABLES",
+                                                   "STRICT_ALL_TABLES",
+                                                   "NO_ZERO_IN_DATE",
+                                                   "NO_ZERO_DATE",
+                                                   "ALLOW_INVALID_DATES",
+                                                   "ERROR_FOR_DIVISION_BY_ZERO",
+                                                   "TRADITIONAL",
+                                                   "HIGH_NOT_PRECEDENCE",
+                                                   "NO_ENGINE_SUBSTITUTION",
+                                                   "PAD_CHAR_TO_FULL_LENGTH"};
+
+constexpr const char* kDefaultSqlMode =
+    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
+    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+// Sorted by name (ListGlobal relies on the maps, not on this order).
+constexpr VarDef kVars[] = {
+    {"autocommit", VarType::kBool, false, false},
+    {"character_set_client", VarType::kString, false, true},
+    {"character_set_connection", VarType::kString, false, true},
+    {"character_set_results", VarType::kString, false, true},
+    {"character_set_server", VarType::kString, false, true},
+    {"collation_connection", VarType::kString, false, true},
+    {"collation_server", VarType::kString, false, true},
+    {"concurrent_insert", VarType::kEnum, true, false, 0, 0, kConcurrentInsertNames},
+    {"innodb_autoinc_lock_mode", VarType::kInt, true, true},
+    {"innodb_buffer_pool_size", VarType::kInt, true, true},
+    {"innodb_deadlock_detect", VarType::kBool, true, true},
+    {"innodb_flush_log_at_trx_commit", VarType::kInt, true, true},
+    {"innodb_lock_wait_timeout", VarType::kInt, false, false, 1, 1073741824},
+    {"innodb_page_size", VarType::kInt, true, true},
+    {"lock_wait_timeout", VarType::kInt, false, false, 1, 31536000},
+    {"max_allowed_packet", VarType::kInt, true, true},
+    {"sql_mode", VarType::kString, false, false},
+    {"transaction_isolation", VarType::kEnum, false, false, 0, 0, kIsolationNames},
+    {"transaction_read_only", VarType::kBool, false, false},
+    {"version", VarType::kString, true, true},
+    {"version_comment", VarType::kString, true, true},
+};
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The registry entry for `name` (any case; tx_isolation and tx_read_only are aliases), or null.
+const VarDef* FindVar(std::string_view name) {
+  std::string lower = ToLowerAscii(name);
+  if (lower == "tx_isolation") lower = "transaction_isolation";
+  if (lower == "tx_read_only") lower = "transaction_read_only";
+  for (const VarDef& d : kVars) {
+    if (lower == d.name) return &d;
+  }
+  return nullptr;
+}
+
+SqlError Unknown(std::string_view name) {
+  return SqlErr(kErUnknownSystemVariable, "Unknown system variable '", name, "'");
+}
+
+// As SHOW VARIABLES prints `v` ("ON"/"OFF" for bools).
+std::string Printable(const VarDef& d, const Value& v) {
+  if (v.is_null()) return "";
+  if (d.type == VarType::kBool) return v.is_int() && v.as_int() != 0 ? "ON" : "OFF";
+  if (v.is_int()) return std::to_string(v.as_int());
+  if (v.is_string()) return v.as_string();
+  return "";
+}
+
+// How `v` looks in a 1231 message.
+std::string Shown(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (v.is_int()) return std::to_string(v.as_int());
+  if (v.is_string()) return v.as_string();
+  return std::to_string(v.as_double());
+}
+
+SqlError BadValue(std::string_view name, const Value& v) {
+  return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
+                Shown(v), "'");
+}
+
+SqlError BadType(std::string_view name) {
+  return SqlErr(kErWrongTypeForVar, "Incorrect argument type to variable '", name, "'");
+}
+
+SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
+  if (v.is_int() && v.as_int() == 0) return Value::String("");
+  if (!v.is_string()) return v.is_double() ? BadType(name) : BadValue(name, v);
+  std::string out;
+  std::string_view rest = v.as_string();
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string word = Upper(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    word.erase(0, word.find_first_not_of(' '));
+    word.erase(word.find_last_not_of(' ') + 1);
+    if (word.empty()) continue;
+    if (std::find_if(kSqlModes.begin(), kSqlModes.end(),
+                     [&](const char* m) { return word == m; }) == kSqlModes.end()) {
+      return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
+                    word, "'");
+    }
+    if (!out.empty()) out += ',';
+    out += word;
+  }
+  return Value::String(std::move(out));
+}
+
+// `v` checked against `d` and put in its stored form. Integers out of range are clamped, as
+// MySQL does (it warns; minnow has no warning to attach here).
+SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& v) {
+  if (v.is_null()) return BadValue(name, v);
+  switch (d.type) {
+    case VarType::kBool: {
+      if (v.is_int()) {
+        if (v.as_int() == 0 || v.as_int() == 1) return Value::Int(v.as_int());
+        return BadValue(name, v);
+      }
+      if (!v.is_string()) return BadType(name);
+      const std::string u = Upper(v.as_string());
+      if (u == "ON" || u == "TRUE" || u == "1") return Value::Int(1);
+      if (u == "OFF" || u == "FALSE" || u == "0") return Value::Int(0);
+      return BadValue(name, v);
+    }
+    case VarType::kInt:
+      if (!v.is_int()) return BadType(name);
+      return Value::Int(std::clamp(v.as_int(), d.min, d.max));
+    case VarType::kEnum: {
+      if (v.is_int()) {
+        if (v.as_int() < 0 || static_cast<size_t>(v.as_int()) >= d.choices.size()) {
+          return BadValue(name, v);
+        }
+        return Value::String(d.choices[static_cast<size_t>(v.as_int())]);
+      }
+      if (!v.is_string()) return BadType(name);
+      if (d.choices.data() == kIsolationNames.data()) {
+        auto level = SessionVariables::ParseIsolation(v);
+        if (!level.ok()) return BadValue(name, v);
+        return Value::String(SessionVariables::IsolationName(*level));
+      }
+      const std::string u = Upper(v.as_string());
+      for (const char* c : d.choices) {
+        if (u == c) return Value::String(c);
+      }
+      return BadValue(name, v);
+    }
+    case VarType::kString:
+      return NormalizeSqlMode(name, v);  // the one settable string variable
+  }
+  return BadValue(name, v);
+}
+
+bool IsDefaultKeyword(const Value& v) { return v.is_string() && Upper(v.as_string()) == "DEFAULT"; }
+
+std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
+  std::map<std::string, Value, std::less<>> m;
+  m["autocommit"] = Value::Int(1);
+  for (const char* cs : {"character_set_client", "character_set_connection",
+                         "character_set_results", "character_set_server"}) {
+    m[cs] = Value::String("utf8mb4");
+  }
+  // minnow compares strings as bytes: the binary collation is the honest name.
+  m["collation_connection"] = Value::String("utf8mb4_0900_bin");
+  m["collation_server"] = Value::String("utf8mb4_0900_bin");
+  m["concurrent_insert"] = Value::String("AUTO");
+  m["innodb_autoinc_lock_mode"] = Value::Int(2);
+  m["innodb_buffer_pool_size"] = Value::Int(static_cast<int64_t>(options.buffer_pool_bytes));
+  m["innodb_deadlock_detect"] = Value::Int(options.deadlock_detect ? 1 : 0);
+  m["innodb_flush_log_at_trx_commit"] = Value::Int(options.flush_log_at_trx_commit);
+  m["innodb_lock_wait_timeout"] =
+      Value::Int(std::max<int64_t>(1, options.lock_wait_timeout_ms / 1000));
+  m["innodb_page_size"] = Value::Int(16384);
+  m["lock_wait_timeout"] = Value::Int(31536000);
+  m["max_allowed_packet"] = Value::Int(67108864);
+  m["sql_mode"] = Value::String(kDefaultSqlMode);
+  m["transaction_isolation"] = Value::String("REPEATABLE-READ");
+  m["transaction_read_only"] = Value::Int(0);
+  m["version"] = Value::String("8.0.36-minnow");  // clients expect an 8.0 server
+  m["version_comment"] = Value::String("minnow");
+  return m;
+}
+
+}  // namespace
+
+SystemVariables::SystemVariables(const Options& options) : defaults_(Defaults(options)) {
+  global_ = defaults_;
+}
+
+SqlResult<Value> SystemVariables::GetGlobal(std::string_view name) const {
+  const VarDef* d = FindVar(name);
+  if (d == nullptr) return Unknown(name);
+  std::lock_guard g(latch_);
+  return global_.at(d->name);
+}
+
+SqlStatus SystemVariables::SetGlobal(std::string_view name, const Value& v) {
+  const VarDef* d = FindVar(name);
+  if (d == nullptr) return Unknown(name);
+  if (d->read_only) {
+    return SqlErr(kErVariableIsReadonly, "Variable '", name, "' is a read only variable");
+  }
+  Value value;
+  if (IsDefaultKeyword(v)) {
+    value = defaults_.at(d->name);
+  } else {
+    SQL_ASSIGN_OR_RETURN(value, Normalize(*d, name, v));
+  }
+  std::lock_guard g(latch_);
+  global_[d->name] = std::move(value);
+  return SqlStatus::OK();
+}
+
+SessionVariables SystemVariables::NewSession() const {
+  SessionVariables s(this);
+  std::lock_guard g(latch_);
+  for (const VarDef& d : kVars) {
+    if (!d.global_only) s.session_[d.name] = global_.at(d.name);
+  }
+  return s;
+}
+
+std::vector<std::pair<std::string, std::string>> SystemVariables::ListGlobal() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard g(latch_);
+  for (const auto& [name, value] : global_)
+    out.emplace_back(name, Printable(*FindVar(name), value));
+  return out;
+}
+
+SqlResult<Value> SessionVariables::Get(std::string_view name) const {
+  const VarDef* d = FindVar(name);
+  if (d == nullptr) return Unknown(name);
+  if (auto it = session_.find(d->name); it != session_.end()) return it->second;
+  return global_->GetGlobal(d->name);
+}
+
+SqlStatus SessionVariables::Set(std::string_view name, const Value& v) {
+  const VarDef* d = FindVar(name);
+  if (d == nullptr) return Unknown(name);
+  if (d->read_only) {
+    return SqlErr(kErVariableIsReadonly, "Variable '", name, "' is a read only variable");
+  }
+  if (d->global_only) {
+    return SqlErr(kErIncorrectGlobalLocalVar, "Variable '", name,
+                  "' is a GLOBAL variable and should be set with SET GLOBAL");
+  }
+  Value value;
+  if (IsDefaultKeyword(v)) {  // SET SESSION x = DEFAULT: the global value, as MySQL
+    SQL_ASSIGN_OR_RETURN(value, global_->GetGlobal(d->name));
+  } else {
+    SQL_ASSIGN_OR_RETURN(value, Normalize(*d, name, v));
+  }
+  session_[d->name] = std::move(value);
+  return SqlStatus::OK();
+}
+
+std::vector<std::pair<std::string, std::string>> SessionVariables::List() const {
+  std::vector<std::pair<std::string, std::string>> out = global_->ListGlobal();
+  for (auto& [name, printed] : out) {
+    if (auto it = session_.find(name); it != session_.end()) {
+      printed = Printable(*FindVar(name), it->second);
+    }
+  }
+  return out;
+}
+
+bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
+
+IsolationLevel SessionVariables::isolation() const {
+  auto level = ParseIsolation(session_.at("transaction_isolation"));
+  return level.ok() ? *level : IsolationLevel::kRepeatableRead;
+}
+
+uint32_t SessionVariables::innodb_lock_wait_timeout_s() const {
+  return static_cast<uint32_t>(session_.at("innodb_lock_wait_timeout").as_int());
+}
+
+uint32_t SessionVariables::lock_wait_timeout_s() const {
+  return static_cast<uint32_t>(session_.at("lock_wait_timeout").as_int());
+}
+
+SqlResult<IsolationLevel> SessionVariables::ParseIsolation(const Value& v) {
+  if (v.is_int() && v.as_int() >= 0 && v.as_int() < 4) {
+    return static_cast<IsolationLevel>(v.as_int());
+  }
+  const SqlError bad = BadValue("transaction_isolation", v);
+  if (!v.is_string()) return bad;
+  std::string u = Upper(v.as_string());
+  std::replace(u.begin(), u.end(), ' ', '-');  // "repeatable read", SET TRANSACTION's form
+  for (size_t i = 0; i < kIsolationNames.size(); ++i) {
+    if (u == kIsolationNames[i]) return static_cast<IsolationLevel>(i);
+  }
+  return bad;
+}
+
+const char* SessionVariables::IsolationName(IsolationLevel level) {
+  return kIsolationNames[static_cast<size_t>(level)];
+}
+
+}  // namespace minnow::sql

@@ -1,0 +1,232 @@
+// performance_schema.data_locks / data_lock_waits and information_schema.innodb_trx /
+// processlist, with MySQL 8.0's columns, from the engine's live lock structs and transactions.
+#include <cctype>
+#include <cmath>
+
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/status/status_views.h"
+#include "sql_lite_front/status/status_views_internal.h"
+#include "sql_lite_front/catalog/table_catalog.h"
+
+namespace minnow::sql {
+
+namespace {
+
+Value Int(uint64_t v) { return Value::Int(static_cast<int64_t>(v)); }
+Value Str(std::string s) { return Value::String(std::move(s)); }
+Value OptStr(std::optional<std::string> s) {
+  return s.has_value() ? Value::String(std::move(*s)) : Value::Null();
+}
+
+const char* TrxIsolationName(IsolationLevel level) {
+  switch (level) {  // innodb_trx prints these with a space, unlike transaction_isolation
+    case IsolationLevel::kReadUncommitted:
+      return "READ UNCOMMITTED";
+    case IsolationLevel::kReadCommitted:
+      return "READ COMMITTED";
+    case IsolationLevel::kRepeatableRead:
+      return "REPEATABLE READ";
+    case IsolationLevel::kSerializable:
+      return "SERIALIZABLE";
+  }
+  return "REPEATABLE READ";
+}
+
+SqlError FromEngine(const Status& st) { return FromStatus(st); }
+
+SqlResult<SystemTable> DataLocks(const ExecContext& ctx) {
+  Result<std::vector<DataLock>> locks = ctx.db->DataLocks();
+  if (!locks.ok()) return FromEngine(locks.status());
+  const std::vector<SessionSnapshot> sessions = SnapshotSessions(ctx);
+  LockDescriber describe(ctx);
+  SystemTable t;
+  t.columns = {"ENGINE",
+               "ENGINE_LOCK_ID",
+               "ENGINE_TRANSACTION_ID",
+               "THREAD_ID",
+               "EVENT_ID",
+               "OBJECT_SCHEMA",
+               "OBJECT_NAME",
+               "PARTITION_NAME",
+               "SUBPARTITION_NAME",
+               "INDEX_NAME",
+               "OBJECT_INSTANCE_BEGIN",
+               "LOCK_TYPE",
+               "LOCK_MODE",
+               "LOCK_STATUS",
+               "LOCK_DATA"};
+  for (const DataLock& l : *locks) {
+    const SessionSnapshot* owner = SessionOfTrx(sessions, l.trx_id);
+    t.rows.push_back(Row{
+        Str("INNODB"),
+        Str(describe.EngineLockId(l)),
+        Int(l.trx_id),
+        owner != nullptr ? Int(owner->id) : Value::Null(),
+        Value::Null(),  // EVENT_ID: minnow has no performance_schema events
+        Str(kSchemaName),
+        Str(describe.TableName(l)),
+        Value::Null(),
+        Value::Null(),
+        OptStr(describe.IndexName(l)),
+        Int(describe.LockStructId(l)),
+        Str(l.lock_type()),
+        Str(l.lock_mode),
+        Str(l.lock_status()),
+        OptStr(describe.LockData(l)),
+    });
+  }
+  return t;
+}
+
+SqlResult<SystemTable> DataLockWaits(const ExecContext& ctx) {
+  Result<std::vector<DataLockWait>> waits = ctx.db->DataLockWaits();
+  if (!waits.ok()) return FromEngine(waits.status());
+  const std::vector<SessionSnapshot> sessions = SnapshotSessions(ctx);
+  LockDescriber describe(ctx);
+  SystemTable t;
+  t.columns = {"ENGINE",
+               "REQUESTING_ENGINE_LOCK_ID",
+               "REQUESTING_ENGINE_TRANSACTION_ID",
+               "REQUESTING_THREAD_ID",
+               "REQUESTING_EVENT_ID",
+               "REQUESTING_OBJECT_INSTANCE_BEGIN",
+               "BLOCKING_ENGINE_LOCK_ID",
+               "BLOCKING_ENGINE_TRANSACTION_ID",
+               "BLOCKING_THREAD_ID",
+               "BLOCKING_EVENT_ID",
+               "BLOCKING_OBJECT_INSTANCE_BEGIN"};
+  auto thread = [&](uint64_t trx_id) {
+    const SessionSnapshot* s = SessionOfTrx(sessions, trx_id);
+    return s != nullptr ? Int(s->id) : Value::Null();
+  };
+  for (const DataLockWait& w : *waits) {
+    t.rows.push_back(Row{
+        Str("INNODB"),
+        Str(describe.EngineLockId(w.requesting)),
+        Int(w.requesting.trx_id),
+        thread(w.requesting.trx_id),
+        Value::Null(),
+        Int(describe.LockStructId(w.requesting)),
+        Str(describe.EngineLockId(w.blocking)),
+        Int(w.blocking.trx_id),
+        thread(w.blocking.trx_id),
+        Value::Null(),
+        Int(describe.LockStructId(w.blocking)),
+    });
+  }
+  return t;
+}
+
+SqlResult<SystemTable> InnodbTrx(const ExecContext& ctx) {
+  Result<std::vector<TransactionInfo>> trxs = ctx.db->Transactions();
+  if (!trxs.ok()) return FromEngine(trxs.status());
+  const std::vector<SessionSnapshot> sessions = SnapshotSessions(ctx);
+  LockDescriber describe(ctx);
+  const int64_t now = UnixNow();
+  SystemTable t;
+  t.columns = {"trx_id",
+               "trx_state",
+               "trx_started",
+               "trx_requested_lock_id",
+               "trx_wait_started",
+               "trx_weight",
+               "trx_mysql_thread_id",
+               "trx_query",
+               "trx_operation_state",
+               "trx_tables_in_use",
+               "trx_tables_locked",
+               "trx_lock_structs",
+               "trx_lock_memory_bytes",
+               "trx_rows_locked",
+               "trx_rows_modified",
+               "trx_concurrency_tickets",
+               "trx_isolation_level",
+               "trx_unique_checks",
+               "trx_foreign_key_checks",
+               "trx_last_foreign_key_error",
+               "trx_adaptive_hash_latched",
+               "trx_adaptive_hash_timeout",
+               "trx_is_read_only",
+               "trx_autocommit_non_locking",
+               "trx_schedule_weight"};
+  for (const TransactionInfo& x : *trxs) {
+    const SessionSnapshot* owner = SessionOfTrx(sessions, x.trx_id);
+    const int64_t started = now - static_cast<int64_t>(std::floor(x.active_seconds));
+    t.rows.push_back(Row{
+        Int(x.trx_id),
+        Str(x.lock_wait ? "LOCK WAIT" : "RUNNING"),
+        Str(FormatLocalTime(started)),
+        x.lock_wait ? Str(describe.EngineLockId(x.waiting_for)) : Value::Null(),
+        x.lock_wait ? Str(FormatLocalTime(UnixSeconds(x.wait_started))) : Value::Null(),
+        Int(x.rows_modified + x.locks.lock_structs),  // InnoDB's TRX_WEIGHT
+        owner != nullptr ? Int(owner->id) : Int(0),
+        owner != nullptr ? OptStr(owner->query) : Value::Null(),
+        Value::Null(),  // trx_operation_state
+        Int(0),         // trx_tables_in_use
+        Int(0),         // trx_tables_locked (LOCK TABLES' count; table locks show in data_locks)
+        Int(x.locks.lock_structs),
+        Int(x.locks.heap_bytes),
+        Int(x.locks.row_locks),
+        Int(x.rows_modified),
+        Int(0),  // trx_concurrency_tickets
+        Str(TrxIsolationName(x.isolation)),
+        Int(1),  // trx_unique_checks
+        Int(1),  // trx_foreign_key_checks
+        Value::Null(),
+        Int(0),         // trx_adaptive_hash_latched
+        Int(0),         // trx_adaptive_hash_timeout
+        Int(0),         // trx_is_read_only: a transaction listed here has written or locked
+        Int(0),         // trx_autocommit_non_locking
+        Value::Null(),  // trx_schedule_weight (InnoDB's CATS weight; minnow schedules FIFO)
+    });
+  }
+  return t;
+}
+
+SqlResult<SystemTable> Processlist(const ExecContext& ctx) {
+  const std::vector<SessionSnapshot> sessions = SnapshotSessions(ctx);
+  SystemTable t;
+  t.columns = {"ID", "USER", "HOST", "DB", "COMMAND", "TIME", "STATE", "INFO"};
+  for (const SessionSnapshot& s : sessions) {
+    const bool running = s.query.has_value();
+    t.rows.push_back(Row{
+        Int(s.id),
+        Str("root"),
+        Str("localhost"),
+        Str(kSchemaName),
+        Str(running ? "Query" : "Sleep"),
+        Int(static_cast<uint64_t>(running ? s.query_seconds : s.idle_seconds)),
+        Str(!running               ? ""
+            : s.metadata_lock_wait ? "Waiting for table metadata lock"
+                                   : "executing"),
+        OptStr(s.query),
+    });
+  }
+  return t;
+}
+
+SqlError NoSuchTable(const TableName& name) {
+  return SqlErr(kErNoSuchTable, "Table '", name.schema, ".", name.name, "' doesn't exist");
+}
+
+}  // namespace
+
+bool IsSystemSchema(std::string_view schema) {
+  const std::string s = ToLowerAscii(schema);
+  return s == "performance_schema" || s == "information_schema";
+}
+
+SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) {
+  const std::string schema = ToLowerAscii(name.schema);
+  const std::string table = ToLowerAscii(name.name);
+  if (schema == "performance_schema") {
+    if (table == "data_locks") return DataLocks(ctx);
+    if (table == "data_lock_waits") return DataLockWaits(ctx);
+  } else if (schema == "information_schema") {
+    if (table == "innodb_trx") return InnodbTrx(ctx);
+    if (table == "processlist") return Processlist(ctx);
+  }
+  return NoSuchTable(name);
+}
+
+}  // namespace minnow::sql
