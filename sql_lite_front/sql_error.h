@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <variant>
 
 #include "minnow/status.h"
 
@@ -102,13 +102,17 @@ struct SqlError {
 // else -> 1105 with the Status's text. REQUIRES: !st.ok().
 SqlError FromStatus(const Status& st);
 
-// OK, or an SqlError.
+// OK, or an SqlError: the status type of SqlResult<T> (status.h's Result<T, S>).
 class [[nodiscard]] SqlStatus {
  public:
   SqlStatus() = default;
-  SqlStatus(SqlError e)
-      : error_(std::move(e)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  SqlStatus(SqlError e)  // NOLINT(google-explicit-constructor)
+      : error_(std::move(e)), ok_(false) {}
   static SqlStatus OK() { return {}; }
+  // 1105 with `message`: what a Result holds when built from an OK status (a caller bug).
+  static SqlStatus Internal(std::string message) {
+    return SqlError{kErUnknownError, std::move(message)};
+  }
   bool ok() const { return ok_; }
   const SqlError& error() const { return error_; }
 
@@ -117,27 +121,9 @@ class [[nodiscard]] SqlStatus {
   bool ok_ = true;
 };
 
-// A T or an SqlError.
+// A T or an SqlError: ok(), value(), error(), status(), as Result<T>.
 template <typename T>
-class [[nodiscard]] SqlResult {
- public:
-  SqlResult(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  SqlResult(SqlError e) : v_(std::move(e)) {}   // NOLINT(google-explicit-constructor)
-  SqlResult(SqlStatus st) : v_(st.error()) {}   // NOLINT: REQUIRES !st.ok()
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  const SqlError& error() const { return std::get<SqlError>(v_); }
-  SqlStatus status() const { return ok() ? SqlStatus() : SqlStatus(error()); }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-
- private:
-  std::variant<T, SqlError> v_;
-};
+using SqlResult = Result<T, SqlStatus>;
 
 // printf-free builder: SqlErr(kErNoSuchTable, "Table 'test.", name, "' doesn't exist")
 template <typename... Parts>
