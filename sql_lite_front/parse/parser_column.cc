@@ -2,7 +2,6 @@
 // name, type and attributes (NOT NULL, DEFAULT, AUTO_INCREMENT, ...), and an index's columns and
 // options (parser_internal.h).
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -227,20 +226,10 @@ SqlStatus Parser::ParseDefaultValue(ColumnDef* def) {
   }
   const Token& t = Cur();
   switch (t.kind) {
-    case TokenKind::kInteger: {
-      int64_t v = 0;
-      auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-      if (ec == std::errc() && ptr == t.text.data() + t.text.size()) {
-        def->default_value = Value::Int(negative ? -v : v);
-      } else if (negative && t.text == "9223372036854775808") {
-        def->default_value = Value::Int(std::numeric_limits<int64_t>::min());
-      } else {
-        double d = std::strtod(t.text.c_str(), nullptr);
-        def->default_value = Value::Double(negative ? -d : d);
-      }
+    case TokenKind::kInteger:
+      def->default_value = IntegerLiteral(t.text, negative);
       Skip();
       return SqlStatus::OK();
-    }
     case TokenKind::kDecimal: {
       double d = std::strtod(t.text.c_str(), nullptr);
       if (!std::isfinite(d)) return SyntaxError();

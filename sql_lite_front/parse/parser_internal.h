@@ -33,6 +33,14 @@ namespace minnow::sql {
 // True for MySQL's reserved words that minnow's grammar uses (they cannot be bare names).
 bool IsReserved(std::string_view word);
 
+// The magnitude of -2^63: the one integer literal that fits BIGINT only when negated.
+inline constexpr std::string_view kInt64MinDigits = "9223372036854775808";
+
+// The value of an integer literal (a kInteger token's digits), negated if `negative`: an int64
+// if it fits (so -9223372036854775808 is one), else a double (minnow has no DECIMAL). The one
+// reader of integer literals: expressions (parser_expr.cc) and DEFAULT values (parser_column.cc).
+Value IntegerLiteral(const std::string& digits, bool negative);
+
 class Parser {
  public:
   static constexpr int kMaxNesting = 128;
