@@ -148,11 +148,18 @@ struct BTree::Impl {
   // Prepares the record for (key, value, sys), writing an overflow chain if needed.
   Status Prepare(ConstBytes key, ConstBytes value, ConstBytes sys, PreparedRecord* out);
   Result<PageNo> WriteChain(ConstBytes value);
-  // Appends the value behind `ref` to `out`. The caller holds the leaf latched (or is alone).
+  // The one walker of a chain: follows the chain behind `ref`, checking each page (an overflow
+  // page of this tree whose data length fits what is left of the value), and appends the value
+  // to `out` unless it is null. Returns the number of pages, or kCorruption. With `exact`, an
+  // empty value and a chain that goes on past the value's end are kCorruption too (Check());
+  // without, the walk just stops at the value's end (reads). The caller holds the owning leaf
+  // latched (or is alone).
+  Result<uint64_t> WalkChain(ConstBytes ref, std::string* out, bool exact) const;
+  // Appends the value behind `ref` to `out`: WalkChain for a read.
   Status ReadChain(ConstBytes ref, std::string* out) const;
-  Status FreeChain(PageNo first);
-  // Walks a chain for Check(): page count, or kCorruption.
+  // Walks a chain for Check(): WalkChain, exact, reading nothing.
   Result<uint64_t> CheckChain(ConstBytes ref) const;
+  Status FreeChain(PageNo first);
 
   void ReportMoves(const std::vector<RecordMove>& moves) const {
     if (listener != nullptr && !moves.empty()) listener->OnRecordsMoved(moves);

@@ -83,37 +83,15 @@ Status CheckOverflowPage(const std::string& file, const std::byte* page, PageNo 
 
 }  // namespace
 
-Status BTree::Impl::ReadChain(ConstBytes ref, std::string* out) const {
-  PageNo page_no = OverflowFirst(ref);
-  uint64_t remaining = OverflowLen(ref);
-  if (remaining > kMaxValueSize) {
-    return Status::Corruption(fmt::format("{}: overflow value of {} bytes in tree {}",
-                                          pool->file_name(), remaining, root));
-  }
-  out->reserve(out->size() + remaining);
-  while (remaining > 0) {
-    if (page_no == kInvalidPageNo) {
-      return Status::Corruption(fmt::format("{}: overflow chain of tree {} ends {} bytes early",
-                                            pool->file_name(), root, remaining));
-    }
-    ASSIGN_OR_RETURN(ReadPageGuard g, pool->FetchRead(page_no));
-    uint32_t len = 0;
-    RETURN_IF_ERROR(CheckOverflowPage(pool->file_name(), g.data(), page_no, root, remaining, &len));
-    out->append(reinterpret_cast<const char*>(g.data() + overflow_offset::kData), len);
-    remaining -= len;
-    page_no = Load32(g.data() + overflow_offset::kNext);
-  }
-  return Status::OK();
-}
-
-Result<uint64_t> BTree::Impl::CheckChain(ConstBytes ref) const {
+Result<uint64_t> BTree::Impl::WalkChain(ConstBytes ref, std::string* out, bool exact) const {
   PageNo page_no = OverflowFirst(ref);
   uint64_t remaining = OverflowLen(ref);
   uint64_t pages = 0;
-  if (remaining > kMaxValueSize || remaining == 0) {
+  if (remaining > kMaxValueSize || (exact && remaining == 0)) {
     return Status::Corruption(fmt::format("{}: overflow value of {} bytes in tree {}",
                                           pool->file_name(), remaining, root));
   }
+  if (out != nullptr) out->reserve(out->size() + remaining);
   while (remaining > 0) {
     if (page_no == kInvalidPageNo) {
       return Status::Corruption(fmt::format("{}: overflow chain of tree {} ends {} bytes early",
@@ -122,15 +100,26 @@ Result<uint64_t> BTree::Impl::CheckChain(ConstBytes ref) const {
     ASSIGN_OR_RETURN(ReadPageGuard g, pool->FetchRead(page_no));
     uint32_t len = 0;
     RETURN_IF_ERROR(CheckOverflowPage(pool->file_name(), g.data(), page_no, root, remaining, &len));
+    if (out != nullptr) {
+      out->append(reinterpret_cast<const char*>(g.data() + overflow_offset::kData), len);
+    }
     remaining -= len;
     ++pages;
     page_no = Load32(g.data() + overflow_offset::kNext);
   }
-  if (page_no != kInvalidPageNo) {
+  if (exact && page_no != kInvalidPageNo) {
     return Status::Corruption(fmt::format("{}: overflow chain of tree {} is longer than its value",
                                           pool->file_name(), root));
   }
   return pages;
+}
+
+Status BTree::Impl::ReadChain(ConstBytes ref, std::string* out) const {
+  return WalkChain(ref, out, /*exact=*/false).status();
+}
+
+Result<uint64_t> BTree::Impl::CheckChain(ConstBytes ref) const {
+  return WalkChain(ref, nullptr, /*exact=*/true);
 }
 
 Status BTree::Impl::FreeChain(PageNo first) {

@@ -6,7 +6,7 @@
 
 namespace minnow::sql {
 
-const char* SqlState(uint16_t code) {
+const char* SqlState(ErrorCode code) {
   switch (code) {
     case kErTableExists:
       return "42S01";

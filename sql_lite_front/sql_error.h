@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <variant>
 
 #include "minnow/status.h"
 
@@ -20,7 +20,7 @@ enum ErrorCode : uint16_t {
   kErTableExists = 1050,            // 42S01 Table '%s' already exists
   kErBadTable = 1051,               // 42S02 Unknown table '%s'
   kErNonUniq = 1052,                // 23000 Column '%s' in %s is ambiguous
-  kErWrongFieldWithGroup = 1055,    // 42000
+  kErWrongFieldWithGroup = 1055,    // 42000 Expression #%u of %s is not in GROUP BY clause and ...
   kErTooLongIdent = 1059,           // 42000 Identifier name '%s' is too long
   kErDupFieldName = 1060,           // 42S21 Duplicate column name '%s'
   kErDupKeyName = 1061,             // 42000 Duplicate key name '%s'
@@ -33,17 +33,19 @@ enum ErrorCode : uint16_t {
   kErWrongAutoKey = 1075,  // 42000 Incorrect table definition; there can be only one auto column
                            // and it must be defined as a key
   kErCantDropFieldOrKey = 1091,  // 42000 Can't DROP '%s'; check that column/key exists
+  kErNoTablesUsed = 1096,        // HY000 No tables used
   kErTableNotLockedForWrite =
       1099,                  // HY000 Table '%s' was locked with a READ lock and can't be updated
   kErTableNotLocked = 1100,  // HY000 Table '%s' was not locked with LOCK TABLES
   kErWrongTableName = 1103,  // 42000 Incorrect table name '%s'
   kErUnknownError =
       1105,  // HY000 Unknown error (minnow: an internal or I/O error, said in the message)
-  kErUnknownTable = 1109,         // 42S02 Unknown table '%s' in %s
-  kErInvalidGroupFuncUse = 1111,  // HY000 Invalid use of group function
-  kErTooManyKeyParts = 1070,
+  kErUnknownTable = 1109,             // 42S02 Unknown table '%s' in %s
+  kErFieldSpecifiedTwice = 1110,      // 42000 Column '%s' specified twice (SqlState: HY000 still)
+  kErInvalidGroupFuncUse = 1111,      // HY000 Invalid use of group function
+  kErTooManyKeyParts = 1070,          // 42000 Too many key parts specified; max %d parts allowed
   kErWrongValueCount = 1136,          // 21S01 Column count doesn't match value count at row %ld
-  kErMixOfGroupFuncAndFields = 1140,  // 42000
+  kErMixOfGroupFuncAndFields = 1140,  // 42000 In aggregated query without GROUP BY, expression ...
   kErWrongColumnName = 1166,          // 42000 Incorrect column name '%s'
   kErBlobKeyWithoutLength =
       1170,  // 42000 BLOB/TEXT column '%s' used in key specification without a key length
@@ -75,7 +77,7 @@ enum ErrorCode : uint16_t {
                                           // while a transaction is in progress
   kErLockOrActiveTransaction = 1192,      // HY000 Can't execute the given command because you have
                                           // active locked tables or an active transaction
-  kErDivisionByZero = 1365,               // 22012
+  kErDivisionByZero = 1365,               // 22012 Division by 0
   kErWrongFieldSpec = 1063,               // 42000 Incorrect column specifier for column '%s'
   kErInvalidDefault = 1067,               // 42000 Invalid default value for '%s'
   kErCantRemoveAllFields = 1090,         // 42000 You can't delete all columns with ALTER TABLE; use
@@ -87,10 +89,10 @@ enum ErrorCode : uint16_t {
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).
-const char* SqlState(uint16_t code);
+const char* SqlState(ErrorCode code);
 
 struct SqlError {
-  uint16_t code = kErUnknownError;
+  ErrorCode code = kErUnknownError;
   std::string message;
   const char* sqlstate() const { return SqlState(code); }
   // "ERROR 1146 (42S02): Table 'test.sample' doesn't exist" (the mysql client's line)
@@ -102,13 +104,17 @@ struct SqlError {
 // else -> 1105 with the Status's text. REQUIRES: !st.ok().
 SqlError FromStatus(const Status& st);
 
-// OK, or an SqlError.
+// OK, or an SqlError: the status type of SqlResult<T> (status.h's Result<T, S>).
 class [[nodiscard]] SqlStatus {
  public:
   SqlStatus() = default;
-  SqlStatus(SqlError e)
-      : error_(std::move(e)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  SqlStatus(SqlError e)  // NOLINT(google-explicit-constructor)
+      : error_(std::move(e)), ok_(false) {}
   static SqlStatus OK() { return {}; }
+  // 1105 with `message`: what a Result holds when built from an OK status (a caller bug).
+  static SqlStatus Internal(std::string message) {
+    return SqlError{kErUnknownError, std::move(message)};
+  }
   bool ok() const { return ok_; }
   const SqlError& error() const { return error_; }
 
@@ -117,34 +123,23 @@ class [[nodiscard]] SqlStatus {
   bool ok_ = true;
 };
 
-// A T or an SqlError.
+// A T or an SqlError: ok(), value(), error(), status(), as Result<T>.
 template <typename T>
-class [[nodiscard]] SqlResult {
- public:
-  SqlResult(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  SqlResult(SqlError e) : v_(std::move(e)) {}   // NOLINT(google-explicit-constructor)
-  SqlResult(SqlStatus st) : v_(st.error()) {}   // NOLINT: REQUIRES !st.ok()
-  bool ok() const { return std::holds_alternative<T>(v_); }
-  const SqlError& error() const { return std::get<SqlError>(v_); }
-  SqlStatus status() const { return ok() ? SqlStatus() : SqlStatus(error()); }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-
- private:
-  std::variant<T, SqlError> v_;
-};
+using SqlResult = Result<T, SqlStatus>;
 
 // printf-free builder: SqlErr(kErNoSuchTable, "Table 'test.", name, "' doesn't exist")
 template <typename... Parts>
-SqlError SqlErr(uint16_t code, const Parts&... parts) {
+SqlError SqlErr(ErrorCode code, const Parts&... parts) {
   std::string msg;
   (msg.append(std::string_view(parts)), ...);
   return SqlError{code, std::move(msg)};
+}
+// A bare number where an ErrorCode is meant: still accepted, so that callers can move to the
+// named constants one by one; the warning points at each.
+template <typename... Parts>
+[[deprecated("pass an ErrorCode constant, not a bare error number")]] SqlError SqlErr(
+    int code, const Parts&... parts) {
+  return SqlErr(static_cast<ErrorCode>(code), parts...);
 }
 
 }  // namespace minnow::sql

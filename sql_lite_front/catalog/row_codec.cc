@@ -13,22 +13,6 @@ SqlError Malformed(std::string_view what) {
   return SqlErr(kErUnknownError, "Malformed record: ", what);
 }
 
-// Bytes an integer column takes in keys and values.
-size_t IntWidth(ColumnType t) {
-  switch (t) {
-    case ColumnType::kTinyInt:
-      return 1;
-    case ColumnType::kSmallInt:
-      return 2;
-    case ColumnType::kMediumInt:
-      return 3;
-    case ColumnType::kInt:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 // Two's-complement `w`-byte value sign- or zero-extended to 64 bits.
 int64_t Extend(uint64_t raw, size_t w, bool is_signed) {
   if (w == 8) return static_cast<int64_t>(raw);
@@ -120,7 +104,7 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
     out->push_back('\1');
   }
   if (IsIntegerType(col.type)) {
-    size_t w = IntWidth(col.type);
+    size_t w = IntegerBytes(col.type);
     auto raw = static_cast<uint64_t>(v.ToInt());
     if (!col.is_unsigned) raw ^= uint64_t{1} << (8 * w - 1);  // flip the sign bit
     AppendBE(raw, w, out);
@@ -186,7 +170,7 @@ void EncodeRowValue(const TableDef& def, const Row& row, std::string* out) {
     const ColumnDef& col = def.columns[c];
     const Value& v = row[c];
     if (IsIntegerType(col.type)) {
-      AppendLE(static_cast<uint64_t>(v.ToInt()), IntWidth(col.type), out);
+      AppendLE(static_cast<uint64_t>(v.ToInt()), IntegerBytes(col.type), out);
     } else if (col.type == ColumnType::kDouble) {
       double d = v.ToDouble();
       uint64_t bits;
@@ -210,7 +194,7 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     if (flag != '\1') return Malformed("bad null flag in key");
   }
   if (IsIntegerType(col.type)) {
-    size_t w = IntWidth(col.type);
+    size_t w = IntegerBytes(col.type);
     if (key.size() - p < w) return Malformed("key ends inside an integer");
     uint64_t raw = LoadBE(key, p, w);
     if (!col.is_unsigned) raw ^= uint64_t{1} << (8 * w - 1);
@@ -291,7 +275,7 @@ SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row) 
     }
     const ColumnDef& col = def.columns[c];
     if (IsIntegerType(col.type)) {
-      size_t w = IntWidth(col.type);
+      size_t w = IntegerBytes(col.type);
       if (value.size() - pos < w) return Malformed("row value ends inside an integer");
       (*row)[c] = Value::Int(Extend(LoadLE(value, pos, w), w, !col.is_unsigned));
       pos += w;

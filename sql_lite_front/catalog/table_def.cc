@@ -131,23 +131,7 @@ SqlError Damaged(std::string_view what) {
 
 // The range of an integer column (unsigned BIGINT stops at 2^63 - 1: values are int64).
 void IntRange(const ColumnDef& col, int64_t* lo, int64_t* hi) {
-  int bits = 64;
-  switch (col.type) {
-    case ColumnType::kTinyInt:
-      bits = 8;
-      break;
-    case ColumnType::kSmallInt:
-      bits = 16;
-      break;
-    case ColumnType::kMediumInt:
-      bits = 24;
-      break;
-    case ColumnType::kInt:
-      bits = 32;
-      break;
-    default:
-      bits = 64;
-  }
+  const size_t bits = 8 * IntegerBytes(col.type);
   if (bits == 64) {
     *lo = col.is_unsigned ? 0 : std::numeric_limits<int64_t>::min();
     *hi = std::numeric_limits<int64_t>::max();
@@ -303,8 +287,8 @@ std::string ColumnDef::TypeString() const {
   return out;
 }
 
-uint64_t ColumnDef::MaxBytes() const {
-  switch (type) {
+size_t IntegerBytes(ColumnType t) {
+  switch (t) {
     case ColumnType::kTinyInt:
       return 1;
     case ColumnType::kSmallInt:
@@ -313,7 +297,19 @@ uint64_t ColumnDef::MaxBytes() const {
       return 3;
     case ColumnType::kInt:
       return 4;
+    default:
+      return 8;
+  }
+}
+
+uint64_t ColumnDef::MaxBytes() const {
+  switch (type) {
+    case ColumnType::kTinyInt:
+    case ColumnType::kSmallInt:
+    case ColumnType::kMediumInt:
+    case ColumnType::kInt:
     case ColumnType::kBigInt:
+      return IntegerBytes(type);
     case ColumnType::kDouble:
       return 8;
     case ColumnType::kChar:

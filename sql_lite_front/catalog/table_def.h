@@ -11,6 +11,7 @@
 // Keyspace names start as "<table>" and "<table>.<index>"; a copy-ALTER builds the new table
 // under fresh names ("<table>$<n>", ...), so the names are kept here, never derived.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ enum class ColumnType : uint8_t {
 };
 
 bool IsIntegerType(ColumnType t);
+// Bytes a value of integer type `t` takes: TINYINT 1, SMALLINT 2, MEDIUMINT 3, INT 4, BIGINT 8.
+// The one table of integer widths: the range check (CoerceToColumn), ColumnDef::MaxBytes and
+// row_codec.h's key and row encodings all read it. REQUIRES: IsIntegerType(t).
+size_t IntegerBytes(ColumnType t);
 bool IsStringType(ColumnType t);  // CHAR, VARCHAR, TEXT, BLOB
 // "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
 const char* ColumnTypeName(ColumnType t);

@@ -241,12 +241,12 @@ SqlResult<ExprPtr> Parser::ParseUnary() {
   const std::string op = Cur().text;
   Skip();
   // -9223372036854775808 is an integer although 9223372036854775808 is not.
-  if (op == "-" && Cur().kind == TokenKind::kInteger && Cur().text == "9223372036854775808" &&
+  if (op == "-" && Cur().kind == TokenKind::kInteger && Cur().text == kInt64MinDigits &&
       !IsOp(".", 1)) {
-    Skip();
     auto lit = std::make_unique<Expr>();
     lit->kind = Expr::Kind::kLiteral;
-    lit->value = Value::Int(std::numeric_limits<int64_t>::min());
+    lit->value = IntegerLiteral(Cur().text, /*negative=*/true);
+    Skip();
     return Finish(std::move(lit), begin);
   }
   SQL_RETURN_IF_ERROR(Enter());
@@ -273,23 +273,29 @@ SqlResult<ExprPtr> Parser::ParseUnary() {
   return Finish(std::move(node), begin);
 }
 
+Value IntegerLiteral(const std::string& digits, bool negative) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec == std::errc() && ptr == digits.data() + digits.size()) {
+    return Value::Int(negative ? -v : v);
+  }
+  if (negative && digits == kInt64MinDigits) {
+    return Value::Int(std::numeric_limits<int64_t>::min());
+  }
+  const double d = std::strtod(digits.c_str(), nullptr);  // too big for int64
+  return Value::Double(negative ? -d : d);
+}
+
 SqlResult<ExprPtr> Parser::ParseLiteral() {
   const uint32_t begin = Cur().begin;
   auto lit = std::make_unique<Expr>();
   lit->kind = Expr::Kind::kLiteral;
   const Token& t = Cur();
   switch (t.kind) {
-    case TokenKind::kInteger: {
-      int64_t v = 0;
-      auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-      if (ec == std::errc() && ptr == t.text.data() + t.text.size()) {
-        lit->value = Value::Int(v);
-      } else {
-        lit->value = Value::Double(std::strtod(t.text.c_str(), nullptr));  // too big for int64
-      }
+    case TokenKind::kInteger:
+      lit->value = IntegerLiteral(t.text, /*negative=*/false);  // `-5` is a unary minus on 5
       Skip();
       break;
-    }
     case TokenKind::kDecimal: {
       double v = std::strtod(t.text.c_str(), nullptr);
       if (!std::isfinite(v)) return SyntaxError();

@@ -1,6 +1,11 @@
 #pragma once
-// The recursive-descent parser behind parser.h's Parse(), shared by parser.cc (statements),
-// parser_expr.cc (expressions) and parser_ddl.cc (CREATE / ALTER / DROP / TRUNCATE / OPTIMIZE).
+// The recursive-descent parser behind parser.h's Parse(). Its files, by what they read:
+//   parser.cc          tokens, names and numbers; the statement dispatch
+//   parser_dml.cc      SELECT, INSERT / REPLACE, UPDATE, DELETE
+//   parser_session.cc  transactions, SET, SHOW, LOCK / UNLOCK TABLES, EXPLAIN, USE
+//   parser_ddl.cc      CREATE / ALTER / DROP / TRUNCATE / OPTIMIZE and table options
+//   parser_column.cc   column and index definitions (CREATE TABLE, CREATE INDEX, ALTER TABLE)
+//   parser_expr.cc     expressions
 //
 // Conventions: each Parse* function starts at the current token and leaves the parser on the
 // first token it did not use. A keyword is a bare word (never a `quoted` one) matched
@@ -27,6 +32,14 @@ namespace minnow::sql {
 
 // True for MySQL's reserved words that minnow's grammar uses (they cannot be bare names).
 bool IsReserved(std::string_view word);
+
+// The magnitude of -2^63: the one integer literal that fits BIGINT only when negated.
+inline constexpr std::string_view kInt64MinDigits = "9223372036854775808";
+
+// The value of an integer literal (a kInteger token's digits), negated if `negative`: an int64
+// if it fits (so -9223372036854775808 is one), else a double (minnow has no DECIMAL). The one
+// reader of integer literals: expressions (parser_expr.cc) and DEFAULT values (parser_column.cc).
+Value IntegerLiteral(const std::string& digits, bool negative);
 
 class Parser {
  public:
@@ -71,12 +84,15 @@ class Parser {
   // An option's value: a word, a string or a number, as written (strings decoded).
   SqlResult<std::string> OptionValue();
 
-  // ---- statements (parser.cc)
+  // ---- statements (parser.cc: the dispatch)
   SqlResult<Statement> ParseStatement();
+  // parser_dml.cc
   SqlResult<SelectStmt> ParseSelect();  // at SELECT
   SqlResult<Statement> ParseInsert();   // at INSERT or REPLACE
   SqlResult<Statement> ParseUpdate();
   SqlResult<Statement> ParseDelete();
+  SqlStatus ParseOrderBy(std::vector<OrderItem>* out);  // after ORDER BY
+  // parser_session.cc
   SqlResult<Statement> ParseTransaction();
   SqlResult<Statement> ParseSet();
   SqlResult<Statement> ParseShow();
@@ -84,14 +100,13 @@ class Parser {
   SqlResult<Statement> ParseUnlockTables();
   SqlResult<Statement> ParseExplain();  // EXPLAIN / DESCRIBE / DESC
   SqlResult<Statement> ParseUse();
-  SqlStatus ParseOrderBy(std::vector<OrderItem>* out);  // after ORDER BY
   SqlStatus ParseSetTransaction(VarScope scope, bool next_only, SetStmt* out);
   SqlResult<ExprPtr> ParseSetValue();
 
   // ---- expressions (parser_expr.cc)
   SqlResult<ExprPtr> ParseExpr();
 
-  // ---- DDL (parser_ddl.cc)
+  // ---- DDL (parser_ddl.cc, parser_column.cc)
   SqlResult<Statement> ParseCreate();
   SqlResult<Statement> ParseDrop();
   SqlResult<Statement> ParseAlter();
@@ -99,6 +114,13 @@ class Parser {
   SqlResult<Statement> ParseOptimize();
 
  private:
+  // parser_dml.cc: the clauses of SELECT
+  SqlStatus ParseSelectItems(SelectStmt* s);
+  SqlStatus ParseSelectFrom(SelectStmt* s);     // after FROM
+  SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
+  SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
+  SqlStatus ParseRowLockClause(SelectStmt* s);  // FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE
+
   // parser_expr.cc
   SqlResult<ExprPtr> ParseOr();
   SqlResult<ExprPtr> ParseXor();
@@ -123,6 +145,13 @@ class Parser {
   // parser_ddl.cc
   SqlStatus ParseCreateTable(CreateTableStmt* out);
   SqlStatus ParseCreateIndex(bool unique, CreateIndexStmt* out);
+  bool AtTableOption() const;
+  SqlStatus ParseTableOption(std::pair<std::string, std::string>* out);
+  SqlStatus ParseAlterAction(AlterTableStmt* out);
+  SqlStatus ParseColumnPosition(AlterAction* action);
+  SqlStatus ParseAlgorithmOrLock(std::string* algorithm, std::string* lock);  // at either
+
+  // parser_column.cc
   SqlStatus ParseColumnSpec(ColumnSpec* out);
   SqlStatus ParseColumnType(ColumnDef* def);
   SqlStatus ParseColumnAttributes(ColumnSpec* out);
@@ -133,11 +162,6 @@ class Parser {
   // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...
   bool AtIndexDefinition() const;
   SqlStatus ParseIndexDefinition(IndexSpec* out);
-  bool AtTableOption() const;
-  SqlStatus ParseTableOption(std::pair<std::string, std::string>* out);
-  SqlStatus ParseAlterAction(AlterTableStmt* out);
-  SqlStatus ParseColumnPosition(AlterAction* action);
-  SqlStatus ParseAlgorithmOrLock(std::string* algorithm, std::string* lock);  // at either
 
   std::string_view sql_;
   std::vector<Token> tokens_;

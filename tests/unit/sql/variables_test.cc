@@ -75,7 +75,9 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
 TEST_CASE("variables: MySQL's errors and messages", "[sql][variables]") {
   SystemVariables globals(Options{});
   SessionVariables s = globals.NewSession();
-  auto error = [](const SqlStatus& st) { return std::pair(st.error().code, st.error().message); };
+  auto error = [](const SqlStatus& st) {
+    return std::pair<uint16_t, std::string>(st.error().code, st.error().message);
+  };
 
   CHECK(error(s.Set("no_such_var", Value::Int(1))) ==
         std::pair<uint16_t, std::string>(1193, "Unknown system variable 'no_such_var'"));

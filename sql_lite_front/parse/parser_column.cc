@@ -1,0 +1,350 @@
+// Column and index definitions, shared by CREATE TABLE, CREATE INDEX and ALTER TABLE: a column's
+// name, type and attributes (NOT NULL, DEFAULT, AUTO_INCREMENT, ...), and an index's columns and
+// options (parser_internal.h).
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "sql_lite_front/parse/parser_internal.h"
+
+namespace minnow::sql {
+
+SqlStatus Parser::ParseColumnSpec(ColumnSpec* out) {
+  SQL_ASSIGN_OR_RETURN(out->def.name, Ident());
+  SQL_RETURN_IF_ERROR(ParseColumnType(&out->def));
+  return ParseColumnAttributes(out);
+}
+
+namespace {
+
+struct TypeName {
+  std::string_view name;
+  ColumnType type;
+};
+
+// Types whose name alone says the ColumnType.
+constexpr TypeName kTypes[] = {
+    {"TINYINT", ColumnType::kTinyInt},     {"SMALLINT", ColumnType::kSmallInt},
+    {"MEDIUMINT", ColumnType::kMediumInt}, {"INT", ColumnType::kInt},
+    {"INTEGER", ColumnType::kInt},         {"BIGINT", ColumnType::kBigInt},
+    {"INT1", ColumnType::kTinyInt},        {"INT2", ColumnType::kSmallInt},
+    {"INT3", ColumnType::kMediumInt},      {"INT4", ColumnType::kInt},
+    {"INT8", ColumnType::kBigInt},         {"MIDDLEINT", ColumnType::kMediumInt},
+    {"BOOL", ColumnType::kTinyInt},        {"BOOLEAN", ColumnType::kTinyInt},
+    {"DOUBLE", ColumnType::kDouble},       {"FLOAT", ColumnType::kDouble},
+    {"REAL", ColumnType::kDouble},         {"FLOAT4", ColumnType::kDouble},
+    {"FLOAT8", ColumnType::kDouble},       {"CHAR", ColumnType::kChar},
+    {"CHARACTER", ColumnType::kChar},      {"VARCHAR", ColumnType::kVarchar},
+    {"BINARY", ColumnType::kChar},         {"VARBINARY", ColumnType::kVarchar},
+    {"TINYTEXT", ColumnType::kText},       {"TEXT", ColumnType::kText},
+    {"MEDIUMTEXT", ColumnType::kText},     {"LONGTEXT", ColumnType::kText},
+    {"TINYBLOB", ColumnType::kBlob},       {"BLOB", ColumnType::kBlob},
+    {"MEDIUMBLOB", ColumnType::kBlob},     {"LONGBLOB", ColumnType::kBlob},
+};
+
+constexpr std::string_view kUnsupportedTypes[] = {
+    "DECIMAL",
+    "NUMERIC",
+    "DEC",
+    "FIXED",
+    "DATE",
+    "DATETIME",
+    "TIMESTAMP",
+    "TIME",
+    "YEAR",
+    "ENUM",
+    "SET",
+    "JSON",
+    "BIT",
+    "GEOMETRY",
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+    "SERIAL",
+    "NATIONAL",
+    "NCHAR",
+    "NVARCHAR",
+    "LONG",
+};
+
+}  // namespace
+
+SqlStatus Parser::ParseColumnType(ColumnDef* def) {
+  if (Cur().kind != TokenKind::kIdent) return SyntaxError();
+  std::string upper = ToUpperAscii(Cur().text);
+  const TypeName* found = nullptr;
+  for (const TypeName& t : kTypes) {
+    if (t.name == upper) found = &t;
+  }
+  if (found == nullptr) {
+    for (std::string_view u : kUnsupportedTypes) {
+      if (u == upper) return NotSupported(upper);
+    }
+    return SyntaxError();
+  }
+  Skip();
+  def->type = found->type;
+  // (n) or, for DOUBLE/FLOAT/REAL, (m[,d]); n is kept for CHAR/VARCHAR and integers' width.
+  auto parse_length = [&](bool allow_scale) -> SqlStatus {
+    if (!AcceptOp("(")) return SqlStatus::OK();
+    if (Cur().kind != TokenKind::kInteger) return SyntaxError();
+    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    if (n > std::numeric_limits<uint32_t>::max()) return SyntaxError();
+    def->length = static_cast<uint32_t>(n);
+    if (allow_scale && AcceptOp(",")) {
+      SQL_ASSIGN_OR_RETURN(uint64_t scale, UnsignedInt());
+      (void)scale;
+    }
+    return ExpectOp(")");
+  };
+  switch (def->type) {
+    case ColumnType::kTinyInt:
+    case ColumnType::kSmallInt:
+    case ColumnType::kMediumInt:
+    case ColumnType::kInt:
+    case ColumnType::kBigInt:
+      if (upper == "BOOL" || upper == "BOOLEAN") {
+        def->length = 1;
+        return SqlStatus::OK();
+      }
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      break;
+    case ColumnType::kDouble:
+      if (upper == "DOUBLE") AcceptKw("PRECISION");
+      SQL_RETURN_IF_ERROR(parse_length(true));
+      def->length = 0;
+      break;
+    case ColumnType::kChar:
+      if (upper == "CHARACTER" && AcceptKw("VARYING")) {
+        def->type = ColumnType::kVarchar;
+        if (!IsOp("(")) return SyntaxError();
+      }
+      def->length = 1;
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      break;
+    case ColumnType::kVarchar:
+      if (!IsOp("(")) return SyntaxError();  // VARCHAR needs its length
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      break;
+    case ColumnType::kText:
+    case ColumnType::kBlob:
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      def->length = 0;
+      break;
+  }
+  // (table_def.cc's IsIntegerType is not used: the parser links without it, for the fuzzer.)
+  if (def->type == ColumnType::kTinyInt || def->type == ColumnType::kSmallInt ||
+      def->type == ColumnType::kMediumInt || def->type == ColumnType::kInt ||
+      def->type == ColumnType::kBigInt || def->type == ColumnType::kDouble) {
+    for (;;) {
+      if (AcceptKw("UNSIGNED")) {
+        def->is_unsigned = true;
+      } else if (!AcceptKw("SIGNED") && !AcceptKw("ZEROFILL")) {
+        break;
+      }
+    }
+  }
+  return ParseCharsetClauses();
+}
+
+// [CHARACTER SET | CHARSET cs] [COLLATE c] [BINARY] [ASCII] [UNICODE]: accepted, not kept
+// (minnow's one collation is binary).
+SqlStatus Parser::ParseCharsetClauses() {
+  for (;;) {
+    if (IsKw("CHARACTER") && IsKw("SET", 1)) {
+      Skip();
+      Skip();
+    } else if (!AcceptKw("CHARSET") && !AcceptKw("COLLATE")) {
+      if (AcceptKw("BINARY") || AcceptKw("ASCII") || AcceptKw("UNICODE")) continue;
+      return SqlStatus::OK();
+    }
+    SQL_ASSIGN_OR_RETURN(std::string ignored, OptionValue());
+  }
+}
+
+// NOT NULL, NULL, DEFAULT v, AUTO_INCREMENT, [PRIMARY] KEY, UNIQUE [KEY], COMMENT 's',
+// COLLATE c, VISIBLE, INVISIBLE, in any order.
+SqlStatus Parser::ParseColumnAttributes(ColumnSpec* out) {
+  for (;;) {
+    if (AcceptKw("NOT")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("NULL"));
+      out->def.nullable = false;
+    } else if (AcceptKw("NULL")) {
+      out->def.nullable = true;
+      out->explicit_null = true;
+    } else if (AcceptKw("DEFAULT")) {
+      SQL_RETURN_IF_ERROR(ParseDefaultValue(&out->def));
+    } else if (AcceptKw("AUTO_INCREMENT")) {
+      out->def.auto_increment = true;
+    } else if (AcceptKw("PRIMARY")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("KEY"));
+      out->primary_key = true;
+    } else if (AcceptKw("KEY")) {
+      out->primary_key = true;  // KEY alone in a column definition means PRIMARY KEY
+    } else if (AcceptKw("UNIQUE")) {
+      AcceptKw("KEY");
+      out->unique = true;
+    } else if (AcceptKw("COMMENT")) {
+      if (Cur().kind != TokenKind::kString) return SyntaxError();
+      Skip();
+    } else if (IsKw("COLLATE") || IsKw("CHARSET") || (IsKw("CHARACTER") && IsKw("SET", 1))) {
+      SQL_RETURN_IF_ERROR(ParseCharsetClauses());
+    } else if (AcceptKw("VISIBLE") || AcceptKw("INVISIBLE")) {
+      // accepted
+    } else if (IsKw("ON") && IsKw("UPDATE", 1)) {
+      return NotSupported("ON UPDATE");
+    } else if (IsKw("REFERENCES")) {
+      return NotSupported("FOREIGN KEY");
+    } else if (IsKw("CHECK") || IsKw("CONSTRAINT")) {
+      return NotSupported("CHECK");
+    } else if (IsKw("GENERATED") || IsKw("AS")) {
+      return NotSupported("generated columns");
+    } else if (IsKw("COLUMN_FORMAT") || IsKw("STORAGE") || IsKw("SRID")) {
+      return NotSupported(ToUpperAscii(Cur().text));
+    } else {
+      return SqlStatus::OK();
+    }
+  }
+}
+
+// DEFAULT [+|-]number | string | NULL | TRUE | FALSE | X'..'
+SqlStatus Parser::ParseDefaultValue(ColumnDef* def) {
+  bool negative = false;
+  if (IsOp("-") || IsOp("+")) {
+    negative = IsOp("-");
+    Skip();
+    if (Cur().kind != TokenKind::kInteger && Cur().kind != TokenKind::kDecimal) {
+      return SyntaxError();
+    }
+  }
+  const Token& t = Cur();
+  switch (t.kind) {
+    case TokenKind::kInteger:
+      def->default_value = IntegerLiteral(t.text, negative);
+      Skip();
+      return SqlStatus::OK();
+    case TokenKind::kDecimal: {
+      double d = std::strtod(t.text.c_str(), nullptr);
+      if (!std::isfinite(d)) return SyntaxError();
+      def->default_value = Value::Double(negative ? -d : d);
+      Skip();
+      return SqlStatus::OK();
+    }
+    case TokenKind::kString: {
+      std::string s = t.text;
+      Skip();
+      while (Cur().kind == TokenKind::kString) {
+        s += Cur().text;
+        Skip();
+      }
+      def->default_value = Value::String(std::move(s));
+      return SqlStatus::OK();
+    }
+    case TokenKind::kHexString:
+      def->default_value = Value::String(t.text);
+      Skip();
+      return SqlStatus::OK();
+    case TokenKind::kIdent:
+      if (AcceptKw("NULL")) {
+        def->default_value = Value::Null();
+        return SqlStatus::OK();
+      }
+      if (IsKw("TRUE") || IsKw("FALSE")) {
+        def->default_value = Value::Int(IsKw("TRUE") ? 1 : 0);
+        Skip();
+        return SqlStatus::OK();
+      }
+      if (IsKw("CURRENT_TIMESTAMP") || IsKw("NOW") || IsKw("LOCALTIMESTAMP")) {
+        return NotSupported("DEFAULT CURRENT_TIMESTAMP");
+      }
+      return SyntaxError();
+    case TokenKind::kOperator:
+      if (IsOp("(")) return NotSupported("expression defaults");
+      return SyntaxError();
+    default:
+      return SyntaxError();
+  }
+}
+
+bool Parser::AtIndexDefinition() const {
+  return IsKw("PRIMARY") || IsKw("KEY") || IsKw("INDEX") || IsKw("UNIQUE") || IsKw("CONSTRAINT") ||
+         IsKw("FULLTEXT") || IsKw("SPATIAL") || IsKw("FOREIGN") || IsKw("CHECK");
+}
+
+// [CONSTRAINT [sym]] PRIMARY KEY [USING BTREE] (cols) | {KEY | INDEX} [name] (cols) |
+// [CONSTRAINT [sym]] UNIQUE [KEY | INDEX] [name] (cols), each with index options.
+SqlStatus Parser::ParseIndexDefinition(IndexSpec* out) {
+  if (AcceptKw("CONSTRAINT")) {
+    if (AtIdent()) {
+      SQL_ASSIGN_OR_RETURN(std::string symbol, Ident());
+    }
+  }
+  if (IsKw("FULLTEXT") || IsKw("SPATIAL")) {
+    return NotSupported(ToUpperAscii(Cur().text) + " indexes");
+  }
+  if (IsKw("FOREIGN")) return NotSupported("FOREIGN KEY");
+  if (IsKw("CHECK")) return NotSupported("CHECK");
+  if (AcceptKw("PRIMARY")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("KEY"));
+    out->primary = true;
+    out->unique = true;
+    out->name = "PRIMARY";
+  } else {
+    if (AcceptKw("UNIQUE")) {
+      out->unique = true;
+      if (!AcceptKw("KEY")) AcceptKw("INDEX");
+    } else if (!AcceptKw("KEY") && !AcceptKw("INDEX")) {
+      return SyntaxError();
+    }
+    if (AtIdent() && !IsKw("USING")) {
+      SQL_ASSIGN_OR_RETURN(out->name, Ident());
+    }
+  }
+  SQL_RETURN_IF_ERROR(ParseIndexOptions());
+  SQL_RETURN_IF_ERROR(ParseIndexColumns(out));
+  return ParseIndexOptions();
+}
+
+SqlStatus Parser::ParseIndexColumns(IndexSpec* out) {
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
+  for (;;) {
+    if (IsOp("(")) return NotSupported("functional index key parts");
+    SQL_ASSIGN_OR_RETURN(std::string col, Ident());
+    if (AcceptOp("(")) {  // a prefix length: accepted, not kept
+      SQL_ASSIGN_OR_RETURN(uint64_t len, UnsignedInt());
+      (void)len;
+      SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    }
+    if (!AcceptKw("ASC")) AcceptKw("DESC");
+    out->columns.push_back(std::move(col));
+    if (AcceptOp(")")) return SqlStatus::OK();
+    SQL_RETURN_IF_ERROR(ExpectOp(","));
+  }
+}
+
+// USING {BTREE | HASH}, COMMENT 's', KEY_BLOCK_SIZE [=] n, VISIBLE, INVISIBLE: accepted.
+SqlStatus Parser::ParseIndexOptions() {
+  for (;;) {
+    if (AcceptKw("USING")) {
+      if (!AcceptKw("BTREE") && !AcceptKw("HASH")) return SyntaxError();
+    } else if (AcceptKw("COMMENT")) {
+      if (Cur().kind != TokenKind::kString) return SyntaxError();
+      Skip();
+    } else if (AcceptKw("KEY_BLOCK_SIZE")) {
+      AcceptOp("=");
+      SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+      (void)n;
+    } else if (!AcceptKw("VISIBLE") && !AcceptKw("INVISIBLE")) {
+      return SqlStatus::OK();
+    }
+  }
+}
+
+}  // namespace minnow::sql

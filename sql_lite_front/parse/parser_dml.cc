@@ -1,0 +1,299 @@
+// The data statements: SELECT, INSERT / REPLACE, UPDATE, DELETE (parser_internal.h).
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql_lite_front/parse/parser_internal.h"
+
+namespace minnow::sql {
+
+// SELECT [ALL] items [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [ORDER BY ...]
+//   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR UPDATE | FOR SHARE [NOWAIT | SKIP LOCKED] |
+//   LOCK IN SHARE MODE]
+SqlResult<SelectStmt> Parser::ParseSelect() {
+  SelectStmt s;
+  SQL_RETURN_IF_ERROR(ExpectKw("SELECT"));
+  AcceptKw("ALL");
+  if (IsKw("DISTINCT") || IsKw("DISTINCTROW")) return NotSupported("SELECT DISTINCT");
+  SQL_RETURN_IF_ERROR(ParseSelectItems(&s));
+  if (AcceptKw("FROM")) SQL_RETURN_IF_ERROR(ParseSelectFrom(&s));
+  if (AcceptKw("WHERE")) {
+    SQL_ASSIGN_OR_RETURN(s.where, ParseExpr());
+  }
+  if (AcceptKw("GROUP")) SQL_RETURN_IF_ERROR(ParseGroupBy(&s));
+  if (IsKw("HAVING")) return NotSupported("HAVING");
+  if (IsKw("WINDOW")) return NotSupported("window functions");
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&s.order_by));
+  }
+  if (AcceptKw("LIMIT")) SQL_RETURN_IF_ERROR(ParseSelectLimit(&s));
+  if (IsKw("UNION") || IsKw("EXCEPT") || IsKw("INTERSECT")) return NotSupported("UNION");
+  if (IsKw("INTO")) return NotSupported("SELECT ... INTO");
+  SQL_RETURN_IF_ERROR(ParseRowLockClause(&s));
+  if (IsKw("UNION")) return NotSupported("UNION");
+  return s;
+}
+
+// item, ... where item is *, t.* (read as *: one table) or expr [[AS] alias]; the alias may be
+// a string.
+SqlStatus Parser::ParseSelectItems(SelectStmt* s) {
+  for (;;) {
+    SelectItem item;
+    if (AcceptOp("*")) {
+      // a bare *
+    } else if (AtIdent() && IsOp(".", 1) && IsOp("*", 2)) {
+      Skip();  // t.* reads as * (one table)
+      Skip();
+      Skip();
+    } else {
+      SQL_ASSIGN_OR_RETURN(item.expr, ParseExpr());
+      bool as = AcceptKw("AS");
+      if (Cur().kind == TokenKind::kString) {
+        item.alias = Cur().text;
+        Skip();
+      } else if (AtIdent()) {
+        item.alias = Cur().text;
+        Skip();
+      } else if (as) {
+        return SyntaxError();
+      }
+    }
+    s->items.push_back(std::move(item));
+    if (!AcceptOp(",")) return SqlStatus::OK();
+  }
+}
+
+// After FROM: DUAL (no table) or one table [[AS] alias]; joins and derived tables are refused.
+SqlStatus Parser::ParseSelectFrom(SelectStmt* s) {
+  if (IsOp("(")) return NotSupported("subqueries in FROM");
+  if (AcceptKw("DUAL")) return SqlStatus::OK();  // SELECT ... FROM DUAL: no table
+  SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
+  s->from = std::move(t);
+  bool as = AcceptKw("AS");
+  if (AtIdent()) {
+    SQL_ASSIGN_OR_RETURN(s->from_alias, Ident());
+  } else if (as) {
+    return SyntaxError();
+  }
+  if (IsOp(",") || IsKw("JOIN") || IsKw("INNER") || IsKw("LEFT") || IsKw("RIGHT") ||
+      IsKw("CROSS") || IsKw("NATURAL") || IsKw("STRAIGHT_JOIN")) {
+    return NotSupported("JOIN");
+  }
+  return SqlStatus::OK();
+}
+
+// After GROUP: BY e, ... (without ASC / DESC or WITH ROLLUP).
+SqlStatus Parser::ParseGroupBy(SelectStmt* s) {
+  SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    s->group_by.push_back(std::move(e));
+    if (IsKw("ASC") || IsKw("DESC")) return NotSupported("GROUP BY ... ASC/DESC");
+    if (!AcceptOp(",")) break;
+  }
+  if (IsKw("WITH")) return NotSupported("WITH ROLLUP");
+  return SqlStatus::OK();
+}
+
+// After LIMIT: n [OFFSET m] | m, n.
+SqlStatus Parser::ParseSelectLimit(SelectStmt* s) {
+  SQL_ASSIGN_OR_RETURN(uint64_t first, UnsignedInt());
+  if (AcceptOp(",")) {
+    s->offset = first;
+    SQL_ASSIGN_OR_RETURN(uint64_t count, UnsignedInt());
+    s->limit = count;
+  } else {
+    s->limit = first;
+    if (AcceptKw("OFFSET")) {
+      SQL_ASSIGN_OR_RETURN(s->offset, UnsignedInt());
+    }
+  }
+  return SqlStatus::OK();
+}
+
+// [FOR UPDATE | FOR SHARE [NOWAIT | SKIP LOCKED] | LOCK IN SHARE MODE]
+SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
+  if (AcceptKw("FOR")) {
+    if (AcceptKw("UPDATE")) {
+      s->lock = RowLockClause::kUpdate;
+    } else if (AcceptKw("SHARE")) {
+      s->lock = RowLockClause::kShare;
+    } else {
+      return SyntaxError();
+    }
+    if (IsKw("OF")) return NotSupported("FOR UPDATE OF");
+    if (AcceptKw("NOWAIT")) {
+      s->nowait = true;
+    } else if (AcceptKw("SKIP")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("LOCKED"));
+      s->skip_locked = true;
+    }
+  } else if (AcceptKw("LOCK")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("IN"));
+    SQL_RETURN_IF_ERROR(ExpectKw("SHARE"));
+    SQL_RETURN_IF_ERROR(ExpectKw("MODE"));
+    s->lock = RowLockClause::kShare;
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus Parser::ParseOrderBy(std::vector<OrderItem>* out) {
+  for (;;) {
+    OrderItem item;
+    SQL_ASSIGN_OR_RETURN(item.expr, ParseExpr());
+    if (AcceptKw("DESC")) {
+      item.desc = true;
+    } else {
+      AcceptKw("ASC");
+    }
+    out->push_back(std::move(item));
+    if (!AcceptOp(",")) return SqlStatus::OK();
+  }
+}
+
+// INSERT [LOW_PRIORITY | HIGH_PRIORITY | DELAYED] [IGNORE] [INTO] t [(cols)]
+//   {VALUES | VALUE} (...), ... | SELECT ... | SET a = 1, ...      (and REPLACE [INTO] ...)
+SqlResult<Statement> Parser::ParseInsert() {
+  InsertStmt ins;
+  ins.replace = IsKw("REPLACE");
+  Skip();
+  if (!AcceptKw("LOW_PRIORITY") && !AcceptKw("DELAYED")) AcceptKw("HIGH_PRIORITY");
+  if (!ins.replace && AcceptKw("IGNORE")) ins.ignore = true;
+  AcceptKw("INTO");
+  SQL_ASSIGN_OR_RETURN(ins.table, QualifiedTable());
+  if (IsKw("PARTITION")) return NotSupported("PARTITION");
+  if (IsOp("(") && !IsKw("SELECT", 1)) {
+    Skip();
+    if (!AcceptOp(")")) {
+      for (;;) {
+        SQL_ASSIGN_OR_RETURN(std::string col, Ident());
+        if (AcceptOp(".")) {  // t.col
+          SQL_ASSIGN_OR_RETURN(col, Ident());
+        }
+        ins.columns.push_back(std::move(col));
+        if (AcceptOp(")")) break;
+        SQL_RETURN_IF_ERROR(ExpectOp(","));
+      }
+    }
+  }
+  if (AcceptKw("VALUES") || AcceptKw("VALUE")) {
+    for (;;) {
+      SQL_RETURN_IF_ERROR(ExpectOp("("));
+      std::vector<ExprPtr> row;
+      if (!AcceptOp(")")) {
+        for (;;) {
+          if (AcceptKw("DEFAULT")) {
+            row.push_back(nullptr);
+          } else {
+            SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+            row.push_back(std::move(e));
+          }
+          if (AcceptOp(")")) break;
+          SQL_RETURN_IF_ERROR(ExpectOp(","));
+        }
+      }
+      ins.rows.push_back(std::move(row));
+      if (!AcceptOp(",")) break;
+    }
+  } else if (IsKw("SELECT")) {
+    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseSelect());
+    ins.select = std::make_unique<SelectStmt>(std::move(sel));
+  } else if (IsOp("(") && IsKw("SELECT", 1)) {
+    Skip();
+    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseSelect());
+    SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    ins.select = std::make_unique<SelectStmt>(std::move(sel));
+  } else if (ins.columns.empty() && AcceptKw("SET")) {
+    std::vector<ExprPtr> row;
+    for (;;) {
+      SQL_ASSIGN_OR_RETURN(std::string col, Ident());
+      if (!AcceptOp("=") && !AcceptOp(":=")) return SyntaxError();
+      ins.columns.push_back(std::move(col));
+      if (AcceptKw("DEFAULT")) {
+        row.push_back(nullptr);
+      } else {
+        SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+        row.push_back(std::move(e));
+      }
+      if (!AcceptOp(",")) break;
+    }
+    ins.rows.push_back(std::move(row));
+  } else {
+    return SyntaxError();
+  }
+  if (IsKw("ON") && IsKw("DUPLICATE", 1)) return NotSupported("ON DUPLICATE KEY UPDATE");
+  if (IsKw("AS")) return NotSupported("INSERT ... AS");
+  return Statement(std::move(ins));
+}
+
+// UPDATE [LOW_PRIORITY] [IGNORE] t SET col = e, ... [WHERE e] [ORDER BY ...] [LIMIT n]
+SqlResult<Statement> Parser::ParseUpdate() {
+  UpdateStmt up;
+  Skip();
+  AcceptKw("LOW_PRIORITY");
+  if (IsKw("IGNORE")) return NotSupported("UPDATE IGNORE");
+  SQL_ASSIGN_OR_RETURN(up.table, QualifiedTable());
+  if (AcceptKw("AS") || (AtIdent() && !IsKw("SET"))) {
+    return NotSupported("table aliases in UPDATE");
+  }
+  if (IsOp(",") || IsKw("JOIN") || IsKw("INNER") || IsKw("LEFT")) return NotSupported("JOIN");
+  SQL_RETURN_IF_ERROR(ExpectKw("SET"));
+  for (;;) {
+    Assignment a;
+    SQL_ASSIGN_OR_RETURN(a.column, Ident());
+    if (AcceptOp(".")) {  // t.col
+      SQL_ASSIGN_OR_RETURN(a.column, Ident());
+    }
+    SQL_RETURN_IF_ERROR(ExpectOp("="));
+    if (IsKw("DEFAULT")) return NotSupported("UPDATE ... = DEFAULT");
+    SQL_ASSIGN_OR_RETURN(a.value, ParseExpr());
+    up.assignments.push_back(std::move(a));
+    if (!AcceptOp(",")) break;
+  }
+  if (AcceptKw("WHERE")) {
+    SQL_ASSIGN_OR_RETURN(up.where, ParseExpr());
+  }
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&up.order_by));
+  }
+  if (AcceptKw("LIMIT")) {
+    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    up.limit = n;
+  }
+  return Statement(std::move(up));
+}
+
+// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t [WHERE e] [ORDER BY ...] [LIMIT n]
+SqlResult<Statement> Parser::ParseDelete() {
+  DeleteStmt del;
+  Skip();
+  AcceptKw("LOW_PRIORITY");
+  AcceptKw("QUICK");
+  if (IsKw("IGNORE")) return NotSupported("DELETE IGNORE");
+  if (!IsKw("FROM")) {
+    if (AtIdent()) return NotSupported("multi-table DELETE");
+    return SyntaxError();
+  }
+  Skip();
+  SQL_ASSIGN_OR_RETURN(del.table, QualifiedTable());
+  if (IsOp(",") || IsKw("USING") || IsKw("JOIN")) return NotSupported("multi-table DELETE");
+  if (AcceptKw("AS") || AtIdent()) return NotSupported("table aliases in DELETE");
+  if (AcceptKw("WHERE")) {
+    SQL_ASSIGN_OR_RETURN(del.where, ParseExpr());
+  }
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&del.order_by));
+  }
+  if (AcceptKw("LIMIT")) {
+    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    del.limit = n;
+  }
+  return Statement(std::move(del));
+}
+
+}  // namespace minnow::sql
