@@ -61,9 +61,9 @@ enum class RowFetch : uint8_t {
 };
 
 struct ScanRequest {
-  int index = kClusteredIndex;
-  LockMode lock = LockMode::kNone;
-  bool reverse = false;  // walk each range from its end to its start
+  int index = kClusteredIndex;      // the walked index
+  LockMode lock = LockMode::kNone;  // what the walk locks (see Scan)
+  bool reverse = false;             // walk each range from its end to its start
   RowFetch fetch = RowFetch::kRow;
 };
 
@@ -150,11 +150,14 @@ class TableEngine {
 };
 
 // Opens the engine that stores `table` for a statement of `txn` (its isolation level is
-// `isolation`). Today every table is the row-locking engine's.
+// `isolation`). Today every table is the row-locking engine's; a table-locking engine would
+// keep no rows in `txn` (it has no transactions) and hold its table locks for the statement,
+// or until UNLOCK TABLES.
 std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction* txn,
                                              IsolationLevel isolation);
 
-// "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key.
+// "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key: the 1062 an
+// engine's Insert and Update return.
 SqlError DuplicateEntry(const TableDef& def, const Row& row);
 
 }  // namespace minnow::sql
