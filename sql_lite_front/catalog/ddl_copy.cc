@@ -1,6 +1,7 @@
 // Copy-ALTER (and OPTIMIZE, TRUNCATE) and CREATE INDEX's build: rows move from the old
 // keyspaces into new ones inside one transaction that reads the source with share locks; the
 // catalog switches before that transaction commits (its locks keep writers out until then).
+// Rows are read and loaded through the tables' engines (storage/table_engine.h).
 //
 // Crash safety (table_catalog.h): the new keyspaces are journaled before they are made; the
 // switch writes the catalog record in the copy's transaction, so it commits with the copied
@@ -13,6 +14,8 @@
 
 #include "sql_lite_front/catalog/ddl_internal.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/storage/row_locking_cursor.h"
+#include "sql_lite_front/storage/table_engine.h"
 
 namespace minnow::sql {
 namespace {
@@ -33,20 +36,6 @@ Value FillValue(const ColumnDef& c) {
   return Value::String("");
 }
 
-// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from the key's columns.
-SqlError DuplicateEntry(const TableDef& def, std::string_view key) {
-  Row row(def.columns.size());
-  std::string shown;
-  if (DecodePrimaryKey(def, key, &row).ok()) {
-    for (size_t i = 0; i < def.primary_key.size(); ++i) {
-      if (i > 0) shown += '-';
-      const Value& v = row[def.primary_key[i]];
-      shown += v.is_null() ? "NULL" : v.ToString();
-    }
-  }
-  return SqlErr(kErDupEntry, "Duplicate entry '", shown, "' for key '", def.name, ".PRIMARY'");
-}
-
 // The source's key order is the new one: the same clustered key columns of the same types (or
 // hidden row ids on both sides), so rows can stream into the bulk load.
 bool SameKeyOrder(const TableDef& from, const TableDef& to, const ColumnMapping& m) {
@@ -65,64 +54,43 @@ bool SameKeyOrder(const TableDef& from, const TableDef& to, const ColumnMapping&
   return true;
 }
 
-// Opens handles on `def`'s (new) keyspaces.
-SqlStatus OpenKeyspaces(Database* db, const TableDef& def, Keyspace* clustered,
-                        std::vector<Keyspace>* indexes) {
+// Opens handles on `def`'s keyspaces: the table being loaded (no counters: a bulk load
+// numbers hidden row ids itself).
+SqlStatus OpenTarget(Database* db, const TableDef& def, OpenTable* target) {
+  target->def = def;
   auto ks = db->OpenKeyspace(def.keyspace);
   if (!ks.ok()) return FromStatus(ks.status());
-  *clustered = *ks;
+  target->clustered = *ks;
   for (const IndexDef& ix : def.indexes) {
     auto iks = db->OpenKeyspace(ix.keyspace);
     if (!iks.ok()) return FromStatus(iks.status());
-    indexes->push_back(*iks);
+    target->indexes.push_back(*iks);
   }
   return SqlStatus::OK();
 }
 
-// Sorts `keys` and bulk-loads them (empty values) into `ks`.
-SqlStatus LoadIndex(Transaction* txn, const Keyspace& ks, std::vector<std::string>* keys) {
-  std::sort(keys->begin(), keys->end());
-  size_t i = 0;
-  Status st = txn->BulkInsert(ks, [&](std::string_view* k, std::string_view* v) {
-    if (i == keys->size()) return false;
-    *k = (*keys)[i++];
-    *v = {};
-    return true;
-  });
-  if (!st.ok()) return FromStatus(st);
-  keys->clear();
-  keys->shrink_to_fit();
-  return SqlStatus::OK();
-}
-
-// Reads the rows of `old` in its key order with share locks, calling `row_fn` with each row
-// (decoded into the old table's columns) and its clustered key.
-class SourceScan {
+// The source table's rows in key order with share locks, read through its engine's cursor:
+// Read() decodes the current row into row() (the old table's columns), then steps on.
+template <typename Cursor>
+class SourceRows {
  public:
-  SourceScan(ExecContext& ctx, const OpenTable& old) : ctx_(ctx), old_(old) {}
+  SourceRows(ExecContext& ctx, const OpenTable& old, Cursor& cursor)
+      : ctx_(ctx), old_(old), cursor_(cursor) {}
 
-  SqlStatus Start(Transaction* txn) {
-    ReadOptions ro;
-    ro.lock_mode = LockMode::kShare;
-    auto it = txn->NewIterator(old_.clustered, ro);
-    if (!it.ok()) return FromStatus(it.status());
-    it_ = std::move(*it);
-    Status st = it_->SeekToFirst();
+  SqlStatus Start() {
+    Status st = cursor_.Seek(all_, nullptr);
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
   }
-  bool Valid() const { return it_->Valid(); }
-  // Decodes the current row into row(), then steps on.
+  bool Valid() { return cursor_.InRange(); }
   SqlStatus Read() {
     SQL_RETURN_IF_ERROR(ctx_.CheckCancel());
     row_.assign(old_.def.columns.size(), Value());
-    key_.assign(it_->key());
-    auto value = it_->value();
-    if (!value.ok()) return FromStatus(value.status());
-    SQL_RETURN_IF_ERROR(DecodePrimaryKey(old_.def, key_, &row_));
-    SQL_RETURN_IF_ERROR(DecodeRowValue(old_.def, *value, &row_));
+    bool present = true;
+    SQL_RETURN_IF_ERROR(cursor_.Read(&row_, &present));
+    key_.assign(cursor_.ref());
     if (ctx_.progress != nullptr) ctx_.progress->fetch_add(1, std::memory_order_relaxed);
-    Status st = it_->Next();
+    Status st = cursor_.Next();
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
   }
@@ -132,10 +100,180 @@ class SourceScan {
  private:
   ExecContext& ctx_;
   const OpenTable& old_;
-  std::unique_ptr<Iterator> it_;
+  Cursor& cursor_;
+  const KeyRange all_;  // the whole clustered index
   Row row_;
   std::string key_;
 };
+
+// The whole source table, read with share locks: what SourceRows walks.
+ScanRequest SourceScan() {
+  ScanRequest request;
+  request.index = kClusteredIndex;
+  request.lock = LockMode::kShare;
+  request.fetch = RowFetch::kRow;
+  return request;
+}
+
+// Copies the old table's rows, converted to `def`, into the new table's engine (ALTER,
+// OPTIMIZE).
+class CopyRows final : public CursorVisitor {
+ public:
+  CopyRows(ExecContext& ctx, const OpenTable& old, const TableDef& def,
+           const ColumnMapping& mapping, TableEngine& target)
+      : ctx_(ctx), old_(old), def_(def), mapping_(mapping), target_(target) {}
+  SqlStatus Visit(RowLockingCursor& cursor) override { return Copy(cursor); }
+
+  uint64_t rows() const { return rows_; }
+  uint64_t max_auto() const { return max_auto_; }
+
+ private:
+  template <typename Cursor>
+  SqlStatus Copy(Cursor& cursor) {
+    SourceRows<Cursor> scan(ctx_, old_, cursor);
+    SQL_RETURN_IF_ERROR(scan.Start());
+    const RowSource next = [&](Row* row) -> SqlResult<bool> {
+      if (!scan.Valid()) return false;
+      SQL_RETURN_IF_ERROR(scan.Read());
+      ++rows_;
+      SQL_RETURN_IF_ERROR(Transform(scan.row(), row));
+      return true;
+    };
+    return target_.BulkLoad(next, SameKeyOrder(old_.def, def_, mapping_));
+  }
+  // Makes the new row from the old one.
+  SqlStatus Transform(const Row& from, Row* row);
+
+  ExecContext& ctx_;
+  const OpenTable& old_;
+  const TableDef& def_;
+  const ColumnMapping& mapping_;
+  TableEngine& target_;
+  uint64_t rows_ = 0;
+  uint64_t max_auto_ = 0;
+};
+
+SqlStatus CopyRows::Transform(const Row& from, Row* row) {
+  const int auto_col = def_.AutoIncrementColumn();
+  // An auto column added by this ALTER numbers the rows in scan order.
+  const bool number_rows = auto_col >= 0 && mapping_.source[auto_col] < 0;
+  for (size_t c = 0; c < def_.columns.size(); ++c) {
+    int src = mapping_.source[c];
+    Value v;
+    if (src >= 0) {
+      v = from[src];
+    } else if (number_rows && static_cast<int>(c) == auto_col) {
+      v = Value::Int(static_cast<int64_t>(rows_));
+    } else {
+      v = FillValue(def_.columns[c]);
+    }
+    if (mapping_.convert[c] || src < 0) {
+      SQL_ASSIGN_OR_RETURN(v, CoerceToColumn(def_.columns[c], v, rows_));
+    }
+    (*row)[c] = std::move(v);
+  }
+  const Row& r = *row;
+  if (auto_col >= 0 && !r[auto_col].is_null() && r[auto_col].ToInt() > 0) {
+    max_auto_ = std::max<uint64_t>(max_auto_, static_cast<uint64_t>(r[auto_col].ToInt()));
+  }
+  return SqlStatus::OK();
+}
+
+// Fills the new index `index` of the table from the old table's rows (CREATE INDEX).
+class IndexRows final : public CursorVisitor {
+ public:
+  IndexRows(ExecContext& ctx, const OpenTable& old, TableEngine& target, size_t index)
+      : ctx_(ctx), old_(old), target_(target), index_(index) {}
+  SqlStatus Visit(RowLockingCursor& cursor) override { return Build(cursor); }
+
+ private:
+  template <typename Cursor>
+  SqlStatus Build(Cursor& cursor) {
+    SourceRows<Cursor> scan(ctx_, old_, cursor);
+    SQL_RETURN_IF_ERROR(scan.Start());
+    const RefRowSource next = [&](const Row** row, std::string_view* ref) -> SqlResult<bool> {
+      if (!scan.Valid()) return false;
+      SQL_RETURN_IF_ERROR(scan.Read());
+      *row = &scan.row();
+      *ref = scan.key();
+      return true;
+    };
+    return target_.BuildIndex(index_, next);
+  }
+
+  ExecContext& ctx_;
+  const OpenTable& old_;
+  TableEngine& target_;
+  const size_t index_;
+};
+
+// One rebuild's state: the keyspaces it made, its transaction, whether the catalog switched;
+// Fail() undoes it all.
+class Rebuild {
+ public:
+  Rebuild(ExecContext& ctx, const OpenTable& old, std::vector<std::string> made)
+      : ctx_(ctx), old_(old), made_(std::move(made)) {}
+
+  // Any error: roll back, switch back if needed, drop what was made.
+  SqlError Fail(SqlError e) {
+    if (txn_ != nullptr) (void)txn_->Rollback();
+    txn_.reset();
+    if (switched_) (void)ctx_.catalog->ReplaceTable(old_.def);
+    (void)ctx_.catalog->DropKeyspaces(made_);
+    return e;
+  }
+  // Opens the handles of the table `def` and begins the copy's transaction.
+  SqlStatus Begin(const TableDef& def) {
+    SQL_RETURN_IF_ERROR(OpenTarget(ctx_.db, def, &target_));
+    const TransactionOptions options = DdlTransactionOptions(ctx_);
+    auto began = ctx_.session->kv_session->Begin(options);
+    if (!began.ok()) return FromStatus(began.status());
+    txn_ = std::move(*began);
+    isolation_ = options.isolation;
+    return SqlStatus::OK();
+  }
+  // The engine of the old table or of the new one, in the copy's transaction.
+  std::unique_ptr<TableEngine> OldEngine() const {
+    return OpenTableEngine(old_, txn_.get(), isolation_);
+  }
+  std::unique_ptr<TableEngine> TargetEngine() const {
+    return OpenTableEngine(target_, txn_.get(), isolation_);
+  }
+  // Switch, then commit: the copy's share locks keep writers out until the switch is done.
+  SqlStatus SwitchAndCommit() {
+    SQL_RETURN_IF_ERROR(ctx_.catalog->ReplaceTable(target_.def, txn_.get()));
+    switched_ = true;
+    Status cs = txn_->Commit();
+    if (!cs.ok()) return FromStatus(cs);
+    txn_.reset();
+    return SqlStatus::OK();
+  }
+
+ private:
+  ExecContext& ctx_;
+  const OpenTable& old_;
+  const std::vector<std::string> made_;
+  OpenTable target_;
+  std::unique_ptr<Transaction> txn_;
+  IsolationLevel isolation_ = IsolationLevel::kRepeatableRead;
+  bool switched_ = false;
+};
+
+// After the switch: a table with new rows numbers on after them.
+void CarryCounters(TableCatalog* catalog, const TableDef& def, bool truncate, uint64_t rows,
+                   uint64_t max_auto) {
+  auto found = catalog->Find(def.name);
+  if (found == nullptr) return;
+  std::lock_guard g(found->counters->latch);
+  TableCounters& c = *found->counters;
+  if (truncate) {
+    c.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
+    c.next_row_id = 1;
+  } else {
+    if (def.AutoIncrementColumn() >= 0) c.next_auto_inc = std::max(c.next_auto_inc, max_auto + 1);
+    if (def.has_hidden_primary_key()) c.next_row_id = rows + 1;
+  }
+}
 
 }  // namespace
 
@@ -146,139 +284,25 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
   KeyspaceOptions ko;
   ko.compression = def.compression;
   SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces(new_names, ko, def.keyspace));
-  std::unique_ptr<Transaction> txn;
-  bool switched = false;
-  // Any error: roll back, switch back if needed, drop what was made.
-  auto fail = [&](SqlError e) -> SqlError {
-    if (txn != nullptr) (void)txn->Rollback();
-    txn.reset();
-    if (switched) (void)catalog->ReplaceTable(old.def);
-    (void)catalog->DropKeyspaces(new_names);
-    return e;
-  };
-  Keyspace clustered;
-  std::vector<Keyspace> indexes;
-  SqlStatus st = OpenKeyspaces(ctx.db, def, &clustered, &indexes);
-  if (!st.ok()) return fail(st.error());
-  auto began = ctx.session->kv_session->Begin(DdlTransactionOptions(ctx));
-  if (!began.ok()) return fail(FromStatus(began.status()));
-  txn = std::move(*began);
-
-  uint64_t rows = 0;
-  uint64_t max_auto = 0;
-  const int auto_col = def.AutoIncrementColumn();
+  Rebuild rebuild(ctx, old, new_names);
+  SqlStatus st = rebuild.Begin(def);
+  if (!st.ok()) return rebuild.Fail(st.error());
+  uint64_t rows = 0, max_auto = 0;
   if (truncate) {
     // Wait out (1205) every transaction that holds locks on the table.
-    Status ls = txn->LockTable(old.clustered, LockMode::kExclusive);
-    for (size_t i = 0; ls.ok() && i < old.indexes.size(); ++i)
-      ls = txn->LockTable(old.indexes[i], LockMode::kExclusive);
-    if (!ls.ok()) return fail(FromStatus(ls));
+    st = rebuild.OldEngine()->LockForDdl();
+    if (!st.ok()) return rebuild.Fail(st.error());
   } else {
-    SourceScan scan(ctx, old);
-    st = scan.Start(txn.get());
-    if (!st.ok()) return fail(st.error());
-    // An auto column added by this ALTER numbers the rows in scan order.
-    const bool number_rows = auto_col >= 0 && mapping.source[auto_col] < 0;
-    std::vector<std::vector<std::string>> index_keys(def.indexes.size());
-    Row row(def.columns.size());
-    std::string key, value;
-    // Makes the new row from the scan's current one, and its clustered key and value.
-    auto transform = [&]() -> SqlStatus {
-      SQL_RETURN_IF_ERROR(scan.Read());
-      ++rows;
-      for (size_t c = 0; c < def.columns.size(); ++c) {
-        int src = mapping.source[c];
-        Value v;
-        if (src >= 0) {
-          v = scan.row()[src];
-        } else if (number_rows && static_cast<int>(c) == auto_col) {
-          v = Value::Int(static_cast<int64_t>(rows));
-        } else {
-          v = FillValue(def.columns[c]);
-        }
-        if (mapping.convert[c] || src < 0) {
-          SQL_ASSIGN_OR_RETURN(v, CoerceToColumn(def.columns[c], v, rows));
-        }
-        row[c] = std::move(v);
-      }
-      if (auto_col >= 0 && !row[auto_col].is_null() && row[auto_col].ToInt() > 0) {
-        max_auto = std::max<uint64_t>(max_auto, static_cast<uint64_t>(row[auto_col].ToInt()));
-      }
-      key.clear();
-      if (def.has_hidden_primary_key()) {
-        AppendRowId(rows, &key);
-      } else {
-        key = EncodePrimaryKey(def, row);
-      }
-      value.clear();
-      EncodeRowValue(def, row, &value);
-      for (size_t i = 0; i < def.indexes.size(); ++i) {
-        index_keys[i].push_back(EncodeIndexKey(def, def.indexes[i], row, key));
-      }
-      return SqlStatus::OK();
-    };
-    SqlStatus row_st;
-    if (SameKeyOrder(old.def, def, mapping)) {
-      // Stream: the rows arrive in the new key order.
-      Status bs = txn->BulkInsert(clustered, [&](std::string_view* k, std::string_view* v) {
-        if (!row_st.ok() || !scan.Valid()) return false;
-        row_st = transform();
-        if (!row_st.ok()) return false;
-        *k = key;
-        *v = value;
-        return true;
-      });
-      if (!row_st.ok()) return fail(row_st.error());
-      if (!bs.ok()) return fail(FromStatus(bs));
-    } else {
-      std::vector<std::pair<std::string, std::string>> records;
-      while (scan.Valid()) {
-        row_st = transform();
-        if (!row_st.ok()) return fail(row_st.error());
-        records.emplace_back(key, value);
-      }
-      std::sort(records.begin(), records.end());
-      for (size_t i = 1; i < records.size(); ++i) {
-        if (records[i].first == records[i - 1].first) {
-          return fail(DuplicateEntry(def, records[i].first));
-        }
-      }
-      size_t i = 0;
-      Status bs = txn->BulkInsert(clustered, [&](std::string_view* k, std::string_view* v) {
-        if (i == records.size()) return false;
-        *k = records[i].first;
-        *v = records[i].second;
-        ++i;
-        return true;
-      });
-      if (!bs.ok()) return fail(FromStatus(bs));
-    }
-    for (size_t i = 0; i < def.indexes.size(); ++i) {
-      st = LoadIndex(txn.get(), indexes[i], &index_keys[i]);
-      if (!st.ok()) return fail(st.error());
-    }
+    std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
+    CopyRows copy(ctx, old, def, mapping, *target);
+    st = rebuild.OldEngine()->Scan(SourceScan(), copy);
+    if (!st.ok()) return rebuild.Fail(st.error());
+    rows = copy.rows();
+    max_auto = copy.max_auto();
   }
-
-  // Switch, then commit: the copy's share locks keep writers out until the switch is done.
-  st = catalog->ReplaceTable(def, txn.get());
-  if (!st.ok()) return fail(st.error());
-  switched = true;
-  Status cs = txn->Commit();
-  if (!cs.ok()) return fail(FromStatus(cs));
-  txn.reset();
-
-  // Counters: a table with new rows numbers on after them.
-  if (auto found = catalog->Find(def.name); found != nullptr) {
-    std::lock_guard g(found->counters->latch);
-    TableCounters& c = *found->counters;
-    if (truncate) {
-      c.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
-      c.next_row_id = 1;
-    } else {
-      if (auto_col >= 0) c.next_auto_inc = std::max(c.next_auto_inc, max_auto + 1);
-      if (def.has_hidden_primary_key()) c.next_row_id = rows + 1;
-    }
-  }
+  st = rebuild.SwitchAndCommit();
+  if (!st.ok()) return rebuild.Fail(st.error());
+  CarryCounters(catalog, def, truncate, rows, max_auto);
   (void)catalog->DropKeyspaces(KeyspaceNames(old.def));  // an error leaves orphans for Open
   return rows;
 }
@@ -289,36 +313,15 @@ SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def
   KeyspaceOptions ko;
   ko.compression = def.compression;
   SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces({ix.keyspace}, ko, def.keyspace));
-  std::unique_ptr<Transaction> txn;
-  bool switched = false;
-  auto fail = [&](SqlError e) -> SqlError {
-    if (txn != nullptr) (void)txn->Rollback();
-    txn.reset();
-    if (switched) (void)catalog->ReplaceTable(old.def);
-    (void)catalog->DropKeyspaces({ix.keyspace});
-    return e;
-  };
-  auto ks = ctx.db->OpenKeyspace(ix.keyspace);
-  if (!ks.ok()) return fail(FromStatus(ks.status()));
-  auto began = ctx.session->kv_session->Begin(DdlTransactionOptions(ctx));
-  if (!began.ok()) return fail(FromStatus(began.status()));
-  txn = std::move(*began);
-  SourceScan scan(ctx, old);
-  SqlStatus st = scan.Start(txn.get());
-  if (!st.ok()) return fail(st.error());
-  std::vector<std::string> keys;
-  while (scan.Valid()) {
-    st = scan.Read();
-    if (!st.ok()) return fail(st.error());
-    keys.push_back(EncodeIndexKey(def, ix, scan.row(), scan.key()));
-  }
-  st = LoadIndex(txn.get(), *ks, &keys);
-  if (!st.ok()) return fail(st.error());
-  st = catalog->ReplaceTable(def, txn.get());
-  if (!st.ok()) return fail(st.error());
-  switched = true;
-  Status cs = txn->Commit();
-  if (!cs.ok()) return fail(FromStatus(cs));
+  Rebuild rebuild(ctx, old, {ix.keyspace});
+  SqlStatus st = rebuild.Begin(def);
+  if (!st.ok()) return rebuild.Fail(st.error());
+  std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
+  IndexRows build(ctx, old, *target, index);
+  st = rebuild.OldEngine()->Scan(SourceScan(), build);
+  if (!st.ok()) return rebuild.Fail(st.error());
+  st = rebuild.SwitchAndCommit();
+  if (!st.ok()) return rebuild.Fail(st.error());
   return SqlStatus::OK();
 }
 

@@ -5,8 +5,8 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/catalog/ddl_internal.h"
-#include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
 namespace {
@@ -189,63 +189,37 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
   return SqlStatus::OK();
 }
 
-SqlResult<TableDef> FinishDraft(const TableDraft& d) {
-  TableDef def = d.options;
-  def.name = d.name;
-  def.columns.clear();
-  def.primary_key.clear();
-  def.indexes.clear();
-  if (d.columns.empty()) {
-    return SqlErr(kErCantRemoveAllFields,
-                  "You can't delete all columns with ALTER TABLE; use DROP TABLE instead");
+namespace {
+
+// Key columns by name -> positions in `def` (1070, 1072, 1060, 1170).
+SqlStatus ResolveKeyColumns(const TableDraft& d, const TableDef& def,
+                            const std::vector<std::string>& names, std::vector<uint32_t>* out) {
+  if (names.size() > kMaxKeyParts) {
+    return SqlErr(kErTooManyKeyParts, "Too many key parts specified; max 16 parts allowed");
   }
-  for (size_t i = 0; i < d.columns.size(); ++i) {
-    const ColumnDef& c = d.columns[i].def;
-    SQL_RETURN_IF_ERROR(CheckIdentifier(c.name, true));
-    for (size_t j = 0; j < i; ++j) {
-      if (EqualsNoCase(d.columns[j].def.name, c.name)) {
-        return SqlErr(kErDupFieldName, "Duplicate column name '", c.name, "'");
-      }
+  for (const std::string& n : names) {
+    int c = FindDraftColumn(d, n);
+    if (c < 0)
+      return SqlErr(kErKeyColumnDoesNotExist, "Key column '", n, "' doesn't exist in table");
+    if (std::find(out->begin(), out->end(), static_cast<uint32_t>(c)) != out->end()) {
+      return SqlErr(kErDupFieldName, "Duplicate column name '", n, "'");
     }
-    def.columns.push_back(c);
-  }
-  // Keys: names -> positions.
-  auto resolve = [&](const std::vector<std::string>& names,
-                     std::vector<uint32_t>* out) -> SqlStatus {
-    if (names.size() > kMaxKeyParts) {
-      return SqlErr(kErTooManyKeyParts, "Too many key parts specified; max 16 parts allowed");
+    const ColumnDef& col = def.columns[c];
+    if (col.type == ColumnType::kText || col.type == ColumnType::kBlob) {
+      return SqlErr(kErBlobKeyWithoutLength, "BLOB/TEXT column '", col.name,
+                    "' used in key specification without a key length");
     }
-    for (const std::string& n : names) {
-      int c = FindDraftColumn(d, n);
-      if (c < 0)
-        return SqlErr(kErKeyColumnDoesNotExist, "Key column '", n, "' doesn't exist in table");
-      if (std::find(out->begin(), out->end(), static_cast<uint32_t>(c)) != out->end()) {
-        return SqlErr(kErDupFieldName, "Duplicate column name '", n, "'");
-      }
-      const ColumnDef& col = def.columns[c];
-      if (col.type == ColumnType::kText || col.type == ColumnType::kBlob) {
-        return SqlErr(kErBlobKeyWithoutLength, "BLOB/TEXT column '", col.name,
-                      "' used in key specification without a key length");
-      }
-      out->push_back(static_cast<uint32_t>(c));
-    }
-    return SqlStatus::OK();
-  };
-  if (d.primary_key.has_value()) {
-    SQL_RETURN_IF_ERROR(resolve(*d.primary_key, &def.primary_key));
-    for (uint32_t c : def.primary_key) def.columns[c].nullable = false;  // as MySQL does
+    out->push_back(static_cast<uint32_t>(c));
   }
-  for (const TableDraft::Index& ix : d.indexes) {
-    SQL_RETURN_IF_ERROR(CheckIdentifier(ix.name, false));
-    IndexDef index;
-    index.name = ix.name;
-    SQL_RETURN_IF_ERROR(resolve(ix.columns, &index.columns));
-    def.indexes.push_back(std::move(index));
-  }
-  // AUTO_INCREMENT: one, numeric, NOT NULL, the first column of some key, no DEFAULT.
+  return SqlStatus::OK();
+}
+
+// AUTO_INCREMENT: one, numeric, NOT NULL, the first column of some key, no DEFAULT (1075,
+// 1063, 1067). Makes the column NOT NULL.
+SqlStatus CheckAutoIncrement(TableDef* def) {
   int auto_col = -1;
-  for (size_t i = 0; i < def.columns.size(); ++i) {
-    ColumnDef& c = def.columns[i];
+  for (size_t i = 0; i < def->columns.size(); ++i) {
+    ColumnDef& c = def->columns[i];
     if (!c.auto_increment) continue;
     if (auto_col >= 0) return WrongAutoKey();
     auto_col = static_cast<int>(i);
@@ -258,19 +232,18 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
     c.nullable = false;
   }
   if (auto_col >= 0) {
-    bool keyed = !def.primary_key.empty() && def.primary_key[0] == static_cast<uint32_t>(auto_col);
-    for (const IndexDef& ix : def.indexes)
+    bool keyed =
+        !def->primary_key.empty() && def->primary_key[0] == static_cast<uint32_t>(auto_col);
+    for (const IndexDef& ix : def->indexes)
       if (ix.columns[0] == static_cast<uint32_t>(auto_col)) keyed = true;
     if (!keyed) return WrongAutoKey();
   }
-  // Defaults, converted to the column as an INSERT would.
-  for (ColumnDef& c : def.columns) {
-    if (!c.default_value.has_value()) continue;
-    auto v = CoerceToColumn(c, *c.default_value, 1);
-    if (!v.ok()) return SqlErr(kErInvalidDefault, "Invalid default value for '", c.name, "'");
-    c.default_value = std::move(v).value();
-  }
-  // Key sizes against the engine's limit.
+  return SqlStatus::OK();
+}
+
+// Key sizes against the engine's limit (1071): the primary key, and each index with the
+// primary key columns it appends.
+SqlStatus CheckKeyLengths(const TableDef& def) {
   auto key_bytes = [&](const std::vector<uint32_t>& cols) {
     uint64_t n = 0;
     for (uint32_t c : cols) n += MaxKeyColumnBytes(def.columns[c]);
@@ -293,6 +266,51 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
     }
     if (n > kMaxKeyBytes) return too_long();
   }
+  return SqlStatus::OK();
+}
+
+}  // namespace
+
+SqlResult<TableDef> FinishDraft(const TableDraft& d) {
+  TableDef def = d.options;
+  def.name = d.name;
+  def.columns.clear();
+  def.primary_key.clear();
+  def.indexes.clear();
+  if (d.columns.empty()) {
+    return SqlErr(kErCantRemoveAllFields,
+                  "You can't delete all columns with ALTER TABLE; use DROP TABLE instead");
+  }
+  for (size_t i = 0; i < d.columns.size(); ++i) {
+    const ColumnDef& c = d.columns[i].def;
+    SQL_RETURN_IF_ERROR(CheckIdentifier(c.name, true));
+    for (size_t j = 0; j < i; ++j) {
+      if (EqualsNoCase(d.columns[j].def.name, c.name)) {
+        return SqlErr(kErDupFieldName, "Duplicate column name '", c.name, "'");
+      }
+    }
+    def.columns.push_back(c);
+  }
+  if (d.primary_key.has_value()) {
+    SQL_RETURN_IF_ERROR(ResolveKeyColumns(d, def, *d.primary_key, &def.primary_key));
+    for (uint32_t c : def.primary_key) def.columns[c].nullable = false;  // as MySQL does
+  }
+  for (const TableDraft::Index& ix : d.indexes) {
+    SQL_RETURN_IF_ERROR(CheckIdentifier(ix.name, false));
+    IndexDef index;
+    index.name = ix.name;
+    SQL_RETURN_IF_ERROR(ResolveKeyColumns(d, def, ix.columns, &index.columns));
+    def.indexes.push_back(std::move(index));
+  }
+  SQL_RETURN_IF_ERROR(CheckAutoIncrement(&def));
+  // Defaults, converted to the column as an INSERT would.
+  for (ColumnDef& c : def.columns) {
+    if (!c.default_value.has_value()) continue;
+    auto v = CoerceToColumn(c, *c.default_value, 1);
+    if (!v.ok()) return SqlErr(kErInvalidDefault, "Invalid default value for '", c.name, "'");
+    c.default_value = std::move(v).value();
+  }
+  SQL_RETURN_IF_ERROR(CheckKeyLengths(def));
   return def;
 }
 

@@ -1,4 +1,8 @@
 // The SQL catalog: table definitions in the "$sql_tables" keyspace, open tables in memory.
+//
+// The catalog's own records (table definitions and intents in "$sql_tables") are system rows,
+// not a table's: they are read and written with the key-value API directly. A table's rows and
+// table locks go through its engine (storage/table_engine.h).
 
 #include "sql_lite_front/catalog/table_catalog.h"
 
@@ -7,8 +11,9 @@
 #include <string>
 #include <utility>
 
-#include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/storage/table_engine.h"
 
 namespace minnow::sql {
 namespace {
@@ -55,85 +60,15 @@ std::vector<std::string> Minus(const std::vector<std::string>& a,
   return out;
 }
 
-// Reads the largest value of `col` (the first column of `ks`'s keys) by seeking to the last
-// key; NULL keys sort first, so a NULL last key means no value. Sets *found.
-SqlResult<int64_t> LastKeyColumn(Transaction* txn, const Keyspace& ks, const ColumnDef& col,
-                                 bool* found) {
-  *found = false;
-  auto it = txn->NewIterator(ks);
-  if (!it.ok()) return Internal(it.status());
-  Status st = (*it)->SeekToLast();
-  if (!st.ok()) return Internal(st);
-  if (!(*it)->Valid()) return int64_t{0};
-  size_t pos = 0;
-  SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(col, (*it)->key(), &pos));
-  if (v.is_null()) return int64_t{0};
-  *found = true;
-  return v.ToInt();
-}
-
-// Sets the counters of `table` from its data: next_auto_inc = max(auto column) + 1 (or the
-// AUTO_INCREMENT= start if bigger), next_row_id = last DB_ROW_ID + 1.
+// Sets the counters of `table` from its data (TableEngine::LoadCounters), in a transaction of
+// its own.
 SqlStatus LoadCounters(Database* db, OpenTable* table) {
-  const TableDef& def = table->def;
   auto session = db->NewSession();
   if (!session.ok()) return Internal(session.status());
   auto txn = (*session)->Begin();
   if (!txn.ok()) return Internal(txn.status());
-  TableCounters& counters = *table->counters;
-  counters.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
-  counters.next_row_id = 1;
-  if (def.has_hidden_primary_key()) {
-    auto it = (*txn)->NewIterator(table->clustered);
-    if (!it.ok()) return Internal(it.status());
-    Status st = (*it)->SeekToLast();
-    if (!st.ok()) return Internal(st);
-    if ((*it)->Valid()) {
-      Row row(def.columns.size());
-      uint64_t row_id = 0;
-      SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row, &row_id));
-      counters.next_row_id = row_id + 1;
-    }
-  }
-  int auto_col = def.AutoIncrementColumn();
-  if (auto_col >= 0) {
-    const ColumnDef& col = def.columns[auto_col];
-    bool found = false;
-    int64_t max = 0;
-    if (!def.primary_key.empty() && def.primary_key[0] == static_cast<uint32_t>(auto_col)) {
-      SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn->get(), table->clustered, col, &found));
-    } else {
-      int index = -1;
-      for (size_t i = 0; i < def.indexes.size(); ++i)
-        if (def.indexes[i].columns[0] == static_cast<uint32_t>(auto_col))
-          index = static_cast<int>(i);
-      if (index >= 0) {
-        SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn->get(), table->indexes[index], col, &found));
-      } else {
-        // No key starts with it (a table from before such a check): read every row.
-        auto it = (*txn)->NewIterator(table->clustered);
-        if (!it.ok()) return Internal(it.status());
-        Status st = (*it)->SeekToFirst();
-        Row row(def.columns.size());
-        while (st.ok() && (*it)->Valid()) {
-          auto value = (*it)->value();
-          if (!value.ok()) return Internal(value.status());
-          SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row));
-          SQL_RETURN_IF_ERROR(DecodeRowValue(def, *value, &row));
-          if (!row[auto_col].is_null() && (!found || row[auto_col].ToInt() > max)) {
-            max = row[auto_col].ToInt();
-            found = true;
-          }
-          st = (*it)->Next();
-        }
-        if (!st.ok()) return Internal(st);
-      }
-    }
-    if (found && max >= 0) {
-      counters.next_auto_inc =
-          std::max<uint64_t>(counters.next_auto_inc, static_cast<uint64_t>(max) + 1);
-    }
-  }
+  SQL_RETURN_IF_ERROR(OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead)
+                          ->LoadCounters(table->counters.get()));
   Status st = (*txn)->Commit();
   if (!st.ok()) return Internal(st);
   return SqlStatus::OK();
@@ -324,16 +259,14 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
   if (!session.ok()) return Internal(session.status());
   auto txn = (*session)->Begin();
   if (!txn.ok()) return Internal(txn.status());
-  Status st = (*txn)->LockTable(table->clustered, LockMode::kExclusive);
-  for (size_t i = 0; st.ok() && i < table->indexes.size(); ++i)
-    st = (*txn)->LockTable(table->indexes[i], LockMode::kExclusive);
-  if (!st.ok()) return Internal(st);
+  SQL_RETURN_IF_ERROR(
+      OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead)->LockForDdl());
   {
     std::lock_guard ddl(ddl_latch_);
     if (Find(name) != table) {  // replaced or dropped meanwhile
       return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
     }
-    st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
+    Status st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
     if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, KeyspacesOf(table->def));
     if (st.ok()) st = (*txn)->Commit();
     if (!st.ok()) return Internal(st);

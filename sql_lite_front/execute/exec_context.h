@@ -18,8 +18,9 @@ struct ExecContext {
   Database* db = nullptr;
   TableCatalog* catalog = nullptr;
   // DML and SELECT run in this transaction (the session began it: autocommit statements get
-  // one of their own). Null for DDL, which commits the session's transaction first and uses
-  // session->kv_session for transactions of its own.
+  // one of their own); the executor reads and writes rows only through the tables' engines
+  // opened on it (storage/table_engine.h). Null for DDL, which commits the session's transaction
+  // first and uses session->kv_session for transactions of its own.
   Transaction* txn = nullptr;
   IsolationLevel isolation = IsolationLevel::kRepeatableRead;
   StatusCounters* counts = nullptr;  // this statement's

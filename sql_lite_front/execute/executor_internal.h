@@ -10,18 +10,22 @@
 #include <string_view>
 #include <vector>
 
-#include "sql_lite_front/parse/ast.h"
-#include "sql_lite_front/execute/exec_context.h"
-#include "sql_lite_front/execute/expr.h"
-#include "sql_lite_front/plan/planner.h"
 #include "sql_lite_front/catalog/row_codec.h"
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/plan/planner.h"
+#include "sql_lite_front/storage/table_engine.h"
 
 namespace minnow::sql {
 
 // The open table `name` names; 1146 "Table 'test.x' doesn't exist" if none.
 SqlResult<std::shared_ptr<const OpenTable>> FindTable(const ExecContext& ctx,
                                                       const TableName& name);
+
+// The table's engine for this statement, in ctx.txn (storage/table_engine.h).
+std::unique_ptr<TableEngine> OpenEngine(const ExecContext& ctx, const OpenTable& table);
 
 // How to walk a plan.
 struct ScanSpec {
@@ -38,11 +42,12 @@ struct ScanSpec {
 // stop the walk.
 using RowCallback = std::function<SqlResult<bool>(Row& row, std::string_view clustered_key)>;
 
-// Walks `spec.plan`'s ranges in order (backwards if plan.reverse), reading rows as the plan
-// says (key-only when covering; a clustered point read with the same lock mode otherwise), and
-// counts Handler_read_* and Innodb_rows_read, progress and cancellation.
+// Walks `spec.plan`'s ranges in order (backwards if plan.reverse) through the table's engine,
+// reading rows as the plan says (key-only when covering; a clustered point read with the same
+// lock mode otherwise; a const plan by point reads), and counts Handler_read_* and
+// Innodb_rows_read, progress and cancellation.
 SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state, const RowCallback& fn);
-// The number of entries in the plan's ranges (Transaction::Count: no row is handed out; the
+// The number of entries in the plan's ranges (TableEngine::Count: no row is handed out; the
 // fast path of count(*)), locking the walked index's records as a walk with `lock` would.
 SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
                                  LockMode lock);
@@ -91,9 +96,6 @@ SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& 
 
 // The clustered plan's lock mode for a SELECT lock clause.
 LockMode LockModeOf(RowLockClause clause);
-
-// "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key.
-SqlError DuplicateEntry(const TableDef& def, const Row& row);
 
 // Adds n to ctx.progress and checks for cancellation every 1024 rows.
 inline SqlStatus CountProgress(ExecContext& ctx, uint64_t* since_last, uint64_t n = 1) {

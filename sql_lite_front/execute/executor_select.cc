@@ -164,6 +164,187 @@ bool CountOnly(const PreparedSelect& p) {
 
 }  // namespace
 
+namespace {
+
+// FROM: a system table (its rows read now) or a table of the catalog.
+SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
+  if (!stmt.from.has_value()) return SqlStatus::OK();
+  BindScope& scope = p->scope;
+  if (IsSystemSchema(stmt.from->schema)) {
+    SQL_ASSIGN_OR_RETURN(SystemTable t, ReadSystemTable(ctx, *stmt.from));
+    p->system = true;
+    p->system_columns = std::move(t.columns);
+    p->system_rows = std::move(t.rows);
+    scope.table = stmt.from->name;
+    scope.alias = stmt.from_alias;
+    scope.schema = stmt.from->schema;
+    for (const std::string& c : p->system_columns) scope.columns.push_back(c);
+    scope.used.assign(scope.columns.size(), false);
+  } else {
+    SQL_ASSIGN_OR_RETURN(p->table, FindTable(ctx, *stmt.from));
+    scope = ScopeForTable(p->table->def, stmt.from_alias);
+  }
+  return SqlStatus::OK();
+}
+
+// 1140 for the select list's expression #`position` naming `column` outside an aggregate in
+// an aggregated query without GROUP BY.
+SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column) {
+  return SqlErr(kErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #",
+                std::to_string(position), " of SELECT list contains nonaggregated column '",
+                QualifiedColumn(scope, column),
+                "'; this is incompatible with sql_mode=only_full_group_by");
+}
+
+// The select list: p->items and p->names; `item_of[i]` gets stmt.items[i]'s position in
+// p->items (a * expands to every column).
+SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p,
+                         std::vector<size_t>* item_of) {
+  BindScope& scope = p->scope;
+  const bool has_aggregates = p->aggregate;
+  scope.allow_aggregates = true;
+  for (const SelectItem& item : stmt.items) {
+    item_of->push_back(p->items.size());
+    if (item.expr == nullptr) {
+      if (!stmt.from.has_value()) return SqlErr(1096, "No tables used");
+      for (size_t c = 0; c < scope.columns.size(); ++c) {
+        if (has_aggregates && stmt.group_by.empty())
+          return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c]);
+        BoundExpr b;
+        b.kind = BoundExpr::Kind::kColumn;
+        b.column = static_cast<int>(c);
+        if (c < scope.used.size()) scope.used[c] = true;
+        p->items.push_back(std::move(b));
+        p->names.emplace_back(scope.columns[c]);
+      }
+      continue;
+    }
+    scope.saw_column_outside_aggregate = false;
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*item.expr, scope, ctx, "field list"));
+    if (has_aggregates && stmt.group_by.empty() && scope.saw_column_outside_aggregate)
+      return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.first_bare_column);
+    p->items.push_back(std::move(b));
+    if (!item.alias.empty()) {
+      p->names.push_back(item.alias);
+    } else if (item.expr->kind == Expr::Kind::kColumn) {
+      p->names.push_back(item.expr->name);
+    } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->value.is_string()) {
+      p->names.push_back(item.expr->value.as_string());  // MySQL names SELECT 'a''b' "a'b"
+    } else {
+      p->names.push_back(item.expr->text);
+    }
+  }
+  return SqlStatus::OK();
+}
+
+// 1055 unless every bare column of the select list's items that are not GROUP BY
+// expressions is one of `group_columns`.
+SqlStatus CheckGroupedColumns(const SelectStmt& stmt, const BindScope& scope,
+                              const std::vector<size_t>& item_of,
+                              const std::vector<bool>& item_grouped,
+                              const std::vector<int>& group_columns) {
+  for (size_t i = 0; i < stmt.items.size(); ++i) {
+    std::vector<const Expr*> bare;
+    if (stmt.items[i].expr != nullptr && !item_grouped[i]) BareColumns(*stmt.items[i].expr, &bare);
+    for (const Expr* c : bare) {
+      int pos = -1;
+      for (size_t k = 0; k < scope.columns.size(); ++k) {
+        if (EqualsNoCase(scope.columns[k], c->name)) pos = static_cast<int>(k);
+      }
+      if (std::find(group_columns.begin(), group_columns.end(), pos) == group_columns.end())
+        return SqlErr(kErWrongFieldWithGroup, "Expression #", std::to_string(item_of[i] + 1),
+                      " of SELECT list is not in GROUP BY clause and contains nonaggregated "
+                      "column '",
+                      QualifiedColumn(scope, c->name),
+                      "' which is not functionally dependent on columns in GROUP BY clause; "
+                      "this is incompatible with sql_mode=only_full_group_by");
+    }
+  }
+  return SqlStatus::OK();
+}
+
+// GROUP BY: columns, positions or aliases; every bare column of the select list must be one.
+SqlStatus BindGroupBy(ExecContext& ctx, const SelectStmt& stmt, const std::vector<size_t>& item_of,
+                      PreparedSelect* p) {
+  BindScope& scope = p->scope;
+  scope.allow_aggregates = false;
+  std::vector<int> group_columns;
+  std::vector<bool> item_grouped(stmt.items.size(), false);  // the item is a GROUP BY expression
+  for (const ExprPtr& g : stmt.group_by) {
+    bool out_of_range = false;
+    const BoundExpr* ref = ItemReference(*g, stmt, p->items, item_of, &out_of_range);
+    if (out_of_range)
+      return SqlErr(kErBadField, "Unknown column '", g->text, "' in 'group statement'");
+    for (size_t i = 0; i < stmt.items.size(); ++i) {
+      if ((stmt.items[i].expr != nullptr && ref == &p->items[item_of[i]]) ||
+          (stmt.items[i].expr != nullptr && stmt.items[i].expr->text == g->text))
+        item_grouped[i] = true;
+    }
+    if (ref != nullptr) {
+      p->group_by.push_back(*ref);
+    } else {
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*g, scope, ctx, "group statement"));
+      p->group_by.push_back(std::move(b));
+    }
+    if (p->group_by.back().kind == BoundExpr::Kind::kColumn)
+      group_columns.push_back(p->group_by.back().column);
+  }
+  if (stmt.group_by.empty()) return SqlStatus::OK();
+  return CheckGroupedColumns(stmt, scope, item_of, item_grouped, group_columns);
+}
+
+// ORDER BY: positions, aliases, or expressions. The plain columns go to *order_columns for
+// the planner; *needs_sort is set if an item is not one.
+SqlStatus BindOrderBy(ExecContext& ctx, const SelectStmt& stmt, const std::vector<size_t>& item_of,
+                      PreparedSelect* p, std::vector<OrderColumn>* order_columns,
+                      bool* needs_sort) {
+  BindScope& scope = p->scope;
+  scope.allow_aggregates = p->aggregate;
+  for (const OrderItem& o : stmt.order_by) {
+    bool out_of_range = false;
+    const BoundExpr* ref = ItemReference(*o.expr, stmt, p->items, item_of, &out_of_range);
+    if (out_of_range)
+      return SqlErr(kErBadField, "Unknown column '", o.expr->text, "' in 'order clause'");
+    if (ref != nullptr) {
+      p->order.push_back(*ref);
+    } else {
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*o.expr, scope, ctx, "order clause"));
+      p->order.push_back(std::move(b));
+    }
+    p->order_desc.push_back(o.desc);
+    if (p->order.back().kind == BoundExpr::Kind::kColumn) {
+      order_columns->push_back({static_cast<uint32_t>(p->order.back().column), o.desc});
+    } else {
+      *needs_sort = true;
+    }
+  }
+  return SqlStatus::OK();
+}
+
+// The table's access plan and its bound residual predicates.
+SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderColumn> order,
+                    bool order_needs_sort, PreparedSelect* p) {
+  PlanRequest req;
+  req.def = &p->table->def;
+  req.where = stmt.where.get();
+  req.needed = p->scope.used;
+  if (!p->aggregate) {
+    req.order = std::move(order);
+    req.order_needs_sort = order_needs_sort;
+  }
+  p->plan = ChoosePlan(req);
+  // InnoDB reads the whole row under FOR UPDATE (ha_innobase::build_template), so an
+  // exclusive walk of a secondary index locks the clustered records too.
+  if (p->lock == LockMode::kExclusive && !p->plan.clustered()) p->plan.covering = false;
+  for (const Expr* c : p->plan.residual) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*c, p->scope, ctx, "where clause"));
+    p->residual.push_back(std::move(b));
+  }
+  return SqlStatus::OK();
+}
+
+}  // namespace
+
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
   if (stmt.nowait)
     return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'NOWAIT'");
@@ -171,23 +352,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
     return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SKIP LOCKED'");
   PreparedSelect p;
   p.lock = LockModeOf(stmt.lock);
-  BindScope& scope = p.scope;
-  if (stmt.from.has_value()) {
-    if (IsSystemSchema(stmt.from->schema)) {
-      SQL_ASSIGN_OR_RETURN(SystemTable t, ReadSystemTable(ctx, *stmt.from));
-      p.system = true;
-      p.system_columns = std::move(t.columns);
-      p.system_rows = std::move(t.rows);
-      scope.table = stmt.from->name;
-      scope.alias = stmt.from_alias;
-      scope.schema = stmt.from->schema;
-      for (const std::string& c : p.system_columns) scope.columns.push_back(c);
-      scope.used.assign(scope.columns.size(), false);
-    } else {
-      SQL_ASSIGN_OR_RETURN(p.table, FindTable(ctx, *stmt.from));
-      scope = ScopeForTable(p.table->def, stmt.from_alias);
-    }
-  }
+  SQL_RETURN_IF_ERROR(BindFrom(ctx, stmt, &p));
 
   bool has_aggregates = !stmt.group_by.empty();
   for (const SelectItem& item : stmt.items) {
@@ -198,142 +363,175 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   }
   p.aggregate = has_aggregates;
 
-  // The select list.
-  scope.allow_aggregates = true;
   std::vector<size_t> item_of;
-  for (const SelectItem& item : stmt.items) {
-    item_of.push_back(p.items.size());
-    if (item.expr == nullptr) {
-      if (!stmt.from.has_value()) return SqlErr(1096, "No tables used");
-      for (size_t c = 0; c < scope.columns.size(); ++c) {
-        if (has_aggregates && stmt.group_by.empty())
-          return SqlErr(
-              kErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #",
-              std::to_string(p.items.size() + 1), " of SELECT list contains nonaggregated column '",
-              QualifiedColumn(scope, scope.columns[c]),
-              "'; this is incompatible with sql_mode=only_full_group_by");
-        BoundExpr b;
-        b.kind = BoundExpr::Kind::kColumn;
-        b.column = static_cast<int>(c);
-        if (c < scope.used.size()) scope.used[c] = true;
-        p.items.push_back(std::move(b));
-        p.names.emplace_back(scope.columns[c]);
-      }
-      continue;
-    }
-    scope.saw_column_outside_aggregate = false;
-    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*item.expr, scope, ctx, "field list"));
-    if (has_aggregates && stmt.group_by.empty() && scope.saw_column_outside_aggregate)
-      return SqlErr(
-          kErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #",
-          std::to_string(p.items.size() + 1), " of SELECT list contains nonaggregated column '",
-          QualifiedColumn(scope, scope.first_bare_column),
-          "'; this is incompatible with sql_mode=only_full_group_by");
-    p.items.push_back(std::move(b));
-    if (!item.alias.empty()) {
-      p.names.push_back(item.alias);
-    } else if (item.expr->kind == Expr::Kind::kColumn) {
-      p.names.push_back(item.expr->name);
-    } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->value.is_string()) {
-      p.names.push_back(item.expr->value.as_string());  // MySQL names SELECT 'a''b' "a'b"
-    } else {
-      p.names.push_back(item.expr->text);
-    }
-  }
-
-  // GROUP BY: columns, positions or aliases; every bare column of the select list must be one.
-  scope.allow_aggregates = false;
-  std::vector<int> group_columns;
-  std::vector<bool> item_grouped(stmt.items.size(), false);  // the item is a GROUP BY expression
-  for (const ExprPtr& g : stmt.group_by) {
-    bool out_of_range = false;
-    const BoundExpr* ref = ItemReference(*g, stmt, p.items, item_of, &out_of_range);
-    if (out_of_range)
-      return SqlErr(kErBadField, "Unknown column '", g->text, "' in 'group statement'");
-    for (size_t i = 0; i < stmt.items.size(); ++i) {
-      if ((stmt.items[i].expr != nullptr && ref == &p.items[item_of[i]]) ||
-          (stmt.items[i].expr != nullptr && stmt.items[i].expr->text == g->text))
-        item_grouped[i] = true;
-    }
-    if (ref != nullptr) {
-      p.group_by.push_back(*ref);
-    } else {
-      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*g, scope, ctx, "group statement"));
-      p.group_by.push_back(std::move(b));
-    }
-    if (p.group_by.back().kind == BoundExpr::Kind::kColumn)
-      group_columns.push_back(p.group_by.back().column);
-  }
-  if (!stmt.group_by.empty()) {
-    for (size_t i = 0; i < stmt.items.size(); ++i) {
-      std::vector<const Expr*> bare;
-      if (stmt.items[i].expr != nullptr && !item_grouped[i])
-        BareColumns(*stmt.items[i].expr, &bare);
-      for (const Expr* c : bare) {
-        int pos = -1;
-        for (size_t k = 0; k < scope.columns.size(); ++k) {
-          if (EqualsNoCase(scope.columns[k], c->name)) pos = static_cast<int>(k);
-        }
-        if (std::find(group_columns.begin(), group_columns.end(), pos) == group_columns.end())
-          return SqlErr(kErWrongFieldWithGroup, "Expression #", std::to_string(item_of[i] + 1),
-                        " of SELECT list is not in GROUP BY clause and contains nonaggregated "
-                        "column '",
-                        QualifiedColumn(scope, c->name),
-                        "' which is not functionally dependent on columns in GROUP BY clause; "
-                        "this is incompatible with sql_mode=only_full_group_by");
-      }
-    }
-  }
-
-  // WHERE.
+  SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
+  SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
   if (stmt.where != nullptr) {
-    SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, scope, ctx, "where clause"));
+    SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
   }
-
-  // ORDER BY: positions, aliases, or expressions.
-  scope.allow_aggregates = has_aggregates;
   std::vector<OrderColumn> order_columns;
   bool order_needs_sort = false;
-  for (const OrderItem& o : stmt.order_by) {
-    bool out_of_range = false;
-    const BoundExpr* ref = ItemReference(*o.expr, stmt, p.items, item_of, &out_of_range);
-    if (out_of_range)
-      return SqlErr(kErBadField, "Unknown column '", o.expr->text, "' in 'order clause'");
-    if (ref != nullptr) {
-      p.order.push_back(*ref);
-    } else {
-      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*o.expr, scope, ctx, "order clause"));
-      p.order.push_back(std::move(b));
-    }
-    p.order_desc.push_back(o.desc);
-    if (p.order.back().kind == BoundExpr::Kind::kColumn) {
-      order_columns.push_back({static_cast<uint32_t>(p.order.back().column), o.desc});
-    } else {
-      order_needs_sort = true;
-    }
-  }
-
+  SQL_RETURN_IF_ERROR(BindOrderBy(ctx, stmt, item_of, &p, &order_columns, &order_needs_sort));
   if (p.table != nullptr) {
-    PlanRequest req;
-    req.def = &p.table->def;
-    req.where = stmt.where.get();
-    req.needed = scope.used;
-    if (!has_aggregates) {
-      req.order = std::move(order_columns);
-      req.order_needs_sort = order_needs_sort;
-    }
-    p.plan = ChoosePlan(req);
-    // InnoDB reads the whole row under FOR UPDATE (ha_innobase::build_template), so an
-    // exclusive walk of a secondary index locks the clustered records too.
-    if (p.lock == LockMode::kExclusive && !p.plan.clustered()) p.plan.covering = false;
-    for (const Expr* c : p.plan.residual) {
-      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*c, scope, ctx, "where clause"));
-      p.residual.push_back(std::move(b));
-    }
+    SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
   }
   return p;
 }
+
+namespace {
+
+// One run of a prepared SELECT: Read() feeds the rows to the groups (aggregates) or to the
+// output rows (OFFSET/LIMIT applied while reading when no sort follows); Finish() makes the
+// groups' rows, sorts and applies the window.
+class SelectRun {
+ public:
+  SelectRun(ExecContext& ctx, PreparedSelect& p, const SelectStmt& stmt)
+      : ctx_(ctx),
+        p_(p),
+        specs_(p.scope.aggregates),
+        limit_(stmt.limit.value_or(UINT64_MAX)),
+        offset_(stmt.offset),
+        sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)) {
+    SeedEvalState(&st_);
+  }
+
+  SqlStatus Read();
+  std::vector<std::vector<Value>> Finish();
+
+ private:
+  struct OutRow {
+    std::vector<Value> values;
+    std::vector<Value> keys;
+  };
+  // Aggregates: one state per (group, aggregate).
+  struct Group {
+    Row representative;
+    std::vector<AggState> aggs;
+  };
+
+  void Project(const Row& row);
+  bool Consume(Row& row);  // false: stop reading
+
+  ExecContext& ctx_;
+  PreparedSelect& p_;
+  const std::vector<AggregateSpec>& specs_;
+  const uint64_t limit_;
+  const uint64_t offset_;
+  const bool sort_;
+  EvalState st_;
+  std::vector<OutRow> rows_;
+  std::map<std::vector<Value>, Group, ValuesLess> groups_;
+  uint64_t skipped_ = 0;
+};
+
+void SelectRun::Project(const Row& row) {
+  OutRow r;
+  r.values.reserve(p_.items.size());
+  for (const BoundExpr& e : p_.items) r.values.push_back(Eval(e, row, st_));
+  if (sort_) {
+    for (const BoundExpr& e : p_.order) r.keys.push_back(Eval(e, row, st_));
+  }
+  rows_.push_back(std::move(r));
+}
+
+bool SelectRun::Consume(Row& row) {
+  if (p_.aggregate) {
+    Group* g;
+    if (p_.group_by.empty()) {
+      g = &groups_.begin()->second;
+    } else {
+      std::vector<Value> key;
+      key.reserve(p_.group_by.size());
+      for (const BoundExpr& e : p_.group_by) key.push_back(Eval(e, row, st_));
+      auto [it, inserted] = groups_.try_emplace(std::move(key));
+      g = &it->second;
+      if (inserted) {
+        g->aggs.resize(specs_.size());
+        g->representative = row;
+      }
+    }
+    for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
+    return true;
+  }
+  if (!sort_) {
+    if (skipped_ < offset_) {
+      ++skipped_;
+      return true;
+    }
+    Project(row);
+    return rows_.size() < limit_;
+  }
+  Project(row);
+  return true;
+}
+
+SqlStatus SelectRun::Read() {
+  if (p_.aggregate && p_.group_by.empty()) {
+    Group& g = groups_[{}];
+    g.aggs.resize(specs_.size());
+    g.representative.assign(p_.scope.columns.size(), Value::Null());
+  }
+  if (limit_ == 0 && !p_.aggregate) return SqlStatus::OK();
+  if (p_.table != nullptr && CountOnly(p_)) {
+    SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock));
+    Group& g = groups_.begin()->second;
+    for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].count = n;
+    return SqlStatus::OK();
+  }
+  if (p_.table != nullptr) {
+    ScanSpec spec;
+    spec.table = p_.table.get();
+    spec.plan = &p_.plan;
+    spec.lock = p_.lock;
+    spec.residual = &p_.residual;
+    return ScanPlan(ctx_, spec, st_,
+                    [&](Row& row, std::string_view) -> SqlResult<bool> { return Consume(row); });
+  }
+  std::vector<Row> source;
+  if (p_.system) {
+    source = std::move(p_.system_rows);
+  } else {
+    source.emplace_back();  // SELECT without FROM: one empty row
+  }
+  for (Row& row : source) {
+    row.resize(p_.scope.columns.size());
+    if (p_.where.has_value() && !EvalPredicate(*p_.where, row, st_)) continue;
+    if (!Consume(row)) break;
+  }
+  return SqlStatus::OK();
+}
+
+std::vector<std::vector<Value>> SelectRun::Finish() {
+  if (p_.aggregate) {
+    std::vector<Value> values(specs_.size());
+    st_.aggregates = &values;
+    for (auto& [key, g] : groups_) {
+      for (size_t i = 0; i < specs_.size(); ++i) values[i] = g.aggs[i].Result(specs_[i]);
+      Project(g.representative);
+    }
+    st_.aggregates = nullptr;
+  }
+  if (sort_) {
+    ctx_.counts->sort_rows += rows_.size();
+    std::stable_sort(rows_.begin(), rows_.end(), [&](const OutRow& a, const OutRow& b) {
+      for (size_t i = 0; i < a.keys.size(); ++i) {
+        int c = CompareNullsFirst(a.keys[i], b.keys[i]);
+        if (c != 0) return p_.order_desc[i] ? c > 0 : c < 0;
+      }
+      return false;
+    });
+  }
+  const bool windowed = sort_ || p_.aggregate;  // else offset/limit were applied while reading
+  size_t begin = windowed ? std::min<uint64_t>(offset_, rows_.size()) : 0;
+  size_t end = windowed ? begin + std::min<uint64_t>(limit_, rows_.size() - begin) : rows_.size();
+  std::vector<std::vector<Value>> out;
+  out.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) out.push_back(std::move(rows_[i].values));
+  return out;
+}
+
+}  // namespace
 
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
@@ -341,132 +539,16 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   if (lock.has_value()) p.lock = *lock;
   SelectOutput out;
   out.columns = p.names;
-  EvalState st;
-  SeedEvalState(&st);
-  const uint64_t limit = stmt.limit.value_or(UINT64_MAX);
-  const uint64_t offset = stmt.offset;
-  const bool sort = !p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort);
-  StatusCounters& counts = *ctx.counts;
   if (p.table != nullptr) {
     if (p.plan.type == AccessType::kAll || p.plan.type == AccessType::kIndex) {
-      ++counts.select_scan;
+      ++ctx.counts->select_scan;
     } else if (p.plan.type == AccessType::kRange) {
-      ++counts.select_range;
+      ++ctx.counts->select_range;
     }
   }
-
-  struct OutRow {
-    std::vector<Value> values;
-    std::vector<Value> keys;
-  };
-  std::vector<OutRow> rows;
-  auto project = [&](const Row& row) {
-    OutRow r;
-    r.values.reserve(p.items.size());
-    for (const BoundExpr& e : p.items) r.values.push_back(Eval(e, row, st));
-    if (sort) {
-      for (const BoundExpr& e : p.order) r.keys.push_back(Eval(e, row, st));
-    }
-    rows.push_back(std::move(r));
-  };
-
-  // Aggregates: one state per (group, aggregate).
-  const std::vector<AggregateSpec>& specs = p.scope.aggregates;
-  struct Group {
-    Row representative;
-    std::vector<AggState> aggs;
-  };
-  std::map<std::vector<Value>, Group, ValuesLess> groups;
-  if (p.aggregate && p.group_by.empty()) {
-    Group& g = groups[{}];
-    g.aggs.resize(specs.size());
-    g.representative.assign(p.scope.columns.size(), Value::Null());
-  }
-
-  uint64_t skipped = 0;
-  auto consume = [&](Row& row) -> bool {  // false: stop reading
-    if (p.aggregate) {
-      Group* g;
-      if (p.group_by.empty()) {
-        g = &groups.begin()->second;
-      } else {
-        std::vector<Value> key;
-        key.reserve(p.group_by.size());
-        for (const BoundExpr& e : p.group_by) key.push_back(Eval(e, row, st));
-        auto [it, inserted] = groups.try_emplace(std::move(key));
-        g = &it->second;
-        if (inserted) {
-          g->aggs.resize(specs.size());
-          g->representative = row;
-        }
-      }
-      for (size_t i = 0; i < specs.size(); ++i) g->aggs[i].Add(specs[i], row, st);
-      return true;
-    }
-    if (!sort) {
-      if (skipped < offset) {
-        ++skipped;
-        return true;
-      }
-      project(row);
-      return rows.size() < limit;
-    }
-    project(row);
-    return true;
-  };
-
-  bool read = !(limit == 0 && !p.aggregate);
-  if (read && p.table != nullptr && CountOnly(p)) {
-    SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx, *p.table, p.plan, p.lock));
-    Group& g = groups.begin()->second;
-    for (size_t i = 0; i < specs.size(); ++i) g.aggs[i].count = n;
-  } else if (read && p.table != nullptr) {
-    ScanSpec spec;
-    spec.table = p.table.get();
-    spec.plan = &p.plan;
-    spec.lock = p.lock;
-    spec.residual = &p.residual;
-    SQL_RETURN_IF_ERROR(ScanPlan(ctx, spec, st, [&](Row& row, std::string_view) -> SqlResult<bool> {
-      return consume(row);
-    }));
-  } else if (read) {
-    std::vector<Row> source;
-    if (p.system) {
-      source = std::move(p.system_rows);
-    } else {
-      source.emplace_back();  // SELECT without FROM: one empty row
-    }
-    for (Row& row : source) {
-      row.resize(p.scope.columns.size());
-      if (p.where.has_value() && !EvalPredicate(*p.where, row, st)) continue;
-      if (!consume(row)) break;
-    }
-  }
-
-  if (p.aggregate) {
-    std::vector<Value> values(specs.size());
-    st.aggregates = &values;
-    for (auto& [key, g] : groups) {
-      for (size_t i = 0; i < specs.size(); ++i) values[i] = g.aggs[i].Result(specs[i]);
-      project(g.representative);
-    }
-    st.aggregates = nullptr;
-  }
-  if (sort) {
-    counts.sort_rows += rows.size();
-    std::stable_sort(rows.begin(), rows.end(), [&](const OutRow& a, const OutRow& b) {
-      for (size_t i = 0; i < a.keys.size(); ++i) {
-        int c = CompareNullsFirst(a.keys[i], b.keys[i]);
-        if (c != 0) return p.order_desc[i] ? c > 0 : c < 0;
-      }
-      return false;
-    });
-  }
-  const bool windowed = sort || p.aggregate;  // else offset/limit were applied while reading
-  size_t begin = windowed ? std::min<uint64_t>(offset, rows.size()) : 0;
-  size_t end = windowed ? begin + std::min<uint64_t>(limit, rows.size() - begin) : rows.size();
-  out.rows.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) out.rows.push_back(std::move(rows[i].values));
+  SelectRun run(ctx, p, stmt);
+  SQL_RETURN_IF_ERROR(run.Read());
+  out.rows = run.Finish();
   return out;
 }
 

@@ -21,37 +21,17 @@ void SeeAutoIncrement(const OpenTable& t, const Value& v) {
   if (next > t.counters->next_auto_inc) t.counters->next_auto_inc = next;
 }
 
-// Writes a new row's clustered record and secondary entries.
-SqlStatus InsertRow(ExecContext& ctx, const OpenTable& t, const Row& row) {
-  const TableDef& def = t.def;
-  std::string ckey;
-  if (def.has_hidden_primary_key()) {
-    uint64_t row_id;
-    {
-      std::lock_guard g(t.counters->latch);
-      row_id = t.counters->next_row_id++;
-    }
-    AppendRowId(row_id, &ckey);
-  } else {
-    ckey = EncodePrimaryKey(def, row);
-  }
-  std::string value;
-  EncodeRowValue(def, row, &value);
-  Status st = ctx.txn->Insert(t.clustered, ckey, value);
-  if (st.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
-  if (!st.ok()) return FromStatus(st);
-  for (size_t i = 0; i < def.indexes.size(); ++i) {
-    st = ctx.txn->Insert(t.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey), "");
-    if (!st.ok()) return FromStatus(st);
-  }
+// Writes a new row (its index entries too) through the table's engine.
+SqlStatus InsertRow(ExecContext& ctx, TableEngine& engine, const Row& row) {
+  SQL_RETURN_IF_ERROR(engine.Insert(row));
   ++ctx.counts->handler_write;
   ++ctx.counts->innodb_rows_inserted;
   return SqlStatus::OK();
 }
 
-// The rows an UPDATE or DELETE changes, read with exclusive locks: (clustered key, row).
+// The rows an UPDATE or DELETE changes, read with exclusive locks.
 struct Target {
-  std::string clustered_key;
+  std::string ref;  // the engine's reference to the row (row-locking: its clustered key)
   Row row;
   std::vector<Value> order_keys;
 };
@@ -141,6 +121,69 @@ SqlResult<Value> DefaultOf(const ColumnDef& col) {
   return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
 }
 
+// The positions of the columns an INSERT names (all, in order, if it names none): 1054, 1110.
+SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const InsertStmt& stmt) {
+  std::vector<uint32_t> targets;
+  if (stmt.columns.empty()) {
+    for (uint32_t c = 0; c < def.columns.size(); ++c) targets.push_back(c);
+    return targets;
+  }
+  for (const std::string& name : stmt.columns) {
+    int c = def.FindColumn(name);
+    if (c < 0) return SqlErr(kErBadField, "Unknown column '", name, "' in 'field list'");
+    if (std::find(targets.begin(), targets.end(), c) != targets.end())
+      return SqlErr(1110, "Column '", name, "' specified twice");
+    targets.push_back(static_cast<uint32_t>(c));
+  }
+  return targets;
+}
+
+// An INSERT's source rows, one value per target column (nullopt: DEFAULT).
+using SourceRows = std::vector<std::vector<std::optional<Value>>>;
+
+// Reads every source row before the first write: INSERT ... SELECT's rows or the VALUES
+// lists evaluated (1136 for a row of the wrong width).
+SqlResult<SourceRows> InsertSource(ExecContext& ctx, const InsertStmt& stmt, size_t width,
+                                   EvalState& st) {
+  SourceRows source;
+  if (stmt.select != nullptr) {
+    // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
+    // SERIALIZABLE, consistently under the weaker levels.
+    LockMode lock = ctx.isolation == IsolationLevel::kRepeatableRead ||
+                            ctx.isolation == IsolationLevel::kSerializable
+                        ? LockMode::kShare
+                        : LockMode::kNone;
+    SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
+    if (out.columns.size() != width)
+      return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+    source.reserve(out.rows.size());
+    for (std::vector<Value>& r : out.rows) {
+      source.emplace_back(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+    }
+    return source;
+  }
+  BindScope empty;  // VALUES may not name columns
+  const Row no_row;
+  for (size_t n = 0; n < stmt.rows.size(); ++n) {
+    const std::vector<ExprPtr>& exprs = stmt.rows[n];
+    if (exprs.size() != width)
+      return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row ",
+                    std::to_string(n + 1));
+    std::vector<std::optional<Value>> values;
+    values.reserve(exprs.size());
+    for (const ExprPtr& e : exprs) {
+      if (e == nullptr) {
+        values.emplace_back(std::nullopt);
+        continue;
+      }
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
+      values.emplace_back(Eval(b, no_row, st));
+    }
+    source.push_back(std::move(values));
+  }
+  return source;
+}
+
 }  // namespace
 
 SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
@@ -151,61 +194,15 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
   const TableDef& def = t.def;
-  std::vector<uint32_t> targets;
-  if (stmt.columns.empty()) {
-    for (uint32_t c = 0; c < def.columns.size(); ++c) targets.push_back(c);
-  } else {
-    for (const std::string& name : stmt.columns) {
-      int c = def.FindColumn(name);
-      if (c < 0) return SqlErr(kErBadField, "Unknown column '", name, "' in 'field list'");
-      if (std::find(targets.begin(), targets.end(), c) != targets.end())
-        return SqlErr(1110, "Column '", name, "' specified twice");
-      targets.push_back(static_cast<uint32_t>(c));
-    }
-  }
-
+  SQL_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, InsertColumns(def, stmt));
   // The source rows, all of them before the first write (nullopt: DEFAULT).
-  std::vector<std::vector<std::optional<Value>>> source;
   EvalState st;
   SeedEvalState(&st);
-  if (stmt.select != nullptr) {
-    // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
-    // SERIALIZABLE, consistently under the weaker levels.
-    LockMode lock = ctx.isolation == IsolationLevel::kRepeatableRead ||
-                            ctx.isolation == IsolationLevel::kSerializable
-                        ? LockMode::kShare
-                        : LockMode::kNone;
-    SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
-    if (out.columns.size() != targets.size())
-      return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
-    source.reserve(out.rows.size());
-    for (std::vector<Value>& r : out.rows) {
-      source.emplace_back(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
-    }
-  } else {
-    BindScope empty;  // VALUES may not name columns
-    const Row no_row;
-    for (size_t n = 0; n < stmt.rows.size(); ++n) {
-      const std::vector<ExprPtr>& exprs = stmt.rows[n];
-      if (exprs.size() != targets.size())
-        return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row ",
-                      std::to_string(n + 1));
-      std::vector<std::optional<Value>> values;
-      values.reserve(exprs.size());
-      for (const ExprPtr& e : exprs) {
-        if (e == nullptr) {
-          values.emplace_back(std::nullopt);
-          continue;
-        }
-        SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
-        values.emplace_back(Eval(b, no_row, st));
-      }
-      source.push_back(std::move(values));
-    }
-  }
+  SQL_ASSIGN_OR_RETURN(SourceRows source, InsertSource(ctx, stmt, targets.size(), st));
 
   const int auto_col = def.AutoIncrementColumn();
   uint64_t first_generated = 0, progress = 0;
+  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   for (size_t n = 0; n < source.size(); ++n) {
     Row row(def.columns.size());
     std::vector<bool> given(def.columns.size(), false);
@@ -230,7 +227,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
       }
       SQL_ASSIGN_OR_RETURN(row[c], CoerceToColumn(def.columns[c], row[c], n + 1));
     }
-    SQL_RETURN_IF_ERROR(InsertRow(ctx, t, row));
+    SQL_RETURN_IF_ERROR(InsertRow(ctx, *engine, row));
     if (auto_col >= 0) SeeAutoIncrement(t, row[auto_col]);
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
   }
@@ -273,6 +270,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
                                                                    stmt.order_by, stmt.limit, st));
   const int auto_col = def.AutoIncrementColumn();
   uint64_t changed = 0, matched = 0, progress = 0;
+  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   for (Target& target : targets) {
     ++matched;
     const Row& old_row = target.row;
@@ -290,29 +288,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
     }
     if (row == old_row) continue;
     ++changed;
-    const std::string& old_key = target.clustered_key;
-    std::string new_key = def.has_hidden_primary_key() ? old_key : EncodePrimaryKey(def, row);
-    std::string value;
-    EncodeRowValue(def, row, &value);
-    Status s;
-    if (new_key == old_key) {
-      s = ctx.txn->Put(t.clustered, old_key, value);
-    } else {
-      s = ctx.txn->Erase(t.clustered, old_key);
-      if (s.ok()) {
-        s = ctx.txn->Insert(t.clustered, new_key, value);
-        if (s.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
-      }
-    }
-    if (!s.ok()) return FromStatus(s);
-    for (size_t i = 0; i < def.indexes.size(); ++i) {
-      std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
-      std::string new_entry = EncodeIndexKey(def, def.indexes[i], row, new_key);
-      if (old_entry == new_entry) continue;
-      s = ctx.txn->Erase(t.indexes[i], old_entry);
-      if (s.ok()) s = ctx.txn->Insert(t.indexes[i], new_entry, "");
-      if (!s.ok()) return FromStatus(s);
-    }
+    SQL_RETURN_IF_ERROR(engine->Update(target.ref, old_row, row));
     ++ctx.counts->handler_update;
     ++ctx.counts->innodb_rows_updated;
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
@@ -334,14 +310,9 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),
                                                                    stmt.order_by, stmt.limit, st));
   uint64_t progress = 0;
+  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   for (const Target& target : targets) {
-    Status s = ctx.txn->Erase(t.clustered, target.clustered_key);
-    if (!s.ok()) return FromStatus(s);
-    for (size_t i = 0; i < def.indexes.size(); ++i) {
-      s = ctx.txn->Erase(t.indexes[i],
-                         EncodeIndexKey(def, def.indexes[i], target.row, target.clustered_key));
-      if (!s.ok()) return FromStatus(s);
-    }
+    SQL_RETURN_IF_ERROR(engine->Delete(target.ref, target.row));
     ++ctx.counts->handler_delete;
     ++ctx.counts->innodb_rows_deleted;
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));

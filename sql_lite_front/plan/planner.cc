@@ -6,9 +6,9 @@
 #include <cctype>
 #include <optional>
 
+#include "sql_lite_front/catalog/row_codec.h"
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/parse/lexer.h"
-#include "sql_lite_front/catalog/row_codec.h"
 
 namespace minnow::sql {
 namespace {
@@ -182,15 +182,11 @@ bool Covers(const std::vector<uint32_t>& key_cols, const std::vector<bool>& need
   return true;
 }
 
-// The best use of `index`'s key by the predicates, if any.
-std::optional<Candidate> TryIndex(const TableDef& def, int index,
-                                  const std::vector<ColumnPredicate>& preds,
-                                  const std::vector<bool>& needed) {
-  std::vector<uint32_t> key_cols = KeyColumns(def, index);
-  // Only the index's own columns (not the appended primary key) are searched.
-  size_t searchable = index < 0 ? key_cols.size() : def.indexes[index].columns.size();
-  Candidate c;
-  std::string prefix;
+// The leading key columns (of the first `searchable`) that equality predicates fix: appends
+// their encodings to *prefix and their conjuncts to *consumed. Returns how many.
+uint32_t EqualityPrefix(const TableDef& def, const std::vector<uint32_t>& key_cols,
+                        size_t searchable, const std::vector<ColumnPredicate>& preds,
+                        std::string* prefix, std::vector<const Expr*>* consumed) {
   uint32_t k = 0;
   for (; k < searchable; ++k) {
     const ColumnDef& col = def.columns[key_cols[k]];
@@ -199,100 +195,139 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
       if (p.column != key_cols[k] || p.kind != ColumnPredicate::Kind::kEq) continue;
       std::optional<std::string> enc = EncodeExact(col, p.values[0]);
       if (!enc.has_value()) continue;
-      prefix += *enc;
-      c.consumed.push_back(p.source);
+      *prefix += *enc;
+      consumed->push_back(p.source);
       found = true;
       break;
     }
     if (!found) break;
   }
+  return k;
+}
+
+// An IN list on the key column `column` after `prefix`: one point range per value, in key
+// order, appended to *ranges. False if there is none usable.
+bool InListRanges(const ColumnDef& col, uint32_t column, const std::string& prefix,
+                  const std::vector<ColumnPredicate>& preds, std::vector<KeyRange>* ranges,
+                  std::vector<const Expr*>* consumed) {
+  for (const ColumnPredicate& p : preds) {
+    if (p.column != column || p.kind != ColumnPredicate::Kind::kIn) continue;
+    std::vector<std::string> points;
+    bool ok = true;
+    for (const Value& v : p.values) {
+      std::optional<std::string> enc = EncodeExact(col, v);
+      if (!enc.has_value()) {
+        ok = false;
+        break;
+      }
+      points.push_back(prefix + *enc);
+    }
+    if (!ok) continue;
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    for (const std::string& pt : points) {
+      ranges->push_back(PrefixRange(pt));
+      ranges->back().equality = true;
+    }
+    consumed->push_back(p.source);
+    return true;
+  }
+  return false;
+}
+
+// The keys after `prefix` that one comparison, BETWEEN or LIKE 'p%' on the next key column
+// allows; nullopt if the predicate cannot bound the range (its literal does not store into
+// the column exactly, or it is of another kind).
+std::optional<KeyRange> BoundOf(const ColumnDef& col, const std::string& prefix,
+                                const ColumnPredicate& p) {
+  KeyRange b = PrefixRange(prefix);
+  auto lower = [&](const Value& v, bool inclusive) {
+    std::optional<std::string> enc = EncodeExact(col, v);
+    if (!enc.has_value()) return false;
+    if (inclusive) {
+      b.start = prefix + *enc;
+    } else {
+      std::optional<std::string> s = Successor(prefix + *enc);
+      if (!s.has_value()) return false;
+      b.start = *s;
+    }
+    return true;
+  };
+  auto upper = [&](const Value& v, bool inclusive) {
+    std::optional<std::string> enc = EncodeExact(col, v);
+    if (!enc.has_value()) return false;
+    if (inclusive) {
+      KeyRange pr = PrefixRange(prefix + *enc);
+      b.end = pr.end;
+      b.end_unbounded = pr.end_unbounded;
+    } else {
+      b.end = prefix + *enc;
+      b.end_unbounded = false;
+    }
+    return true;
+  };
+  bool usable = true;
+  switch (p.kind) {
+    case ColumnPredicate::Kind::kLower:
+      usable = lower(p.values[0], p.inclusive);
+      break;
+    case ColumnPredicate::Kind::kUpper:
+      usable = upper(p.values[0], p.inclusive);
+      break;
+    case ColumnPredicate::Kind::kBetween:
+      usable = lower(p.values[0], true) && upper(p.values[1], true);
+      break;
+    case ColumnPredicate::Kind::kLikePrefix: {
+      std::string s = prefix;
+      AppendKeyPrefix(col, p.values[0].as_string(), &s);
+      b = PrefixRange(s);
+      break;
+    }
+    default:
+      usable = false;
+  }
+  if (!usable) return std::nullopt;
+  return b;
+}
+
+// The comparisons on the key column `column` after `prefix`, intersected into one range
+// appended to *ranges. False if none bounds it.
+bool ComparisonRange(const ColumnDef& col, uint32_t column, const std::string& prefix,
+                     const std::vector<ColumnPredicate>& preds, std::vector<KeyRange>* ranges,
+                     std::vector<const Expr*>* consumed) {
+  KeyRange r = PrefixRange(prefix);
+  // Comparisons never match NULL: an open lower end starts after the NULLs.
+  if (col.nullable) r.start = prefix + '\x01';
+  bool range_part = false;
+  for (const ColumnPredicate& p : preds) {
+    if (p.column != column) continue;
+    std::optional<KeyRange> b = BoundOf(col, prefix, p);
+    if (!b.has_value()) continue;
+    Intersect(&r, *b);
+    consumed->push_back(p.source);
+    range_part = true;
+  }
+  if (range_part) ranges->push_back(r);
+  return range_part;
+}
+
+// The best use of `index`'s key by the predicates, if any: equalities on its leading columns,
+// then an IN list or comparisons on the next one.
+std::optional<Candidate> TryIndex(const TableDef& def, int index,
+                                  const std::vector<ColumnPredicate>& preds,
+                                  const std::vector<bool>& needed) {
+  std::vector<uint32_t> key_cols = KeyColumns(def, index);
+  // Only the index's own columns (not the appended primary key) are searched.
+  size_t searchable = index < 0 ? key_cols.size() : def.indexes[index].columns.size();
+  Candidate c;
+  std::string prefix;
+  const uint32_t k = EqualityPrefix(def, key_cols, searchable, preds, &prefix, &c.consumed);
   bool range_part = false;
   std::vector<KeyRange> ranges;
   if (k < searchable) {
     const ColumnDef& col = def.columns[key_cols[k]];
-    // An IN list: one point range per value, in key order.
-    for (const ColumnPredicate& p : preds) {
-      if (p.column != key_cols[k] || p.kind != ColumnPredicate::Kind::kIn) continue;
-      std::vector<std::string> points;
-      bool ok = true;
-      for (const Value& v : p.values) {
-        std::optional<std::string> enc = EncodeExact(col, v);
-        if (!enc.has_value()) {
-          ok = false;
-          break;
-        }
-        points.push_back(prefix + *enc);
-      }
-      if (!ok) continue;
-      std::sort(points.begin(), points.end());
-      points.erase(std::unique(points.begin(), points.end()), points.end());
-      for (const std::string& pt : points) {
-        ranges.push_back(PrefixRange(pt));
-        ranges.back().equality = true;
-      }
-      c.consumed.push_back(p.source);
-      range_part = true;
-      break;
-    }
-    if (!range_part) {
-      KeyRange r = PrefixRange(prefix);
-      // Comparisons never match NULL: an open lower end starts after the NULLs.
-      if (col.nullable) r.start = prefix + '\x01';
-      for (const ColumnPredicate& p : preds) {
-        if (p.column != key_cols[k]) continue;
-        KeyRange b = PrefixRange(prefix);
-        bool usable = true;
-        auto lower = [&](const Value& v, bool inclusive) {
-          std::optional<std::string> enc = EncodeExact(col, v);
-          if (!enc.has_value()) return false;
-          if (inclusive) {
-            b.start = prefix + *enc;
-          } else {
-            std::optional<std::string> s = Successor(prefix + *enc);
-            if (!s.has_value()) return false;
-            b.start = *s;
-          }
-          return true;
-        };
-        auto upper = [&](const Value& v, bool inclusive) {
-          std::optional<std::string> enc = EncodeExact(col, v);
-          if (!enc.has_value()) return false;
-          if (inclusive) {
-            KeyRange pr = PrefixRange(prefix + *enc);
-            b.end = pr.end;
-            b.end_unbounded = pr.end_unbounded;
-          } else {
-            b.end = prefix + *enc;
-            b.end_unbounded = false;
-          }
-          return true;
-        };
-        switch (p.kind) {
-          case ColumnPredicate::Kind::kLower:
-            usable = lower(p.values[0], p.inclusive);
-            break;
-          case ColumnPredicate::Kind::kUpper:
-            usable = upper(p.values[0], p.inclusive);
-            break;
-          case ColumnPredicate::Kind::kBetween:
-            usable = lower(p.values[0], true) && upper(p.values[1], true);
-            break;
-          case ColumnPredicate::Kind::kLikePrefix: {
-            std::string s = prefix;
-            AppendKeyPrefix(col, p.values[0].as_string(), &s);
-            b = PrefixRange(s);
-            break;
-          }
-          default:
-            usable = false;
-        }
-        if (!usable) continue;
-        Intersect(&r, b);
-        c.consumed.push_back(p.source);
-        range_part = true;
-      }
-      if (range_part) ranges.push_back(r);
-    }
+    range_part = InListRanges(col, key_cols[k], prefix, preds, &ranges, &c.consumed) ||
+                 ComparisonRange(col, key_cols[k], prefix, preds, &ranges, &c.consumed);
   }
   if (k == 0 && !range_part) return std::nullopt;
   if (!range_part) {

@@ -33,26 +33,15 @@
 #include <string>
 #include <vector>
 
-#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/storage/key_range.h"  // KeyRange
 
 namespace minnow::sql {
 
 enum class AccessType : uint8_t { kConst, kRef, kRange, kIndex, kAll };
 // "const", "ref", "range", "index", "ALL" as EXPLAIN prints them.
 const char* AccessTypeName(AccessType t);
-
-// A half-open range of the walked keyspace's keys: start <= key < end (no end: to the last).
-struct KeyRange {
-  std::string start;
-  std::string end;
-  bool end_unbounded = true;
-  // Every key column the range constrains equals a value (ref access, an IN list's value):
-  // MySQL reads it with an exact-match search (EQ_RANGE), which gap-locks the record past it.
-  bool equality = false;
-  // True if `key` is past the range's end.
-  bool AfterEnd(std::string_view key) const { return !end_unbounded && key >= end; }
-};
 
 struct OrderColumn {
   uint32_t column = 0;

@@ -20,14 +20,15 @@
 #include <utility>
 
 #include "sql_lite_front/catalog/ddl.h"
+#include "sql_lite_front/catalog/metadata_locks.h"
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/parse/lexer.h"
-#include "sql_lite_front/catalog/metadata_locks.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/session/session_state.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_views.h"
+#include "sql_lite_front/storage/table_engine.h"
 
 namespace minnow::sql {
 
@@ -249,26 +250,26 @@ class StatementRunner {
     SQL_RETURN_IF_ERROR(UnlockTables());
     SQL_RETURN_IF_ERROR(CommitOpen());
     std::vector<SessionState::LockedTable> locked;
-    std::vector<std::pair<Keyspace, LockMode>> to_lock;
+    std::vector<std::pair<std::shared_ptr<const OpenTable>, LockMode>> to_lock;
     for (const LockTablesStmt::Item& item : st.items) {
       auto table = s_->engine->catalog->Find(item.table);
       if (table == nullptr) return NoSuchTable(item.table);
       const bool write = item.mode == LockTablesStmt::Mode::kWrite ||
                          item.mode == LockTablesStmt::Mode::kLowPriorityWrite;
       locked.push_back({table->def.name, write});
-      to_lock.emplace_back(table->clustered, write ? LockMode::kExclusive : LockMode::kShare);
+      to_lock.emplace_back(table, write ? LockMode::kExclusive : LockMode::kShare);
     }
     SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
     if (SqlStatus m = LockMetadataShared(s_->txn.get()); !m.ok()) {
       (void)RollbackOpen();
       return m.error();
     }
-    for (const auto& [ks, mode] : to_lock) {
+    for (const auto& [table, mode] : to_lock) {
       const uint64_t waits_before = s_->engine->db->stats().row_lock_waits;
-      Status lst = s_->txn->LockTable(ks, mode);
+      SqlStatus lst = OpenTableEngine(*table, s_->txn.get(), current_isolation_)->LockTable(mode);
       if (!lst.ok()) {
         (void)RollbackOpen();
-        return FromStatus(lst);
+        return lst.error();
       }
       if (s_->engine->db->stats().row_lock_waits != waits_before) {
         counts_->table_locks_waited++;

@@ -1,0 +1,22 @@
+#pragma once
+// A range of one index's encoded keys, as the planner builds them and a table engine walks
+// them (table_engine.h). Keys are row_codec's memcomparable encodings, so ranges compare bytes.
+
+#include <string>
+#include <string_view>
+
+namespace minnow::sql {
+
+// A half-open range of the walked index's keys: start <= key < end (no end: to the last).
+struct KeyRange {
+  std::string start;
+  std::string end;
+  bool end_unbounded = true;
+  // Every key column the range constrains equals a value (ref access, an IN list's value):
+  // MySQL reads it with an exact-match search (EQ_RANGE), which gap-locks the record past it.
+  bool equality = false;
+  // True if `key` is past the range's end.
+  bool AfterEnd(std::string_view key) const { return !end_unbounded && key >= end; }
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,96 @@
+#pragma once
+// The row-locking engine's cursor (table_engine.h, CursorVisitor): a walk of one index of a
+// table through minnow::Iterator, one or one per range. Its per-row calls are inline so that
+// a visitor's templated row loop pays no virtual call per row.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "minnow/db.h"
+#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/status/status_counters.h"
+#include "sql_lite_front/storage/key_range.h"
+#include "sql_lite_front/storage/table_engine.h"
+
+namespace minnow::sql {
+
+class RowLockingCursor {
+ public:
+  // Made by RowLockingTable::Scan. `per_range`: Seek makes an iterator for each range
+  // (bounded at its end, with its range-end lock); else Open() makes the one all ranges share.
+  RowLockingCursor(Transaction* txn, const OpenTable& table, const ScanRequest& request,
+                   bool per_range);
+  RowLockingCursor(const RowLockingCursor&) = delete;
+  RowLockingCursor& operator=(const RowLockingCursor&) = delete;
+
+  // Makes the shared iterator. REQUIRES: not per_range.
+  Status Open();
+
+  // Positions on the first entry of `range` in the walk's direction (its last below the end
+  // when walking backwards), counting the handler call into `counts` (may be null): one
+  // Handler_read_first for a forward walk from the index's start, else Handler_read_key. The
+  // range must outlive the walk of it.
+  Status Seek(const KeyRange& range, StatusCounters* counts);
+
+  // True while on an entry inside the range Seek started.
+  bool InRange() {
+    if (!it_->Valid()) return false;
+    key_ = it_->key();
+    return !(reverse_ ? key_ < std::string_view(range_->start) : range_->AfterEnd(key_));
+  }
+
+  // Decodes the current entry as the request's fetch says into `*row` (sized to the columns).
+  // *present is false if a secondary entry's row is gone (a locking lookup found it deleted).
+  // REQUIRES: InRange().
+  SqlStatus Read(Row* row, bool* present) {
+    *present = true;
+    ref_ = key_;
+    if (fetch_ == RowFetch::kNone) return SqlStatus::OK();
+    const TableDef& def = table_.def;
+    if (index_ == nullptr) {
+      uint64_t row_id = 0;
+      SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, key_, row, &row_id));
+      if (fetch_ != RowFetch::kRow) return SqlStatus::OK();
+      Result<std::string_view> v = it_->value();
+      if (!v.ok()) return FromStatus(v.status());
+      return DecodeRowValue(def, *v, row);
+    }
+    SQL_RETURN_IF_ERROR(DecodeIndexKey(def, *index_, key_, row, &clustered_key_));
+    ref_ = clustered_key_;
+    if (fetch_ != RowFetch::kRow) return SqlStatus::OK();
+    // The row itself, locked REC_NOT_GAP when the walk locks (InnoDB's clustered lookup from
+    // a secondary index).
+    Result<bool> got = txn_->Get(table_.clustered, clustered_key_, &value_, row_read_);
+    if (!got.ok()) return FromStatus(got.status());
+    *present = *got;
+    if (*present) return DecodeRowValue(def, value_, row);
+    return SqlStatus::OK();
+  }
+
+  // The current row's reference (its clustered key; for kNone the entry's key). Valid until
+  // the next move. REQUIRES: Read() was called on this entry.
+  std::string_view ref() const { return ref_; }
+
+  Status Next() { return reverse_ ? it_->Prev() : it_->Next(); }
+
+ private:
+  Transaction* const txn_;
+  const OpenTable& table_;
+  const Keyspace& keyspace_;     // the walked index's
+  const IndexDef* const index_;  // null for the clustered index
+  const LockMode lock_;
+  const ReadOptions row_read_;  // the clustered lookups of a kRow secondary walk
+  const RowFetch fetch_;
+  const bool reverse_;
+  const bool per_range_;
+  std::unique_ptr<Iterator> iterator_;
+  Iterator* it_ = nullptr;
+  const KeyRange* range_ = nullptr;
+  std::string_view key_, ref_;
+  std::string clustered_key_, value_;
+};
+
+}  // namespace minnow::sql

@@ -1,0 +1,398 @@
+// The row-locking table engine (row_locking_table.h) and its cursor (row_locking_cursor.h).
+
+#include "sql_lite_front/storage/row_locking_table.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace minnow::sql {
+namespace {
+
+// What a locking read of `r` (forward) locks where it ends, as MySQL 8.0 (8.0.18 on): an
+// equality range (ref access, an IN list's value: InnoDB's exact-match search) and any range of
+// the clustered index gap-lock the first record past it (InnoDB checks the clustered index's
+// range end before locking it: only the gap that intersects the range is locked); another range
+// of a secondary index (<, <=, BETWEEN, LIKE 'p%') locks that record next-key (the handler reads
+// it, then finds it past the range's end); an unbounded range locks to the supremum. The upper
+// bound views r.end (an iterator copies it when made).
+ReadOptions RangeRead(LockMode lock, bool clustered, const KeyRange& r) {
+  ReadOptions ro{lock};
+  if (!r.end_unbounded) ro.upper_bound = r.end;
+  const bool gap = r.equality || clustered;
+  ro.range_end_lock = gap ? RangeEndLock::kGap : RangeEndLock::kNextKey;
+  return ro;
+}
+
+// Positions `it` at the first entry of `r` in the walk's direction. Counts the handler call.
+Status Position(Iterator* it, const KeyRange& r, bool reverse, StatusCounters* counts) {
+  if (!reverse) {
+    if (r.start.empty()) {
+      if (counts != nullptr) ++counts->handler_read_first;
+      return it->SeekToFirst();
+    }
+    if (counts != nullptr) ++counts->handler_read_key;
+    return it->Seek(r.start);
+  }
+  if (counts != nullptr) ++counts->handler_read_key;
+  if (r.end_unbounded) return it->SeekToLast();
+  RETURN_IF_ERROR(it->SeekForPrev(r.end));
+  if (it->Valid() && it->key() == r.end) return it->Prev();  // end is exclusive
+  return Status::OK();
+}
+
+// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from a clustered key's columns.
+SqlError DuplicateKey(const TableDef& def, std::string_view key) {
+  Row row(def.columns.size());
+  std::string shown;
+  if (DecodePrimaryKey(def, key, &row).ok()) {
+    for (size_t i = 0; i < def.primary_key.size(); ++i) {
+      if (i > 0) shown += '-';
+      const Value& v = row[def.primary_key[i]];
+      shown += v.is_null() ? "NULL" : v.ToString();
+    }
+  }
+  return SqlErr(kErDupEntry, "Duplicate entry '", shown, "' for key '", def.name, ".PRIMARY'");
+}
+
+// Reads the largest value of `col` (the first column of `ks`'s keys) by seeking to the last
+// key; NULL keys sort first, so a NULL last key means no value. Sets *found.
+SqlResult<int64_t> LastKeyColumn(Transaction* txn, const Keyspace& ks, const ColumnDef& col,
+                                 bool* found) {
+  *found = false;
+  auto it = txn->NewIterator(ks);
+  if (!it.ok()) return FromStatus(it.status());
+  Status st = (*it)->SeekToLast();
+  if (!st.ok()) return FromStatus(st);
+  if (!(*it)->Valid()) return int64_t{0};
+  size_t pos = 0;
+  SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(col, (*it)->key(), &pos));
+  if (v.is_null()) return int64_t{0};
+  *found = true;
+  return v.ToInt();
+}
+
+// The largest value of column `auto_col` over every row (no key starts with it: a table from
+// before such a check). Sets *found.
+SqlResult<int64_t> MaxOfColumn(Transaction* txn, const OpenTable& table, int auto_col,
+                               bool* found) {
+  const TableDef& def = table.def;
+  int64_t max = 0;
+  auto it = txn->NewIterator(table.clustered);
+  if (!it.ok()) return FromStatus(it.status());
+  Status st = (*it)->SeekToFirst();
+  Row row(def.columns.size());
+  while (st.ok() && (*it)->Valid()) {
+    auto value = (*it)->value();
+    if (!value.ok()) return FromStatus(value.status());
+    SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row));
+    SQL_RETURN_IF_ERROR(DecodeRowValue(def, *value, &row));
+    if (!row[auto_col].is_null() && (!*found || row[auto_col].ToInt() > max)) {
+      max = row[auto_col].ToInt();
+      *found = true;
+    }
+    st = (*it)->Next();
+  }
+  if (!st.ok()) return FromStatus(st);
+  return max;
+}
+
+}  // namespace
+
+SqlError DuplicateEntry(const TableDef& def, const Row& row) {
+  std::string value;
+  for (size_t i = 0; i < def.primary_key.size(); ++i) {
+    if (i > 0) value += '-';
+    const Value& v = row[def.primary_key[i]];
+    value += v.is_null() ? "NULL" : v.ToString();
+  }
+  return SqlErr(kErDupEntry, "Duplicate entry '", value, "' for key '", def.name, ".PRIMARY'");
+}
+
+std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction* txn,
+                                             IsolationLevel isolation) {
+  return std::make_unique<RowLockingTable>(table, txn, isolation);
+}
+
+// ---- RowLockingCursor
+
+RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
+                                   const ScanRequest& request, bool per_range)
+    : txn_(txn),
+      table_(table),
+      keyspace_(request.index == kClusteredIndex ? table.clustered : table.indexes[request.index]),
+      index_(request.index == kClusteredIndex ? nullptr : &table.def.indexes[request.index]),
+      lock_(request.lock),
+      row_read_{request.lock},
+      fetch_(request.fetch),
+      reverse_(request.reverse),
+      per_range_(per_range) {}
+
+Status RowLockingCursor::Open() {
+  ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ReadOptions{lock_}));
+  it_ = iterator_.get();
+  return Status::OK();
+}
+
+Status RowLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
+  range_ = &range;
+  if (per_range_) {
+    iterator_.reset();  // the previous range's goes first
+    ASSIGN_OR_RETURN(iterator_,
+                     txn_->NewIterator(keyspace_, RangeRead(lock_, index_ == nullptr, range)));
+    it_ = iterator_.get();
+  }
+  return Position(it_, range, reverse_, counts);
+}
+
+// ---- RowLockingTable: reads
+
+SqlStatus RowLockingTable::Scan(const ScanRequest& request, CursorVisitor& visitor) {
+  // A forward walk that locks gives each range its own iterator, bounded at the range's end,
+  // so that it locks what InnoDB locks there and nothing after it (RangeRead). Other walks
+  // (consistent reads: one read view for the statement; backward walks) share one iterator
+  // and stop at each range's end themselves.
+  const bool locks = request.lock != LockMode::kNone || isolation_ == IsolationLevel::kSerializable;
+  const bool per_range = locks && !request.reverse;
+  RowLockingCursor cursor(txn_, table_, request, per_range);
+  if (!per_range) {
+    Status st = cursor.Open();
+    if (!st.ok()) return FromStatus(st);
+  }
+  return visitor.Visit(cursor);
+}
+
+SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock, Row* row) {
+  Result<bool> got = txn_->Get(table_.clustered, primary_key, &value_, ReadOptions{lock});
+  if (!got.ok()) return FromStatus(got.status());
+  if (!*got) return false;
+  uint64_t row_id = 0;
+  SQL_RETURN_IF_ERROR(DecodePrimaryKey(table_.def, primary_key, row, &row_id));
+  SQL_RETURN_IF_ERROR(DecodeRowValue(table_.def, value_, row));
+  return true;
+}
+
+SqlResult<uint64_t> RowLockingTable::Count(int index, const KeyRange& range, LockMode lock) {
+  // The engine counts a leaf at a time, locking what an Iterator would (the hot path of
+  // `SELECT count(i) FROM sample`), up to the range's end as Scan's walk of it would
+  // (RangeRead). A bounded range's end is never empty (planner.h).
+  ReadOptions ro = RangeRead(lock, index == kClusteredIndex, range);
+  ro.upper_bound.reset();  // Count's end is its hi
+  Result<uint64_t> n = txn_->Count(KeyspaceOf(index), range.start,
+                                   range.end_unbounded ? std::string_view() : range.end, ro);
+  if (!n.ok()) return FromStatus(n.status());
+  return *n;
+}
+
+SqlStatus RowLockingTable::LoadCounters(TableCounters* counters) {
+  const TableDef& def = table_.def;
+  counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
+  counters->next_row_id = 1;
+  if (def.has_hidden_primary_key()) {
+    auto it = txn_->NewIterator(table_.clustered);
+    if (!it.ok()) return FromStatus(it.status());
+    Status st = (*it)->SeekToLast();
+    if (!st.ok()) return FromStatus(st);
+    if ((*it)->Valid()) {
+      Row row(def.columns.size());
+      uint64_t row_id = 0;
+      SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, (*it)->key(), &row, &row_id));
+      counters->next_row_id = row_id + 1;
+    }
+  }
+  const int auto_col = def.AutoIncrementColumn();
+  if (auto_col < 0) return SqlStatus::OK();
+  const ColumnDef& col = def.columns[auto_col];
+  bool found = false;
+  int64_t max = 0;
+  if (!def.primary_key.empty() && def.primary_key[0] == static_cast<uint32_t>(auto_col)) {
+    SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn_, table_.clustered, col, &found));
+  } else {
+    int index = -1;
+    for (size_t i = 0; i < def.indexes.size(); ++i)
+      if (def.indexes[i].columns[0] == static_cast<uint32_t>(auto_col)) index = static_cast<int>(i);
+    if (index >= 0) {
+      SQL_ASSIGN_OR_RETURN(max, LastKeyColumn(txn_, table_.indexes[index], col, &found));
+    } else {
+      SQL_ASSIGN_OR_RETURN(max, MaxOfColumn(txn_, table_, auto_col, &found));
+    }
+  }
+  if (found && max >= 0) {
+    counters->next_auto_inc =
+        std::max<uint64_t>(counters->next_auto_inc, static_cast<uint64_t>(max) + 1);
+  }
+  return SqlStatus::OK();
+}
+
+// ---- RowLockingTable: writes
+
+SqlStatus RowLockingTable::Insert(const Row& row) {
+  const TableDef& def = table_.def;
+  std::string ckey;
+  if (def.has_hidden_primary_key()) {
+    uint64_t row_id;
+    {
+      std::lock_guard g(table_.counters->latch);
+      row_id = table_.counters->next_row_id++;
+    }
+    AppendRowId(row_id, &ckey);
+  } else {
+    ckey = EncodePrimaryKey(def, row);
+  }
+  std::string value;
+  EncodeRowValue(def, row, &value);
+  Status st = txn_->Insert(table_.clustered, ckey, value);
+  if (st.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
+  if (!st.ok()) return FromStatus(st);
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    st = txn_->Insert(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey), "");
+    if (!st.ok()) return FromStatus(st);
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, const Row& new_row) {
+  const TableDef& def = table_.def;
+  const std::string_view old_key = ref;
+  const std::string new_key =
+      def.has_hidden_primary_key() ? std::string(old_key) : EncodePrimaryKey(def, new_row);
+  std::string value;
+  EncodeRowValue(def, new_row, &value);
+  Status s;
+  if (new_key == old_key) {
+    s = txn_->Put(table_.clustered, old_key, value);
+  } else {
+    s = txn_->Erase(table_.clustered, old_key);
+    if (s.ok()) {
+      s = txn_->Insert(table_.clustered, new_key, value);
+      if (s.code() == Code::kDuplicateKey) return DuplicateEntry(def, new_row);
+    }
+  }
+  if (!s.ok()) return FromStatus(s);
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
+    std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
+    if (old_entry == new_entry) continue;
+    s = txn_->Erase(table_.indexes[i], old_entry);
+    if (s.ok()) s = txn_->Insert(table_.indexes[i], new_entry, "");
+    if (!s.ok()) return FromStatus(s);
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::Delete(std::string_view ref, const Row& row) {
+  const TableDef& def = table_.def;
+  Status s = txn_->Erase(table_.clustered, ref);
+  if (!s.ok()) return FromStatus(s);
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    s = txn_->Erase(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ref));
+    if (!s.ok()) return FromStatus(s);
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::LockTable(LockMode mode) {
+  Status st = txn_->LockTable(table_.clustered, mode);
+  if (!st.ok()) return FromStatus(st);
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::LockForDdl() {
+  Status st = txn_->LockTable(table_.clustered, LockMode::kExclusive);
+  for (size_t i = 0; st.ok() && i < table_.indexes.size(); ++i)
+    st = txn_->LockTable(table_.indexes[i], LockMode::kExclusive);
+  if (!st.ok()) return FromStatus(st);
+  return SqlStatus::OK();
+}
+
+// ---- RowLockingTable: DDL's bulk loads
+
+SqlStatus RowLockingTable::LoadIndex(const Keyspace& ks, std::vector<std::string>* keys) {
+  std::sort(keys->begin(), keys->end());
+  size_t i = 0;
+  Status st = txn_->BulkInsert(ks, [&](std::string_view* k, std::string_view* v) {
+    if (i == keys->size()) return false;
+    *k = (*keys)[i++];
+    *v = {};
+    return true;
+  });
+  if (!st.ok()) return FromStatus(st);
+  keys->clear();
+  keys->shrink_to_fit();
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
+  const TableDef& def = table_.def;
+  std::vector<std::vector<std::string>> index_keys(def.indexes.size());
+  Row row(def.columns.size());
+  std::string key, value;
+  uint64_t rows = 0;
+  SqlStatus row_st;
+  // The next row's clustered key and value, its index entries gathered; false at the end
+  // or on an error (in row_st).
+  auto encode = [&]() -> bool {
+    SqlResult<bool> more = next(&row);
+    if (!more.ok()) row_st = more.error();
+    if (!more.ok() || !*more) return false;
+    ++rows;
+    key.clear();
+    if (def.has_hidden_primary_key()) {
+      AppendRowId(rows, &key);
+    } else {
+      key = EncodePrimaryKey(def, row);
+    }
+    value.clear();
+    EncodeRowValue(def, row, &value);
+    for (size_t i = 0; i < def.indexes.size(); ++i) {
+      index_keys[i].push_back(EncodeIndexKey(def, def.indexes[i], row, key));
+    }
+    return true;
+  };
+  if (in_key_order) {
+    // Stream: the rows arrive in the new key order.
+    Status bs = txn_->BulkInsert(table_.clustered, [&](std::string_view* k, std::string_view* v) {
+      if (!row_st.ok() || !encode()) return false;
+      *k = key;
+      *v = value;
+      return true;
+    });
+    SQL_RETURN_IF_ERROR(row_st);
+    if (!bs.ok()) return FromStatus(bs);
+  } else {
+    std::vector<std::pair<std::string, std::string>> records;
+    while (encode()) records.emplace_back(key, value);
+    SQL_RETURN_IF_ERROR(row_st);
+    std::sort(records.begin(), records.end());
+    for (size_t i = 1; i < records.size(); ++i) {
+      if (records[i].first == records[i - 1].first) return DuplicateKey(def, records[i].first);
+    }
+    size_t i = 0;
+    Status bs = txn_->BulkInsert(table_.clustered, [&](std::string_view* k, std::string_view* v) {
+      if (i == records.size()) return false;
+      *k = records[i].first;
+      *v = records[i].second;
+      ++i;
+      return true;
+    });
+    if (!bs.ok()) return FromStatus(bs);
+  }
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    SQL_RETURN_IF_ERROR(LoadIndex(table_.indexes[i], &index_keys[i]));
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus RowLockingTable::BuildIndex(size_t index, const RefRowSource& next) {
+  const TableDef& def = table_.def;
+  std::vector<std::string> keys;
+  for (;;) {
+    const Row* row = nullptr;
+    std::string_view ref;
+    SQL_ASSIGN_OR_RETURN(bool more, next(&row, &ref));
+    if (!more) break;
+    keys.push_back(EncodeIndexKey(def, def.indexes[index], *row, ref));
+  }
+  return LoadIndex(table_.indexes[index], &keys);
+}
+
+}  // namespace minnow::sql
