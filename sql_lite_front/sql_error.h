@@ -134,13 +134,6 @@ SqlError SqlErr(ErrorCode code, const Parts&... parts) {
   (msg.append(std::string_view(parts)), ...);
   return SqlError{code, std::move(msg)};
 }
-// A bare number where an ErrorCode is meant: still accepted, so that callers can move to the
-// named constants one by one; the warning points at each.
-template <typename... Parts>
-[[deprecated("pass an ErrorCode constant, not a bare error number")]] SqlError SqlErr(
-    int code, const Parts&... parts) {
-  return SqlErr(static_cast<ErrorCode>(code), parts...);
-}
 
 }  // namespace minnow::sql
 

@@ -206,7 +206,7 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
   for (const SelectItem& item : stmt.items) {
     item_of->push_back(p->items.size());
     if (item.expr == nullptr) {
-      if (!stmt.from.has_value()) return SqlErr(1096, "No tables used");
+      if (!stmt.from.has_value()) return SqlErr(kErNoTablesUsed, "No tables used");
       for (size_t c = 0; c < scope.columns.size(); ++c) {
         if (has_aggregates && stmt.group_by.empty())
           return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c]);

@@ -132,7 +132,7 @@ SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const Insert
     int c = def.FindColumn(name);
     if (c < 0) return SqlErr(kErBadField, "Unknown column '", name, "' in 'field list'");
     if (std::find(targets.begin(), targets.end(), c) != targets.end())
-      return SqlErr(1110, "Column '", name, "' specified twice");
+      return SqlErr(kErFieldSpecifiedTwice, "Column '", name, "' specified twice");
     targets.push_back(static_cast<uint32_t>(c));
   }
   return targets;
