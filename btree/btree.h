@@ -17,10 +17,12 @@
 // length of an operation. Latch order: top-down, then left-to-right.
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "btree/record_move_listener.h"
 #include "buffer_pool/buffer_pool.h"
@@ -78,8 +80,23 @@ struct LatchedRead {
   bool delete_marked = false;
 };
 
-// What a write is about to do, told to its BeforeChange notice.
+// What a write changes at the leaf, decided there: an Upsert is kInsert or kUpdate by whether
+// the key is present.
+enum class WriteChange : uint8_t {
+  kInsert,      // Insert, or Upsert of an absent key: a new record
+  kUpdate,      // Update, or Upsert of a present key (delete-marked or not): value replaced
+  kDeleteMark,  // SetDeleteMark: the record's delete mark set (or cleared, as asked)
+  kRemove,      // Remove: the record removed for good
+};
+
+// What a write is about to do, told to its WriteHook: what changes (`change`), in which tree
+// (`index`), at which record (`key`, `where`), replacing what (`old`).
 struct WriteNotice {
+  WriteChange change = WriteChange::kInsert;
+  // The tree written: its root page number, which is the index id its pages carry.
+  PageNo index = kInvalidPageNo;
+  // The key written (the caller's bytes: valid for the call).
+  ConstBytes key;
   // The record the write replaces, delete-marks or removes (value complete); nullptr when it
   // inserts.
   const RecordData* old = nullptr;
@@ -88,18 +105,38 @@ struct WriteNotice {
   // where an insert checks for gap locks (InnoDB's lock_rec_insert_check_and_lock).
   RecordLocation where;
   // The kSysFieldsSize hidden bytes the write will store (trees with sys fields, writes that
-  // store a record; null otherwise). The notice may set them: the undo record's roll pointer
-  // is known only once the notice has written it.
+  // store a record; null otherwise). The hook may set them: the undo record's roll pointer
+  // is known only once the hook has written it.
   std::byte* sys = nullptr;
 };
 
-// Called once by a write, under the leaf's latch, after the record's place is known and before
-// the first page change. An error aborts the write, which then changes nothing and releases
-// its latches (kLockWait: the caller waits for a lock and retries). The write may still fail
-// after the call (no space for a split): the caller must accept a notice for a change that did
-// not happen. It must not call into this tree. Transactions write their undo here, ahead of
-// the change (write-ahead undo), and check record locks.
-using BeforeChange = std::function<Status(WriteNotice* notice)>;
+// A write's hook: BeforeWrite is called once by the write, under the leaf's X latch, after the
+// record's place is known and before the first page change. An error aborts the write, which
+// then changes nothing and releases its latches (kLockWait: the caller waits for a lock and
+// retries). The write may still fail after the call (no space for a split): the caller must
+// accept a notice for a change that did not happen. It must not call into this tree.
+// Transactions write their undo here, ahead of the change (write-ahead undo), and check record
+// locks; the caller's own context (which keyspace, what the statement asked) travels in the
+// hook object, so the tree knows nothing of either.
+class WriteHook {
+ public:
+  virtual Status BeforeWrite(WriteNotice* notice) const = 0;
+
+ protected:
+  ~WriteHook() = default;
+};
+
+// A WriteHook made of a function, for callers with no state of their own to carry (rollback,
+// purge, tests). The per-record write path of transactions uses its own hook class instead.
+class BeforeChange final : public WriteHook {
+ public:
+  template <std::invocable<WriteNotice*> F>
+  BeforeChange(F&& f) : fn_(std::forward<F>(f)) {}  // NOLINT(google-explicit-constructor)
+  Status BeforeWrite(WriteNotice* notice) const override { return fn_(notice); }
+
+ private:
+  std::function<Status(WriteNotice* notice)> fn_;
+};
 
 class BTree {
  public:
@@ -137,7 +174,7 @@ class BTree {
   // forbids it (never: an empty key is a valid key), a key over kMaxKeySize or a value over
   // kMaxValueSize.
   Status Insert(ConstBytes key, ConstBytes value, ConstBytes sys = {},
-                const BeforeChange* before_change = nullptr);
+                const WriteHook* hook = nullptr);
   // Replaces the value (and sys bytes, if given) of an existing record; clears its delete mark
   // unless `delete_marked`.
   // kNotFound if absent. In place (same heap number) when it fits the page, else delete +
@@ -146,17 +183,16 @@ class BTree {
   // `delete_marked` stores the new version delete-marked (a rollback restoring a deleted
   // version in one step).
   Status Update(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
-                const BeforeChange* before_change = nullptr, bool delete_marked = false);
+                const WriteHook* hook = nullptr, bool delete_marked = false);
   // Insert or Update. `old` is set (and *existed = true) when the key was there.
   Status Upsert(ConstBytes key, ConstBytes value, ConstBytes sys = {}, RecordData* old = nullptr,
-                bool* existed = nullptr, const BeforeChange* before_change = nullptr);
+                bool* existed = nullptr, const WriteHook* hook = nullptr);
   // Sets or clears the delete mark (and sys bytes, if given). kNotFound if absent.
   Status SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys = {},
-                       const BeforeChange* before_change = nullptr);
+                       const WriteHook* hook = nullptr);
   // Physically removes the record and frees its overflow pages; merges or redistributes the
   // page when it falls under a quarter full. kNotFound if absent. `old` as for Update.
-  Status Remove(ConstBytes key, RecordData* old = nullptr,
-                const BeforeChange* before_change = nullptr);
+  Status Remove(ConstBytes key, RecordData* old = nullptr, const WriteHook* hook = nullptr);
 
   // Builds the tree from records in ascending key order, filling pages to `fill_factor`
   // (0.5 .. 1.0). REQUIRES: the tree is empty; no other thread uses it meanwhile. kInvalidArgument

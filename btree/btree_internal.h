@@ -64,8 +64,8 @@ struct WriteOp {
   bool mark = false;              // kDeleteMark
   RecordData* old = nullptr;
   bool* existed = nullptr;
-  const BeforeChange* before_change = nullptr;
-  RecordData old_scratch;  // `old` when the caller gave none but before_change needs one
+  const WriteHook* hook = nullptr;
+  RecordData old_scratch;  // `old` when the caller gave none but the hook needs one
   // Filled while applying: overflow chains to free once the mtr has committed.
   std::vector<PageNo> chains_to_free;
   // Set once the new record reached a page: from then on its overflow chain belongs to the

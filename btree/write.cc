@@ -30,11 +30,16 @@ Status CheckSys(const TreeOptions& options, ConstBytes sys) {
   return Status::OK();
 }
 
-// The write's BeforeChange notice (btree.h), if it has one.
-Status Notify(WriteOp* op, const RecordData* old, RecordLocation where, std::byte* sys) {
-  if (op->before_change == nullptr) return Status::OK();
-  WriteNotice notice{.old = old, .where = where, .sys = sys};
-  return (*op->before_change)(&notice);
+// Tells the write's hook (btree.h WriteHook), if it has one, what is about to change in tree
+// `index`. For a transaction's write this is where its lock-and-undo hook runs
+// (txn/transaction_write.cc TransactionCore::OnWrite): under the leaf's X latch, before the
+// first page change, so a lock wait or an undo failure leaves the page untouched.
+Status Notify(WriteOp* op, PageNo index, WriteChange change, const RecordData* old,
+              RecordLocation where, std::byte* sys) {
+  if (op->hook == nullptr) return Status::OK();
+  WriteNotice notice{
+      .change = change, .index = index, .key = op->key, .old = old, .where = where, .sys = sys};
+  return op->hook->BeforeWrite(&notice);
 }
 
 // The hidden bytes a stored record will get, for the notice to set (null without sys fields).
@@ -42,9 +47,9 @@ std::byte* RecordSys(WriteOp* op) {
   return op->rec->spec.sys.empty() ? nullptr : op->rec->sys.data();
 }
 
-// Points op->old at scratch space when a notice needs the old record and the caller gave none.
+// Points op->old at scratch space when a hook needs the old record and the caller gave none.
 void NeedOld(WriteOp* op) {
-  if (op->before_change != nullptr && op->old == nullptr) op->old = &op->old_scratch;
+  if (op->hook != nullptr && op->old == nullptr) op->old = &op->old_scratch;
 }
 
 }  // namespace
@@ -88,14 +93,16 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
       successor.heap_no = next.heap_no;
     if (v.Fits(spec.size())) {
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
-      RETURN_IF_ERROR(Notify(op, nullptr, successor, RecordSys(op)));
+      // The transaction's lock-and-undo hook runs here (and at each Notify below): leaf X
+      // latched, nothing changed yet.
+      RETURN_IF_ERROR(Notify(op, root, WriteChange::kInsert, nullptr, successor, RecordSys(op)));
       op->applied = true;
       HeapNo h = InsertRecord(&ed, idx, spec);
       if (listener != nullptr) listener->OnRecordInserted({leaf.page_no(), h}, successor);
       return true;
     }
     if (path == nullptr) return false;
-    RETURN_IF_ERROR(Notify(op, nullptr, successor, RecordSys(op)));
+    RETURN_IF_ERROR(Notify(op, root, WriteChange::kInsert, nullptr, successor, RecordSys(op)));
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
     op->applied = true;
@@ -118,7 +125,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     }
     ConstBytes sys = op->sys;
     std::array<std::byte, kSysLen> notice_sys{};
-    if (op->before_change != nullptr) {
+    if (op->hook != nullptr) {
       NeedOld(op);
       RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
       std::byte* out = nullptr;
@@ -127,7 +134,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
         out = notice_sys.data();
         sys = ConstBytes(notice_sys.data(), kSysLen);
       }
-      RETURN_IF_ERROR(Notify(op, op->old, op->old->location, out));
+      RETURN_IF_ERROR(Notify(op, root, WriteChange::kDeleteMark, op->old, op->old->location, out));
     }
     ::minnow::SetDeleteMark(&ed, idx, op->mark, sys);
     return true;
@@ -141,8 +148,8 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     if (!in_place && path == nullptr) return false;
     NeedOld(op);
     if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-    RETURN_IF_ERROR(
-        Notify(op, op->old, RecordLocation{leaf.page_no(), rec.heap_no}, RecordSys(op)));
+    RETURN_IF_ERROR(Notify(op, root, WriteChange::kUpdate, op->old,
+                           RecordLocation{leaf.page_no(), rec.heap_no}, RecordSys(op)));
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
       if (spec.size() > rec.size) RETURN_IF_ERROR(check_before_reorganize(spec.size()));
@@ -167,7 +174,8 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   if (underflow && path == nullptr) return false;
   NeedOld(op);
   if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-  RETURN_IF_ERROR(Notify(op, op->old, RecordLocation{leaf.page_no(), rec.heap_no}, nullptr));
+  RETURN_IF_ERROR(Notify(op, root, WriteChange::kRemove, op->old,
+                         RecordLocation{leaf.page_no(), rec.heap_no}, nullptr));
   if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
   RecordLocation removed{leaf.page_no(), rec.heap_no};
   RecordLocation successor{leaf.page_no(), kSupremumHeapNo};
@@ -226,38 +234,33 @@ Status BTree::Impl::RunWrite(WriteOp* op) {
 
 // ---- public write API
 
-Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys,
-                     const BeforeChange* before_change) {
+Status BTree::Insert(ConstBytes key, ConstBytes value, ConstBytes sys, const WriteHook* hook) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
-  WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec, .before_change = before_change};
+  WriteOp op{.kind = OpKind::kInsert, .key = key, .rec = &rec, .hook = hook};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
 Status BTree::Update(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
-                     const BeforeChange* before_change, bool delete_marked) {
+                     const WriteHook* hook, bool delete_marked) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
   RETURN_IF_ERROR(impl_->Prepare(key, value, sys, &rec));
   if (delete_marked) rec.spec.flags |= kRecDeleteMark;
-  WriteOp op{.kind = OpKind::kUpdate,
-             .key = key,
-             .rec = &rec,
-             .sys = sys,
-             .old = old,
-             .before_change = before_change};
+  WriteOp op{
+      .kind = OpKind::kUpdate, .key = key, .rec = &rec, .sys = sys, .old = old, .hook = hook};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   return st;
 }
 
 Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordData* old,
-                     bool* existed, const BeforeChange* before_change) {
+                     bool* existed, const WriteHook* hook) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
   PreparedRecord rec;
@@ -269,28 +272,23 @@ Status BTree::Upsert(ConstBytes key, ConstBytes value, ConstBytes sys, RecordDat
              .sys = sys,
              .old = old,
              .existed = &found,
-             .before_change = before_change};
+             .hook = hook};
   Status st = impl_->RunWrite(&op);
   if (!op.applied && rec.chain != kInvalidPageNo) (void)impl_->FreeChain(rec.chain);
   if (existed != nullptr) *existed = found;
   return st;
 }
 
-Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys,
-                            const BeforeChange* before_change) {
+Status BTree::SetDeleteMark(ConstBytes key, bool marked, ConstBytes sys, const WriteHook* hook) {
   RETURN_IF_ERROR(CheckKey(key));
   RETURN_IF_ERROR(CheckSys(impl_->options, sys));
-  WriteOp op{.kind = OpKind::kDeleteMark,
-             .key = key,
-             .sys = sys,
-             .mark = marked,
-             .before_change = before_change};
+  WriteOp op{.kind = OpKind::kDeleteMark, .key = key, .sys = sys, .mark = marked, .hook = hook};
   return impl_->RunWrite(&op);
 }
 
-Status BTree::Remove(ConstBytes key, RecordData* old, const BeforeChange* before_change) {
+Status BTree::Remove(ConstBytes key, RecordData* old, const WriteHook* hook) {
   RETURN_IF_ERROR(CheckKey(key));
-  WriteOp op{.kind = OpKind::kRemove, .key = key, .old = old, .before_change = before_change};
+  WriteOp op{.kind = OpKind::kRemove, .key = key, .old = old, .hook = hook};
   return impl_->RunWrite(&op);
 }
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "engine/database_core_internal.h"
-#include "engine/transaction_core_internal.h"
+#include "engine/transaction_impl_internal.h"
 #include "minnow/db.h"
 
 namespace minnow {

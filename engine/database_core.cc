@@ -10,7 +10,7 @@
 
 #include "buffer_pool/disk_backend.h"
 #include "engine/database_core_internal.h"
-#include "engine/transaction_core_internal.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 namespace {
@@ -84,7 +84,6 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   db->options_ = options;
   db->options_.purge_interval_ms = std::max<uint32_t>(1, options.purge_interval_ms);
   db->lock_wait_timeout_ = std::chrono::milliseconds(options.lock_wait_timeout_ms);
-  db->mdl_timeout_ = std::chrono::milliseconds(options.metadata_lock_wait_timeout_ms);
   db->deadlock_detect_ = options.deadlock_detect;
   db->purge_interval_ = std::chrono::milliseconds(std::max<uint32_t>(1, options.purge_interval_ms));
   DatabaseCore* core = db.get();
@@ -92,9 +91,15 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
       .deadlock_detect = options.deadlock_detect,
       .on_deadlock = [core](const DeadlockInfo& info) { core->RecordDeadlock(info); }});
   db->lock_listener_ = std::make_unique<LockListener>(db->lock_sys_.get());
-  db->flush_policy_ = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
+  TxnServices& svc = db->services_;
+  svc.lock_sys = db->lock_sys_.get();
+  svc.mdl = db->mdl_.get();
+  svc.keyspaces = &db->keyspaces_;
+  svc.lock_wait_timeout = db->lock_wait_timeout_;
+  svc.metadata_lock_wait_timeout = std::chrono::milliseconds(options.metadata_lock_wait_timeout_ms);
+  svc.flush_policy = static_cast<FlushPolicy>(options.flush_log_at_trx_commit);
   // The background flusher checkpoints past the capacity; writers step in at twice it.
-  db->log_free_check_bytes_ =
+  svc.log_free_check_bytes =
       options.background_flusher ? 2 * options.log_capacity_bytes : options.log_capacity_bytes;
   ASSIGN_OR_RETURN(auto backend, OpenBackend(options));
   BufferPoolOptions bpo;
@@ -160,14 +165,14 @@ Status DatabaseCore::Close() {
   StopPurge();
   // The Close() contract: no thread is inside a call now, so no active transaction's thread is
   // either; roll them back (a waiter would have been inside a call).
-  std::vector<TransactionCore*> active;
+  std::vector<TransactionCore*> active;  // each trx_sys owner is a TransactionCore
   trx_sys_->ForEachActive(
       [&](TrxId, void* owner) { active.push_back(static_cast<TransactionCore*>(owner)); });
   for (TransactionCore* t : active) t->RollbackForClose();
   lock_sys_->Shutdown();
   mdl_->Shutdown();
   final_stats_ = LiveStats();
-  closed_.store(true, std::memory_order_release);
+  services_.closed.store(true, std::memory_order_release);
   // A clean close leaves nothing to recover: the whole log durable, every page written, and a
   // checkpoint at the end of the log. After a write failure only recovery can be trusted: the
   // pool refuses to write, and the next Open recovers.
@@ -380,9 +385,10 @@ DatabaseStats DatabaseCore::LiveStats() const {
   auto phys = pool_->physical_size();
   s.physical_bytes = phys.ok() ? *phys : 0;
   s.redo_lsn = pool_->log() != nullptr ? pool_->log()->current_lsn() : 0;
-  s.commits = commits_.load(std::memory_order_relaxed);
-  s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
-  s.durable_commits = durable_commits_.load(std::memory_order_relaxed);
+  const TxnCounters& c = services_.counters;
+  s.commits = c.commits.load(std::memory_order_relaxed);
+  s.rollbacks = c.rollbacks.load(std::memory_order_relaxed);
+  s.durable_commits = c.durable_commits.load(std::memory_order_relaxed);
   s.checkpoints = p.checkpoints;
   const LockSysStats l = lock_sys_->stats();
   s.lock_structs = l.structs;
@@ -406,7 +412,7 @@ DatabaseStats DatabaseCore::LiveStats() const {
     s.read_views = trx_sys_->open_views();
   }
   if (undo_store_ != nullptr) s.history_list_length = undo_store_->history_length();
-  s.purged_records = purged_records_.load(std::memory_order_relaxed);
+  s.purged_records = c.purged_records.load(std::memory_order_relaxed);
   s.checkpoint_lsn = p.checkpoint_lsn;
   if (log_ != nullptr) {
     const DurableLogStats l = log_->stats();
@@ -418,28 +424,13 @@ DatabaseStats DatabaseCore::LiveStats() const {
   return s;
 }
 
-Status DatabaseCore::WritableStatus() const {
-  if (log_ != nullptr) {
-    Status st = log_->failed_status();
-    if (!st.ok()) {
-      return Status(st.code(), "the redo log failed earlier (" + st.message() +
-                                   "); the database refuses writes until it is reopened");
-    }
-  }
-  Status st = pool_->fatal_error();
-  if (!st.ok()) {
-    return Status(st.code(), "writing the database file failed earlier (" + st.message() +
-                                 "); the database refuses writes until it is reopened");
-  }
-  return Status::OK();
-}
-
 DatabaseStats DatabaseCore::stats() const {
   if (closed()) {
     DatabaseStats s = final_stats_;
-    s.durable_commits = durable_commits_.load(std::memory_order_relaxed);
-    s.commits = commits_.load(std::memory_order_relaxed);
-    s.rollbacks = rollbacks_.load(std::memory_order_relaxed);
+    const TxnCounters& c = services_.counters;
+    s.durable_commits = c.durable_commits.load(std::memory_order_relaxed);
+    s.commits = c.commits.load(std::memory_order_relaxed);
+    s.rollbacks = c.rollbacks.load(std::memory_order_relaxed);
     return s;
   }
   return LiveStats();

@@ -1,8 +1,9 @@
 #pragma once
 // DatabaseCore: what a Database is underneath its pimpl handle. Owns the file (backend + advisory
 // file lock), the durable redo log, the buffer pool, the catalog, the keyspace table, the lock
-// system, the transaction system, the undo logs and the purge thread. Opening a file database
-// runs crash recovery (database_recovery.cc).
+// system, the transaction system, the undo logs and purge, and builds the TxnServices
+// (txn/txn_services.h) through which transactions and purge reach them. Opening a file
+// database runs crash recovery (database_recovery.cc).
 //
 // Lock and latch order: locks (lock/) are waited for with no latch held; then catalog_latch_
 // (DDL, CheckIntegrity, Close); then page latches (B+tree, then undo pages); then trx_sys's
@@ -12,30 +13,28 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "buffer_pool/buffer_pool.h"
 #include "common/latch.h"
 #include "engine/catalog_internal.h"
-#include "engine/keyspace_table_internal.h"
 #include "engine/lock_listener_internal.h"
 #include "lock/lock_sys.h"
 #include "lock/metadata_lock.h"
+#include "log/durable_redo_log.h"
 #include "minnow/db.h"
 #include "mvcc/trx_sys.h"
 #include "mvcc/undo_store.h"
-#include "log/durable_redo_log.h"
+#include "txn/keyspace_table.h"
+#include "txn/purge.h"
+#include "txn/txn_services.h"
 
 namespace minnow {
-
-class TransactionCore;
 
 class DatabaseCore {
  public:
@@ -43,7 +42,7 @@ class DatabaseCore {
   ~DatabaseCore();  // closes if still open, ignoring errors
 
   Status Close();
-  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  bool closed() const { return services_.is_closed(); }
 
   Status CreateKeyspace(std::string_view name, const KeyspaceOptions& options);
   Status DropKeyspace(std::string_view name);
@@ -60,11 +59,6 @@ class DatabaseCore {
         return s;
     }
     return BadHandle(id, db_tag);
-  }
-  // For undo: the state with `id` unless dropped (no handle check).
-  KeyspaceState* FindLive(uint32_t id) const {
-    KeyspaceState* s = keyspaces_.Find(id);
-    return s != nullptr && !s->dropped.load(std::memory_order_acquire) ? s : nullptr;
   }
 
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
@@ -84,34 +78,13 @@ class DatabaseCore {
   // lock-sys latch held) and keeps the report as the latest.
   void RecordDeadlock(const DeadlockInfo& info) EXCLUDES(catalog_latch_, deadlock_latch_);
 
-  // The durable log; nullptr for ":memory:" (nothing to log for a crash to find).
-  DurableRedoLog* log() const { return log_.get(); }
-  FlushPolicy flush_policy() const { return flush_policy_; }
   // OK unless a failed log or data-file write or fsync made the database refuse writes until
   // it is reopened (then that failure, explained).
-  Status WritableStatus() const;
-  void CountDurableCommit() { durable_commits_.fetch_add(1, std::memory_order_relaxed); }
-  // InnoDB's log_free_check, called by a writer holding no latch: when the log holds more than
-  // allowed since the last checkpoint (the background flusher is off or falling behind), the
-  // writer itself flushes pages and checkpoints, so the log stays bounded under any load.
-  Status LogFreeCheck() {
-    if (log_ == nullptr || log_->bytes_since_checkpoint() <= log_free_check_bytes_) [[likely]]
-      return Status::OK();
-    return pool_->FlushAll();
-  }
+  Status WritableStatus() const { return services_.WritableStatus(); }
 
   uint64_t tag() const { return tag_; }
-  LockSys* lock_sys() const { return lock_sys_.get(); }
-  MetadataLockSys* mdl() const { return mdl_.get(); }
-  std::chrono::milliseconds metadata_lock_wait_timeout() const { return mdl_timeout_; }
-  TrxSys* trx_sys() const { return trx_sys_.get(); }
-  UndoStore* undo_store() const { return undo_store_.get(); }
-  std::chrono::milliseconds lock_wait_timeout() const { return lock_wait_timeout_; }
-  // Wakes the purge thread (a transaction that delete-marked records committed).
-  void WakePurge();
-  void CountPurged(uint64_t n) { purged_records_.fetch_add(n, std::memory_order_relaxed); }
-  void CountCommit() { commits_.fetch_add(1, std::memory_order_relaxed); }
-  void CountRollback() { rollbacks_.fetch_add(1, std::memory_order_relaxed); }
+  // What every transaction of this database is given (TransactionCore's constructor).
+  TxnServices* txn_services() { return &services_; }
 
  private:
   DatabaseCore() = default;
@@ -121,16 +94,14 @@ class DatabaseCore {
                      BufferPoolOptions bpo);
   // After the pool and the trees are open: the undo logs, the transaction and lock systems;
   // rolls back the transactions a crash left active (report_ counts them); starts purge.
+  // Completes services_.
   Status OpenTransactions();
   Status OpenKeyspaces();
   // Drops a keyspace once no transaction holds a lock on it (a table X lock).
   Status DropWithTableLock(std::string_view name);
-  // The purge thread's loop and one pass (purge.cc): frees the undo no read view needs and
-  // removes the delete-marked records it names. Returns the logs purged.
-  void PurgeLoop();
-  Result<uint64_t> PurgePass();
-  Status PurgeRecord(const UndoRecord& r, TrxId trx_id);
-  void StopPurge();
+  void StopPurge() {
+    if (purge_ != nullptr) purge_->Stop();
+  }
   KeyspaceState* AddState(CatalogEntry entry, std::unique_ptr<BTree> tree) REQUIRES(catalog_latch_);
   Status BadHandle(uint32_t id, uint64_t db_tag) const;
   // Keyspace names and record keys for lock rows (introspection.cc).
@@ -152,22 +123,16 @@ class DatabaseCore {
   std::unique_ptr<UndoStore> undo_store_;
   bool deadlock_detect_ = true;
   std::chrono::milliseconds purge_interval_{10};
-  // The purge thread and its wake-up.
-  Latch purge_latch_;
-  std::condition_variable_any purge_cv_;
-  bool purge_stop_ GUARDED_BY(purge_latch_) = false;
-  bool purge_wake_ GUARDED_BY(purge_latch_) = false;
-  std::thread purge_thread_;
-  std::atomic<uint64_t> purged_records_{0};
-  FlushPolicy flush_policy_ = FlushPolicy::kSyncAtCommit;
-  uint64_t log_free_check_bytes_ = UINT64_MAX;  // see LogFreeCheck
+  // The parts above (and keyspaces_) as transactions and purge see them, the open state and
+  // the transaction counters. Filled by Open and OpenTransactions.
+  TxnServices services_;
+  std::unique_ptr<Purge> purge_;  // started by OpenTransactions
   RecoveryReport report_;
   Options options_;
   int lock_fd_ = -1;  // holds flock(LOCK_EX) on the file while open
   std::string path_;
-  uint64_t tag_ = 0;  // unique per open Database in this process
-  std::chrono::milliseconds lock_wait_timeout_{0};
-  std::chrono::milliseconds mdl_timeout_{0};  // Options::metadata_lock_wait_timeout_ms
+  uint64_t tag_ = 0;                                // unique per open Database in this process
+  std::chrono::milliseconds lock_wait_timeout_{0};  // DropKeyspace's wait (services_ has it too)
 
   // Purge holds it shared while it changes trees; a drop holds it exclusive while it frees a
   // tree's pages (transactions keep drops out with table locks; purge takes none). Before
@@ -181,8 +146,6 @@ class DatabaseCore {
   mutable Latch deadlock_latch_;  // a leaf latch
   std::optional<DeadlockReport> latest_deadlock_ GUARDED_BY(deadlock_latch_);
 
-  std::atomic<bool> closed_{false};
-  std::atomic<uint64_t> commits_{0}, rollbacks_{0}, durable_commits_{0};
   DatabaseStats final_stats_;  // taken by Close(); stats() returns it afterwards
 };
 

@@ -22,8 +22,8 @@
 #include "buffer_pool/doublewrite.h"
 #include "common/crash_point.h"
 #include "engine/database_core_internal.h"
-#include "engine/transaction_core_internal.h"
 #include "log/log_reader.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 
@@ -152,24 +152,28 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
                       report_.transactions_rolled_back > 0 || report_.torn_log_tail;
   // The end-of-recovery checkpoint: the next open starts from here.
   if (report_.recovered) RETURN_IF_ERROR(pool_->FlushAll());
-  if (flush_policy_ != FlushPolicy::kSyncAtCommit) log_->StartBackground();
+  if (services_.flush_policy != FlushPolicy::kSyncAtCommit) log_->StartBackground();
   report_.millis =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return Status::OK();
 }
 
 Status DatabaseCore::OpenTransactions() {
+  services_.pool = pool_.get();
+  services_.log = log_.get();
   ASSIGN_OR_RETURN(undo_store_, UndoStore::Open(pool_.get()));
+  services_.undo_store = undo_store_.get();
   ASSIGN_OR_RETURN(std::vector<std::unique_ptr<TrxUndo>> active, undo_store_->RecoverActive());
   // Ids restart above every id handed out before (the bound was raised before they were).
   // Id 0 means "none" (a transaction that never wrote; rows written before MVCC).
   const TrxId first_id = std::max<TrxId>(1, undo_store_->trx_id_bound());
   trx_sys_ = std::make_unique<TrxSys>(
       first_id, [this](TrxId bound) { return undo_store_->SetTrxIdBound(bound); });
+  services_.trx_sys = trx_sys_.get();
   for (std::unique_ptr<TrxUndo>& undo : active) {
     // No lock is needed: nothing else runs yet, and the records' DB_TRX_IDs are below every
     // new id. The changes are redo-logged; a crash here rolls back again from what is left.
-    Status st = RollBackUndo(this, undo.get(), 0, /*recovering=*/true);
+    Status st = RollBackUndo(keyspaces_, undo.get(), 0, /*recovering=*/true);
     Result<Lsn> end = st.ok() ? undo->Discard() : Result<Lsn>(st);
     if (!end.ok()) {
       return Status(end.status().code(),
@@ -178,7 +182,9 @@ Status DatabaseCore::OpenTransactions() {
     }
     ++report_.transactions_rolled_back;
   }
-  purge_thread_ = std::thread([this] { PurgeLoop(); });
+  purge_ = std::make_unique<Purge>(&services_, &drop_latch_, purge_interval_);
+  services_.purge = purge_.get();
+  purge_->Start();
   return Status::OK();
 }
 

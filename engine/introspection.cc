@@ -9,7 +9,7 @@
 
 #include "btree/page.h"
 #include "engine/database_core_internal.h"
-#include "engine/transaction_core_internal.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 

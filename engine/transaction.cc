@@ -1,11 +1,9 @@
-// The public Transaction handle. These are the per-call paths (Get/Put/...), kept thin: check
-// the transaction is open, resolve the Keyspace handle through the lock-free table, check
-// sizes, then one B+tree call.
+// The public Transaction and Iterator handles. These are the per-call paths (Get/Put/...), kept
+// thin: check the transaction is open, resolve the Keyspace handle through the lock-free table,
+// check sizes, then one B+tree call.
 #include <fmt/format.h>
 
-#include "btree/cursor.h"
-#include "engine/iterator_internal.h"
-#include "engine/transaction_core_internal.h"
+#include "engine/transaction_impl_internal.h"
 #include "minnow/db.h"
 
 namespace minnow {
@@ -17,7 +15,7 @@ Result<bool> Transaction::Get(const Keyspace& ks, std::string_view key, std::str
                               const ReadOptions& ro) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
   return t.Get(s, key, value, ro.lock_mode);
 }
@@ -36,7 +34,7 @@ Result<std::string> Transaction::Get(const Keyspace& ks, std::string_view key,
 Status Transaction::Put(const Keyspace& ks, std::string_view key, std::string_view value) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
   RETURN_IF_ERROR(CheckValueSize(value));
   return t.Put(s, key, value);
@@ -45,7 +43,7 @@ Status Transaction::Put(const Keyspace& ks, std::string_view key, std::string_vi
 Status Transaction::Insert(const Keyspace& ks, std::string_view key, std::string_view value) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
   RETURN_IF_ERROR(CheckValueSize(value));
   return t.Insert(s, key, value);
@@ -54,7 +52,7 @@ Status Transaction::Insert(const Keyspace& ks, std::string_view key, std::string
 Status Transaction::Erase(const Keyspace& ks, std::string_view key) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
   return t.Erase(s, key);
 }
@@ -64,7 +62,7 @@ Status Transaction::BulkInsert(
     const std::function<bool(std::string_view* key, std::string_view* value)>& next) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   return t.BulkInsert(s, next);
 }
 
@@ -72,12 +70,20 @@ Result<std::unique_ptr<Iterator>> Transaction::NewIterator(const Keyspace& ks,
                                                            const ReadOptions& ro) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   if (t.EffectiveMode(ro.lock_mode) != LockMode::kNone) {
     RETURN_IF_ERROR(t.PrepareLocking(s, t.EffectiveMode(ro.lock_mode)));
   }
   auto impl = std::make_unique<Iterator::Impl>(&t, s, ro);
   return std::unique_ptr<Iterator>(new Iterator(std::move(impl)));
+}
+
+Result<uint64_t> Transaction::Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
+                                    const ReadOptions& ro) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
+  return t.Count(s, lo, hi, ro);
 }
 
 Status Transaction::Commit() { return impl_->core.Commit(); }
@@ -110,8 +116,24 @@ void Transaction::ClearInterrupt() { impl_->core.SetInterrupted(false); }
 Status Transaction::LockTable(const Keyspace& ks, LockMode mode) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   return t.LockTable(s, mode);
 }
+
+// ---- the public Iterator handle: forwards to its TxnIterator (txn/txn_iterator.h), inline on
+// the per-row calls (Next, Valid, key, value).
+
+Iterator::Iterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Iterator::~Iterator() = default;
+
+Status Iterator::Seek(std::string_view key) { return impl_->it.Seek(key); }
+Status Iterator::SeekForPrev(std::string_view key) { return impl_->it.SeekForPrev(key); }
+Status Iterator::SeekToFirst() { return impl_->it.SeekToFirst(); }
+Status Iterator::SeekToLast() { return impl_->it.SeekToLast(); }
+Status Iterator::Next() { return impl_->it.Next(); }
+Status Iterator::Prev() { return impl_->it.Prev(); }
+bool Iterator::Valid() const { return impl_->it.Valid(); }
+std::string_view Iterator::key() const { return impl_->it.Key(); }
+Result<std::string_view> Iterator::value() { return impl_->it.Value(); }
 
 }  // namespace minnow

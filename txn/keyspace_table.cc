@@ -1,6 +1,6 @@
-#include <algorithm>
+#include "txn/keyspace_table.h"
 
-#include "engine/keyspace_table_internal.h"
+#include <algorithm>
 
 namespace minnow {
 

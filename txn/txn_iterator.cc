@@ -1,13 +1,13 @@
+#include "txn/txn_iterator.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <span>
 
-#include "engine/iterator_internal.h"
-
 namespace minnow {
 
-Status Iterator::Impl::CheckUsable() const {
+Status TxnIterator::CheckUsable() const {
   RETURN_IF_ERROR(txn->CheckOpen());
   if (ks->dropped.load(std::memory_order_acquire)) {
     return Status::InvalidArgument(fmt::format("keyspace '{}' was dropped", ks->name));
@@ -15,19 +15,19 @@ Status Iterator::Impl::CheckUsable() const {
   return Status::OK();
 }
 
-Status Iterator::Impl::MisuseError(const char* what) const {
+Status TxnIterator::MisuseError(const char* what) const {
   RETURN_IF_ERROR(CheckUsable());
   return Status::InvalidArgument(
       fmt::format("Iterator::{} on an iterator that is not Valid()", what));
 }
 
-Status Iterator::Impl::BoundedBackward(const char* what) {
+Status TxnIterator::BoundedBackward(const char* what) {
   valid = false;
   return Status::InvalidArgument(
       fmt::format("Iterator::{} on an iterator with an upper bound (it reads forward)", what));
 }
 
-Iterator::Impl::Impl(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro)
+TxnIterator::TxnIterator(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro)
     : txn(t),
       ks(k),
       cursor(k->tree->NewCursor()),
@@ -47,13 +47,13 @@ Iterator::Impl::Impl(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro
   }
 }
 
-Iterator::Impl::~Impl() {
-  if (statement_view.open() && !txn->db()->closed()) {
-    txn->db()->trx_sys()->CloseView(&statement_view);
+TxnIterator::~TxnIterator() {
+  if (statement_view.open() && !txn->services()->is_closed()) {
+    txn->services()->trx_sys->CloseView(&statement_view);
   }
 }
 
-Result<int> Iterator::Impl::BoundSlot(const LeafImage& leaf) {
+Result<int> TxnIterator::BoundSlot(const LeafImage& leaf) {
   if (!bounded || leaf.n == 0) return leaf.n;
   // Only the leaf where the range ends needs a search.
   RecordView last;
@@ -68,7 +68,7 @@ Result<int> Iterator::Impl::BoundSlot(const LeafImage& leaf) {
   return static_cast<int>(first_ge);
 }
 
-Result<bool> Iterator::Impl::ShapeForwardBatch(const LeafImage& leaf, int from) {
+Result<bool> TxnIterator::ShapeForwardBatch(const LeafImage& leaf, int from) {
   ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
   // HeapNos may have stopped early at a damaged slot: never grow the lists.
   const size_t before = static_cast<size_t>(std::max(end - from, 0));
@@ -84,17 +84,17 @@ Result<bool> Iterator::Impl::ShapeForwardBatch(const LeafImage& leaf, int from) 
   return false;
 }
 
-Status Iterator::Impl::LockBatchLatched(PageNo page, bool last_ends) {
+Status TxnIterator::LockBatchLatched(PageNo page, bool last_ends) {
   // Implicit locks: only a record written by a transaction that may still be active has one
   // (one compare per record; the rest were written before every active transaction began).
-  const TrxId min_active = txn->db()->trx_sys()->min_active_id();
+  const TrxId min_active = txn->services()->trx_sys->min_active_id();
   for (size_t i = 0; i < sys8.size(); ++i) {
     const TrxId writer = TrxIdOfSys8(sys8[i]);
     if (writer >= min_active) [[unlikely]]
       txn->ConvertImplicit(writer, {page, heap_nos[i]});
   }
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
-  LockSys* lock_sys = txn->db()->lock_sys();
+  LockSys* lock_sys = txn->services()->lock_sys;
   std::span<const HeapNo> batch(heap_nos);
   if (last_ends) batch = batch.first(batch.size() - 1);
   if (!batch.empty()) {
@@ -106,7 +106,7 @@ Status Iterator::Impl::LockBatchLatched(PageNo page, bool last_ends) {
   return lock_sys->LockRecord(txn->locks(), {page, heap_nos.back()}, m, end_type);
 }
 
-Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
+Result<bool> TxnIterator::LockFromCurrent(bool forward) {
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
   cursor->RemainingHeapNos(&heap_nos, &sys8);
@@ -144,7 +144,7 @@ Result<bool> Iterator::Impl::LockFromCurrent(bool forward) {
   return false;
 }
 
-Status Iterator::Impl::LockEdgeAt(std::string_view key, bool gap) {
+Status TxnIterator::LockEdgeAt(std::string_view key, bool gap) {
   // No record can equal an oversize key; its prefix finds the same edge for the backward
   // fallback (no record <= key, so none <= the prefix). A forward seek past such a key may
   // leave the end gap of its leaf open (keys are at most kMaxKeySize: no real scan does this).
@@ -157,8 +157,9 @@ Status Iterator::Impl::LockEdgeAt(std::string_view key, bool gap) {
     Result<bool> r = ks->tree->ReadLatched(AsBytes(key), nullptr, [&](const LatchedRead& lr) {
       if (!gap && lr.where.heap_no != kSupremumHeapNo) return Status::OK();
       // GAP locks and locks on the supremum never wait (lock/lock_mode.h rule 2).
-      return txn->db()->lock_sys()->LockRecord(txn->locks(), LockListener::Id(lr.where), m,
-                                               gap ? RecLockType::kGap : RecLockType::kOrdinary);
+      return txn->services()->lock_sys->LockRecord(
+          txn->locks(), LockRecordId(lr.where), m,
+          gap ? RecLockType::kGap : RecLockType::kOrdinary);
     });
     if (r.ok()) return Status::OK();
     if (r.status().code() != Code::kLockWait) return r.status();
@@ -166,20 +167,21 @@ Status Iterator::Impl::LockEdgeAt(std::string_view key, bool gap) {
   }
 }
 
-Result<bool> Iterator::Impl::LockGapAfterCurrent() {
+Result<bool> TxnIterator::LockGapAfterCurrent() {
   cursor->RemainingHeapNos(&heap_nos, &sys8);
   const RecordId after{cursor->location().page_no,
                        heap_nos.size() > 1 ? heap_nos[1] : kSupremumHeapNo};
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
-  Result<bool> locked = cursor->WithLeafLatched(
-      [&] { return txn->db()->lock_sys()->LockRecord(txn->locks(), after, m, RecLockType::kGap); });
+  Result<bool> locked = cursor->WithLeafLatched([&] {
+    return txn->services()->lock_sys->LockRecord(txn->locks(), after, m, RecLockType::kGap);
+  });
   if (locked.ok() || locked.status().code() != Code::kLockWait) return locked;
   RETURN_IF_ERROR(txn->WaitForLock());
   return false;
 }
 
-Status Iterator::Impl::SeekBackward(const std::function<Status()>& seek,
-                                    std::string_view fallback_key) {
+Status TxnIterator::SeekBackward(const std::function<Status()>& seek,
+                                 std::string_view fallback_key) {
   for (;;) {
     RETURN_IF_ERROR(seek());
     if (cursor->current() == nullptr) return LockEdgeAt(fallback_key, /*gap=*/true);
@@ -188,7 +190,7 @@ Status Iterator::Impl::SeekBackward(const std::function<Status()>& seek,
   }
 }
 
-Result<bool> Iterator::Impl::CacheOlderVersion(const RecordView& rec) {
+Result<bool> TxnIterator::CacheOlderVersion(const RecordView& rec) {
   if (rec.overflow()) {
     ASSIGN_OR_RETURN(ConstBytes v, cursor->value());
     version.assign(AsStringView(v));
@@ -204,7 +206,7 @@ Result<bool> Iterator::Impl::CacheOlderVersion(const RecordView& rec) {
   return true;
 }
 
-Status Iterator::Impl::Settle(bool forward) {
+Status TxnIterator::Settle(bool forward) {
   for (;;) {
     const RecordView* rec = cursor->current();
     valid = rec != nullptr;
@@ -253,80 +255,40 @@ Status Iterator::Impl::Settle(bool forward) {
   }
 }
 
-Iterator::Iterator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Iterator::~Iterator() = default;
-
-Status Iterator::Seek(std::string_view key) {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (impl_->LocksEdges()) RETURN_IF_ERROR(impl_->LockEdgeAt(key, /*gap=*/false));
-  return impl_->Settled(impl_->cursor->Seek(AsBytes(key)), true);
+Status TxnIterator::Seek(std::string_view key) {
+  RETURN_IF_ERROR(CheckUsable());
+  if (LocksEdges()) RETURN_IF_ERROR(LockEdgeAt(key, /*gap=*/false));
+  return Settled(cursor->Seek(AsBytes(key)), true);
 }
 
-Status Iterator::SeekForPrev(std::string_view key) {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (impl_->bounded) return impl_->BoundedBackward("SeekForPrev");
-  if (impl_->LocksEdges()) {
-    return impl_->Settled(
-        impl_->SeekBackward([&] { return impl_->cursor->SeekForPrev(AsBytes(key)); }, key), false);
+Status TxnIterator::SeekForPrev(std::string_view key) {
+  RETURN_IF_ERROR(CheckUsable());
+  if (bounded) return BoundedBackward("SeekForPrev");
+  if (LocksEdges()) {
+    return Settled(SeekBackward([&] { return cursor->SeekForPrev(AsBytes(key)); }, key), false);
   }
-  return impl_->Settled(impl_->cursor->SeekForPrev(AsBytes(key)), false);
+  return Settled(cursor->SeekForPrev(AsBytes(key)), false);
 }
 
-Status Iterator::SeekToFirst() {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  Status st = impl_->cursor->SeekToFirst();
+Status TxnIterator::SeekToFirst() {
+  RETURN_IF_ERROR(CheckUsable());
+  Status st = cursor->SeekToFirst();
   // Nothing at all: the keyspace is empty; lock the gap an insert would go into. (Otherwise
   // the first record's next-key lock covers the gap before it.)
-  if (st.ok() && impl_->cursor->current() == nullptr && impl_->LocksEdges()) {
-    st = impl_->LockEdgeAt("", /*gap=*/false);
+  if (st.ok() && cursor->current() == nullptr && LocksEdges()) {
+    st = LockEdgeAt("", /*gap=*/false);
   }
-  return impl_->Settled(st, true);
+  return Settled(st, true);
 }
 
-Status Iterator::SeekToLast() {
-  RETURN_IF_ERROR(impl_->CheckUsable());
-  if (impl_->bounded) return impl_->BoundedBackward("SeekToLast");
+Status TxnIterator::SeekToLast() {
+  RETURN_IF_ERROR(CheckUsable());
+  if (bounded) return BoundedBackward("SeekToLast");
 
-  if (impl_->LocksEdges()) {
-    return impl_->Settled(impl_->SeekBackward([&] { return impl_->cursor->SeekToLast(); }, ""),
-                          false);
+  if (LocksEdges()) {
+    return Settled(SeekBackward([&] { return cursor->SeekToLast(); }, ""), false);
   }
-  return impl_->Settled(impl_->cursor->SeekToLast(), false);
-}
-
-Status Iterator::Next() {
-  Impl& i = *impl_;
-  if (!i.valid || !i.Usable()) [[unlikely]]
-    return i.MisuseError("Next");
-  if (i.cursor->NextInLeaf()) [[likely]] {
-    // The scan's fast path: the next record of the same leaf is the version to show (visible,
-    // or already locked with its leaf): cached without a Status per step.
-    if (i.CacheIfLatest(*i.cursor->current())) [[likely]]
-      return Status::OK();
-    return i.Settle(true);
-  }
-  return i.Settled(i.cursor->Next(), true);
-}
-
-Status Iterator::Prev() {
-  Impl& i = *impl_;
-  if (!i.valid || !i.Usable()) [[unlikely]]
-    return i.MisuseError("Prev");
-  return i.Settled(i.cursor->Prev(), false);
-}
-
-bool Iterator::Valid() const { return impl_->valid && impl_->txn->active(); }
-
-std::string_view Iterator::key() const { return impl_->valid ? impl_->key : std::string_view(); }
-
-Result<std::string_view> Iterator::value() {
-  Impl& i = *impl_;
-  if (!i.valid || !i.Usable()) [[unlikely]]
-    return i.MisuseError("value");
-  if (!i.overflow) [[likely]]
-    return i.value;
-  ASSIGN_OR_RETURN(ConstBytes v, i.cursor->value());
-  return AsStringView(v);
+  return Settled(cursor->SeekToLast(), false);
 }
 
 }  // namespace minnow

@@ -1,6 +1,6 @@
 // Point reads: consistent (a read view's version, built from the undo chain) or locking (the
 // latest version, locked as InnoDB's unique-key lookups lock).
-#include "engine/transaction_core_internal.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 
@@ -34,7 +34,7 @@ Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view 
     ReadView statement;  // READ COMMITTED: what had committed when this read began
     OpenStatementView(&statement);
     Result<bool> visible = BuildVisible(statement, ks, key, sys, delete_marked, value);
-    db_->trx_sys()->CloseView(&statement);
+    svc_->trx_sys->CloseView(&statement);
     return visible;
   }
   if (view == nullptr) return !delete_marked;  // READ UNCOMMITTED: the latest version
@@ -49,18 +49,18 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
   for (;;) {
     bool visible = false;
     Result<bool> found = ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
-      const RecordId rec = LockListener::Id(r.where);
+      const RecordId rec = LockRecordId(r.where);
       if (!r.found) {
         // Not there: REPEATABLE READ locks the gap it would be in, so it cannot appear.
         if (!gaps) return Status::OK();
-        return db_->lock_sys()->LockRecord(locks_.get(), rec, lock_mode, RecLockType::kGap);
+        return svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, RecLockType::kGap);
       }
       ConvertImplicit(SysTrxId(r.sys.data()), rec);
       // A unique lookup locks the record only; a delete-marked one under REPEATABLE READ
       // also the gap before it (InnoDB's row_search_mvcc).
       RecLockType type = gaps && r.delete_marked ? RecLockType::kOrdinary : RecLockType::kRecNotGap;
       visible = !r.delete_marked;
-      return db_->lock_sys()->LockRecord(locks_.get(), rec, lock_mode, type);
+      return svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type);
     });
     if (found.ok()) return *found && visible;
     if (found.status().code() != Code::kLockWait) return found.status();

@@ -1,10 +1,11 @@
 // TransactionCore's life: ids and lock state on first need, commit, rollback, and undo.
+#include "txn/transaction_core.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "common/crash_point.h"
-#include "engine/transaction_core_internal.h"
 
 namespace minnow {
 
@@ -20,18 +21,15 @@ Status ValueTooLong(size_t size) {
       fmt::format("value of {} bytes is longer than the limit of {}", size, kMaxValueSize));
 }
 
-TransactionCore::TransactionCore(DatabaseCore* db, const TransactionOptions& options)
-    : db_(db),
-      options_(options),
-      mdl_(db->mdl()),
-      write_notice_([this](WriteNotice* n) { return OnWrite(n); }) {}
+TransactionCore::TransactionCore(TxnServices* services, const TransactionOptions& options)
+    : svc_(services), options_(options), mdl_(services->mdl) {}
 
 TransactionCore::~TransactionCore() {
-  if (state_ == State::kActive && !db_->closed()) (void)Rollback();
+  if (state_ == State::kActive && !svc_->is_closed()) (void)Rollback();
 }
 
 Status TransactionCore::ClosedStatus() const {
-  if (db_->closed()) return Status::Closed("the database is closed");
+  if (svc_->is_closed()) return Status::Closed("the database is closed");
   if (!end_reason_.empty()) return Status::Closed(end_reason_);
   return Status::Closed(state_ == State::kCommitted ? "the transaction has committed"
                                                     : "the transaction has rolled back");
@@ -78,15 +76,15 @@ bool TransactionCore::Describe(TransactionInfo* out) const {
 Status TransactionCore::EnsureId() {
   if (id_ != 0) [[likely]]
     return Status::OK();
-  RETURN_IF_ERROR(db_->WritableStatus());
-  ASSIGN_OR_RETURN(TrxId id, db_->trx_sys()->Begin(this));
+  RETURN_IF_ERROR(svc_->WritableStatus());
+  ASSIGN_OR_RETURN(TrxId id, svc_->trx_sys->Begin(this));
   // Nothing carries the id yet, so no one looks for our lock state before it exists.
   {
     LatchGuard guard(interrupt_latch_);
-    locks_ = db_->lock_sys()->Register(id);
-    if (interrupted_) db_->lock_sys()->SetInterrupted(locks_.get(), true);
+    locks_ = svc_->lock_sys->Register(id);
+    if (interrupted_) svc_->lock_sys->SetInterrupted(locks_.get(), true);
   }
-  undo_ = db_->undo_store()->NewTrxUndo(id);
+  undo_ = svc_->undo_store->NewTrxUndo(id);
   id_ = id;
   public_id_.store(id, std::memory_order_release);
   started_ = std::chrono::steady_clock::now();
@@ -102,7 +100,7 @@ Status TransactionCore::EnsureTableLock(KeyspaceState* ks, TrxLockMode mode) {
       return Status::OK();
   }
   for (;;) {
-    Status st = db_->lock_sys()->LockTable(locks_.get(), table, mode);
+    Status st = svc_->lock_sys->LockTable(locks_.get(), table, mode);
     if (st.code() == Code::kLockWait) st = WaitForLock();
     if (!st.ok()) return st;
     break;
@@ -129,7 +127,7 @@ Status TransactionCore::LockTable(KeyspaceState* ks, LockMode mode) {
 void TransactionCore::SetInterrupted(bool interrupted) {
   LatchGuard guard(interrupt_latch_);
   interrupted_ = interrupted;
-  if (locks_ != nullptr) db_->lock_sys()->SetInterrupted(locks_.get(), interrupted);
+  if (locks_ != nullptr) svc_->lock_sys->SetInterrupted(locks_.get(), interrupted);
   mdl_.SetInterrupted(interrupted);
 }
 
@@ -142,7 +140,7 @@ Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
   const std::chrono::milliseconds timeout =
       options_.metadata_lock_wait_timeout_ms != 0
           ? std::chrono::milliseconds(options_.metadata_lock_wait_timeout_ms)
-          : db_->metadata_lock_wait_timeout();
+          : svc_->metadata_lock_wait_timeout;
   Status st = mdl_.Acquire(
       name, mode == LockMode::kExclusive ? MdlMode::kExclusive : MdlMode::kShared, timeout);
   if (st.code() == Code::kLockWaitTimeout) {
@@ -156,7 +154,7 @@ Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
 
 Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
   RETURN_IF_ERROR(EnsureId());
-  RETURN_IF_ERROR(db_->LogFreeCheck());
+  RETURN_IF_ERROR(svc_->LogFreeCheck());
   return EnsureTableLock(ks, mode == LockMode::kExclusive ? TrxLockMode::kIX : TrxLockMode::kIS);
 }
 
@@ -166,10 +164,10 @@ RecLockType TransactionCore::ScanLockType() const {
 }
 
 void TransactionCore::ConvertImplicit(TrxId writer, RecordId rec) {
-  if (writer == id_ || !db_->trx_sys()->MaybeActive(writer)) [[likely]]
+  if (writer == id_ || !svc_->trx_sys->MaybeActive(writer)) [[likely]]
     return;
-  db_->trx_sys()->WithActive(writer, [&](void* owner) {
-    db_->lock_sys()->ConvertImplicit(static_cast<TransactionCore*>(owner)->locks(), rec);
+  svc_->trx_sys->WithActive(writer, [&](void* owner) {
+    svc_->lock_sys->ConvertImplicit(static_cast<TransactionCore*>(owner)->locks(), rec);
   });
 }
 
@@ -178,8 +176,8 @@ Status TransactionCore::WaitForLock() {
   locks_->set_weight(rows_modified_.load(std::memory_order_relaxed));
   const std::chrono::milliseconds timeout =
       options_.lock_wait_timeout_ms != 0 ? std::chrono::milliseconds(options_.lock_wait_timeout_ms)
-                                         : db_->lock_wait_timeout();
-  Status st = db_->lock_sys()->Wait(locks_.get(), timeout);
+                                         : svc_->lock_wait_timeout;
+  Status st = svc_->lock_sys->Wait(locks_.get(), timeout);
   if (st.ok()) return st;
   if (st.code() == Code::kDeadlock) return RollBackAsVictim(st);
   if (st.code() == Code::kLockWaitTimeout) {
@@ -201,11 +199,11 @@ Status TransactionCore::RollBackAsVictim(const Status& why) {
 
 const ReadView* TransactionCore::TransactionView() {
   if (options_.isolation == IsolationLevel::kReadUncommitted) return nullptr;
-  if (!view_.open()) db_->trx_sys()->OpenView(&view_, id_);
+  if (!view_.open()) svc_->trx_sys->OpenView(&view_, id_);
   return &view_;
 }
 
-void TransactionCore::OpenStatementView(ReadView* view) { db_->trx_sys()->OpenView(view, id_); }
+void TransactionCore::OpenStatementView(ReadView* view) { svc_->trx_sys->OpenView(view, id_); }
 
 Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* ks,
                                            std::string_view key, ConstBytes sys, bool delete_marked,
@@ -220,7 +218,7 @@ Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* 
     // version: the view does not see the record at all.
     if (roll_ptr == 0 || RollPtrIsInsert(roll_ptr)) return false;
     UndoRecord r;
-    Status read = db_->undo_store()->Read(roll_ptr, &undo_buf_, &r);
+    Status read = svc_->undo_store->Read(roll_ptr, &undo_buf_, &r);
     // The latest version may come from a copy of the leaf taken before its writer rolled back
     // and freed that undo. A rollback restores the record before it frees the undo, so if the
     // record is unchanged now, what we read was still there (InnoDB holds the leaf latch
@@ -251,14 +249,14 @@ Result<bool> TransactionCore::BuildVisible(const ReadView& view, KeyspaceState* 
       value->assign(reinterpret_cast<const char*>(r.old_value.data()), r.old_value.size());
       if (view.Sees(trx_id)) return !delete_marked;
       if (roll_ptr == 0 || RollPtrIsInsert(roll_ptr)) return false;
-      RETURN_IF_ERROR(db_->undo_store()->Read(roll_ptr, &undo_buf_, &r));
+      RETURN_IF_ERROR(svc_->undo_store->Read(roll_ptr, &undo_buf_, &r));
     }
   }
 }
 
 Status TransactionCore::UndoTo(uint64_t savepoint) {
   if (undo_ == nullptr) return Status::OK();
-  return RollBackUndo(db_, undo_.get(), savepoint, /*recovering=*/false);
+  return RollBackUndo(*svc_->keyspaces, undo_.get(), savepoint, /*recovering=*/false);
 }
 
 Status TransactionCore::RollbackToSavepoint(uint64_t savepoint) {
@@ -277,11 +275,11 @@ Status TransactionCore::RollbackToSavepoint(uint64_t savepoint) {
 
 void TransactionCore::End(State final_state) {
   state_ = final_state;
-  if (view_.open()) db_->trx_sys()->CloseView(&view_);
+  if (view_.open()) svc_->trx_sys->CloseView(&view_);
   if (id_ != 0) {
     // Out of the active set first: nobody converts an implicit lock of ours once we release.
-    db_->trx_sys()->Remove(id_);
-    db_->lock_sys()->ReleaseAll(locks_.get());
+    svc_->trx_sys->Remove(id_);
+    svc_->lock_sys->ReleaseAll(locks_.get());
     // A finished transaction keeps nothing of the lock system or the undo store (its handle
     // may outlive them).
     published_.store(false, std::memory_order_relaxed);
@@ -300,21 +298,21 @@ void TransactionCore::End(State final_state) {
 Status TransactionCore::Commit() {
   RETURN_IF_ERROR(CheckOpen());
   if (id_ == 0 || undo_->empty()) {  // read-only (perhaps with locks): nothing to make durable
-    Status st = db_->WritableStatus();
+    Status st = svc_->WritableStatus();
     End(st.ok() ? State::kCommitted : State::kRolledBack);
     if (!st.ok()) {
-      db_->CountRollback();
+      svc_->counters.CountRollback();
       return st;  // after an I/O failure nothing commits
     }
-    db_->CountCommit();
+    svc_->counters.CountCommit();
     return Status::OK();
   }
-  Status st = db_->WritableStatus();
+  Status st = svc_->WritableStatus();
   MINNOW_CRASH_POINT("txn.before_commit");
   Lsn commit_end = 0;
   const bool wakes_purge = undo_->has_update_log();  // its update undo joins the history
   if (st.ok()) {
-    const TrxId trx_no = db_->trx_sys()->AssignTrxNo(id_);
+    const TrxId trx_no = svc_->trx_sys->AssignTrxNo(id_);
     Result<Lsn> end = undo_->Commit(trx_no);  // the commit mini-transaction
     if (end.ok()) {
       commit_end = *end;
@@ -330,25 +328,25 @@ Status TransactionCore::Commit() {
   // Others may go on (our locks are released) while we wait for the fsync: their commits come
   // after ours in the log, so none becomes durable before ours.
   End(State::kCommitted);
-  if (wakes_purge) db_->WakePurge();
-  DurableRedoLog* log = db_->log();
+  if (wakes_purge) svc_->WakePurge();
+  DurableRedoLog* log = svc_->log;
   if (log != nullptr) {
     if (commit_end == 0) {
       // The log refused the commit mini-transaction (it failed earlier): nothing was logged.
       st = log->failed_status();
       if (st.ok()) st = Status::IOError("the redo log refused the commit record");
     } else {
-      st = log->CommitUpTo(commit_end, db_->flush_policy());
+      st = log->CommitUpTo(commit_end, svc_->flush_policy);
     }
     if (!st.ok()) {
       // The commit record may be lost: as far as anyone can know, the commit did not happen.
       state_ = State::kRolledBack;
-      db_->CountRollback();
+      svc_->counters.CountRollback();
       return Status(st.code(), "commit failed, the transaction is not committed: " + st.message());
     }
-    db_->CountDurableCommit();
+    svc_->counters.CountDurableCommit();
   }
-  db_->CountCommit();
+  svc_->counters.CountCommit();
   return Status::OK();
 }
 
@@ -370,7 +368,7 @@ Status TransactionCore::RollBackAll() {
     (void)undo_->Discard();
   }
   End(State::kRolledBack);
-  db_->CountRollback();
+  svc_->counters.CountRollback();
   return st;
 }
 

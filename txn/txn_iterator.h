@@ -1,7 +1,8 @@
 #pragma once
-// The public Iterator's pimpl: a btree Cursor (which holds no latch between calls) plus MVCC
-// and locking, and the checks that make a stale iterator return errors instead of touching
-// freed state.
+// TxnIterator: a transaction's scan of one keyspace (InnoDB's row_search_mvcc), what the public
+// Iterator is underneath its pimpl handle (engine/iterator.cc forwards each call). A btree
+// Cursor (which holds no latch between calls) plus MVCC and locking, and the checks that make a
+// stale iterator return errors instead of touching freed state.
 //
 // What a row is, by the read's mode (TransactionCore::EffectiveMode):
 //   consistent   the version the read view sees (REPEATABLE READ: the transaction's view;
@@ -30,15 +31,52 @@
 #include <vector>
 
 #include "btree/cursor.h"
-#include "engine/transaction_core_internal.h"
 #include "minnow/db.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 
-struct Iterator::Impl {
+struct TxnIterator {
   // ro: the lock mode, the upper bound (copied) and what to lock where it ends.
-  Impl(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro);
-  ~Impl();
+  TxnIterator(TransactionCore* t, KeyspaceState* k, const ReadOptions& ro);
+  ~TxnIterator();
+  TxnIterator(const TxnIterator&) = delete;
+  TxnIterator& operator=(const TxnIterator&) = delete;
+
+  // ---- the public Iterator's calls (minnow/db.h states their contracts)
+  Status Seek(std::string_view key);
+  Status SeekForPrev(std::string_view key);
+  Status SeekToFirst();
+  Status SeekToLast();
+  Status Next() {
+    if (!valid || !Usable()) [[unlikely]]
+      return MisuseError("Next");
+    if (cursor->NextInLeaf()) [[likely]] {
+      // The scan's fast path: the next record of the same leaf is the version to show
+      // (visible, or already locked with its leaf): cached without a Status per step.
+      if (CacheIfLatest(*cursor->current())) [[likely]]
+        return Status::OK();
+      return Settle(true);
+    }
+    return Settled(cursor->Next(), true);
+  }
+  Status Prev() {
+    if (!valid || !Usable()) [[unlikely]]
+      return MisuseError("Prev");
+    return Settled(cursor->Prev(), false);
+  }
+  bool Valid() const { return valid && txn->active(); }
+  std::string_view Key() const { return valid ? key : std::string_view(); }
+  Result<std::string_view> Value() {
+    if (!valid || !Usable()) [[unlikely]]
+      return MisuseError("value");
+    if (!overflow) [[likely]]
+      return value;
+    ASSIGN_OR_RETURN(ConstBytes v, cursor->value());
+    return AsStringView(v);
+  }
+
+  // ---- the machinery
 
   // False after the transaction ended, the database closed or the keyspace was dropped; then
   // CheckUsable() says which (kClosed, kInvalidArgument). Usable() builds no Status: it runs

@@ -1,7 +1,7 @@
 // Transaction::Count: the records of a key range counted a leaf at a time (SQL's COUNT(*) over
 // a range, as MySQL 8's handler::records()). It returns what an Iterator from Seek(lo)
 // stepping with Next while key < hi would show, and locks what that Iterator would lock,
-// because it is that Iterator (an Iterator::Impl: the same effective mode, read view, lock
+// because it is that Iterator (a TxnIterator: the same effective mode, read view, lock
 // type, edge lock and lock batches) with a counting loop in place of the per-row hand-out:
 //
 //   the leaf Seek copies, and any leaf the walk below copies, is read from the cursor's copy:
@@ -23,8 +23,8 @@
 
 #include <algorithm>
 
-#include "engine/iterator_internal.h"
 #include "mvcc/undo_record.h"
+#include "txn/txn_iterator.h"
 
 namespace minnow {
 namespace {
@@ -33,8 +33,7 @@ namespace {
 constexpr int kPrefetchAhead = 8;
 }  // namespace
 
-Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, bool latched,
-                                      uint64_t* count) {
+Result<int> TxnIterator::CountLeaf(const LeafImage& leaf, int from, bool latched, uint64_t* count) {
   RecordView rec;
   auto corrupt = [&](int slot) {
     return Status::Corruption(
@@ -84,7 +83,7 @@ Result<int> Iterator::Impl::CountLeaf(const LeafImage& leaf, int from, bool latc
   return end == leaf.n ? kLeafNext : kLeafDone;
 }
 
-Result<uint64_t> Iterator::Impl::CountTo() {
+Result<uint64_t> TxnIterator::CountTo() {
   uint64_t count = 0;
   for (;;) {
     // From the cursor's current record, on its copy.
@@ -128,20 +127,17 @@ Result<uint64_t> Iterator::Impl::CountTo() {
   }
 }
 
-Result<uint64_t> Transaction::Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
-                                    const ReadOptions& ro) {
-  TransactionCore& t = impl_->core;
-  RETURN_IF_ERROR(t.CheckOpen());
-  ASSIGN_OR_RETURN(KeyspaceState * s, t.db()->Resolve(ks.id_, ks.db_tag_));
+Result<uint64_t> TransactionCore::Count(KeyspaceState* s, std::string_view lo, std::string_view hi,
+                                        const ReadOptions& ro) {
   if (ro.upper_bound.has_value()) {
     return Status::InvalidArgument("Transaction::Count: the range's end is hi, not upper_bound");
   }
-  const LockMode mode = t.EffectiveMode(ro.lock_mode);
-  if (mode != LockMode::kNone) RETURN_IF_ERROR(t.PrepareLocking(s, mode));
+  const LockMode mode = EffectiveMode(ro.lock_mode);
+  if (mode != LockMode::kNone) RETURN_IF_ERROR(PrepareLocking(s, mode));
   // Iterator::Seek(lo) with upper bound hi, then the counting loop in place of Next.
   ReadOptions bounded = ro;
   if (!hi.empty()) bounded.upper_bound = hi;
-  Iterator::Impl it(&t, s, bounded);
+  TxnIterator it(this, s, bounded);
   if (it.LocksEdges()) RETURN_IF_ERROR(it.LockEdgeAt(lo, /*gap=*/false));
   RETURN_IF_ERROR(it.cursor->Seek(AsBytes(lo)));
   return it.CountTo();

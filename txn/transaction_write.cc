@@ -1,5 +1,5 @@
-// Writes: record locks, write-ahead undo and the hidden fields, in the B+tree's BeforeChange
-// notice (transaction_core_internal.h); the lock-wait loop; rollback from the undo logs.
+// Writes: record locks, write-ahead undo and the hidden fields, in the B+tree write's hook
+// (transaction_core.h); the lock-wait loop; rollback from the undo logs (also recovery's).
 #include <fmt/format.h>
 
 #include <array>
@@ -7,7 +7,7 @@
 
 #include "btree/cursor.h"
 #include "common/crash_point.h"
-#include "engine/transaction_core_internal.h"
+#include "txn/transaction_core.h"
 
 namespace minnow {
 
@@ -17,16 +17,35 @@ constexpr std::array<std::byte, kSysFieldsSize> kNoSys{};
 
 }  // namespace
 
-Status TransactionCore::OnWrite(WriteNotice* n) {
-  LockSys* locks = db_->lock_sys();
-  const RecordId rec = LockListener::Id(n->where);
+// One B+tree write's hook: a stack object per write (no allocation), carrying what the tree
+// does not know to OnWrite.
+class TransactionCore::RecordWriteHook final : public WriteHook {
+ public:
+  // `refuse_duplicate`: Insert, which refuses a live record with the key (Put replaces it).
+  RecordWriteHook(TransactionCore* trx, const KeyspaceState& ks, bool refuse_duplicate)
+      : trx_(trx), ks_(ks), refuse_duplicate_(refuse_duplicate) {}
+  Status BeforeWrite(WriteNotice* n) const override {
+    return trx_->OnWrite(ks_, refuse_duplicate_, n);
+  }
+
+ private:
+  TransactionCore* const trx_;
+  const KeyspaceState& ks_;
+  const bool refuse_duplicate_;
+};
+
+Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate, WriteNotice* n) {
+  LockSys* locks = svc_->lock_sys;
+  const RecordId rec = LockRecordId(n->where);
+  // A secondary index (KeyspaceState::secondary()) keeps implicit locks and counts no row.
+  const bool secondary = ks.secondary();
   UndoRecord u;
-  u.table_id = pending_ks_;
-  u.key = AsBytes(pending_key_);
+  u.table_id = ks.id;
+  u.key = n->key;
   if (n->old != nullptr) {
     // The record exists (perhaps delete-marked): lock it, as the latest version we change.
     ConvertImplicit(SysTrxId(n->old->sys.data()), rec);
-    if (pending_secondary_) {
+    if (secondary) {
       // InnoDB's lock_sec_rec_modify_check_and_lock: wait for a conflicting lock, else no
       // struct; the DB_TRX_ID written below is our implicit lock (ConvertImplicit above is
       // how a later locker makes it explicit).
@@ -35,13 +54,10 @@ Status TransactionCore::OnWrite(WriteNotice* n) {
       RETURN_IF_ERROR(
           locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kRecNotGap));
     }
-    if (pending_kind_ == WriteKind::kInsert && !n->old->delete_marked) {
-      return Status::DuplicateKey("duplicate key");
-    }
-    if (pending_kind_ == WriteKind::kErase && n->old->delete_marked) {
-      return Status::NotFound("deleted");
-    }
-    u.type = pending_kind_ == WriteKind::kErase ? UndoType::kDeleteMark : UndoType::kUpdate;
+    if (refuse_duplicate && !n->old->delete_marked) return Status::DuplicateKey("duplicate key");
+    const bool delete_mark = n->change == WriteChange::kDeleteMark;  // Erase
+    if (delete_mark && n->old->delete_marked) return Status::NotFound("deleted");
+    u.type = delete_mark ? UndoType::kDeleteMark : UndoType::kUpdate;
     u.old_trx_id = SysTrxId(n->old->sys.data());
     u.old_roll_ptr = SysRollPtr(n->old->sys.data());
     u.old_delete_marked = n->old->delete_marked;
@@ -54,18 +70,13 @@ Status TransactionCore::OnWrite(WriteNotice* n) {
   }
   ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u));
   // InnoDB writes undo for the clustered index only: a secondary change is no row modified.
-  if (!pending_secondary_) rows_modified_.fetch_add(1, std::memory_order_relaxed);
+  if (!secondary) rows_modified_.fetch_add(1, std::memory_order_relaxed);
   if (n->sys != nullptr) EncodeSysFields(n->sys, id_, roll_ptr);
   return Status::OK();
 }
 
-Status TransactionCore::RunWrite(KeyspaceState* ks, std::string_view key, WriteKind kind,
-                                 const std::function<Status()>& write) {
+Status TransactionCore::RunWrite(KeyspaceState* ks, const std::function<Status()>& write) {
   RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
-  pending_ks_ = ks->id;
-  pending_secondary_ = ks->secondary();
-  pending_key_ = key;
-  pending_kind_ = kind;
   for (;;) {
     Status st = write();
     if (st.code() != Code::kLockWait) [[likely]]
@@ -75,16 +86,18 @@ Status TransactionCore::RunWrite(KeyspaceState* ks, std::string_view key, WriteK
 }
 
 Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string_view value) {
-  return RunWrite(ks, key, WriteKind::kPut, [&] {
-    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &write_notice_);
+  const RecordWriteHook hook(this, *ks, /*refuse_duplicate=*/false);
+  return RunWrite(ks, [&] {
+    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &hook);
   });
 }
 
 Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
-  Status st = RunWrite(ks, key, WriteKind::kInsert, [&] {
+  const RecordWriteHook hook(this, *ks, /*refuse_duplicate=*/true);
+  Status st = RunWrite(ks, [&] {
     // Upsert, so that an insert over a delete-marked record updates it in place (InnoDB);
-    // the notice refuses a live duplicate.
-    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &write_notice_);
+    // the hook refuses a live duplicate.
+    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &hook);
   });
   if (st.code() == Code::kDuplicateKey) {
     return Status::DuplicateKey(
@@ -94,9 +107,8 @@ Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::str
 }
 
 Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {
-  Status st = RunWrite(ks, key, WriteKind::kErase, [&] {
-    return ks->tree->SetDeleteMark(AsBytes(key), true, {}, &write_notice_);
-  });
+  const RecordWriteHook hook(this, *ks, /*refuse_duplicate=*/false);
+  Status st = RunWrite(ks, [&] { return ks->tree->SetDeleteMark(AsBytes(key), true, {}, &hook); });
   if (st.IsNotFound()) {
     return Status::NotFound(
         fmt::format("key ({} bytes) not found in keyspace '{}'", key.size(), ks->name));
@@ -215,14 +227,15 @@ Status EmptyTree(BTree* tree) {
 
 }  // namespace
 
-Status ApplyUndoRecord(DatabaseCore* db, TrxId trx_id, const UndoRecord& r, bool recovering) {
+Status ApplyUndoRecord(const KeyspaceTable& keyspaces, TrxId trx_id, const UndoRecord& r,
+                       bool recovering) {
   if (recovering) MINNOW_CRASH_POINT("recovery.rollback");
-  KeyspaceState* ks = db->FindLive(r.table_id);
+  KeyspaceState* ks = keyspaces.FindLive(r.table_id);
   if (ks == nullptr) return Status::OK();  // dropped meanwhile: nothing left to restore
   // Only a record that still carries our change is touched: applying a record twice (a crash
   // between applying and popping it) finds it restored already and changes nothing.
   const Status not_ours(Code::kAborted, "already undone");
-  BeforeChange ours = [&](WriteNotice* n) -> Status {
+  const BeforeChange ours = [&](WriteNotice* n) -> Status {
     if (n->old == nullptr || SysTrxId(n->old->sys.data()) != trx_id) return not_ours;
     return Status::OK();
   };
@@ -246,13 +259,14 @@ Status ApplyUndoRecord(DatabaseCore* db, TrxId trx_id, const UndoRecord& r, bool
   return st;
 }
 
-Status RollBackUndo(DatabaseCore* db, TrxUndo* undo, uint64_t savepoint, bool recovering) {
+Status RollBackUndo(const KeyspaceTable& keyspaces, TrxUndo* undo, uint64_t savepoint,
+                    bool recovering) {
   std::string buf;
   UndoRecord r;
   for (;;) {
     ASSIGN_OR_RETURN(bool any, undo->PeekNewest(savepoint, &buf, &r));
     if (!any) return Status::OK();
-    RETURN_IF_ERROR(ApplyUndoRecord(db, undo->trx_id(), r, recovering));
+    RETURN_IF_ERROR(ApplyUndoRecord(keyspaces, undo->trx_id(), r, recovering));
     RETURN_IF_ERROR(undo->PopNewest());
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The open keyspaces, found by id without a latch or string hashing on the per-call path
-// (Transaction::Get/Put resolve a Keyspace handle on every call).
+// (Transaction::Get/Put resolve a Keyspace handle on every call; rollback and purge find the
+// keyspace an undo record names). The engine's catalog adds to it; transactions only read it.
 //
 // Invariants:
 //  (1) A KeyspaceState lives until the table is destroyed (with the Database), even after its
@@ -21,6 +22,8 @@
 
 namespace minnow {
 
+// What a transaction knows of a keyspace: its tree, its table (for table locks) and whether it
+// was dropped.
 struct KeyspaceState {
   std::string name;
   uint32_t id = 0;
@@ -44,8 +47,15 @@ class KeyspaceTable {
     return s->slots[id].load(std::memory_order_acquire);
   }
 
+  // Any thread, no latch: the state with `id` unless it is absent or dropped (undo and purge:
+  // no handle to check).
+  KeyspaceState* FindLive(uint32_t id) const {
+    KeyspaceState* s = Find(id);
+    return s != nullptr && !s->dropped.load(std::memory_order_acquire) ? s : nullptr;
+  }
+
   // Takes ownership and publishes `state` under state->id. REQUIRES: callers of Add are
-  // serialized (DatabaseCore::catalog_latch_); state->id is not yet in the table.
+  // serialized (the engine's catalog latch); state->id is not yet in the table.
   KeyspaceState* Add(std::unique_ptr<KeyspaceState> state);
 
   // Every state ever added (dropped included), in id order. Same REQUIRES as Add.

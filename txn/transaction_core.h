@@ -1,5 +1,7 @@
 #pragma once
-// TransactionCore: what a Transaction is underneath its pimpl handle.
+// TransactionCore: a transaction (InnoDB's trx_t), what the public Transaction is underneath
+// its pimpl handle (engine/transaction.cc). It reaches the lock, transaction and undo systems,
+// the log and the keyspaces through TxnServices (txn/txn_services.h), never the database.
 //
 // States: active --Commit--> committed; active --Rollback / destructor / deadlock victim /
 // Database::Close--> rolled back. Only an active transaction answers calls; the others return
@@ -8,7 +10,8 @@
 // A transaction gets an id (TrxSys), a lock state (LockSys) and undo logs (UndoStore) at its
 // first write or locking read; a transaction that only reads consistently never has an id.
 //
-// Writes (transaction_write.cc). Under the leaf's X latch, in BTree's BeforeChange notice:
+// Writes (transaction_write.cc). Under the leaf's X latch, in the B+tree write's hook
+// (btree/btree.h WriteHook; each write passes a RecordWriteHook naming its keyspace):
 //   1. locks: an update or delete-mark takes X,REC_NOT_GAP on the record (after turning the
 //      implicit lock of an active writer of that record into an explicit one); in a secondary
 //      index (KeyspaceState::secondary()) it only checks for a conflicting lock, waiting if
@@ -22,10 +25,10 @@
 //   the statement; a deadlock (1213) rolls the whole transaction back.
 //   Erase delete-marks; purge removes the record once no read view needs it.
 //
-// Reads (transaction_read.cc, iterator.cc): consistent reads walk the version chain from the
-// latest record through the undo records until a version the read view sees (mvcc/read_view.h);
-// locking reads lock the latest version, as InnoDB's: a point read locks the record
-// (REC_NOT_GAP) or, under REPEATABLE READ, the gap where it would be; scans lock next-key
+// Reads (transaction_read.cc, txn_iterator.cc, count.cc): consistent reads walk the version chain
+// from the latest record through the undo records until a version the read view sees
+// (mvcc/read_view.h); locking reads lock the latest version, as InnoDB's: a point read locks the
+// record (REC_NOT_GAP) or, under REPEATABLE READ, the gap where it would be; scans lock next-key
 // under REPEATABLE READ and SERIALIZABLE, REC_NOT_GAP under READ COMMITTED and READ
 // UNCOMMITTED. SERIALIZABLE turns plain reads into share-locking reads.
 //
@@ -45,24 +48,26 @@
 
 #include "btree/btree.h"
 #include "common/latch.h"
-#include "engine/database_core_internal.h"
 #include "lock/lock_sys.h"
+#include "lock/metadata_lock.h"
 #include "minnow/db.h"
 #include "mvcc/read_view.h"
 #include "mvcc/undo_store.h"
+#include "txn/keyspace_table.h"
+#include "txn/txn_services.h"
 
 namespace minnow {
 
 class TransactionCore {
  public:
-  TransactionCore(DatabaseCore* db, const TransactionOptions& options);
+  TransactionCore(TxnServices* services, const TransactionOptions& options);
   ~TransactionCore();  // rolls back if active
   TransactionCore(const TransactionCore&) = delete;
   TransactionCore& operator=(const TransactionCore&) = delete;
 
   // OK if the transaction and the database are open, else kClosed.
   Status CheckOpen() const {
-    if (state_ == State::kActive && !db_->closed()) [[likely]]
+    if (state_ == State::kActive && !svc_->is_closed()) [[likely]]
       return Status::OK();
     return ClosedStatus();
   }
@@ -81,6 +86,9 @@ class TransactionCore {
   // transaction and all its locks.
   uint64_t Savepoint() const { return savepoint(); }
   Status RollbackToSavepoint(uint64_t savepoint);
+  // Transaction::Count over [lo, hi) of `ks` (count.cc). REQUIRES: CheckOpen() passed.
+  Result<uint64_t> Count(KeyspaceState* ks, std::string_view lo, std::string_view hi,
+                         const ReadOptions& ro);
   // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
   Status LockTable(KeyspaceState* ks, LockMode mode);
   // Transaction::LockMetadata: a metadata lock held until End().
@@ -94,8 +102,8 @@ class TransactionCore {
   // Database::Close on this transaction's behalf: undo, end. REQUIRES: the Close() contract.
   void RollbackForClose();
 
-  bool active() const { return state_ == State::kActive && !db_->closed(); }
-  DatabaseCore* db() const { return db_; }
+  bool active() const { return state_ == State::kActive && !svc_->is_closed(); }
+  TxnServices* services() const { return svc_; }
   TrxId id() const { return id_; }
   // id() for any thread (Transaction::id()).
   TrxId public_id() const { return public_id_.load(std::memory_order_acquire); }
@@ -107,7 +115,7 @@ class TransactionCore {
   // not finished getting its id.
   bool Describe(TransactionInfo* out) const;
 
-  // ---- for iterators (iterator.cc)
+  // ---- for iterators (txn_iterator.cc)
   // The effective lock mode of a read: SERIALIZABLE turns plain reads into share reads.
   LockMode EffectiveMode(LockMode asked) const {
     if (asked == LockMode::kNone && options_.isolation == IsolationLevel::kSerializable) {
@@ -140,17 +148,18 @@ class TransactionCore {
 
  private:
   enum class State : uint8_t { kActive, kCommitted, kRolledBack };
-  enum class WriteKind : uint8_t { kPut, kInsert, kErase };
+  // The hook of one B+tree write (transaction_write.cc): the keyspace written and whether the
+  // statement refuses a live duplicate travel in it to OnWrite.
+  class RecordWriteHook;
 
   Status ClosedStatus() const;
   // Id, lock state and undo logs, on first need.
   Status EnsureId();
   Status EnsureTableLock(KeyspaceState* ks, TrxLockMode mode);
-  // The BeforeChange notice of every write (see the header comment).
-  Status OnWrite(WriteNotice* n);
-  // Runs one B+tree write (with the notice), waiting for locks and retrying.
-  Status RunWrite(KeyspaceState* ks, std::string_view key, WriteKind kind,
-                  const std::function<Status()>& write);
+  // The hook of every write (see the header comment): locks, undo, hidden fields.
+  Status OnWrite(const KeyspaceState& ks, bool refuse_duplicate, WriteNotice* n);
+  // Runs one B+tree write (its hook passed by `write`), waiting for locks and retrying.
+  Status RunWrite(KeyspaceState* ks, const std::function<Status()>& write);
   Result<bool> LockingGet(KeyspaceState* ks, std::string_view key, std::string* value,
                           LockMode mode);
   Result<bool> ConsistentGet(KeyspaceState* ks, std::string_view key, std::string* value);
@@ -168,7 +177,7 @@ class TransactionCore {
   // A deadlock victim: roll back, remember why.
   Status RollBackAsVictim(const Status& why);
 
-  DatabaseCore* const db_;
+  TxnServices* const svc_;
   TransactionOptions options_;
   State state_ = State::kActive;
   std::string end_reason_;  // why a transaction ended without Commit/Rollback (deadlock)
@@ -192,29 +201,22 @@ class TransactionCore {
   std::vector<std::pair<uint32_t, TrxLockMode>> table_locks_;  // taken, strongest per table
   MdlContext mdl_;  // metadata locks, released by End() (or the destructor after Close)
 
-  // The write the notice describes.
-  uint32_t pending_ks_ = 0;
-  bool pending_secondary_ = false;  // KeyspaceState::secondary(): implicit locks, no row count
-  std::string_view pending_key_;
-  WriteKind pending_kind_ = WriteKind::kPut;
-  BeforeChange write_notice_;  // calls OnWrite; built once
-  std::string undo_buf_;       // scratch
-  std::string current_;        // scratch: BuildVisible's re-read of the latest version
+  std::string undo_buf_;  // scratch
+  std::string current_;   // scratch: BuildVisible's re-read of the latest version
 };
 
-// Applies one undo record to the tree it names (rollback and recovery): removes an inserted
-// record, restores an updated or delete-marked one. Idempotent: a record already restored (its
-// DB_TRX_ID is not `trx_id`) or already removed is left alone. `recovering` enables the
-// "recovery.rollback" crash point.
-Status ApplyUndoRecord(DatabaseCore* db, TrxId trx_id, const UndoRecord& r, bool recovering);
+// Applies one undo record to the tree it names in `keyspaces` (rollback and recovery): removes
+// an inserted record, restores an updated or delete-marked one. Idempotent: a record already
+// restored (its DB_TRX_ID is not `trx_id`) or already removed is left alone. `recovering`
+// enables the "recovery.rollback" crash point.
+Status ApplyUndoRecord(const KeyspaceTable& keyspaces, TrxId trx_id, const UndoRecord& r,
+                       bool recovering);
 // Rolls `undo` back to `savepoint` (newest first), popping each record once applied.
-Status RollBackUndo(DatabaseCore* db, TrxUndo* undo, uint64_t savepoint, bool recovering);
+Status RollBackUndo(const KeyspaceTable& keyspaces, TrxUndo* undo, uint64_t savepoint,
+                    bool recovering);
 
-// The public handle's pimpl is the core itself (no second indirection on the per-call path).
-struct Transaction::Impl {
-  Impl(DatabaseCore* db, const TransactionOptions& options) : core(db, options) {}
-  TransactionCore core;
-};
+// The lock system's name for a record the B+tree located.
+inline RecordId LockRecordId(RecordLocation l) { return RecordId{l.page_no, l.heap_no}; }
 
 Status KeyTooLong(size_t size);
 Status ValueTooLong(size_t size);

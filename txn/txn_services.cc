@@ -1,0 +1,22 @@
+// TxnServices (txn_services.h): the write barrier after a failed write.
+#include "txn/txn_services.h"
+
+namespace minnow {
+
+Status TxnServices::WritableStatus() const {
+  if (log != nullptr) {
+    Status st = log->failed_status();
+    if (!st.ok()) {
+      return Status(st.code(), "the redo log failed earlier (" + st.message() +
+                                   "); the database refuses writes until it is reopened");
+    }
+  }
+  Status st = pool->fatal_error();
+  if (!st.ok()) {
+    return Status(st.code(), "writing the database file failed earlier (" + st.message() +
+                                 "); the database refuses writes until it is reopened");
+  }
+  return Status::OK();
+}
+
+}  // namespace minnow
