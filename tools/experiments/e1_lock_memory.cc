@@ -175,7 +175,7 @@ void PrintTables(const Config& c, const std::vector<Query>& qs, const std::strin
                    Fixed(q.mariadb.bits_per_row, 2)});
   }
   ratios.Print(stdout,
-               fmt::format("\nFigures that do not depend on the row count: time over the plain "
+               fmt::format("\nFigures comparable at any row count: time over the plain "
                            "scan's in the same run, lock memory per locked row (minnow at {} "
                            "rows; W1 and MariaDB at 1,638,400)",
                            Commas(c.rows)));
