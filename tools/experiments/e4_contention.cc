@@ -107,7 +107,7 @@ struct LoopStats {
 
 struct Sample {
   double t = 0;  // seconds since the cell started
-  uint64_t transactions = 0, lock_bytes = 0, history = 0;
+  uint64_t transactions = 0, lock_bytes = 0, row_locks = 0, history = 0;
 };
 
 struct Cell {
@@ -127,6 +127,11 @@ struct Cell {
     double sum = 0;
     for (const Sample& s : samples) sum += static_cast<double>(s.lock_bytes);
     return samples.empty() ? 0 : sum / static_cast<double>(samples.size());
+  }
+  uint64_t peak_row_locks() const {
+    uint64_t m = 0;
+    for (const Sample& s : samples) m = std::max(m, s.row_locks);
+    return m;
   }
   uint64_t max_history() const {
     uint64_t m = 0;
@@ -217,10 +222,13 @@ void MonitorLoop(sql::SqlSession* s, const Config& c, const Run& run, std::vecto
     Sample smp;
     smp.t = SecondsSince(run.start);
     const sql::StatementResult r =
-        MustRun(s, "SELECT count(*), sum(trx_lock_memory_bytes) FROM information_schema.innodb_trx",
+        MustRun(s,
+                "SELECT count(*), sum(trx_lock_memory_bytes), sum(trx_rows_locked) FROM "
+                "information_schema.innodb_trx",
                 kProgram);
     smp.transactions = CellNumber(r, 0, 0);
     smp.lock_bytes = CellNumber(r, 0, 1);
+    smp.row_locks = CellNumber(r, 0, 2);
     smp.history = HistoryListLength(s);
     out->push_back(smp);
     next += std::chrono::milliseconds(c.sample_ms);
@@ -321,7 +329,7 @@ double PerSecond(uint64_t n, double secs) { return secs > 0 ? static_cast<double
 void PrintTable(const Config& c, const std::vector<Cell>& cells) {
   TextTable t({"isolation", "mode", "reads/s", "writes/s", "read p95 ms", "write p95 ms",
                "lock waits", "deadlocks", "timeouts", "peak lock KiB", "mean lock KiB",
-               "max history"});
+               "peak row locks", "max history"});
   for (const Cell& x : cells) {
     t.AddRow({x.iso->name, x.mode->name, Fixed(PerSecond(x.readers.statements, x.elapsed), 0),
               Fixed(PerSecond(x.writers.statements, x.elapsed), 0),
@@ -330,7 +338,8 @@ void PrintTable(const Config& c, const std::vector<Cell>& cells) {
               Commas(x.readers.deadlocks + x.writers.deadlocks),
               Commas(x.readers.timeouts + x.writers.timeouts),
               Fixed(static_cast<double>(x.peak_lock_bytes()) / 1024, 1),
-              Fixed(x.mean_lock_bytes() / 1024, 1), Commas(x.max_history())});
+              Fixed(x.mean_lock_bytes() / 1024, 1), Commas(x.peak_row_locks()),
+              Commas(x.max_history())});
   }
   t.Print(stdout,
           fmt::format("\nE4: {} readers (range scans of {} rows) against {} writers (2 random "
@@ -341,8 +350,9 @@ void PrintTable(const Config& c, const std::vector<Cell>& cells) {
   fmt::print(
       "reads/s, writes/s: SELECTs and UPDATEs that succeeded; p95 over every statement that "
       "ended (failed ones too);\nlock waits: Innodb_row_lock_waits; deadlocks (1213) and "
-      "timeouts (1205) as the clients saw them; lock memory: sum of trx_lock_memory_bytes\n"
-      "sampled every {} ms; history: SHOW ENGINE INNODB STATUS's History list length.\n",
+      "timeouts (1205) as the clients saw them; lock memory and row locks: sums of\n"
+      "trx_lock_memory_bytes and trx_rows_locked over innodb_trx, sampled every {} ms; history: "
+      "SHOW ENGINE INNODB STATUS's History list length.\n",
       c.sample_ms);
   for (const Cell& x : cells) {
     const uint64_t other = x.readers.other_errors + x.writers.other_errors;
@@ -382,11 +392,12 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
                     std::to_string(x.readers.other_errors + x.writers.other_errors),
                     std::to_string(x.peak_lock_bytes()),
                     fmt::format("{:.0f}", x.mean_lock_bytes()),
+                    std::to_string(x.peak_row_locks()),
                     std::to_string(x.max_history())});
     for (const Sample& s : x.samples) {
       series.push_back({x.iso->name, x.mode->name, fmt::format("{:.3f}", s.t),
                         std::to_string(s.transactions), std::to_string(s.lock_bytes),
-                        std::to_string(s.history)});
+                        std::to_string(s.row_locks), std::to_string(s.history)});
     }
   }
   bool ok = out.WriteCsv("e4_contention.csv",
@@ -414,11 +425,12 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
                           "other_errors",
                           "peak_lock_memory_bytes",
                           "mean_lock_memory_bytes",
+                          "peak_row_locks",
                           "max_history_list_length"},
                          rows);
   ok = out.WriteCsv("e4_timeseries.csv",
                     {"isolation", "mode", "t_seconds", "transactions", "lock_memory_bytes",
-                     "history_list_length"},
+                     "row_locks", "history_list_length"},
                     series) &&
        ok;
 
@@ -469,8 +481,9 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
   mem += fmt::format(
       "set grid\nset key top right\nset xlabel 'seconds into the cell'\n"
       "set ylabel 'lock memory, KiB (all transactions)'\nset yrange [0:*]\n"
+      "set xrange [0:{:g}]\n"
       "set multiplot layout 2,2 title 'E4: lock memory over time (sampled every {} ms)'\n",
-      c.sample_ms);
+      c.seconds, c.sample_ms);
   for (size_t i = 0; i < std::size(kIsolations); ++i) {
     mem += fmt::format("set title '{}'\nplot ", kIsolations[i].name);
     for (size_t m = 0; m < std::size(kModes); ++m) {
