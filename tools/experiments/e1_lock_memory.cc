@@ -85,7 +85,7 @@ std::vector<Query> W1Queries() {
 
 struct Config {
   uint64_t rows = 200'000;
-  uint64_t runs = 5;
+  uint64_t runs = 25;
   uint64_t pool_mib = 1024;
   std::string out = "out";
 };
