@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Smoke test of one experiment program: runs it at a tiny size and checks that it succeeded and
+# that each CSV it should write has its header and at least one row. Judges no figure.
+#   experiment_smoke.sh PROGRAM OUT_DIR CSV[,CSV...] [ARGS...]
+set -euo pipefail
+program=$1 out=$2 csvs=$3
+shift 3
+rm -rf "$out"
+"$program" "$@" --out "$out"
+IFS=, read -ra names <<<"$csvs"
+for name in "${names[@]}"; do
+  f=$out/$name
+  [[ -s $f ]] || { echo "FAIL: $f was not written" >&2; exit 1; }
+  lines=$(wc -l <"$f")
+  ((lines >= 2)) || { echo "FAIL: $f has no data rows" >&2; exit 1; }
+  echo "ok: $f ($((lines - 1)) rows)"
+done

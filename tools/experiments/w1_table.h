@@ -1,0 +1,71 @@
+#pragma once
+// W1's table built through the SQL front with W1's own statements, shared by bench_sql and
+// e1_lock_memory. Header-only so that each program's build lists just its own sources.
+//
+//   CREATE TABLE sample (...) as W1 wrote it; 100 x INSERT INTO sample (j) VALUES (md5(rand()));
+//   then INSERT INTO sample (j) SELECT md5(rand()) FROM sample, doubling, up to `rows`
+//   (1,638,400 = 100 x 2^14); other sizes end with one INSERT ... SELECT ... LIMIT.
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "sql_lite_front/sql_engine.h"
+
+namespace minnow::experiments {
+
+// W1's row count.
+inline constexpr uint64_t kW1Rows = 1'638'400;
+
+inline constexpr std::string_view kW1CreateTable =
+    "CREATE TABLE sample (i int(10) unsigned NOT NULL auto_increment, j varchar(255) default "
+    "NULL, PRIMARY KEY (i), KEY j (j)) ENGINE=InnoDB DEFAULT CHARSET=utf8";
+
+// Runs `sql` on `s`; on an error prints it, prefixed with `program`, and exits: a measurement of
+// a statement that failed means nothing.
+inline sql::StatementResult MustRun(sql::SqlSession* s, std::string_view sql, const char* program) {
+  sql::SqlResult<sql::StatementResult> r = s->Execute(sql);
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s: %s\n  in: %.*s\n", program, r.error().ToString().c_str(),
+                 static_cast<int>(sql.size()), sql.data());
+    std::exit(1);
+  }
+  return std::move(r).value();
+}
+
+// The number in row `row`, column `col` of `r`; 0 where there is no such cell or it is NULL.
+inline uint64_t CellNumber(const sql::StatementResult& r, size_t row, size_t col) {
+  if (row >= r.rows.size() || col >= r.rows[row].size() || !r.rows[row][col]) return 0;
+  return std::strtoull(r.rows[row][col]->c_str(), nullptr, 10);
+}
+
+// Creates and fills W1's `sample` table with `rows` rows (REQUIRES: rows >= 100) in session
+// `s`. `progress`, if set, is called after each statement that added rows with the count so far.
+inline void LoadW1Table(sql::SqlSession* s, uint64_t rows, const char* program,
+                        const std::function<void(uint64_t)>& progress = {}) {
+  MustRun(s, kW1CreateTable, program);
+  for (int k = 0; k < 100; ++k) {
+    MustRun(s, "INSERT INTO sample (j) VALUES (md5(rand()))", program);
+  }
+  uint64_t have = 100;
+  if (progress) progress(have);
+  while (have * 2 <= rows) {
+    MustRun(s, "INSERT INTO sample (j) SELECT md5(rand()) FROM sample", program);
+    have *= 2;
+    if (progress) progress(have);
+  }
+  if (have < rows) {
+    MustRun(
+        s,
+        fmt::format("INSERT INTO sample (j) SELECT md5(rand()) FROM sample LIMIT {}", rows - have),
+        program);
+    if (progress) progress(rows);
+  }
+}
+
+}  // namespace minnow::experiments
