@@ -52,7 +52,7 @@ struct BufferPoolOptions {
   uint64_t log_capacity_bytes = 256u << 20;  // checkpoint when the log holds more than this
   uint32_t old_blocks_time_ms = 1000;        // innodb_old_blocks_time
   bool create_if_missing = true;             // an empty backend is formatted
-  // Recovery mode (issue #3): the file may be shorter than page 0 says (pages allocated since
+  // Recovery mode: the file may be shorter than page 0 says (pages allocated since
   // the last checkpoint were never written) and a page beyond its end reads as an unused zero
   // page; no flusher runs and only ApplyLogRecords changes pages until EndRecovery().
   bool recovery = false;

@@ -10,7 +10,7 @@
 //                                through the first 4 body bytes
 //   56     4    free_page_count
 //   60     4    reserved
-//   64     8    checkpoint_lsn   all redo below this is in the file (durability, issue #3)
+//   64     8    checkpoint_lsn   all redo below this is in the file (durability)
 //   72     16   database_id      random at creation: a log is matched to its file by it
 //   88     4*16 system_roots     root pages of system structures (slot 0: the catalog,
 //                                slot 1: the rollback segment header, mvcc/undo_store.h)
@@ -26,7 +26,7 @@
 namespace minnow {
 
 inline constexpr char kFileMagic[8] = {'M', 'I', 'N', 'N', 'O', 'W', 'D', 'B'};
-// 2: page 0 has log_scan_lsn and the file has a durable redo log (issue #3).
+// 2: page 0 has log_scan_lsn and the file has a durable redo log.
 // 3: undo logs in undo pages and the rollback segment header page (mvcc/undo_store.h); the redo
 //    log holds only mini-transaction frames; page 0 no longer has log_scan_lsn (bytes 152..159
 //    are zero).

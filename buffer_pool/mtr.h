@@ -3,7 +3,7 @@
 // the pages it writes (holding them until Commit(), in the order acquired), records each
 // changed byte range, and at Commit() appends the redo of all its changes to the log as one
 // unit, stamps every changed page with the mtr's end LSN and marks it dirty. A page is never
-// seen half-changed by another thread, and recovery (issue #3) replays whole mtrs only.
+// seen half-changed by another thread, and recovery replays whole mtrs only.
 //
 // Usage:
 //   MiniTransaction mtr(pool);

@@ -1,6 +1,6 @@
 #pragma once
 // The redo log as the buffer pool sees it: a sink for mini-transaction redo and the WAL rule's
-// "make the log durable up to here". Issue #2 keeps it in memory (MemoryRedoLog); the durable
+// "make the log durable up to here". Tests and ":memory:" keep it in memory (MemoryRedoLog); the durable
 // log of log/ implements the same interface (the engine wires it, so buffer_pool never includes
 // upward).
 //

@@ -1,4 +1,4 @@
-// Opening a file database: crash recovery (issue #3).
+// Opening a file database: crash recovery.
 //
 //   1. torn pages: RepairTornPages restores pages torn by the crash from the doublewrite file;
 //   2. page 0 gives the checkpoint LSN and the database id;

@@ -1,5 +1,5 @@
 #pragma once
-// The durable redo log (issue #3): the RedoLog the buffer pool writes mini-transaction redo to,
+// The durable redo log: the RedoLog the buffer pool writes mini-transaction redo to,
 // kept in segment files on disk. It holds nothing else: undo lives in undo pages
 // (mvcc/undo_store.h), which are redo-logged like any page.
 //
