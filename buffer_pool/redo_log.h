@@ -1,8 +1,8 @@
 #pragma once
 // The redo log as the buffer pool sees it: a sink for mini-transaction redo and the WAL rule's
-// "make the log durable up to here". Tests and ":memory:" keep it in memory (MemoryRedoLog); the durable
-// log of log/ implements the same interface (the engine wires it, so buffer_pool never includes
-// upward).
+// "make the log durable up to here". Tests and ":memory:" databases keep it in memory
+// (MemoryRedoLog); the durable log of log/ implements the same interface (the engine wires it,
+// so buffer_pool never includes upward).
 //
 // Redo record format (one mini-transaction's records are appended as one unit):
 //   record := type:u8  page_no:varint  payload
