@@ -80,6 +80,8 @@ TEST_CASE("heap model: random inserts, deletes and updates against a map", "[myi
     live.pop_back();
   };
   int tag = 0;
+  int hole_fills = 0;  // inserts and moves that took a hole
+  int moves = 0;
   for (int phase = 0; phase < 8; ++phase) {
     INFO("phase " << phase);
     // Phases lean towards growth, then towards deletion, so the heap fills and empties.
@@ -91,6 +93,7 @@ TEST_CASE("heap model: random inserts, deletes and updates against a map", "[myi
         const std::string row = RandomRow(rng, ++tag);
         const RowPosition p = InsertOk(heap, row, mode);
         if (mode == InsertMode::kAppend) CHECK(m.holes.count(p) == 0);
+        hole_fills += m.holes.count(p);
         m.Insert(p, row);
         live.push_back(p);
       } else if (op < insert_pct + 30) {
@@ -109,6 +112,8 @@ TEST_CASE("heap model: random inserts, deletes and updates against a map", "[myi
           m.rows[old] = row;
         } else {
           if (mode == InsertMode::kAppend) CHECK(m.holes.count(*r) == 0);
+          hole_fills += m.holes.count(*r);
+          ++moves;
           m.Delete(old);
           m.Insert(*r, row);
           live[k] = *r;
@@ -157,6 +162,8 @@ TEST_CASE("heap model: random inserts, deletes and updates against a map", "[myi
       CompareAll(*heap, m);
     }
   }
+  CHECK(hole_fills > 100);  // the run did exercise both paths
+  CHECK(moves > 50);
   // Emptying the heap leaves only holes; they are all reused by fill-holes inserts of small rows.
   for (RowPosition p : live) {
     REQUIRE(heap->Delete(p).ok());
