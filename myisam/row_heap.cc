@@ -358,7 +358,7 @@ Result<RowPosition> RowHeap::Update(RowPosition pos, ConstBytes row, InsertMode 
     if (n <= live.len) {  // shrinks or stays: same bytes, the tail becomes garbage
       if (n > 0) page.Write(live.offset, row);
       StoreLiveSlot(&page, pos.slot, live.offset, static_cast<uint16_t>(n));
-      AddGarbage(&page, live.len - n);
+      if (live.len > n) AddGarbage(&page, live.len - n);
     } else if (view.free_bytes() >= n) {
       AddGarbage(&page, live.len);
       PutRecord(&page, pos.slot, row);

@@ -1,11 +1,9 @@
-// RowHeap reads that walk the chain: the end of file, bounded scans, Check, Drop and Compact.
+// RowHeap work that walks the chain: the end of file, bounded scans, Drop and Compact.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -100,131 +98,6 @@ Result<bool> HeapScan::Next(RowPosition* pos, std::string* row) {
     return true;
   }
   return false;
-}
-
-namespace {
-
-struct PageCounts {
-  uint64_t rows = 0;
-  uint64_t row_bytes = 0;
-  uint64_t holes = 0;
-  uint64_t data_free = 0;
-};
-
-}  // namespace
-
-Result<HeapCheckReport> RowHeap::Check() const {
-  ASSIGN_OR_RETURN(ReadPageGuard hg, pool_->FetchRead(header_));
-  const std::byte* h = hg.data();
-  if (HeaderPageType(h) != hf::kHeaderPageType || Load32(h + hf::hdr::kMagic) != hf::kHeapMagic) {
-    return Status::Corruption(fmt::format("{}: not a heap header page", Where(header_)));
-  }
-  const PageNo first = Load32(h + hf::hdr::kFirstPage);
-  const PageNo last = Load32(h + hf::hdr::kLastPage);
-  const uint32_t page_count = Load32(h + hf::hdr::kPageCount);
-  const RowPosition hole_head{Load32(h + hf::hdr::kHoleHeadPage),
-                              Load16(h + hf::hdr::kHoleHeadSlot)};
-  HeapStats header_stats{Load64(h + hf::hdr::kRows), Load64(h + hf::hdr::kRowBytes),
-                         Load64(h + hf::hdr::kDataFree), Load64(h + hf::hdr::kHoles), page_count};
-  hg.Release();
-
-  HeapCheckReport report;
-  // Hole slot -> (its former length, the next hole it links to).
-  std::map<RowPosition, RowPosition> holes;
-  std::set<PageNo> seen;
-  PageNo prev = kInvalidPageNo;
-  PageNo page_no = first;
-  std::vector<std::pair<size_t, size_t>> extents;
-  for (uint32_t seq = 0; page_no != kInvalidPageNo; ++seq) {
-    if (page_no == 0 || page_no == header_ || !seen.insert(page_no).second || seq >= page_count) {
-      return Status::Corruption(
-          fmt::format("{}: chain is longer than {} pages or revisits a page (invariant 1)",
-                      Where(page_no), page_count));
-    }
-    ASSIGN_OR_RETURN(ReadPageGuard g, pool_->FetchRead(page_no));
-    const std::byte* p = g.data();
-    RETURN_IF_ERROR(ValidateDataPage(page_no, p));
-    const hf::DataPageView view{p};
-    if (view.seq() != seq || view.prev() != prev) {
-      return Status::Corruption(
-          fmt::format("{}: seq {} prev {}, expected seq {} prev {} (invariant 1)", Where(page_no),
-                      view.seq(), view.prev(), seq, prev));
-    }
-    extents.clear();
-    size_t live_bytes = 0;
-    for (size_t i = 0; i < view.n_slots(); ++i) {
-      const hf::Slot s = hf::LoadSlot(p, i);
-      if (s.hole) {
-        holes.emplace(RowPosition{page_no, static_cast<uint16_t>(i)}, s.next);
-        report.stats.holes += 1;
-        report.stats.data_free += s.len;
-        continue;
-      }
-      if (s.offset < view.heap_top() || size_t{s.offset} + s.len > kPageSize) {
-        return Status::Corruption(
-            fmt::format("{}: slot {} at offset {} length {} is outside [{}, {}) (invariant 3)",
-                        Where(page_no), i, s.offset, s.len, view.heap_top(), kPageSize));
-      }
-      if (s.len > 0) extents.emplace_back(s.offset, s.offset + s.len);
-      live_bytes += s.len;
-      report.stats.rows += 1;
-      report.stats.row_bytes += s.len;
-    }
-    std::sort(extents.begin(), extents.end());
-    for (size_t i = 1; i < extents.size(); ++i) {
-      if (extents[i].first < extents[i - 1].second) {
-        return Status::Corruption(
-            fmt::format("{}: records at offsets {} and {} overlap (invariant 3)", Where(page_no),
-                        extents[i - 1].first, extents[i].first));
-      }
-    }
-    if (kPageSize - view.heap_top() != view.garbage() + live_bytes) {
-      return Status::Corruption(fmt::format(
-          "{}: record area of {} bytes holds {} live and {} garbage bytes (invariant 3)",
-          Where(page_no), kPageSize - view.heap_top(), live_bytes, view.garbage()));
-    }
-    report.reorganizable_bytes += view.garbage();
-    report.stats.pages += 1;
-    prev = page_no;
-    page_no = view.next();
-  }
-  if (prev != last || report.stats.pages != page_count) {
-    return Status::Corruption(fmt::format(
-        "{}: chain ends at page {} after {} pages, the header says page {} after {} (invariant 1)",
-        Where(header_), prev, report.stats.pages, last, page_count));
-  }
-  // Invariant 4: the list visits every hole once (so it has no cycle and no stray entry).
-  size_t visited = 0;
-  for (RowPosition at = hole_head; at.valid(); ++visited) {
-    if (visited == holes.size()) {
-      return Status::Corruption(
-          fmt::format("{}: the hole list is longer than the {} holes of the pages: it has a cycle "
-                      "(invariant 4)",
-                      Where(header_), holes.size()));
-    }
-    auto it = holes.find(at);
-    if (it == holes.end()) {
-      return Status::Corruption(
-          fmt::format("{}: hole list entry {} is not a hole of the heap (invariant 4)",
-                      Where(at.page), at.slot));
-    }
-    at = it->second;
-  }
-  if (visited != holes.size()) {
-    return Status::Corruption(
-        fmt::format("{}: the hole list has {} entries, the pages have {} holes (invariant 4)",
-                    Where(header_), visited, holes.size()));
-  }
-  const HeapStats& c = report.stats;
-  if (c.rows != header_stats.rows || c.row_bytes != header_stats.row_bytes ||
-      c.holes != header_stats.holes || c.data_free != header_stats.data_free) {
-    return Status::Corruption(fmt::format(
-        "{}: header counts rows {} row_bytes {} holes {} data_free {}, the pages hold {} {} {} {} "
-        "(invariant 5)",
-        Where(header_), header_stats.rows, header_stats.row_bytes, header_stats.holes,
-        header_stats.data_free, c.rows, c.row_bytes, c.holes, c.data_free));
-  }
-  return report;
 }
 
 Status RowHeap::Drop() {
