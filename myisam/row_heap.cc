@@ -16,7 +16,7 @@ namespace minnow {
 
 namespace hf = heap_format;
 
-static_assert(kMaxRowSize == kPageSize - hf::data::kSlots - hf::data::kSlotSize);
+static_assert(kMaxHeapRowSize == kPageSize - hf::data::kSlots - hf::data::kSlotSize);
 
 namespace {
 
@@ -137,9 +137,9 @@ Result<hf::Slot> LiveSlot(const std::byte* page, RowPosition pos) {
 }
 
 Status CheckRowSize(size_t n) {
-  if (n > kMaxRowSize) {
-    return Status::InvalidArgument(
-        fmt::format("row of {} bytes is larger than the heap's limit of {} bytes", n, kMaxRowSize));
+  if (n > kMaxHeapRowSize) {
+    return Status::InvalidArgument(fmt::format(
+        "row of {} bytes is larger than the heap's limit of {} bytes", n, kMaxHeapRowSize));
   }
   return Status::OK();
 }
@@ -147,6 +147,9 @@ Status CheckRowSize(size_t n) {
 }  // namespace
 
 // The pages one write holds, and the steps writes share. Lives for one mini-transaction.
+// A mini-transaction cannot be abandoned (its destructor commits what it changed), so every
+// check that can fail (page validation, counters, the hole list, allocation) comes before a
+// write's first page change: a write that fails changes nothing.
 class HeapWrite {
  public:
   HeapWrite(const RowHeap* heap, MiniTransaction* mtr) : heap_(heap), mtr_(mtr) {}
@@ -201,20 +204,24 @@ class HeapWrite {
     return Append(row);
   }
 
-  // Turns live row `pos` into the newest hole (uncounted by the caller).
-  Status FreeSlot(MtrPage* page, RowPosition pos, const hf::Slot& live) {
+  // kCorruption if the header's counters could not hold `live` (checked before any change).
+  Status CanFree(const hf::Slot& live) const {
+    if (h_.rows == 0 || h_.row_bytes < live.len) {
+      return Status::Corruption(fmt::format("{}: the header counts fewer rows than the pages hold",
+                                            Where(heap_->header_page())));
+    }
+    return Status::OK();
+  }
+
+  // Turns live row `pos` into the newest hole. REQUIRES: CanFree(live) passed.
+  void FreeSlot(MtrPage* page, RowPosition pos, const hf::Slot& live) {
     AddGarbage(page, live.len);
     StoreHoleSlot(page, pos.slot, live.len, h_.hole_head);
     h_.hole_head = pos;
     h_.holes += 1;
     h_.data_free += live.len;
-    if (h_.rows == 0 || h_.row_bytes < live.len) {
-      return Status::Corruption(
-          fmt::format("{}: row counters below the rows found", Where(heap_->header_page())));
-    }
     h_.rows -= 1;
     h_.row_bytes -= live.len;
-    return Status::OK();
   }
 
   void CountRow(size_t len) {
@@ -339,7 +346,8 @@ Status RowHeap::Delete(RowPosition pos) {
   RETURN_IF_ERROR(w.Begin());
   ASSIGN_OR_RETURN(MtrPage page, w.DataPage(pos.page));
   ASSIGN_OR_RETURN(hf::Slot live, LiveSlot(page.data(), pos));
-  RETURN_IF_ERROR(w.FreeSlot(&page, pos, live));
+  RETURN_IF_ERROR(w.CanFree(live));
+  w.FreeSlot(&page, pos, live);
   w.Finish();
   mtr.Commit();
   return Status::OK();
@@ -373,8 +381,9 @@ Result<RowPosition> RowHeap::Update(RowPosition pos, ConstBytes row, InsertMode 
     return pos;
   }
   // Move: store the new version elsewhere, then free the old slot, in the same mtr.
+  RETURN_IF_ERROR(w.CanFree(live));
   ASSIGN_OR_RETURN(RowPosition moved, w.Place(row, mode));
-  RETURN_IF_ERROR(w.FreeSlot(&page, pos, live));
+  w.FreeSlot(&page, pos, live);
   w.Finish();
   mtr.Commit();
   return moved;

@@ -5,7 +5,7 @@
 //
 // MyISAM's rules, as this heap keeps them:
 // - A row has a position (page, slot) that stays fixed while it lives; indexes hold it
-//   (myisam/row_position.h). Rows are byte strings of 0..kMaxRowSize bytes; a larger row is
+//   (myisam/row_position.h). Rows are byte strings of 0..kMaxHeapRowSize bytes; a larger row is
 //   refused with kInvalidArgument (no overflow pages).
 // - DELETE frees the row's slot and leaves a hole. Holes form a list kept in the pages (newest
 //   first, MyISAM's dellink chain), and data_free counts the bytes the deleted rows had.
@@ -46,7 +46,7 @@
 namespace minnow {
 
 // The largest row a heap stores: one row alone fills a data page.
-inline constexpr size_t kMaxRowSize = kPageSize - 56 - 8;
+inline constexpr size_t kMaxHeapRowSize = kPageSize - 56 - 8;
 
 enum class InsertMode : uint8_t {
   kFillHoles,  // take the newest hole if the row fits its page, else append
@@ -115,7 +115,7 @@ class RowHeap {
   PageNo header_page() const { return header_; }
   BufferPool* pool() const { return pool_; }
 
-  // Stores a new row; returns its position. kInvalidArgument for a row over kMaxRowSize;
+  // Stores a new row; returns its position. kInvalidArgument for a row over kMaxHeapRowSize;
   // kNoSpace if the file is full (then nothing changed).
   Result<RowPosition> Insert(ConstBytes row, InsertMode mode);
   // Frees the row's slot (a hole). kNotFound if `pos` holds no live row.

@@ -62,11 +62,11 @@ TEST_CASE("heap: empty rows, the largest row, and a row over the limit", "[myisa
   RowHeap* heap = fx.NewHeap();
   const RowPosition empty = InsertOk(heap, "", InsertMode::kAppend);
   CHECK(GetOk(*heap, empty).empty());
-  const std::string big(kMaxRowSize, 'x');
+  const std::string big(kMaxHeapRowSize, 'x');
   const RowPosition bigpos = InsertOk(heap, big, InsertMode::kAppend);
   CHECK(GetOk(*heap, bigpos) == big);
   CHECK(bigpos.page != empty.page);  // a full-size row fills a page of its own
-  const std::string too_big(kMaxRowSize + 1, 'y');
+  const std::string too_big(kMaxHeapRowSize + 1, 'y');
   auto r = heap->Insert(B(too_big), InsertMode::kAppend);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == Code::kInvalidArgument);
@@ -119,7 +119,7 @@ TEST_CASE("heap: delete leaves a hole; fill-holes reuses it, append-only does no
     CHECK(ScanAll(*heap).back().first == p);
   }
   SECTION("a row too big for the newest hole's page is appended instead") {
-    const std::string big(kMaxRowSize, 'b');
+    const std::string big(kMaxHeapRowSize, 'b');
     const RowPosition p = InsertOk(heap, big, InsertMode::kFillHoles);
     CHECK(p != pos[50]);
     CHECK(StatsOk(*heap).holes == 2);
@@ -514,9 +514,25 @@ TEST_CASE("heap: Check finds damage and names it", "[myisam]") {
   SECTION("a hole list entry that is a live row") {
     Damage(fx.pool(), hdr, [&](MtrPage* p) { p->Write16(hf::hdr::kHoleHeadSlot, 5); });
     RequireCorruption(*heap, "not a hole");
-    // Filling holes trusts nothing either.
+    // Filling holes trusts nothing either, and a refused write changes nothing: not the
+    // insert, and not a moving update whose new place would be that "hole".
     auto r = heap->Insert(B(Row(1)), InsertMode::kFillHoles);
     CHECK(r.status().code() == Code::kCorruption);
+    auto u = heap->Update(pos[7], B(std::string(9000, 'z')), InsertMode::kFillHoles);
+    CHECK(u.status().code() == Code::kCorruption);
+    CHECK(GetOk(*heap, pos[7]) == Row(7, 80));
+    CHECK(GetOk(*heap, pos[5]) == Row(5, 80));
+    CHECK(StatsOk(*heap).rows == 598);
+  }
+  SECTION("a header that counts no rows refuses deletes and moves, changing nothing") {
+    const uint64_t pages = StatsOk(*heap).pages;
+    Damage(fx.pool(), hdr, [](MtrPage* p) { p->Write64(hf::hdr::kRows, 0); });
+    CHECK(heap->Delete(pos[0]).code() == Code::kCorruption);
+    CHECK(heap->Update(pos[0], B(std::string(9000, 'z')), InsertMode::kAppend).status().code() ==
+          Code::kCorruption);
+    CHECK(GetOk(*heap, pos[0]) == Row(0, 80));
+    CHECK(StatsOk(*heap).holes == 2);
+    CHECK(StatsOk(*heap).pages == pages);  // the move allocated no page
   }
   SECTION("overlapping records") {
     const uint16_t off = Load16(fx.pool()->FetchRead(p0)->data() + hf::SlotOffset(4));
