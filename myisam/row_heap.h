@@ -22,15 +22,22 @@
 // - Compact() (OPTIMIZE TABLE) rewrites the live rows in order into a new heap without holes.
 //
 // Durability: every row operation is one mini-transaction (buffer_pool/mtr.h), so redo makes
-// it atomic: after a crash at any point the heap is as before or as after the operation
-// (counters, hole list and row bytes together). A page allocation commits first in its own
-// nested mtr (as btree's splits do): a crash between the two leaks that page, nothing else.
+// it atomic: after a crash at any point the heap is as before or as after the operation. The
+// hole list, the row bytes and the header's counters change together, so their order inside
+// the operation does not matter (were they separate writes, a hole would have to leave the
+// list before a row is written into it, so that a crash could leak a hole but never give one
+// slot to two rows). A page allocation commits first in its own nested mtr (as btree's splits
+// do): a crash between the two leaks that page, nothing else. A failed write changes nothing.
+// A statement is a series of row operations: a crash in the middle keeps the ones done (no
+// transactions, MyISAM's way).
 //
 // Thread safety: writes (Insert, Delete, Update, Drop, Compact) REQUIRE external
 // serialization: one writer at a time, as the table lock gives (a concurrent inserter holds
-// the table's only write lock). Reads (Get, End, NewScan, stats, Check) may run concurrently
-// with each other and with that one writer; each page is read under its frame latch, one page
-// at a time. Latch order: the header page, then data pages; page 0 last (allocation).
+// the table's only write lock). Get, End, NewScan and stats may run concurrently with each
+// other and with that one writer; each page is read under its frame latch, one page at a time.
+// Check REQUIRES that no write runs meanwhile (it compares pages read at different moments).
+// A HeapScan is used by one thread. Latch order: the header page, then data pages; page 0
+// last (allocation).
 
 #include <cstdint>
 #include <functional>
@@ -139,7 +146,7 @@ class RowHeap {
   Result<HeapStats> stats() const;
 
   // Verifies invariants (1)-(5) of heap_page_internal.h. kCorruption naming the page and what
-  // is wrong.
+  // is wrong. REQUIRES: no write meanwhile (a table lock that excludes concurrent inserts).
   Result<HeapCheckReport> Check() const;
 
   // Frees every page of the heap, the header last. The RowHeap must not be used afterwards.
