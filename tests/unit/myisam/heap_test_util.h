@@ -29,7 +29,14 @@ class HeapFixture {
     o.pool_bytes = frames * kPageSize;
     o.background_flusher = false;
     o.old_blocks_time_ms = 0;
-    log_ = std::make_unique<MemoryRedoLog>();
+    // A reopened file's log goes on from its checkpoint, so page LSNs keep growing.
+    Lsn start = 0;
+    if (disk_->size() > 0) {
+      auto info = ReadFileHeader(NewMemoryBackend(disk_).get());
+      REQUIRE(info.ok());
+      start = info->checkpoint_lsn;
+    }
+    log_ = std::make_unique<MemoryRedoLog>(start);
     auto r = BufferPool::Open(NewMemoryBackend(disk_), o, log_.get());
     REQUIRE(r.ok());
     pool_ = std::move(r).value();
