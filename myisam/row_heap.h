@@ -60,7 +60,7 @@ enum class InsertMode : uint8_t {
   kAppend,     // always append at the end (concurrent insert)
 };
 
-// An "end of file": the heap's end at one moment. Rows at positions before it existed then.
+// An "end of file": the heap's end at one moment. Rows appended after that moment lie past it.
 struct HeapEnd {
   PageNo page = kInvalidPageNo;  // the last data page at that moment
   uint32_t seq = 0;              // its place in the chain
