@@ -16,6 +16,7 @@ ALLOWED = {
     "btree": {"buffer_pool", "common"},
     "mvcc": {"buffer_pool", "common"},
     "log": {"buffer_pool", "common"},
+    "myisam": {"btree", "lock", "log", "buffer_pool", "common"},
     # txn/ uses the public API's value types (options, isolation levels, reports) but never
     # engine/ itself: the engine hands it TxnServices (txn/txn_services.h).
     "txn": {"btree", "lock", "mvcc", "log", "buffer_pool", "common", "engine_api"},
