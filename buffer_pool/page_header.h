@@ -37,6 +37,8 @@ enum class PageType : uint16_t {
   kOverflow = 5,   // part of an overflow chain of a large value
   kUndo = 6,       // undo log pages; 7: rollback segment header (mvcc/undo_page_format.h)
   kUndoRsegHeader = 7,
+  kRowHeapHeader = 16,  // a table-locking engine's heap of rows: its header page
+  kRowHeapData = 17,    // and its data pages (myisam/heap_page_internal.h)
 };
 
 inline constexpr uint16_t kFlagCompressLz4 = 1u << 0;

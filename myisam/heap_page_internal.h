@@ -50,9 +50,8 @@
 
 namespace minnow::heap_format {
 
-// buffer_pool's PageType has no entries for the heap yet; these values are unused by it.
-inline constexpr PageType kHeaderPageType = static_cast<PageType>(16);
-inline constexpr PageType kDataPageType = static_cast<PageType>(17);
+inline constexpr PageType kHeaderPageType = PageType::kRowHeapHeader;
+inline constexpr PageType kDataPageType = PageType::kRowHeapData;
 
 inline constexpr uint32_t kHeapMagic = 0x5048594d;  // "MYHP" in little-endian byte order
 inline constexpr uint32_t kHeapVersion = 1;
