@@ -32,8 +32,9 @@ void DatabaseCore::StopPurge() {
 void DatabaseCore::PurgeLoop() {
   for (;;) {
     {
-      std::unique_lock<Latch> g(purge_latch_);
-      purge_cv_.wait_for(g, purge_interval_, [&] { return purge_stop_ || purge_wake_; });
+      LatchGuard g(purge_latch_);  // annotated, unlike std::unique_lock; the wait takes the Latch
+      purge_cv_.wait_for(purge_latch_, purge_interval_,
+                         [&]() REQUIRES(purge_latch_) { return purge_stop_ || purge_wake_; });
       if (purge_stop_) return;
       purge_wake_ = false;
     }
