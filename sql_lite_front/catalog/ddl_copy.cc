@@ -269,7 +269,7 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
 
   // Counters: a table with new rows numbers on after them.
   if (auto found = catalog->Find(def.name); found != nullptr) {
-    std::lock_guard g(found->counters->latch);
+    LatchGuard g(found->counters->latch);
     TableCounters& c = *found->counters;
     if (truncate) {
       c.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
