@@ -198,7 +198,8 @@ void BufferPool::Impl::FlusherLoop() NO_THREAD_SAFETY_ANALYSIS {
   for (;;) {
     {
       std::unique_lock<Latch> l(flusher_latch_);
-      flusher_cv_.wait_for(l, interval, [&] { return flusher_stop_ || flusher_wake_; });
+      flusher_cv_.wait_for(
+          l, interval, [&]() REQUIRES(flusher_latch_) { return flusher_stop_ || flusher_wake_; });
       if (flusher_stop_) return;
       flusher_wake_ = false;
     }

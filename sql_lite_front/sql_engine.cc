@@ -27,7 +27,7 @@ std::unique_ptr<SqlSession> SqlEngine::NewSession() {
   const uint64_t id = state_->next_session_id.fetch_add(1);
   auto session = std::make_unique<SessionState>(state_.get(), id, std::move(kv_session));
   {
-    std::lock_guard g(state_->sessions_latch);
+    LatchGuard g(state_->sessions_latch);
     state_->sessions.push_back(session.get());
   }
   return std::unique_ptr<SqlSession>(new SqlSession(std::move(session)));

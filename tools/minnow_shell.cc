@@ -13,7 +13,6 @@
 // gives the prompt back, so the user can switch to another session and release the lock. The
 // waiting statement's result is printed at the next prompt after it finishes.
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,14 +30,11 @@
 #include <vector>
 
 #include "minnow/db.h"
-#include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/execute/result_format.h"
+#include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/sql_engine.h"
+#include "tools/minnow_shell_input.h"
 #include "tools/minnow_shell_sessions.h"
-
-#ifdef MINNOW_HAVE_LIBEDIT
-#include <editline/readline.h>
-#endif
 
 namespace minnow::tools {
 namespace {
@@ -47,31 +43,12 @@ using sql::StatementResult;
 using sql::StatementSplitter;
 using Clock = std::chrono::steady_clock;
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void OnSigint(int) { g_interrupted.store(true); }
-
-void InstallSigint() {
-  struct sigaction sa {};
-  sa.sa_handler = OnSigint;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a read at the prompt returns, so the line can be cleared
-  sigaction(SIGINT, &sa, nullptr);
-}
-
 // How results are printed.
 enum class OutputMode : uint8_t {
   kInteractive,  // tables, summary lines, errors without line numbers
   kTable,        // -e on a terminal: tables only, errors "at line N"
   kBatch,        // scripts and pipes: tab-separated, errors "at line N" end the run
 };
-
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 // One shell session: its worker and what the shell remembers about its statement.
 struct ShellSession {
@@ -80,78 +57,6 @@ struct ShellSession {
   bool background = false;  // the prompt was given back while it ran: print it when done
   int line = 0;             // the line the running statement started on
   std::string file;         // and the sourced file it came from ("" for the main input)
-};
-
-// Where input lines come from.
-class LineSource {
- public:
-  virtual ~LineSource() = default;
-  // The next line without its newline; false at the end of input. *interrupted when Ctrl-C
-  // ended the read (the line read so far is dropped).
-  virtual bool Read(const std::string& prompt, std::string* line, bool* interrupted) = 0;
-};
-
-class StreamSource : public LineSource {
- public:
-  explicit StreamSource(std::istream* in) : in_(in) {}
-  bool Read(const std::string&, std::string* line, bool* interrupted) override {
-    *interrupted = false;
-    return static_cast<bool>(std::getline(*in_, *line));
-  }
-
- private:
-  std::istream* in_;
-};
-
-// The terminal: libedit's readline with history, or a plain read of stdin.
-class TerminalSource : public LineSource {
- public:
-  TerminalSource() {
-#ifdef MINNOW_HAVE_LIBEDIT
-    if (const char* home = std::getenv("HOME")) history_ = std::string(home) + "/.minnow_history";
-    if (!history_.empty()) read_history(history_.c_str());
-#endif
-  }
-  ~TerminalSource() override {
-#ifdef MINNOW_HAVE_LIBEDIT
-    if (!history_.empty()) write_history(history_.c_str());
-#endif
-  }
-  bool Read(const std::string& prompt, std::string* line, bool* interrupted) override {
-    g_interrupted.store(false);
-#ifdef MINNOW_HAVE_LIBEDIT
-    char* text = readline(prompt.c_str());
-    *interrupted = g_interrupted.exchange(false);
-    if (text == nullptr) {
-      if (*interrupted) return true;
-      return false;
-    }
-    *line = text;
-    std::free(text);
-    if (*interrupted) return true;
-    if (!Trim(*line).empty()) add_history(line->c_str());
-    return true;
-#else
-    std::fputs(prompt.c_str(), stdout);
-    std::fflush(stdout);
-    char* buf = nullptr;
-    size_t cap = 0;
-    ssize_t n = ::getline(&buf, &cap, stdin);
-    *interrupted = g_interrupted.exchange(false);
-    if (n < 0) {
-      std::free(buf);
-      clearerr(stdin);
-      return *interrupted;
-    }
-    line->assign(buf, static_cast<size_t>(n));
-    std::free(buf);
-    if (!line->empty() && line->back() == '\n') line->pop_back();
-    return true;
-#endif
-  }
-
- private:
-  std::string history_;
 };
 
 class Shell {

@@ -5,11 +5,11 @@
 //
 // Runs every DIR/**/*.test in sorted order (or the NAMEs: "basics/smoke", a .test path, or a
 // directory under DIR), each against a fresh file database in a fresh temporary directory, and
-// compares its output with the .result beside it; --record writes the .result instead. Prints
+// compares its output with the .result beside it; --record writes the .result instead. After
+// the script, the database's integrity check (Database::CheckIntegrity) must find nothing. Prints
 // "ok      NAME" or "FAIL    NAME" with a unified diff or the failing statement, and ends with
 // "N passed, N failed". Exits 1 if a test failed.
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +25,8 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/sql_engine.h"
+#include "tests/test_temp_dir.h"
+#include "tools/sqltest_integrity.h"
 #include "tools/sqltest_script.h"
 
 namespace minnow::tools {
@@ -88,18 +90,12 @@ TestRun RunOne(const fs::path& test, const std::string& name, bool record,
     return run;
   }
 
-  std::string tmpl = (fs::temp_directory_path() / "sqltest.XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    run.report = "cannot make a temporary directory\n";
-    return run;
-  }
-  const fs::path tmp = tmpl;
+  testing::TempDir tmp_dir("sqltest");
+  const fs::path tmp = tmp_dir.path();
   auto db = Database::Open(
       Options{.path = (tmp / "test.minnow").string(), .buffer_pool_bytes = 32u << 20});
   if (!db.ok()) {
     run.report = "cannot open a database: " + db.status().ToString() + "\n";
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
     return run;
   }
   auto engine = sql::SqlEngine::Open(db->get());
@@ -112,12 +108,19 @@ TestRun RunOne(const fs::path& test, const std::string& name, bool record,
       // both are leaked (never freed) and the runner exits after this test.
       (void)engine->release();
       (void)db->release();
+      tmp_dir.Keep();
       run.abandoned = true;
       run.report = outcome.failure + "\n(the database in " + tmp.string() + " is left behind)\n";
       return run;
     }
+    engine->reset();
+    // Every script ends with the database's integrity check, also a failed one (whose report
+    // then says both).
+    const std::string integrity = IntegrityFindings(db->get());
     if (!outcome.failure.empty()) {
-      run.report = outcome.failure + "\n";
+      run.report = outcome.failure + "\n" + integrity;
+    } else if (!integrity.empty()) {
+      run.report = integrity;
     } else if (record) {
       if (WriteFile(result_path, outcome.output)) {
         run.passed = true;
@@ -129,7 +132,6 @@ TestRun RunOne(const fs::path& test, const std::string& name, bool record,
     } else {
       run.report = UnifiedDiff(tmp, name, expected, outcome.output);
     }
-    engine->reset();
   }
   Status st = (*db)->Close();
   if (!st.ok() && run.passed) {
@@ -137,8 +139,6 @@ TestRun RunOne(const fs::path& test, const std::string& name, bool record,
     run.report = "closing the database: " + st.ToString() + "\n";
   }
   db->reset();
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
   return run;
 }
 

@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -18,6 +17,7 @@
 
 #include "sql_lite_front/parse/parser.h"
 #include "tools/minnow_shell_sessions.h"
+#include "tools/sqltest_result.h"
 
 namespace minnow::tools {
 namespace {
@@ -35,103 +35,6 @@ std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-
-// mysqltest's error names that the tests use; any number is accepted too.
-std::optional<uint16_t> ErrorNumber(const std::string& name) {
-  static const std::map<std::string, uint16_t> kNames = {
-      {"ER_LOCK_WAIT_TIMEOUT", 1205},
-      {"ER_LOCK_DEADLOCK", 1213},
-      {"ER_DUP_ENTRY", 1062},
-      {"ER_NO_SUCH_TABLE", 1146},
-      {"ER_BAD_FIELD_ERROR", 1054},
-      {"ER_PARSE_ERROR", 1064},
-      {"ER_TABLE_EXISTS_ERROR", 1050},
-      {"ER_BAD_TABLE_ERROR", 1051},
-      {"ER_QUERY_INTERRUPTED", 1317},
-      {"ER_EMPTY_QUERY", 1065},
-      {"ER_BAD_NULL_ERROR", 1048},
-      {"ER_DUP_KEYNAME", 1061},
-      {"ER_DUP_FIELDNAME", 1060},
-      {"ER_WRONG_VALUE_COUNT_ON_ROW", 1136},
-      {"ER_NON_UNIQ_ERROR", 1052},
-      {"ER_UNKNOWN_SYSTEM_VARIABLE", 1193},
-      {"ER_TABLE_NOT_LOCKED", 1100},
-      {"ER_TABLE_NOT_LOCKED_FOR_WRITE", 1099},
-      {"ER_CANT_DROP_FIELD_OR_KEY", 1091},
-      {"ER_DATA_TOO_LONG", 1406},
-      {"ER_WARN_DATA_OUT_OF_RANGE", 1264},
-      {"ER_NOT_SUPPORTED_YET", 1235},
-      {"ER_CANT_CHANGE_TX_CHARACTERISTICS", 1568},
-      {"ER_BAD_DB_ERROR", 1049},
-      {"ER_UNKNOWN_TABLE", 1109},
-      {"ER_LOCK_OR_ACTIVE_TRANSACTION", 1192},
-      {"ER_DIVISION_BY_ZERO", 1365},
-  };
-  if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c));
-      })) {
-    unsigned long n = std::strtoul(name.c_str(), nullptr, 10);
-    if (n <= 0xFFFF) return static_cast<uint16_t>(n);
-    return std::nullopt;
-  }
-  auto it = kNames.find(name);
-  if (it == kNames.end()) return std::nullopt;
-  return it->second;
-}
-
-// Splits "1 # 3 'a b'" into words; '...' or "..." quote a word with spaces.
-std::vector<std::string> Words(std::string_view s) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i >= s.size()) break;
-    std::string w;
-    if (s[i] == '\'' || s[i] == '"') {
-      char q = s[i++];
-      while (i < s.size() && s[i] != q) w += s[i++];
-      ++i;
-    } else {
-      while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) w += s[i++];
-    }
-    out.push_back(std::move(w));
-  }
-  return out;
-}
-
-// mysqltest writes groups in a replacement as \1..\9; std::regex's ECMAScript format wants
-// $1..$9 (and a literal '$' doubled).
-std::string EcmaReplacement(std::string_view repl) {
-  std::string out;
-  for (size_t i = 0; i < repl.size(); ++i) {
-    if (repl[i] == '\\' && i + 1 < repl.size() && repl[i + 1] >= '0' && repl[i + 1] <= '9') {
-      out += '$';
-      out += repl[++i];
-    } else if (repl[i] == '$') {
-      out += "$$";
-    } else {
-      out += repl[i];
-    }
-  }
-  return out;
-}
-
-struct Regex {
-  std::regex re;
-  std::string replacement;
-};
-
-// What applies to the next statement's outcome (mysqltest's one-shot modifiers). A --send
-// takes them along, and its --reap applies them.
-struct Modifiers {
-  std::vector<uint16_t> expected_errors;  // empty: success expected
-  bool sorted = false;
-  std::map<size_t, std::string> replace_column;  // 1-based column -> text
-  std::vector<Regex> replace_regex;
-  bool any() const {
-    return !expected_errors.empty() || sorted || !replace_column.empty() || !replace_regex.empty();
-  }
-};
 
 struct Connection {
   std::unique_ptr<SessionWorker> worker;
@@ -160,8 +63,8 @@ class ScriptRunner {
   bool Connect(std::string_view arg);
   bool Fail(int line, const std::string& what);
   Connection* current();
-  void AppendResult(const StatementResult& r, const Modifiers& m, bool vertical);
-  std::string Replace(const std::string& s, const Modifiers& m) const;
+  void SwitchTo(const std::string& name);
+  bool Parsed(const std::string& problem) { return problem.empty() || Fail(line_no_, problem); }
   void CloseAll();
 
   sql::SqlEngine* engine_;
@@ -188,6 +91,13 @@ bool ScriptRunner::Fail(int line, const std::string& what) {
 Connection* ScriptRunner::current() {
   auto it = connections_.find(current_);
   return it == connections_.end() ? nullptr : &it->second;
+}
+
+// The .result says which connection runs the statements that follow, as mysqltest's does: a
+// "connection NAME;" line wherever the current connection changes (also by connect).
+void ScriptRunner::SwitchTo(const std::string& name) {
+  if (name != current_ && query_log_) out_ += "connection " + name + ";\n";
+  current_ = name;
 }
 
 ScriptOutcome ScriptRunner::Run(std::string_view script) {
@@ -300,7 +210,7 @@ bool ScriptRunner::Command(std::string_view name, std::string_view arg_view, boo
   if (name == "connect") return Connect(arg);
   if (name == "connection") {
     if (connections_.count(arg) == 0) return Fail(line_no_, "connection '" + arg + "' not found");
-    current_ = arg;
+    SwitchTo(arg);
     return true;
   }
   if (name == "disconnect") {
@@ -313,6 +223,7 @@ bool ScriptRunner::Command(std::string_view name, std::string_view arg_view, boo
       return Fail(line_no_, "disconnect " + arg + ": its statement would not stop");
     }
     connections_.erase(it);
+    if (arg == current_) current_.clear();  // no current connection until the next switch
     return true;
   }
   if (name == "send") {
@@ -328,18 +239,7 @@ bool ScriptRunner::Command(std::string_view name, std::string_view arg_view, boo
     return Statement(stmt, false);
   }
   if (name == "reap") return Reap();
-  if (name == "error") {
-    next_.expected_errors.clear();
-    std::string list = arg;
-    std::replace(list.begin(), list.end(), ',', ' ');
-    for (const std::string& w : Words(list)) {
-      auto n = ErrorNumber(w);
-      if (!n) return Fail(line_no_, "--error: unknown error '" + w + "'");
-      next_.expected_errors.push_back(*n);
-    }
-    if (next_.expected_errors.empty()) return Fail(line_no_, "--error needs an error number");
-    return true;
-  }
+  if (name == "error") return Parsed(ParseExpectedErrors(arg, &next_));
   if (name == "sorted_result") {
     next_.sorted = true;
     return true;
@@ -354,47 +254,8 @@ bool ScriptRunner::Command(std::string_view name, std::string_view arg_view, boo
     std::this_thread::sleep_for(std::chrono::duration<double>(s));
     return true;
   }
-  if (name == "replace_column") {
-    auto w = Words(arg);
-    if (w.empty() || w.size() % 2 != 0) {
-      return Fail(line_no_, "--replace_column needs pairs: COLUMN TEXT");
-    }
-    for (size_t i = 0; i < w.size(); i += 2) {
-      long col = std::strtol(w[i].c_str(), nullptr, 10);
-      if (col <= 0) return Fail(line_no_, "--replace_column: bad column '" + w[i] + "'");
-      next_.replace_column[static_cast<size_t>(col)] = w[i + 1];
-    }
-    return true;
-  }
-  if (name == "replace_regex") {
-    // One or more /REGEX/REPLACEMENT/[i]; the first character after spaces is the delimiter.
-    size_t i = 0;
-    while (i < arg.size()) {
-      while (i < arg.size() && std::isspace(static_cast<unsigned char>(arg[i]))) ++i;
-      if (i >= arg.size()) break;
-      char delim = arg[i++];
-      size_t mid = arg.find(delim, i);
-      size_t end = mid == std::string::npos ? mid : arg.find(delim, mid + 1);
-      if (end == std::string::npos) return Fail(line_no_, "--replace_regex: expected /RE/REPL/");
-      std::string re = arg.substr(i, mid - i), repl = arg.substr(mid + 1, end - mid - 1);
-      i = end + 1;
-      auto flags = std::regex::ECMAScript;
-      if (i < arg.size() && arg[i] == 'i') {
-        flags |= std::regex::icase;
-        ++i;
-      }
-      if (re.empty()) return Fail(line_no_, "--replace_regex: empty pattern");
-      repl = EcmaReplacement(repl);
-      // std::regex reports a bad pattern only by throwing: the one exception minnow catches,
-      // at the boundary, so a typo in a test fails that test instead of ending the runner.
-      try {
-        next_.replace_regex.push_back(Regex{std::regex(re, flags), repl});
-      } catch (const std::regex_error& e) {
-        return Fail(line_no_, "--replace_regex: bad pattern '" + re + "': " + e.what());
-      }
-    }
-    return true;
-  }
+  if (name == "replace_column") return Parsed(ParseReplaceColumn(arg, &next_));
+  if (name == "replace_regex") return Parsed(ParseReplaceRegex(arg, &next_));
   if (name == "vertical_results") vertical_results_ = true;
   if (name == "horizontal_results") vertical_results_ = false;
   if (name == "disable_query_log") query_log_ = false;
@@ -424,7 +285,7 @@ bool ScriptRunner::Connect(std::string_view arg_view) {
   Connection c;
   c.worker = std::make_unique<SessionWorker>(arg, engine_->NewSession());
   connections_.emplace(arg, std::move(c));
-  current_ = arg;  // as mysqltest, connect switches to the new connection
+  SwitchTo(arg);  // as mysqltest, connect switches to the new connection
   return true;
 }
 
@@ -461,12 +322,7 @@ bool ScriptRunner::Reap() {
   if (c == nullptr) return Fail(line_no_, "reap: no current connection");
   if (!c->sent) return Fail(line_no_, "reap: connection '" + current_ + "' sent no statement");
   Modifiers m = std::move(c->sent_modifiers);
-  if (next_.any()) {  // modifiers written just before --reap apply to it, as in mysqltest
-    if (!next_.expected_errors.empty()) m.expected_errors = next_.expected_errors;
-    m.sorted = m.sorted || next_.sorted;
-    for (auto& [col, text] : next_.replace_column) m.replace_column[col] = text;
-    for (auto& r : next_.replace_regex) m.replace_regex.push_back(r);
-  }
+  m.MergeFrom(next_);  // modifiers written just before --reap apply to it, as in mysqltest
   next_ = Modifiers();
   c->sent = false;
   const std::string sql = c->worker->statement();
@@ -476,15 +332,6 @@ bool ScriptRunner::Reap() {
                               std::to_string(options_.statement_timeout.count() / 1000) + " s");
   }
   return Finish(sql, c->sent_line, c->worker->TakeResult(), m, c->sent_vertical);
-}
-
-std::string ErrorList(const std::vector<uint16_t>& codes) {
-  std::string s;
-  for (size_t i = 0; i < codes.size(); ++i) {
-    if (i > 0) s += i + 1 == codes.size() ? " or " : ", ";
-    s += std::to_string(codes[i]);
-  }
-  return s;
 }
 
 bool ScriptRunner::Finish(const std::string& sql, int line,
@@ -503,66 +350,19 @@ bool ScriptRunner::Finish(const std::string& sql, int line,
       return Fail(line, what);
     }
     if (result_log_)
-      out_ += "ERROR " + std::string(e.sqlstate()) + ": " + Replace(e.message, m) + "\n";
+      out_ += "ERROR " + std::string(e.sqlstate()) + ": " + ApplyReplaceRegex(e.message, m) + "\n";
     return true;
   }
   if (!success_allowed) {
     return Fail(line,
                 "query '" + sql + "' succeeded, should have failed with " + ErrorList(expected));
   }
-  if (result_log_) AppendResult(*r, m, vertical || vertical_results_);
+  if (result_log_) {
+    AppendResult(*r, m,
+                 {.vertical = vertical || vertical_results_, .info = info_, .warnings = warnings_},
+                 &out_);
+  }
   return true;
-}
-
-std::string ScriptRunner::Replace(const std::string& s, const Modifiers& m) const {
-  std::string out = s;
-  for (const auto& r : m.replace_regex) out = std::regex_replace(out, r.re, r.replacement);
-  return out;
-}
-
-void ScriptRunner::AppendResult(const StatementResult& r, const Modifiers& m, bool vertical) {
-  if (r.has_result_set) {
-    auto value = [&](const std::vector<std::optional<std::string>>& row, size_t c) {
-      auto it = m.replace_column.find(c + 1);
-      if (it != m.replace_column.end()) return it->second;
-      return Replace(c < row.size() && row[c] ? *row[c] : std::string("NULL"), m);
-    };
-    if (vertical) {  // mysqltest: "column<TAB>value" lines, no header
-      for (const auto& row : r.rows) {
-        for (size_t c = 0; c < r.columns.size(); ++c) {
-          out_ += Replace(r.columns[c], m) + "\t" + value(row, c) + "\n";
-        }
-      }
-    } else {
-      std::string header;
-      for (size_t c = 0; c < r.columns.size(); ++c) {
-        if (c > 0) header += '\t';
-        header += Replace(r.columns[c], m);
-      }
-      out_ += header + "\n";
-      std::vector<std::string> lines;
-      lines.reserve(r.rows.size());
-      for (const auto& row : r.rows) {
-        std::string l;
-        for (size_t c = 0; c < r.columns.size(); ++c) {
-          if (c > 0) l += '\t';
-          l += value(row, c);
-        }
-        lines.push_back(std::move(l));
-      }
-      if (m.sorted) std::sort(lines.begin(), lines.end());
-      for (const auto& l : lines) out_ += l + "\n";
-    }
-  } else if (info_) {
-    out_ += "affected rows: " + std::to_string(r.affected_rows) + "\n";
-    if (!r.info.empty()) out_ += "info: " + r.info + "\n";
-  }
-  if (warnings_ && !r.warnings.empty()) {
-    out_ += "Warnings:\n";
-    for (const auto& w : r.warnings) {
-      out_ += w.level + "\t" + std::to_string(w.code) + "\t" + Replace(w.message, m) + "\n";
-    }
-  }
 }
 
 bool ScriptRunner::WaitBlocked(const std::string& name) {

@@ -20,9 +20,11 @@
 // enable_/disable_ query_log, result_log, warnings, info.
 //
 // The output is what mysqltest writes to a .result file: every statement echoed as written with
-// its ';', a result set as a tab-separated header and rows (NULL as "NULL"), nothing for an OK
+// its ';', "connection NAME;" wherever the current connection changes (connect and connection),
+// a result set as a tab-separated header and rows (NULL as "NULL"), nothing for an OK
 // statement, "ERROR <SQLSTATE>: <message>" for an expected error, "Warnings:" lines after a
-// statement with warnings.
+// statement with warnings (sqltest_result.h). The echo of statements and connection changes
+// follows --disable_query_log / --enable_query_log.
 
 #include <chrono>
 #include <string>

@@ -34,8 +34,8 @@ void Purge::Stop() {
 void Purge::Loop() {
   for (;;) {
     {
-      std::unique_lock<Latch> g(latch_);
-      cv_.wait_for(g, interval_, [&] { return stop_ || wake_; });
+      LatchGuard g(latch_);  // annotated, unlike std::unique_lock; the wait takes the Latch
+      cv_.wait_for(latch_, interval_, [&]() REQUIRES(latch_) { return stop_ || wake_; });
       if (stop_) return;
       wake_ = false;
     }

@@ -152,7 +152,7 @@ SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableS
   SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, mapping, false));
   if (d.auto_increment_set) {
     if (auto t = ctx.catalog->Find(def.name); t != nullptr) {
-      std::lock_guard g(t->counters->latch);
+      LatchGuard g(t->counters->latch);
       // InnoDB: the counter moves up to AUTO_INCREMENT=, never below the rows' max + 1.
       t->counters->next_auto_inc = std::max(t->counters->next_auto_inc, def.auto_increment_start);
     }

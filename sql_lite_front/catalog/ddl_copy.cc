@@ -264,7 +264,7 @@ void CarryCounters(TableCatalog* catalog, const TableDef& def, bool truncate, ui
                    uint64_t max_auto) {
   auto found = catalog->Find(def.name);
   if (found == nullptr) return;
-  std::lock_guard g(found->counters->latch);
+  LatchGuard g(found->counters->latch);
   TableCounters& c = *found->counters;
   if (truncate) {
     c.next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);

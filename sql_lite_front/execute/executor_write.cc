@@ -16,7 +16,7 @@ int CompareNullsFirst(const Value& a, const Value& b) {
 // Moves the table's AUTO_INCREMENT counter past an explicit value.
 void SeeAutoIncrement(const OpenTable& t, const Value& v) {
   if (!v.is_int() || v.as_int() <= 0) return;
-  std::lock_guard g(t.counters->latch);
+  LatchGuard g(t.counters->latch);
   uint64_t next = static_cast<uint64_t>(v.as_int()) + 1;
   if (next > t.counters->next_auto_inc) t.counters->next_auto_inc = next;
 }
@@ -219,7 +219,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
       if (static_cast<int>(c) == auto_col && (row[c].is_null() || row[c].ToInt() == 0)) {
         uint64_t id;
         {
-          std::lock_guard g(t.counters->latch);
+          LatchGuard g(t.counters->latch);
           id = t.counters->next_auto_inc++;
         }
         if (first_generated == 0) first_generated = id;

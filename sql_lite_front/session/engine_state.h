@@ -6,13 +6,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "common/latch.h"
 #include "minnow/db.h"
-#include "sql_lite_front/status/status_counters.h"
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/session/variables.h"
+#include "sql_lite_front/status/status_counters.h"
 
 namespace minnow::sql {
 
@@ -27,15 +27,15 @@ struct SqlEngineState {
   SystemVariables variables;
   const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
-  mutable std::mutex status_latch;  // guards global_status
-  StatusCounters global_status;
+  mutable Latch status_latch;
+  StatusCounters global_status GUARDED_BY(status_latch);
 
-  mutable std::mutex sessions_latch;  // guards sessions (not the sessions' contents)
-  std::vector<SessionState*> sessions;
+  mutable Latch sessions_latch;  // the list only, not the sessions' contents
+  std::vector<SessionState*> sessions GUARDED_BY(sessions_latch);
   std::atomic<uint64_t> next_session_id{1};
 
   StatusCounters GlobalStatus() const {
-    std::lock_guard g(status_latch);
+    LatchGuard g(status_latch);
     return global_status;
   }
 };

@@ -5,16 +5,16 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/latch.h"
 #include "minnow/db.h"
 #include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_counters.h"
-#include "sql_lite_front/session/variables.h"
 
 namespace minnow::sql {
 
@@ -29,8 +29,10 @@ struct SessionState {
 
   // The open transaction: BEGIN's, autocommit=0's, or the running autocommit statement's.
   // Only the session's thread changes it, under txn_latch; other threads read it under
-  // txn_latch (Cancel, waiting_for_lock, processlist).
-  mutable std::mutex txn_latch;
+  // txn_latch (Cancel, waiting_for_lock, processlist). Not GUARDED_BY: the session's own
+  // thread also reads it without the latch (no other thread writes it), which the analysis
+  // cannot tell from a race.
+  mutable Latch txn_latch;
   std::unique_ptr<Transaction> txn;
   bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
   std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
@@ -49,15 +51,15 @@ struct SessionState {
   uint64_t last_insert_id = 0;
   // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.
   std::vector<SqlWarning> diagnostics;
-  StatusCounters status;  // this session's totals; guarded by status_latch for other readers
-  mutable std::mutex status_latch;
+  mutable Latch status_latch;
+  StatusCounters status GUARDED_BY(status_latch);  // this session's totals
 
   // The running statement, for other threads.
   std::atomic<bool> cancel{false};
   std::atomic<uint64_t> progress{0};
-  mutable std::mutex query_latch;  // guards query, query_start
-  std::string query;               // empty when idle
-  std::chrono::steady_clock::time_point query_start;
+  mutable Latch query_latch;
+  std::string query GUARDED_BY(query_latch);  // empty when idle
+  std::chrono::steady_clock::time_point query_start GUARDED_BY(query_latch);
 };
 
 }  // namespace minnow::sql

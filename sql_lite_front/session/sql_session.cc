@@ -113,7 +113,7 @@ class StatementRunner {
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
     {
-      std::lock_guard g(s_->txn_latch);
+      LatchGuard g(s_->txn_latch);
       s_->ddl_txn = std::move(txn).value();
       // A Cancel() that came before the transaction existed still ends its waits.
       if (s_->cancel.load(std::memory_order_relaxed)) s_->ddl_txn->Interrupt();
@@ -130,7 +130,7 @@ class StatementRunner {
   void EndDdl() {
     std::unique_ptr<Transaction> done;
     {
-      std::lock_guard g(s_->txn_latch);
+      LatchGuard g(s_->txn_latch);
       done = std::move(s_->ddl_txn);
     }
     if (done != nullptr && done->active()) (void)done->Commit();  // holds only metadata locks
@@ -335,7 +335,7 @@ class StatementRunner {
     s_->next_txn_isolation.reset();
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
-    std::lock_guard g(s_->txn_latch);
+    LatchGuard g(s_->txn_latch);
     s_->txn = std::move(txn).value();
     s_->explicit_txn = explicit_txn;
     s_->txn_isolation = opts.isolation;
@@ -354,7 +354,7 @@ class StatementRunner {
     }
     std::unique_ptr<Transaction> done;
     {
-      std::lock_guard g(s_->txn_latch);
+      LatchGuard g(s_->txn_latch);
       done = std::move(s_->txn);
       s_->explicit_txn = false;
     }
@@ -434,13 +434,13 @@ SqlSession::SqlSession(std::unique_ptr<SessionState> state) : state_(std::move(s
 
 SqlSession::~SqlSession() {
   {
-    std::lock_guard g(state_->engine->sessions_latch);
+    LatchGuard g(state_->engine->sessions_latch);
     auto& v = state_->engine->sessions;
     v.erase(std::remove(v.begin(), v.end(), state_.get()), v.end());
   }
   std::unique_ptr<Transaction> txn;
   {
-    std::lock_guard g(state_->txn_latch);
+    LatchGuard g(state_->txn_latch);
     txn = std::move(state_->txn);
   }
   if (txn != nullptr && txn->active()) (void)txn->Rollback();
@@ -452,7 +452,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   s->cancel.store(false, std::memory_order_relaxed);
   s->progress.store(0, std::memory_order_relaxed);
   {
-    std::lock_guard g(s->query_latch);
+    LatchGuard g(s->query_latch);
     s->query.assign(sql);
     s->query_start = start;
   }
@@ -476,15 +476,15 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
     }
   }
   {
-    std::lock_guard g(s->query_latch);
+    LatchGuard g(s->query_latch);
     s->query.clear();
   }
   {
-    std::lock_guard g(s->status_latch);
+    LatchGuard g(s->status_latch);
     s->status.Add(counts);
   }
   {
-    std::lock_guard g(s->engine->status_latch);
+    LatchGuard g(s->engine->status_latch);
     s->engine->global_status.Add(counts);
   }
   if (r.ok()) r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -493,7 +493,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
 
 void SqlSession::Cancel() {
   state_->cancel.store(true, std::memory_order_relaxed);
-  std::lock_guard g(state_->txn_latch);
+  LatchGuard g(state_->txn_latch);
   if (state_->txn != nullptr) state_->txn->Interrupt();
   if (state_->ddl_txn != nullptr) state_->ddl_txn->Interrupt();
 }
@@ -501,7 +501,7 @@ void SqlSession::Cancel() {
 bool SqlSession::waiting_for_lock() const {
   uint64_t trx_id = 0;
   {
-    std::lock_guard g(state_->txn_latch);
+    LatchGuard g(state_->txn_latch);
     if (state_->ddl_txn != nullptr && state_->ddl_txn->waiting_for_metadata_lock()) return true;
     if (state_->txn != nullptr) {
       if (state_->txn->waiting_for_metadata_lock()) return true;
@@ -524,7 +524,7 @@ uint64_t SqlSession::progress_rows() const {
 uint64_t SqlSession::id() const { return state_->id; }
 
 bool SqlSession::in_transaction() const {
-  std::lock_guard g(state_->txn_latch);
+  LatchGuard g(state_->txn_latch);
   return state_->txn != nullptr && state_->explicit_txn;
 }
 

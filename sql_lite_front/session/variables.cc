@@ -234,7 +234,7 @@ SystemVariables::SystemVariables(const Options& options) : defaults_(Defaults(op
 SqlResult<Value> SystemVariables::GetGlobal(std::string_view name) const {
   const VarDef* d = FindVar(name);
   if (d == nullptr) return Unknown(name);
-  std::lock_guard g(latch_);
+  LatchGuard g(latch_);
   return global_.at(d->name);
 }
 
@@ -250,14 +250,14 @@ SqlStatus SystemVariables::SetGlobal(std::string_view name, const Value& v) {
   } else {
     SQL_ASSIGN_OR_RETURN(value, Normalize(*d, name, v));
   }
-  std::lock_guard g(latch_);
+  LatchGuard g(latch_);
   global_[d->name] = std::move(value);
   return SqlStatus::OK();
 }
 
 SessionVariables SystemVariables::NewSession() const {
   SessionVariables s(this);
-  std::lock_guard g(latch_);
+  LatchGuard g(latch_);
   for (const VarDef& d : kVars) {
     if (!d.global_only) s.session_[d.name] = global_.at(d.name);
   }
@@ -266,7 +266,7 @@ SessionVariables SystemVariables::NewSession() const {
 
 std::vector<std::pair<std::string, std::string>> SystemVariables::ListGlobal() const {
   std::vector<std::pair<std::string, std::string>> out;
-  std::lock_guard g(latch_);
+  LatchGuard g(latch_);
   for (const auto& [name, value] : global_)
     out.emplace_back(name, Printable(*FindVar(name), value));
   return out;

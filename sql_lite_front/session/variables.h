@@ -21,11 +21,11 @@
 // global-only variable, 1238 read-only.
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/latch.h"
 #include "minnow/db.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
@@ -47,8 +47,8 @@ class SystemVariables {
 
  private:
   friend class SessionVariables;
-  mutable std::mutex latch_;  // guards global_
-  std::map<std::string, Value, std::less<>> global_;
+  mutable Latch latch_;
+  std::map<std::string, Value, std::less<>> global_ GUARDED_BY(latch_);
   std::map<std::string, Value, std::less<>> defaults_;  // for SET x = DEFAULT; never changes
 };
 

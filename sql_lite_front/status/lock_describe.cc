@@ -86,18 +86,18 @@ uint64_t Fnv1a(std::string_view s) {
 std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
   std::vector<SessionSnapshot> out;
   const auto now = std::chrono::steady_clock::now();
-  std::lock_guard g(ctx.engine->sessions_latch);
+  LatchGuard g(ctx.engine->sessions_latch);
   for (const SessionState* s : ctx.engine->sessions) {
     SessionSnapshot snap;
     snap.id = s->id;
     {
-      std::lock_guard t(s->txn_latch);
+      LatchGuard t(s->txn_latch);
       if (s->txn != nullptr) snap.trx_id = s->txn->id();
       snap.metadata_lock_wait = (s->txn != nullptr && s->txn->waiting_for_metadata_lock()) ||
                                 (s->ddl_txn != nullptr && s->ddl_txn->waiting_for_metadata_lock());
     }
     {
-      std::lock_guard q(s->query_latch);
+      LatchGuard q(s->query_latch);
       const bool started = s->query_start != std::chrono::steady_clock::time_point();
       const double since =
           started ? std::chrono::duration<double>(now - s->query_start).count() : 0;

@@ -111,7 +111,7 @@ SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stm
     const uint64_t rows = clustered->rows;
     Cell auto_inc;
     if (def.AutoIncrementColumn() >= 0) {
-      std::lock_guard g(table->counters->latch);
+      LatchGuard g(table->counters->latch);
       auto_inc = std::to_string(table->counters->next_auto_inc);
     }
     std::string options;
@@ -134,7 +134,7 @@ SqlResult<StatementResult> ShowCreate(ExecContext& ctx, const ShowStmt& stmt) {
   if (table == nullptr) return NoSuchTable(stmt.table);
   uint64_t next = 0;
   if (table->def.AutoIncrementColumn() >= 0) {
-    std::lock_guard g(table->counters->latch);
+    LatchGuard g(table->counters->latch);
     if (table->counters->next_auto_inc > 1) next = table->counters->next_auto_inc;
   }
   StatementResult r = ResultSet({"Table", "Create Table"});

@@ -34,7 +34,7 @@ NameValues StatusList(const ExecContext& ctx, bool global) {
   if (global || ctx.session == nullptr) {
     c = ctx.engine->GlobalStatus();
   } else {
-    std::lock_guard g(ctx.session->status_latch);
+    LatchGuard g(ctx.session->status_latch);
     c = ctx.session->status;
   }
   // The running statement's counts reach the totals only when it ends; show them now.

@@ -231,7 +231,7 @@ SqlStatus RowLockingTable::Insert(const Row& row) {
   if (def.has_hidden_primary_key()) {
     uint64_t row_id;
     {
-      std::lock_guard g(table_.counters->latch);
+      LatchGuard g(table_.counters->latch);
       row_id = table_.counters->next_row_id++;
     }
     AppendRowId(row_id, &ckey);

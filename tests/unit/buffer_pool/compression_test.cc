@@ -1,6 +1,5 @@
 // lz4 page compression: compressed images in their 16 KiB slot, the rest punched out.
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -12,24 +11,13 @@
 #include "buffer_pool/memory_disk.h"
 #include "buffer_pool/mtr.h"
 #include "test_util.h"
+#include "tests/test_temp_dir.h"
 
 namespace minnow {
 namespace {
 
 using testing::SmallOptions;
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/minnow_bp_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    if (std::system(cmd.c_str()) != 0) {
-    }
-  }
-  std::string path;
-};
+using testing::TempDir;
 
 // Fills the body with text-like bytes (compressible) or random bytes.
 void FillBody(MtrPage& page, uint32_t seed, bool compressible) {
@@ -50,8 +38,8 @@ void CheckBody(const std::byte* page, uint32_t seed, bool compressible) {
 }
 
 TEST_CASE("lz4 pages make the file sparse and read back identical", "[buffer_pool]") {
-  TempDir dir;
-  const std::string path = dir.path + "/db.minnow";
+  TempDir dir("minnow_bp");
+  const std::string path = dir.file("db.minnow");
   constexpr int kPages = 200;
   std::vector<PageNo> pages;
   {

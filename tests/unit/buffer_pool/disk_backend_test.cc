@@ -2,16 +2,13 @@
 
 #include "buffer_pool/disk_backend.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "buffer_pool/memory_disk.h"
+#include "tests/test_temp_dir.h"
 
 namespace minnow {
 namespace {
@@ -86,9 +83,8 @@ TEST_CASE("memory disk faults", "[buffer_pool]") {
 }
 
 TEST_CASE("file backend", "[buffer_pool]") {
-  char tmpl[] = "/tmp/minnow_disk_XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
-  const std::string path = dir + "/f.db";
+  testing::TempDir dir("minnow_disk");
+  const std::string path = dir.file("f.db");
   auto missing = OpenFileBackend(path, false);
   CHECK(missing.status().code() == Code::kNotFound);
   CHECK_THAT(missing.status().message(), Catch::Contains(path));
@@ -101,8 +97,6 @@ TEST_CASE("file backend", "[buffer_pool]") {
   auto d = OpenFileBackend(path, false);
   REQUIRE(d.ok());
   CHECK(*(*d)->Size() == 12288);
-  std::remove(path.c_str());
-  rmdir(dir.c_str());
 }
 
 }  // namespace

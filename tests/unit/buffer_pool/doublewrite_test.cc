@@ -10,7 +10,6 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -27,24 +26,13 @@
 #include "buffer_pool/page_codec.h"
 #include "common/crash_point.h"
 #include "test_util.h"
+#include "tests/test_temp_dir.h"
 
 namespace minnow {
 namespace {
 
 using testing::SmallOptions;
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/minnow_dblwr_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    if (std::system(cmd.c_str()) != 0) {
-    }
-  }
-  std::string path;
-};
+using testing::TempDir;
 
 // A pool on `data` with the doublewrite file `dblwr`.
 std::unique_ptr<BufferPool> OpenWithDblwr(const std::shared_ptr<MemoryDisk>& data,
@@ -228,8 +216,8 @@ TEST_CASE("eviction writes a dirty page through the doublewrite file", "[buffer_
 }
 
 TEST_CASE("doublewrite on real files repairs a torn compressed page", "[buffer_pool]") {
-  TempDir dir;
-  const std::string path = dir.path + "/db.minnow";
+  TempDir dir("minnow_dblwr");
+  const std::string path = dir.file("db.minnow");
   std::vector<PageNo> pages;
   {
     auto disk = OpenFileBackend(path, true);
@@ -448,8 +436,8 @@ TEST_CASE("crash points on the write path leave a repairable file", "[buffer_poo
                std::string("dblwr.after_sync"), std::string("page.after_write"),
                std::string("checkpoint.before_header"), std::string("checkpoint.after_header"));
   INFO(point);
-  TempDir dir;
-  const std::string path = dir.path + "/db.minnow";
+  TempDir dir("minnow_dblwr");
+  const std::string path = dir.file("db.minnow");
   std::vector<PageNo> pages;
   {
     auto disk = OpenFileBackend(path, true);

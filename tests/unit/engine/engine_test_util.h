@@ -1,8 +1,7 @@
 #pragma once
-// Helpers for the engine tests: a temporary directory per test, status assertions that print
-// the message, and shorthands for opening databases.
-
-#include <stdlib.h>
+// Helpers for the engine tests: a temporary directory per test (TempDir, from
+// tests/test_temp_dir.h), status assertions that print the message, and shorthands for opening
+// databases.
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "minnow/db.h"
+#include "tests/test_temp_dir.h"
 
 #define REQUIRE_OK(expr)                          \
   do {                                            \
@@ -26,23 +26,6 @@
   } while (0)
 
 namespace minnow::testing {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "minnow_engine.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name = "test.minnow") const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // The value of a Result that must be OK (moves it out; Result's operator* does not on rvalues).
 template <typename T>

@@ -84,11 +84,11 @@ struct Fixture {
 
   ~Fixture() {
     for (auto& s : sessions) {
-      std::lock_guard g(s->txn_latch);
+      LatchGuard g(s->txn_latch);
       s->txn.reset();
     }
     {
-      std::lock_guard g(engine->sessions_latch);
+      LatchGuard g(engine->sessions_latch);
       engine->sessions.clear();
     }
     sessions.clear();
@@ -112,20 +112,20 @@ struct Fixture {
     sessions.push_back(
         std::make_unique<SessionState>(engine.get(), id, std::move(db->NewSession()).value()));
     SessionState* s = sessions.back().get();
-    std::lock_guard g(engine->sessions_latch);
+    LatchGuard g(engine->sessions_latch);
     engine->sessions.push_back(s);
     return s;
   }
 
   Transaction* Begin(SessionState* s) {
     auto txn = std::move(s->kv_session->Begin()).value();
-    std::lock_guard g(s->txn_latch);
+    LatchGuard g(s->txn_latch);
     s->txn = std::move(txn);
     return s->txn.get();
   }
 
   static void SetQuery(SessionState* s, std::string q) {
-    std::lock_guard g(s->query_latch);
+    LatchGuard g(s->query_latch);
     s->query = std::move(q);
     s->query_start = std::chrono::steady_clock::now();
   }
@@ -405,12 +405,12 @@ TEST_CASE("SHOW STATUS: session and global counters", "[sql][status]") {
   SessionState* a = f.NewSession();
   SessionState* b = f.NewSession();
   {
-    std::lock_guard g(a->status_latch);
+    LatchGuard g(a->status_latch);
     a->status.handler_read_key = 7;
     a->status.questions = 3;
   }
   {
-    std::lock_guard g(f.engine->status_latch);
+    LatchGuard g(f.engine->status_latch);
     f.engine->global_status.handler_read_key = 10;
     f.engine->global_status.questions = 5;
     f.engine->global_status.innodb_rows_read = 42;
