@@ -1,6 +1,6 @@
 #pragma once
 // The lock struct (lock/ internal): a 24-byte header, followed in the same allocation by a
-// bitmap when the struct is in bitmap form. See lock/lock_sys.h for the two forms.
+// bitmap (bitmap form) or a hole code (holes form). See lock/lock_sys.h for the three forms.
 //
 // Invariants (checks cite them):
 //   (1) page_no, owner, the kind byte and n_bitmap_bytes never change after the struct is made
