@@ -66,8 +66,8 @@ void* TrxLocks::Impl::Allocate(uint32_t bytes) {
       first_chunk = c;
     }
     last_chunk = c;
-    heap_bytes.fetch_add(size, std::memory_order_relaxed);
-    next_chunk_bytes = std::min(size * 2, lock_internal::kMaxChunkBytes);
+    const uint64_t heap = heap_bytes.fetch_add(size, std::memory_order_relaxed) + size;
+    next_chunk_bytes = lock_internal::NextChunkBytes(heap);
   }
   void* p = reinterpret_cast<char*>(c) + c->used;
   c->used += bytes;
@@ -131,10 +131,16 @@ void LockSys::Impl::Kill(LockStruct* s) {
 }
 
 LockStruct* LockSys::Impl::Replace(LockStruct** head, LockStruct* s, uint32_t max_heap_no) {
-  TrxImpl* owner = Owner(s);
-  LockStruct* n = NewStruct(owner, s->page_no, s->kind, lock_internal::BitmapBytesFor(max_heap_no),
-                            static_cast<uint8_t>(s->flags & lock_internal::kFlagWaiting));
+  LockStruct* n =
+      NewStruct(Owner(s), s->page_no, s->kind, lock_internal::BitmapBytesFor(max_heap_no),
+                static_cast<uint8_t>(s->flags & lock_internal::kFlagWaiting));
   lock_internal::CopySet(s, n);
+  ReplaceWith(head, s, n);
+  return n;
+}
+
+void LockSys::Impl::ReplaceWith(LockStruct** head, LockStruct* s, LockStruct* n) {
+  TrxImpl* owner = Owner(s);
   LockStruct** pp = head;
   while (*pp != s) pp = &(*pp)->hash_next;
   n->hash_next = s->hash_next;
@@ -144,7 +150,6 @@ LockStruct* LockSys::Impl::Replace(LockStruct** head, LockStruct* s, uint32_t ma
   owner->record_structs.fetch_sub(1, std::memory_order_relaxed);
   s->flags |= lock_internal::kFlagDead | lock_internal::kFlagForwarded;
   s->hash_next = n;
-  return n;
 }
 
 LockStruct* LockSys::Impl::SetBit(LockStruct** head, LockStruct* s, HeapNo h) {

@@ -1,6 +1,6 @@
 #pragma once
 // The lock struct (lock/ internal): a 24-byte header, followed in the same allocation by a
-// bitmap when the struct is in bitmap form. See lock/lock_sys.h for the two forms.
+// bitmap (bitmap form) or a hole code (holes form). See lock/lock_sys.h for the three forms.
 //
 // Invariants (checks cite them):
 //   (1) page_no, owner, the kind byte and n_bitmap_bytes never change after the struct is made
@@ -11,6 +11,8 @@
 //   (3) A live record struct covers at least one heap number; a waiting one exactly one.
 //   (4) Run form (n_bitmap_bytes == 0): the set is [run_lo, run_hi) plus the supremum if
 //       kFlagSupremum. Bitmap form: bit h of the bitmap, for h < 8 * n_bitmap_bytes.
+//       Holes form (kFlagHoles): [run_lo, run_hi) less the holes coded in the n_bitmap_bytes
+//       after the header, plus the supremum if kFlagSupremum (see ForEachHole).
 
 #include <bit>
 #include <cstdint>
@@ -25,8 +27,10 @@ namespace minnow::lock_internal {
 inline constexpr uint8_t kKindTable = 1u << 5;
 // The flags byte.
 inline constexpr uint8_t kFlagWaiting = 1u << 0;
-inline constexpr uint8_t kFlagSupremum = 1u << 1;  // run form only
+inline constexpr uint8_t kFlagSupremum = 1u << 1;  // run and holes forms
 inline constexpr uint8_t kFlagDead = 1u << 2;
+// Bit 3 is lock_sys_internal.h's kFlagForwarded. Set at creation only.
+inline constexpr uint8_t kFlagHoles = 1u << 4;
 
 struct LockStruct {
   LockStruct* hash_next;  // next in the cell chain (arrival order)
@@ -36,19 +40,22 @@ struct LockStruct {
   uint8_t flags;          // kFlag*
   uint16_t run_lo;        // run form: [run_lo, run_hi)
   uint16_t run_hi;
-  uint16_t n_bitmap_bytes;  // 0: run form; else the bitmap's size (a multiple of 8)
+  uint16_t n_bitmap_bytes;  // 0: run form; else the bitmap's or hole code's size (a multiple of 8)
 
   TrxLockMode mode() const { return static_cast<TrxLockMode>(kind & 7); }
   RecLockType type() const { return static_cast<RecLockType>((kind >> 3) & 3); }
   bool is_table() const { return (kind & kKindTable) != 0; }
   bool waiting() const { return (flags & kFlagWaiting) != 0; }
   bool dead() const { return (flags & kFlagDead) != 0; }
-  bool is_bitmap() const { return n_bitmap_bytes != 0; }
+  bool is_bitmap() const { return n_bitmap_bytes != 0 && (flags & kFlagHoles) == 0; }
+  bool is_holes() const { return (flags & kFlagHoles) != 0; }
   uint32_t n_bits() const { return 8u * n_bitmap_bytes; }
   // The struct's bytes in the heap.
   uint32_t size() const { return sizeof(LockStruct) + n_bitmap_bytes; }
   uint64_t* words() { return reinterpret_cast<uint64_t*>(this + 1); }
   const uint64_t* words() const { return reinterpret_cast<const uint64_t*>(this + 1); }
+  uint8_t* code() { return reinterpret_cast<uint8_t*>(this + 1); }
+  const uint8_t* code() const { return reinterpret_cast<const uint8_t*>(this + 1); }
 };
 static_assert(sizeof(LockStruct) == 24, "the lock struct header is 24 bytes");
 
@@ -62,7 +69,75 @@ inline uint16_t BitmapBytesFor(uint32_t max_heap_no) {
   return static_cast<uint16_t>(((max_heap_no + 64) / 64) * 8);
 }
 
+// Holes form: calls f(hole) for the heap numbers of [run_lo, run_hi) outside the set, in
+// ascending order, while f returns true. The code is a string of nibbles (low nibble first):
+// v in 1..15 says the next hole is v past the last one (run_lo - 1 to begin with), 0 moves 15
+// on without a hole; trailing zeros pad it to n_bitmap_bytes. A leaf filled by random inserts
+// reuses the heap numbers its splits freed, so a scan of it locks a run with a hole every few
+// heap numbers: four bits a hole, against a bit a heap number for a bitmap.
+template <typename F>
+void ForEachHole(const LockStruct* s, F&& f) {
+  const uint8_t* code = s->code();
+  uint32_t pos = s->run_lo - 1u;
+  for (uint32_t i = 0; i < 2u * s->n_bitmap_bytes; ++i) {
+    const uint32_t v = (code[i >> 1] >> ((i & 1) * 4)) & 15u;
+    pos += v == 0 ? 15 : v;
+    if (pos >= s->run_hi) return;
+    if (v != 0 && !f(static_cast<HeapNo>(pos))) return;
+  }
+}
+
+// Calls f(h) for each h in [lo, hi) whose bit is clear in words, ascending.
+template <typename F>
+void ForEachClear(const uint64_t* words, uint32_t lo, uint32_t hi, F&& f) {
+  for (uint32_t i = lo >> 6; i <= (hi - 1) >> 6; ++i) {
+    uint64_t w = ~words[i];
+    if (i == lo >> 6) w &= ~uint64_t{0} << (lo & 63);
+    if (i == (hi - 1) >> 6 && (hi & 63) != 0) w &= (uint64_t{1} << (hi & 63)) - 1;
+    while (w != 0) {
+      f(i * 64 + static_cast<uint32_t>(std::countr_zero(w)));
+      w &= w - 1;
+    }
+  }
+}
+
+// The hole code's size (rounded up to 8 bytes) for the clear bits of words in [lo, hi).
+inline uint32_t HoleCodeBytes(const uint64_t* words, uint32_t lo, uint32_t hi) {
+  uint32_t nibbles = 0;
+  uint32_t last = lo - 1;
+  ForEachClear(words, lo, hi, [&](uint32_t h) {
+    nibbles += (h - last - 1) / 15 + 1;
+    last = h;
+  });
+  return (nibbles + 15) / 16 * 8;
+}
+
+// Writes the hole code of [s->run_lo, s->run_hi) from words. REQUIRES: s->code() zeroed and
+// of HoleCodeBytes' size.
+inline void WriteHoleCode(const uint64_t* words, LockStruct* s) {
+  uint8_t* code = s->code();
+  uint32_t i = 0;
+  uint32_t last = s->run_lo - 1u;
+  ForEachClear(words, s->run_lo, s->run_hi, [&](uint32_t h) {
+    uint32_t gap = h - last;
+    for (; gap > 15; gap -= 15) ++i;  // zero nibbles
+    code[i >> 1] = static_cast<uint8_t>(code[i >> 1] | (gap << ((i & 1) * 4)));
+    ++i;
+    last = h;
+  });
+}
+
 inline bool Contains(const LockStruct* s, HeapNo h) {
+  if (s->is_holes()) {
+    if (h == kSupremumHeapNo) return (s->flags & kFlagSupremum) != 0;
+    if (h < s->run_lo || h >= s->run_hi) return false;
+    bool in = true;
+    ForEachHole(s, [&](HeapNo hole) {
+      if (hole == h) in = false;
+      return hole < h;
+    });
+    return in;
+  }
   if (!s->is_bitmap()) {
     if (h == kSupremumHeapNo) return (s->flags & kFlagSupremum) != 0;
     return h >= s->run_lo && h < s->run_hi;
@@ -72,6 +147,12 @@ inline bool Contains(const LockStruct* s, HeapNo h) {
 
 // Number of heap numbers in the set.
 inline uint64_t CountBits(const LockStruct* s) {
+  if (s->is_holes()) {
+    uint64_t holes = 0;
+    ForEachHole(s, [&](HeapNo) { return ++holes, true; });
+    return static_cast<uint64_t>(s->run_hi - s->run_lo) - holes +
+           ((s->flags & kFlagSupremum) ? 1 : 0);
+  }
   if (!s->is_bitmap()) {
     return static_cast<uint64_t>(s->run_hi - s->run_lo) + ((s->flags & kFlagSupremum) ? 1 : 0);
   }
@@ -82,6 +163,16 @@ inline uint64_t CountBits(const LockStruct* s) {
 
 // The lowest heap number in the set, or -1 (used for waiting structs, which hold one).
 inline int FirstBit(const LockStruct* s) {
+  if (s->is_holes()) {
+    if (s->flags & kFlagSupremum) return kSupremumHeapNo;
+    uint32_t first = s->run_lo;
+    ForEachHole(s, [&](HeapNo hole) {
+      if (hole != first) return false;
+      ++first;
+      return true;
+    });
+    return first < s->run_hi ? static_cast<int>(first) : -1;
+  }
   if (!s->is_bitmap()) {
     if (s->flags & kFlagSupremum) return kSupremumHeapNo;
     return s->run_lo < s->run_hi ? s->run_lo : -1;
@@ -95,6 +186,17 @@ inline int FirstBit(const LockStruct* s) {
 // Calls f(heap_no) for each heap number in the set, in ascending order (supremum first).
 template <typename F>
 void ForEachBit(const LockStruct* s, F&& f) {
+  if (s->is_holes()) {
+    if (s->flags & kFlagSupremum) f(kSupremumHeapNo);
+    uint32_t h = s->run_lo;
+    ForEachHole(s, [&](HeapNo hole) {
+      for (; h < hole; ++h) f(static_cast<HeapNo>(h));
+      h = hole + 1u;
+      return true;
+    });
+    for (; h < s->run_hi; ++h) f(static_cast<HeapNo>(h));
+    return;
+  }
   if (!s->is_bitmap()) {
     if (s->flags & kFlagSupremum) f(kSupremumHeapNo);
     for (uint32_t h = s->run_lo; h < s->run_hi; ++h) f(static_cast<HeapNo>(h));
@@ -119,6 +221,20 @@ enum class BitEdit : uint8_t {
 // Sets h in place if the form allows. The run grows at either end (ascending and descending
 // scans); the supremum has its own bit.
 inline BitEdit TrySetBit(LockStruct* s, HeapNo h) {
+  if (s->is_holes()) {
+    // Only the supremum and the run's upper end change in place (the code is fixed-size).
+    if (h == kSupremumHeapNo) {
+      if (s->flags & kFlagSupremum) return BitEdit::kUnchanged;
+      s->flags |= kFlagSupremum;
+      return BitEdit::kDone;
+    }
+    if (Contains(s, h)) return BitEdit::kUnchanged;
+    if (h == s->run_hi && h != 0xFFFF) {
+      ++s->run_hi;
+      return BitEdit::kDone;
+    }
+    return BitEdit::kNeedsBitmap;
+  }
   if (!s->is_bitmap()) {
     if (h == kSupremumHeapNo) {
       if (s->flags & kFlagSupremum) return BitEdit::kUnchanged;
@@ -151,6 +267,14 @@ inline BitEdit TrySetBit(LockStruct* s, HeapNo h) {
 
 // Clears h in place if the form allows (a run shrinks at either end).
 inline BitEdit TryClearBit(LockStruct* s, HeapNo h) {
+  if (s->is_holes()) {
+    if (h == kSupremumHeapNo) {
+      if (!(s->flags & kFlagSupremum)) return BitEdit::kUnchanged;
+      s->flags &= static_cast<uint8_t>(~kFlagSupremum);
+      return BitEdit::kDone;
+    }
+    return Contains(s, h) ? BitEdit::kNeedsBitmap : BitEdit::kUnchanged;
+  }
   if (!s->is_bitmap()) {
     if (h == kSupremumHeapNo) {
       if (!(s->flags & kFlagSupremum)) return BitEdit::kUnchanged;
@@ -176,7 +300,7 @@ inline BitEdit TryClearBit(LockStruct* s, HeapNo h) {
   return BitEdit::kDone;
 }
 
-// The highest heap number a run-form struct holds (for sizing its bitmap), or 1.
+// The highest heap number a run- or holes-form struct holds (for sizing its bitmap), or 1.
 inline uint32_t RunMax(const LockStruct* s) {
   return s->run_lo < s->run_hi ? s->run_hi - 1u : kSupremumHeapNo;
 }
@@ -184,6 +308,45 @@ inline uint32_t RunMax(const LockStruct* s) {
 // Copies the set of `from` into the (zeroed) bitmap of `to`. REQUIRES: to's bitmap is big enough.
 inline void CopySet(const LockStruct* from, LockStruct* to) {
   ForEachBit(from, [to](HeapNo h) { to->words()[h >> 6] |= uint64_t{1} << (h & 63); });
+}
+
+// What a set of heap numbers, as a bitmap of n_words words, looks like: its size, and whether
+// the run form holds it (its user records are one run [lo, hi), the supremum aside).
+struct SetShape {
+  uint64_t count = 0;
+  bool is_run = false;
+  bool supremum = false;
+  // The lowest user record and one past the highest (0, 0: none); the run when is_run.
+  uint16_t lo = 0, hi = 0;
+  bool fits_u16 = true;  // hi fits run_hi (the highest user record is below 0xFFFF)
+};
+
+inline SetShape ShapeOf(const uint64_t* words, uint32_t n_words) {
+  SetShape shape;
+  int64_t first = -1, last = -1;
+  for (uint32_t i = 0; i < n_words; ++i) {
+    uint64_t w = words[i];
+    if (i == 0) {
+      shape.supremum = (w >> kSupremumHeapNo) & 1;
+      w &= ~((uint64_t{1} << kFirstUserHeapNo) - 1);
+    }
+    if (w == 0) continue;
+    shape.count += std::popcount(w);
+    if (first < 0) first = i * 64 + std::countr_zero(w);
+    last = i * 64 + 63 - std::countl_zero(w);
+  }
+  shape.count += shape.supremum ? 1 : 0;
+  const uint64_t users = shape.count - (shape.supremum ? 1 : 0);
+  if (first < 0) {
+    shape.is_run = true;
+  } else if (last < 0xFFFF) {
+    shape.is_run = static_cast<uint64_t>(last - first + 1) == users;
+    shape.lo = static_cast<uint16_t>(first);
+    shape.hi = static_cast<uint16_t>(last + 1);
+  } else {
+    shape.fits_u16 = false;
+  }
+  return shape;
 }
 
 }  // namespace minnow::lock_internal

@@ -186,6 +186,11 @@ bool LockSys::Impl::LockOne(const Cell& cell, TrxImpl* trx, PageNo page_no, Heap
 // The scan's hot path: when the transaction is alone on the page with at most its struct for
 // (mode, type), no record can conflict or be covered by another struct, so the batch only
 // sets bits. Returns how many leading records it did (0: the general path must run).
+//
+// A batch that its struct cannot take in place (a leaf whose heap numbers are not in key
+// order: an index built by random inserts) is gathered into a scratch bitmap first, and the
+// struct is made once, in the smaller form that holds the whole set: no run struct dies on
+// the way to a bitmap, and no bitmap dies outgrown by the next higher heap number.
 size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page_no,
                                      std::span<const HeapNo> heap_nos, TrxLockMode mode,
                                      RecLockType type) {
@@ -197,33 +202,94 @@ size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page
     if (s->owner != trx->slot || s->waiting() || s->kind != kind || own != nullptr) return 0;
     own = s;
   }
+  // A supremum of another type than ordinary goes to another struct: the general path.
+  size_t end = heap_nos.size();
+  if (type != RecLockType::kOrdinary) {
+    end = static_cast<size_t>(std::find(heap_nos.begin(), heap_nos.end(), kSupremumHeapNo) -
+                              heap_nos.begin());
+  }
   uint64_t added = 0;
   size_t k = 0;
-  const size_t n = heap_nos.size();
-  while (k < n) {
-    const HeapNo h = heap_nos[k];
-    if (own != nullptr && !own->is_bitmap() && h == own->run_hi && own->run_lo < own->run_hi) {
-      // The scan continues the run: consume the whole ascending stretch in registers (a
-      // store to run_hi may alias heap_nos, so the loop must not write through `own`).
-      const size_t m = RunLength(heap_nos.subspan(k), h);
-      own->run_hi = static_cast<uint16_t>(h + m);
-      added += m;
-      k += m;
-      continue;
-    }
-    if (h == kSupremumHeapNo && type != RecLockType::kOrdinary) break;  // another struct
-    MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
-    if (own == nullptr) {
-      own = NewStruct(trx, page_no, kind, 0, 0);
+  if (own == nullptr && end > 0 && heap_nos[0] >= kFirstUserHeapNo) {
+    // A page scanned in heap order: one run, perhaps ending at the supremum.
+    const size_t m = RunLength(heap_nos.first(end), heap_nos[0]);
+    if (m == end || (m + 1 == end && heap_nos[m] == kSupremumHeapNo)) {
+      own = NewStruct(trx, page_no, kind, 0, m < end ? lock_internal::kFlagSupremum : 0);
+      own->run_lo = heap_nos[0];
+      own->run_hi = static_cast<uint16_t>(heap_nos[0] + m);
       Link(cell.head, own);
+      trx->row_locks.fetch_add(end, std::memory_order_relaxed);
+      return end;
     }
-    const BitEdit e = lock_internal::TrySetBit(own, h);
-    if (e == BitEdit::kDone) {
-      ++added;
-    } else if (e == BitEdit::kNeedsBitmap) {
-      own = SetBit(cell.head, own, h);  // counts its bit itself
+  }
+  if (own != nullptr) {
+    while (k < end) {
+      const HeapNo h = heap_nos[k];
+      if (!own->is_bitmap() && h == own->run_hi && own->run_lo < own->run_hi) {
+        // The scan continues the run: consume the whole ascending stretch in registers (a
+        // store to run_hi may alias heap_nos, so the loop must not write through `own`).
+        const size_t m = RunLength(heap_nos.subspan(k, end - k), h);
+        own->run_hi = static_cast<uint16_t>(h + m);
+        added += m;
+        k += m;
+        continue;
+      }
+      MINNOW_DCHECK(h != kInfimumHeapNo, "the infimum is never locked");
+      const BitEdit e = lock_internal::TrySetBit(own, h);
+      if (e == BitEdit::kNeedsBitmap) break;
+      if (e == BitEdit::kDone) ++added;
+      ++k;
     }
-    ++k;
+  }
+  if (k < end) {
+    // Gather the struct's set and the rest of the batch; then one struct of the final size.
+    uint32_t max_h = own != nullptr
+                         ? (own->is_bitmap() ? own->n_bits() - 1 : lock_internal::RunMax(own))
+                         : kSupremumHeapNo;
+    for (size_t i = k; i < end; ++i) max_h = std::max<uint32_t>(max_h, heap_nos[i]);
+    const uint32_t n_words = max_h / 64 + 1;
+    uint64_t scratch[(0xFFFFu + 64) / 64];
+    std::fill_n(scratch, n_words, uint64_t{0});
+    uint64_t before = 0;
+    if (own != nullptr) {
+      lock_internal::ForEachBit(own, [&](HeapNo h) { scratch[h >> 6] |= uint64_t{1} << (h & 63); });
+      before = lock_internal::CountBits(own);
+    }
+    for (size_t i = k; i < end; ++i) {
+      MINNOW_DCHECK(heap_nos[i] != kInfimumHeapNo, "the infimum is never locked");
+      scratch[heap_nos[i] >> 6] |= uint64_t{1} << (heap_nos[i] & 63);
+    }
+    const lock_internal::SetShape shape = lock_internal::ShapeOf(scratch, n_words);
+    added += shape.count - before;
+    LockStruct* made;
+    if (shape.is_run) {
+      made = NewStruct(trx, page_no, kind, 0, shape.supremum ? lock_internal::kFlagSupremum : 0);
+      made->run_lo = shape.lo;
+      made->run_hi = shape.hi;
+    } else {
+      // The smaller of the bitmap and the holes form (the bitmap on a tie: its tests are
+      // cheaper).
+      const uint16_t bitmap_bytes = lock_internal::BitmapBytesFor(max_h);
+      const uint32_t hole_bytes =
+          shape.fits_u16 ? lock_internal::HoleCodeBytes(scratch, shape.lo, shape.hi) : UINT32_MAX;
+      if (hole_bytes < bitmap_bytes) {
+        made = NewStruct(trx, page_no, kind, static_cast<uint16_t>(hole_bytes),
+                         static_cast<uint8_t>(lock_internal::kFlagHoles |
+                                              (shape.supremum ? lock_internal::kFlagSupremum : 0)));
+        made->run_lo = shape.lo;
+        made->run_hi = shape.hi;
+        lock_internal::WriteHoleCode(scratch, made);
+      } else {
+        made = NewStruct(trx, page_no, kind, bitmap_bytes, 0);
+        std::copy_n(scratch, bitmap_bytes / 8u, made->words());
+      }
+    }
+    if (own != nullptr) {
+      ReplaceWith(cell.head, own, made);
+    } else {
+      Link(cell.head, made);
+    }
+    k = end;
   }
   trx->row_locks.fetch_add(added, std::memory_order_relaxed);
   return k;

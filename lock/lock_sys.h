@@ -10,26 +10,35 @@
 // waiting request always gets a struct of its own. A struct holds the *set* of heap numbers it
 // covers, stored in the smallest exact form:
 //   run form     heap numbers [run_lo, run_hi) plus a supremum bit: a scan that locks a
-//                page's records in heap order (bulk-built and split pages) costs only the
-//                24-byte header, however many records the page holds;
-//   bitmap form  the header plus a bitmap over heap numbers 0 .. n_bits-1, made when a bit
-//                outside the run is set or a bit inside it cleared: the set is copied into a
-//                new struct that takes the old one's place in its queue. The lock system does
-//                not know the page's heap size, so n_bits covers the highest heap number
-//                needed, rounded up to 64; a bit beyond it makes a bigger replacement.
-// (The run grows at either end, so descending scans stay in run form too; a move that takes
-// a prefix or suffix of the run away shrinks it in place.) Both forms are exact: no struct
-// ever covers a record that was not locked, so other transactions can lock the rest.
+//                page's records in heap order (bulk-built and split pages), or whose batch
+//                is a run in any order, costs only the 24-byte header, however many records
+//                the page holds;
+//   holes form   [run_lo, run_hi) less a list of holes coded a nibble each (the gap from the
+//                last), plus a supremum bit: a leaf filled by random inserts, whose inserts
+//                reused the heap numbers its splits freed, is a run with a hole every few
+//                heap numbers;
+//   bitmap form  the header plus a bitmap over heap numbers 0 .. n_bits-1; the lock system
+//                does not know the page's heap size, so n_bits covers the highest heap
+//                number needed, rounded up to 64.
+// A scan's batch (LockRecords) that the page's struct cannot take in place is gathered first
+// and its struct made once, in the smallest form that holds the whole set. A single lock or a
+// move that a struct cannot take in place (a bit outside the run or a hole set, a bit inside
+// a run cleared, a bit beyond a bitmap) copies the set into a new struct, in bitmap form, that
+// takes the old one's place in its queue. (The run grows at either end, so descending scans
+// stay in run form too; a move that takes a prefix or suffix of the run away shrinks it in
+// place.) Every form is exact: no struct ever covers a record that was not locked, so other
+// transactions can lock the rest.
 // A waiting request that is granted puts its bit into the transaction's granted struct for
 // (page, mode, type) if it fits in place (a scan that waited resumes its run); otherwise it
 // keeps its struct as a granted one (InnoDB's lock_grant), and later locks extend the first.
 // Structs are carved from the transaction's lock heap (chunks malloc'd as it grows, like
-// InnoDB's trx lock heap): the first chunk, 1 KiB, at its first lock, each next one twice the
-// last up to 64 KiB; a chunk's first 16 bytes are its header. "heap size" is the bytes of
-// those chunks, counted where they are malloc'd: a scan locking every record of 100 bulk-built
-// 250-record pages plus a table lock takes 101 structs in 3,072 bytes, 0.98 bits per row. A struct
-// replaced by a larger one stays in the heap as dead bytes until the transaction ends (InnoDB's
-// heap never shrinks either).
+// InnoDB's trx lock heap): the first chunk, 1 KiB, at its first lock, each next one an eighth
+// of the heap so far in whole KiB, from 1 KiB to 64 KiB, so the unused tail of the last chunk
+// stays under max(1 KiB, heap / 8); a chunk's first 16 bytes are its header. "heap size" is the
+// bytes of those chunks, headers and unused tail included, counted where they are malloc'd: a
+// scan locking every record of 100 bulk-built 250-record pages plus a table lock takes 101
+// structs in 3,072 bytes, 0.98 bits per row. A struct replaced by a larger one stays in the
+// heap as dead bytes until the transaction ends (InnoDB's heap never shrinks either).
 //
 // Sharding: 512 shards by page number (options.shards, rounded up to a power of two), each a
 // latch plus 256 cells of page queues (chains in arrival order) and 16 cells of table queues;

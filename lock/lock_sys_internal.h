@@ -7,14 +7,17 @@
 //
 // Lock heap: a transaction's structs are bump-allocated from chunks it mallocs: the first
 // chunk is kFirstChunkBytes (1 KiB, made at the first lock, so a transaction that never locks
-// has no heap), each next one twice the last, up to kMaxChunkBytes (64 KiB). A chunk begins
-// with a 16-byte Chunk header; heap_bytes is the sum of the chunks' malloc'd sizes. Structs
-// are never freed one by one: ReleaseAll walks the chunks' structs to find the cells to clean,
-// then frees the chunks.
+// has no heap), each next one an eighth of the heap so far in whole KiB, at least 1 KiB and
+// at most kMaxChunkBytes (64 KiB) (NextChunkBytes). The unused tail of the last chunk is then
+// under max(1 KiB, heap / 8): a doubling heap could leave half of itself unused. A chunk begins
+// with a 16-byte Chunk header; heap_bytes is the sum of the chunks' malloc'd sizes (headers and
+// unused tails included, as InnoDB's mem_heap_get_size counts). Structs are never freed one by
+// one: ReleaseAll walks the chunks' structs to find the cells to clean, then frees the chunks.
 //
 // Waits: a transaction has at most one waiting request (wait_lock). wait_lock changes only
 // under both the request's shard latch and the wait latch, so either latch makes it stable.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -31,6 +34,12 @@ namespace lock_internal {
 
 inline constexpr uint32_t kFirstChunkBytes = 1024;
 inline constexpr uint32_t kMaxChunkBytes = 64 * 1024;
+
+// The size of the chunk after those of `heap_bytes` bytes in all.
+inline uint32_t NextChunkBytes(uint64_t heap_bytes) {
+  const uint64_t eighth = heap_bytes / 8 / 1024 * 1024;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(eighth, kFirstChunkBytes, kMaxChunkBytes));
+}
 inline constexpr uint32_t kCellsPerShard = 256;  // record page queues
 inline constexpr uint32_t kTableCellsPerShard = 16;
 
@@ -178,6 +187,9 @@ struct LockSys::Impl {
   // Returns the live struct or nullptr.
   LockStruct* ClearBits(LockStruct** head, LockStruct* s, std::span<const HeapNo> sorted);
   LockStruct* Replace(LockStruct** head, LockStruct* s, uint32_t max_heap_no);
+  // Puts n (a new, unlinked struct of s's owner, kind and page holding at least s's set) in
+  // s's place in the chain; s dies, forwarded to n. Row lock counts do not change.
+  void ReplaceWith(LockStruct** head, LockStruct* s, LockStruct* n);
   // The first granted struct of `owner` on the page with `kind`, or nullptr.
   static LockStruct* FindGranted(LockStruct* head, PageNo page_no, uint32_t owner, uint8_t kind);
 

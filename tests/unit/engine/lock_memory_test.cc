@@ -2,7 +2,9 @@
 // (i: 4-byte key, j: a 33-byte compact varchar) built by a sorted bulk load, locked whole by a
 // share scan and by an exclusive scan. Every leaf's records are locked in heap order, so each
 // leaf costs one 24-byte struct in run form (supremum included); the lock heap is chunks of
-// 1 KiB, 2 KiB, 4 KiB, ... up to 64 KiB, each with a 16-byte header (lock/lock_sys_internal.h).
+// 1 KiB, then each an eighth of the heap so far (whole KiB, 1 KiB to 64 KiB), each with a
+// 16-byte header (lock/lock_sys_internal.h).
+#include <algorithm>
 #include <random>
 
 #include "engine_test_util.h"
@@ -26,7 +28,7 @@ uint64_t HeapBytesFor(uint64_t structs) {
     if (room < kStructBytes) {
       bytes += chunk;
       room = chunk - kChunkHeader;
-      chunk = std::min<uint64_t>(chunk * 2, 64 * 1024);
+      chunk = std::clamp<uint64_t>(bytes / 8 / 1024 * 1024, 1024, 64 * 1024);
     }
     room -= kStructBytes;
     ++placed;

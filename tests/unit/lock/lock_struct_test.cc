@@ -52,9 +52,9 @@ TEST_CASE("a scan of every record of 100 pages costs under one bit per row", "[l
   const TrxLockStats s = t1->stats();
   CHECK(s.structs == 101);  // a run-form struct per page, one table lock
   CHECK(s.row_locks == 25100);
-  // 101 structs of 24 bytes: the 1 KiB chunk holds (1024 - 16) / 24 = 42, the 2 KiB chunk
-  // (2048 - 16) / 24 = 84 >= the other 59.
-  CHECK(s.heap_bytes == 1024 + 2048);
+  // 101 structs of 24 bytes: a 1 KiB chunk holds (1024 - 16) / 24 = 42, so three of them
+  // (chunks stay 1 KiB until the heap is 8 KiB).
+  CHECK(s.heap_bytes == 3 * 1024);
   CHECK(s.heap_bytes * 8.0 / s.row_locks < 1.0);  // 0.98 bits per row
   CHECK(locks.stats().heap_bytes == 3072);
   // Locking them again changes nothing.
@@ -73,14 +73,14 @@ TEST_CASE("a scan of every record of 100 pages costs under one bit per row", "[l
   CHECK(locks.Wait(t2, std::chrono::milliseconds(0)).ok());
 }
 
-TEST_CASE("a scan in random heap order takes the bitmap form, exactly sized", "[lock]") {
+TEST_CASE("a scan in random heap order of a run takes the run form", "[lock]") {
   LockSys locks;
   Trxs trxs(locks);
   TrxLocks* t1 = trxs.New(1);
   REQUIRE(locks.LockTable(t1, 1, kIX).ok());
   std::mt19937 rng(42);
   for (PageNo p = 100; p < 200; ++p) {
-    // 251 first, then 2: the run [251, 252) breaks into a bitmap of 256 bits at once.
+    // 251 first, then 2: no run in the order they come, but the set is the run [2, 252).
     std::vector<HeapNo> rest = Range(3, 251);
     rest.push_back(kSupremumHeapNo);
     std::shuffle(rest.begin(), rest.end(), rng);
@@ -92,16 +92,86 @@ TEST_CASE("a scan in random heap order takes the bitmap form, exactly sized", "[
   const TrxLockStats s = t1->stats();
   CHECK(s.structs == 101);
   CHECK(s.row_locks == 25100);
-  // Per page a dead 24-byte run struct, then a 24 + 32 byte bitmap struct. Allocation order
-  // 24 (table), then (24, 56) per page: chunk 1 (1008 usable) holds the table and 12 pages
-  // plus page 13's run struct (exactly full); chunk 2 (2032) holds page 13's bitmap, pages
-  // 14-37 and page 38's run struct (32 left); chunk 3 (4080) page 38's bitmap, pages 39-88 and
-  // page 89's run struct; chunk 4 (8176) the rest.
-  CHECK(s.heap_bytes == 1024 + 2048 + 4096 + 8192);
+  // The batch is gathered first, so each page makes one 24-byte run struct and none dies:
+  // 101 x 24 bytes fit three 1 KiB chunks, as for the scan in heap order.
+  CHECK(s.heap_bytes == 3 * 1024);
   // Every row is still exact: heap 252 is free for another transaction.
   TrxLocks* t2 = trxs.New(2);
   CHECK(Lock(locks, t2, 100, 252, kX, kRec) == Code::kOk);
   CHECK(Lock(locks, t2, 100, 17, kS, kRec) == Code::kLockWait);
+}
+
+TEST_CASE("a scan in random heap order of a scattered set takes the bitmap form", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  REQUIRE(locks.LockTable(t1, 1, kIX).ok());
+  std::mt19937 rng(42);
+  for (PageNo p = 100; p < 200; ++p) {
+    // Every other heap number of [2, 252): 125 holes would code in 64 bytes, the bitmap of
+    // heap numbers 0 .. 255 takes 32.
+    std::vector<HeapNo> order;
+    for (HeapNo h = 2; h < 252; h += 2) order.push_back(h);
+    order.push_back(kSupremumHeapNo);
+    std::shuffle(order.begin(), order.end(), rng);
+    size_t granted = 0;
+    REQUIRE(locks.LockRecords(t1, p, order, kX, kOrd, &granted).ok());
+  }
+  const TrxLockStats s = t1->stats();
+  CHECK(s.structs == 101);
+  CHECK(s.row_locks == 12600);
+  // 24 (table) + 100 x (24 + 32): the first 1 KiB chunk holds 17 pages, each next one 18.
+  CHECK(s.heap_bytes == 6 * 1024);
+  TrxLocks* t2 = trxs.New(2);
+  CHECK(Lock(locks, t2, 100, 3, kX, kRec) == Code::kOk);
+  CHECK(Lock(locks, t2, 100, 251, kX, kRec) == Code::kOk);
+  CHECK(Lock(locks, t2, 100, 250, kS, kRec) == Code::kLockWait);
+}
+
+TEST_CASE("a leaf refilled after its splits takes the holes form, exact", "[lock]") {
+  // Heap numbers 2 .. 251 less every seventh: the holes a split leaves and inserts refill,
+  // in key order (random in heap order).
+  std::vector<HeapNo> set;
+  for (HeapNo h = 2; h < 252; ++h) {
+    if (h % 7 != 0) set.push_back(h);
+  }
+  std::vector<HeapNo> order = set;
+  order.push_back(kSupremumHeapNo);
+  std::mt19937 rng(7);
+  std::shuffle(order.begin(), order.end(), rng);
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  size_t granted = 0;
+  REQUIRE(locks.LockRecords(t1, kPage, order, kS, kOrd, &granted).ok());
+  REQUIRE(granted == order.size());
+  CHECK(t1->stats().structs == 1);
+  CHECK(t1->stats().row_locks == set.size() + 1);
+  // 35 holes at most 7 apart: a nibble each, 24 bytes with the padding, against the 32 of a
+  // bitmap. Locking them again finds every one covered.
+  REQUIRE(locks.LockRecords(t1, kPage, order, kS, kOrd, &granted).ok());
+  CHECK(t1->stats().structs == 1);
+  CHECK(t1->stats().row_locks == set.size() + 1);
+  std::vector<std::string> want;
+  for (HeapNo h : set) want.push_back(fmt::format("1 7:{} S", h));
+  want.push_back("1 7:1 S");
+  std::sort(want.begin(), want.end());
+  CHECK(Rows(locks) == want);
+  // Another transaction takes each hole and waits for each locked record.
+  TrxLocks* t2 = trxs.New(2);
+  for (HeapNo h = 7; h < 252; h += 7) CHECK(Lock(locks, t2, kPage, h, kX, kRec) == Code::kOk);
+  CHECK(Lock(locks, t2, kPage, 252, kX, kRec) == Code::kOk);
+  CHECK(Lock(locks, t2, kPage, 250, kX, kRec) == Code::kLockWait);
+  locks.ReleaseAll(t2);
+  // t1 locking a hole itself outgrows the code: a new struct, again in the holes form (34
+  // holes), replaces it.
+  REQUIRE(Lock(locks, t1, kPage, 14, kS) == Code::kOk);
+  CHECK(t1->stats().structs == 1);
+  CHECK(t1->stats().row_locks == set.size() + 2);
+  CHECK(t1->stats().heap_bytes == 1024);  // the dead struct and the live one: 2 x 48 bytes
+  TrxLocks* t3 = trxs.New(3);
+  CHECK(Lock(locks, t3, kPage, 14, kX, kRec) == Code::kLockWait);
+  CHECK(Lock(locks, t3, kPage + 1, 14, kX, kRec) == Code::kOk);
 }
 
 TEST_CASE("bitmap form grows and stays exact", "[lock]") {
@@ -298,7 +368,7 @@ TEST_CASE("an implicit lock becomes a granted X,REC_NOT_GAP", "[lock]") {
                                                 "3 7:6 X,REC_NOT_GAP", "3 7:7 X"});
 }
 
-TEST_CASE("a transaction's heap starts at its first lock and doubles to 64 KiB", "[lock]") {
+TEST_CASE("a transaction's heap starts at its first lock and grows by an eighth", "[lock]") {
   LockSys locks;
   Trxs trxs(locks);
   TrxLocks* t1 = trxs.New(1);
@@ -306,9 +376,11 @@ TEST_CASE("a transaction's heap starts at its first lock and doubles to 64 KiB",
   // 6093 structs of 24 bytes, as InnoDB's "6093 lock struct(s), heap size 503104".
   for (PageNo p = 0; p < 6093; ++p) REQUIRE(Lock(locks, t1, p, 2, kX) == Code::kOk);
   CHECK(t1->stats().structs == 6093);
-  // Chunks 1, 2, 4, 8, 16, 32, 64 KiB hold (size - 16) / 24 structs each: 42 + 84 + 170 + 340
-  // + 682 + 1364 + 2730 = 5412; one more 64 KiB chunk for the other 681.
-  CHECK(t1->stats().heap_bytes == (1 + 2 + 4 + 8 + 16 + 32 + 64 + 64) * 1024);
+  // A chunk holds (size - 16) / 24 structs and is an eighth of the heap before it (whole KiB,
+  // 1 KiB at least): 16 of 1 KiB, 4 of 2, 3 of 3, 2 of 4, 2 of 5, then 6, 7, 8, 9, 10, 11, 12,
+  // 14 and 16 KiB (InnoDB: 503104 bytes).
+  CHECK(t1->stats().heap_bytes ==
+        (16 + 4 * 2 + 3 * 3 + 2 * 4 + 2 * 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 14 + 16) * 1024);
 }
 
 }  // namespace
