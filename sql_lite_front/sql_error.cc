@@ -8,6 +8,8 @@ namespace minnow::sql {
 
 const char* SqlState(ErrorCode code) {
   switch (code) {
+    case kErAlterOperationNotSupportedReason:
+      return "0A000";
     case kErTableExists:
       return "42S01";
     case kErBadTable:

@@ -86,6 +86,7 @@ enum ErrorCode : uint16_t {
   kErSpDoesNotExist = 1305,              // 42000 FUNCTION test.%s does not exist
   kErWrongParamCountToNativeFct = 1582,  // 42000 Incorrect parameter count in the call to
                                          // native function '%s'
+  kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

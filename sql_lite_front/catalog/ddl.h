@@ -11,13 +11,17 @@
 // others 1286), CHARSET/COLLATE/COMPRESSION ('lz4' or 'none')/MAX_ROWS/AUTO_INCREMENT/ROW_FORMAT
 // /COMMENT accepted.
 // ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table options)
-// and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY; INPLACE/INSTANT/DEFAULT also
-// copy): rows are read with share locks in the source's key order and written into new
-// keyspaces, then the catalog switches, then the old keyspaces are dropped. CREATE INDEX and
-// DROP INDEX add or drop one index keyspace without copying the table.
+// and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY or DEFAULT): rows are read in
+// the source's key order (with share record locks unless alter_copy_lock_rows is OFF) and
+// bulk-built into new keyspaces, then the catalog switches, then the old keyspaces are
+// dropped. CREATE INDEX and DROP INDEX add or drop one index keyspace without copying the
+// table, and so does ALTER TABLE ... ALGORITHM=INPLACE with one ADD INDEX or DROP INDEX.
+// ALGORITHM=INPLACE for anything else, ALGORITHM=INSTANT, and LOCK=NONE or SHARED (every DDL
+// holds an exclusive metadata lock) give 1846 (0A000 "... is not supported. Reason: ... Try
+// ...") and change nothing; LOCK=EXCLUSIVE and DEFAULT are honoured.
 
-#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_engine.h"
 
 namespace minnow::sql {

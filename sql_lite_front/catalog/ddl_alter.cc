@@ -1,5 +1,6 @@
 // ALTER TABLE: the actions edit a draft of the table; the new definition is built by copy
-// (ALGORITHM=COPY, whatever ALGORITHM says: ddl.h).
+// (ALGORITHM=COPY or DEFAULT), or, for ALGORITHM=INPLACE of one ADD INDEX or DROP INDEX, as
+// CREATE INDEX / DROP INDEX do it. An ALGORITHM= or LOCK= this cannot honour is refused (1846).
 
 #include <algorithm>
 #include <string>
@@ -134,11 +135,70 @@ SqlStatus Apply(TableDraft* d, const AlterAction& a, std::vector<SqlWarning>* wa
   return SqlStatus::OK();
 }
 
+// 1846 "ALGORITHM=INPLACE is not supported. Reason: .... Try ALGORITHM=COPY.", SQLSTATE 0A000.
+SqlError NotSupportedReason(std::string_view what, std::string_view reason,
+                            std::string_view instead) {
+  return SqlErr(kErAlterOperationNotSupportedReason, what, " is not supported. Reason: ", reason,
+                ". Try ", instead, ".");
+}
+
+// An ALTER that INPLACE can do: one ADD INDEX (not the primary key) or one DROP INDEX (not
+// PRIMARY), built or dropped without copying the table.
+bool IsIndexOnly(const AlterTableStmt& stmt) {
+  if (stmt.actions.size() != 1) return false;
+  const AlterAction& a = stmt.actions[0];
+  if (a.kind == AlterAction::Kind::kAddIndex) return !a.index.primary;
+  return a.kind == AlterAction::Kind::kDropIndex && !EqualsNoCase(a.name, "PRIMARY");
+}
+
+// Refuses the ALGORITHM= and LOCK= clauses minnow cannot honour: every path holds the table's
+// exclusive metadata lock for the whole statement (so only LOCK=EXCLUSIVE or DEFAULT), and only
+// a lone index addition or removal is done in place.
+SqlStatus CheckAlgorithmAndLock(const AlterTableStmt& stmt) {
+  const std::string& algo = stmt.algorithm;
+  if (algo == "INSTANT") {
+    return NotSupportedReason("ALGORITHM=INSTANT",
+                              "minnow changes no table definition without rebuilding it",
+                              IsIndexOnly(stmt) ? "ALGORITHM=INPLACE" : "ALGORITHM=COPY");
+  }
+  if (algo == "INPLACE" && !IsIndexOnly(stmt)) {
+    return NotSupportedReason("ALGORITHM=INPLACE",
+                              "minnow rebuilds the table by copy for this operation",
+                              "ALGORITHM=COPY");
+  }
+  if (stmt.lock == "NONE" || stmt.lock == "SHARED") {
+    return NotSupportedReason(
+        "LOCK=" + stmt.lock,
+        algo == "INPLACE" ? "minnow holds an exclusive metadata lock while it builds an index"
+                          : "COPY algorithm requires a lock; minnow's is exclusive",
+        "LOCK=EXCLUSIVE");
+  }
+  return SqlStatus::OK();
+}
+
+// ALGORITHM=INPLACE of one ADD INDEX or DROP INDEX: CREATE INDEX's build or DROP INDEX.
+SqlResult<StatementResult> AlterIndexInPlace(ExecContext& ctx, const AlterTableStmt& stmt) {
+  const AlterAction& a = stmt.actions[0];
+  if (a.kind == AlterAction::Kind::kAddIndex) {
+    CreateIndexStmt create;
+    create.index = a.index;
+    create.table = stmt.table;
+    create.algorithm = stmt.algorithm;
+    return ExecuteCreateIndex(ctx, create);
+  }
+  DropIndexStmt drop;
+  drop.name = a.name;
+  drop.table = stmt.table;
+  return ExecuteDropIndex(ctx, drop);
+}
+
 }  // namespace
 
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
+  SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock(stmt));
+  if (stmt.algorithm == "INPLACE") return AlterIndexInPlace(ctx, stmt);
   StatementResult result;
   TableDraft d = DraftOf(table->def);
   for (const AlterAction& a : stmt.actions) SQL_RETURN_IF_ERROR(Apply(&d, a, &result.warnings));

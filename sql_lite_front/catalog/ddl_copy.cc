@@ -1,6 +1,13 @@
 // Copy-ALTER (and OPTIMIZE, TRUNCATE) and CREATE INDEX's build: rows move from the old
-// keyspaces into new ones inside one transaction that reads the source with share locks; the
-// catalog switches before that transaction commits (its locks keep writers out until then).
+// keyspaces into new ones inside one transaction; the catalog switches before that transaction
+// commits. What keeps writers out is the statement's exclusive metadata lock (the session
+// holds it from before the copy's transaction begins until after it commits), so the source
+// is read either with share record locks (alter_copy_lock_rows=ON, as MySQL 8.0 does) or by a
+// consistent read that locks no rows (OFF): the snapshot is taken after every writer that
+// held the table's metadata lock has ended, and no writer can come in before the switch.
+// The new keyspaces are bulk-built bottom-up (Transaction::BulkInsert into an empty keyspace:
+// a table X lock, one undo record, no row locks or per-row undo); secondary index entries are
+// gathered, sorted and bulk-built the same way.
 // Rows are read and loaded through the tables' engines (storage/table_engine.h).
 //
 // Crash safety (table_catalog.h): the new keyspaces are journaled before they are made; the
@@ -69,8 +76,8 @@ SqlStatus OpenTarget(Database* db, const TableDef& def, OpenTable* target) {
   return SqlStatus::OK();
 }
 
-// The source table's rows in key order with share locks, read through its engine's cursor:
-// Read() decodes the current row into row() (the old table's columns), then steps on.
+// The source table's rows in key order (locked as SourceScan says), read through its engine's
+// cursor: Read() decodes the current row into row() (the old table's columns), then steps on.
 template <typename Cursor>
 class SourceRows {
  public:
@@ -106,11 +113,14 @@ class SourceRows {
   std::string key_;
 };
 
-// The whole source table, read with share locks: what SourceRows walks.
-ScanRequest SourceScan() {
+// The whole source table: what SourceRows walks. With share record locks unless the session
+// says alter_copy_lock_rows=OFF (the copy's transaction is REPEATABLE READ, so kNone is a
+// consistent read).
+ScanRequest SourceScan(const ExecContext& ctx) {
   ScanRequest request;
   request.index = kClusteredIndex;
-  request.lock = LockMode::kShare;
+  const bool lock_rows = ctx.session == nullptr || ctx.session->vars.alter_copy_lock_rows();
+  request.lock = lock_rows ? LockMode::kShare : LockMode::kNone;
   request.fetch = RowFetch::kRow;
   return request;
 }
@@ -239,7 +249,7 @@ class Rebuild {
   std::unique_ptr<TableEngine> TargetEngine() const {
     return OpenTableEngine(target_, txn_.get(), isolation_);
   }
-  // Switch, then commit: the copy's share locks keep writers out until the switch is done.
+  // Switch, then commit (the metadata lock keeps writers out until the switch is done).
   SqlStatus SwitchAndCommit() {
     SQL_RETURN_IF_ERROR(ctx_.catalog->ReplaceTable(target_.def, txn_.get()));
     switched_ = true;
@@ -295,7 +305,7 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
   } else {
     std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
     CopyRows copy(ctx, old, def, mapping, *target);
-    st = rebuild.OldEngine()->Scan(SourceScan(), copy);
+    st = rebuild.OldEngine()->Scan(SourceScan(ctx), copy);
     if (!st.ok()) return rebuild.Fail(st.error());
     rows = copy.rows();
     max_auto = copy.max_auto();
@@ -318,7 +328,7 @@ SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def
   if (!st.ok()) return rebuild.Fail(st.error());
   std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
   IndexRows build(ctx, old, *target, index);
-  st = rebuild.OldEngine()->Scan(SourceScan(), build);
+  st = rebuild.OldEngine()->Scan(SourceScan(ctx), build);
   if (!st.ok()) return rebuild.Fail(st.error());
   st = rebuild.SwitchAndCommit();
   if (!st.ok()) return rebuild.Fail(st.error());

@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
 #include "sql_lite_front/sql_engine.h"
-#include "sql_lite_front/catalog/table_catalog.h"
 
 namespace minnow::sql {
 
@@ -68,8 +68,10 @@ struct ColumnMapping {
   std::vector<bool> convert;  // per new column: CoerceToColumn the value
 };
 
-// Rebuilds `old` as `def` (fresh keyspaces, already named) by copy: reads every row with share
-// locks in key order (none when `truncate`), converts them, bulk-loads the new keyspaces,
+// Rebuilds `old` as `def` (fresh keyspaces, already named) by copy: reads every row in key
+// order (none when `truncate`) with share record locks, or none when the session's
+// alter_copy_lock_rows is OFF (REQUIRES: the caller holds the table's exclusive metadata
+// lock), converts them, bulk-loads the new keyspaces,
 // switches the catalog before the copy commits, then drops the old keyspaces. On an error the
 // old table is untouched and nothing new is left. Returns the rows copied.
 SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const TableDef& def,

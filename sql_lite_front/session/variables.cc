@@ -58,6 +58,7 @@ constexpr const char* kDefaultSqlMode =
 
 // Sorted by name (ListGlobal relies on the maps, not on this order).
 constexpr VarDef kVars[] = {
+    {"alter_copy_lock_rows", VarType::kBool, false, false},
     {"autocommit", VarType::kBool, false, false},
     {"character_set_client", VarType::kString, false, true},
     {"character_set_connection", VarType::kString, false, true},
@@ -199,6 +200,7 @@ bool IsDefaultKeyword(const Value& v) { return v.is_string() && Upper(v.as_strin
 
 std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   std::map<std::string, Value, std::less<>> m;
+  m["alter_copy_lock_rows"] = Value::Int(1);  // MySQL's copy reads its source with S locks
   m["autocommit"] = Value::Int(1);
   for (const char* cs : {"character_set_client", "character_set_connection",
                          "character_set_results", "character_set_server"}) {
@@ -307,6 +309,10 @@ std::vector<std::pair<std::string, std::string>> SessionVariables::List() const 
     }
   }
   return out;
+}
+
+bool SessionVariables::alter_copy_lock_rows() const {
+  return session_.at("alter_copy_lock_rows").as_int() != 0;
 }
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }

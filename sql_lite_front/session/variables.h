@@ -5,6 +5,10 @@
 // does).
 //
 // Variables (name: type, scope, meaning):
+//   alter_copy_lock_rows: bool, session+global, default ON. ON: a copy-ALTER (and OPTIMIZE,
+//     CREATE INDEX's build) reads its source with share record locks, as MySQL 8.0's copy does;
+//     OFF: by a consistent read with no row locks (the exclusive metadata lock the statement
+//     holds already keeps every writer out, so the rows it reads cannot change).
 //   autocommit: bool, session+global
 //   transaction_isolation (alias tx_isolation): enum READ-UNCOMMITTED | READ-COMMITTED |
 //     REPEATABLE-READ | SERIALIZABLE, session+global
@@ -63,6 +67,7 @@ class SessionVariables {
   std::vector<std::pair<std::string, std::string>> List() const;
 
   // Typed shortcuts for the session.
+  bool alter_copy_lock_rows() const;
   bool autocommit() const;
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;

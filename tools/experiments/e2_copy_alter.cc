@@ -1,0 +1,380 @@
+// e2_copy_alter: experiment E2, W3's copy-ALTER with and without source row locks, through the
+// SQL front.
+//
+//   e2_copy_alter [--rows N] [--runs R] [--pool-mib M] [--sample-ms S] [--out DIR]
+//
+// Builds sysbench's sbtest1 (W3's shape: id, k with KEY k_1, c char(120), pad char(60)) at N
+// rows (default 200,000; --rows 1000000 for MariaDB's comparison, W3's own run had 10 M), then
+// runs W3's two copy-ALTERs, `MODIFY COLUMN pad text` and back to char(60), R times each with
+// alter_copy_lock_rows ON (MySQL 8.0's behaviour: the copy S-locks every source row it reads)
+// and OFF (no row locks: the exclusive metadata lock keeps DML out). While an ALTER runs, a
+// second session samples information_schema.innodb_trx every S ms (the row locks and lock
+// memory of every transaction: the copy's is the only one) and a third session issues an
+// INSERT once the copy is under way, which waits on the metadata lock until the ALTER is done.
+//
+// What is compared with what: W3's times are of 10 M rows on MySQL 8.0 (250 s with the locks,
+// 213 s without) and MariaDB's of 1 M rows (2.6-3.8 s), so times are set beside minnow's only
+// at the same row count; at any size the program prints rows copied per second and the ratio
+// ON / OFF measured in the same run beside W3's (250 / 213).
+//
+// Output: the tables on stdout, DIR/e2_copy_alter.csv (one row per mode and ALTER),
+// DIR/e2_timeseries.csv (row locks and lock memory over each first measured copy) and
+// DIR/e2_copy_alter.png (time per mode and ALTER; row locks held over the copy).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/sql_engine.h"
+#include "tools/experiments/experiment_common.h"
+#include "tools/experiments/w1_table.h"  // MustRun, CellNumber
+
+namespace minnow::experiments {
+namespace {
+
+constexpr const char* kProgram = "e2_copy_alter";
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+// W3 (design brief): MySQL 8.0, 10 M rows, MODIFY pad text: 250 s with the source S locks,
+// 213 s without (305,844 row locks seen mid-copy); MariaDB 10.11 here: 1 M rows in 2.6-3.8 s,
+// S next-key locks on ~1 M PRIMARY records.
+constexpr uint64_t kW3Rows = 10'000'000;
+constexpr double kW3OnSeconds = 250, kW3OffSeconds = 213;
+constexpr uint64_t kMariaRows = 1'000'000;
+constexpr double kMariaLow = 2.6, kMariaHigh = 3.8;
+
+constexpr const char* kCreate =
+    "CREATE TABLE sbtest1 (id int NOT NULL AUTO_INCREMENT, k int NOT NULL DEFAULT 0, c "
+    "char(120) NOT NULL DEFAULT '', pad char(60) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 "
+    "(k))";
+
+struct AlterSpec {
+  std::string id, sql;
+};
+const AlterSpec kAlters[] = {
+    {"to text", "ALTER TABLE sbtest1 MODIFY COLUMN pad text"},
+    {"to char(60)", "ALTER TABLE sbtest1 MODIFY COLUMN pad char(60) NOT NULL DEFAULT ''"},
+};
+
+struct Config {
+  uint64_t rows = 200'000;
+  uint64_t runs = 3;
+  uint64_t pool_mib = 1024;
+  uint64_t sample_ms = 5;
+  std::string out = "out";
+};
+
+struct Sample {
+  double ms;
+  uint64_t row_locks, lock_bytes;
+};
+
+// One mode and ALTER over the runs.
+struct Cell {
+  std::string mode, alter;
+  std::vector<double> seconds, insert_wait_ms;
+  uint64_t rows = 0;
+  uint64_t max_row_locks = 0, max_lock_bytes = 0;  // over all runs' samples
+  uint64_t samples = 0, inserts_waited = 0;
+  std::vector<Sample> series;  // the first measured run's
+  double median() const { return Median(seconds); }
+};
+
+struct Sessions {
+  std::unique_ptr<sql::SqlSession> alter, sampler, writer;
+};
+
+// sysbench's prepare, shaped: k random in 1..N, c 119 and pad 59 characters of md5 hex and
+// digit groups (sysbench's are 11-digit groups), as many bytes per row as sysbench's.
+constexpr const char* kC =
+    "concat(md5(rand()), '-', md5(rand()), '-', md5(rand()), '-', 1000000000 + floor(rand() * "
+    "8999999999), '-', 100000000 + floor(rand() * 899999999))";
+constexpr const char* kPad =
+    "concat(md5(rand()), '-', 1000000000 + floor(rand() * 8999999999), '-', 100000000000000 + "
+    "floor(rand() * 899999999999999))";
+
+void Load(sql::SqlSession* s, uint64_t rows) {
+  MustRun(s, kCreate, kProgram);
+  const std::string k = fmt::format("floor(1 + rand() * {})", rows);
+  std::string values;
+  const uint64_t first = std::min<uint64_t>(rows, 100);
+  for (uint64_t i = 0; i < first; ++i) {
+    values += fmt::format("{}({}, {}, {})", i ? ", " : "", k, kC, kPad);
+  }
+  MustRun(s, "INSERT INTO sbtest1 (k, c, pad) VALUES " + values, kProgram);
+  uint64_t have = first;
+  auto last = std::chrono::steady_clock::now();
+  while (have < rows) {
+    // Doubling, as E1's load: c copied, k and pad drawn afresh.
+    const uint64_t add = std::min(have, rows - have);
+    MustRun(s,
+            fmt::format("INSERT INTO sbtest1 (k, c, pad) SELECT {}, c, {} FROM sbtest1 LIMIT {}", k,
+                        kPad, add),
+            kProgram);
+    have += add;
+    if (SecondsSince(last) >= 2) {
+      last = std::chrono::steady_clock::now();
+      Progress(fmt::format("  {} of {} rows", Commas(have), Commas(rows)));
+    }
+  }
+}
+
+// One ALTER with the sampler and the writer beside it.
+void RunOnce(Sessions& ss, const Config& c, Cell* cell, const AlterSpec& a, bool record) {
+  std::atomic<bool> done{false};
+  std::atomic<bool> started{false};
+  const auto start = std::chrono::steady_clock::now();
+  double alter_secs = 0;
+  uint64_t copied = 0;
+  std::thread alter([&] {
+    started = true;
+    const sql::StatementResult r = MustRun(ss.alter.get(), a.sql, kProgram);
+    alter_secs = SecondsSince(start);
+    copied = r.affected_rows;
+    done = true;
+  });
+  // The writer: one INSERT once the ALTER is under way (its copy has begun or it holds the
+  // metadata lock); it waits for the ALTER to finish.
+  double insert_ms = kNone;
+  std::thread writer([&] {
+    while (!started.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (done.load()) return;  // too small a table to catch mid-copy
+    const auto t0 = std::chrono::steady_clock::now();
+    MustRun(ss.writer.get(), "INSERT INTO sbtest1 (k, c, pad) VALUES (1, 'e2', 'e2')", kProgram);
+    insert_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  });
+  // The sampler also reads the processlist: the INSERT seen "Waiting for table metadata lock"
+  // shows that DML waits for the ALTER, in either mode.
+  bool insert_waited = false;
+  std::vector<Sample> series;
+  do {  // at least one sample, however short the copy
+    const sql::StatementResult r = MustRun(
+        ss.sampler.get(),
+        "SELECT coalesce(sum(trx_rows_locked), 0), coalesce(sum(trx_lock_memory_bytes), 0) FROM "
+        "information_schema.innodb_trx",
+        kProgram);
+    const Sample smp{SecondsSince(start) * 1e3, CellNumber(r, 0, 0), CellNumber(r, 0, 1)};
+    const sql::StatementResult w = MustRun(
+        ss.sampler.get(),
+        "SELECT count(*) FROM information_schema.processlist WHERE STATE = 'Waiting for table "
+        "metadata lock' AND INFO LIKE 'INSERT%'",
+        kProgram);
+    if (CellNumber(w, 0, 0) > 0) insert_waited = true;
+    series.push_back(smp);
+    cell->max_row_locks = std::max(cell->max_row_locks, smp.row_locks);
+    cell->max_lock_bytes = std::max(cell->max_lock_bytes, smp.lock_bytes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(c.sample_ms));
+  } while (!done.load());
+  alter.join();
+  writer.join();
+  cell->samples += series.size();
+  cell->rows = copied;
+  if (!record) return;
+  cell->seconds.push_back(alter_secs);
+  if (std::isfinite(insert_ms)) {
+    cell->insert_wait_ms.push_back(insert_ms);
+    if (insert_waited) cell->inserts_waited++;
+  }
+  if (cell->series.empty()) cell->series = std::move(series);
+}
+
+std::string Rate(double rows, double secs) {
+  return secs > 0 ? Commas(static_cast<uint64_t>(rows / secs)) : "-";
+}
+
+void PrintTables(const Config& c, const std::vector<Cell>& cells) {
+  TextTable mine({"mode", "alter", "rows", "time s", "rows/s", "max row locks", "max lock bytes",
+                  "INSERT wait ms", "INSERTs waited", "samples"});
+  for (const Cell& x : cells) {
+    mine.AddRow(
+        {x.mode, x.alter, Commas(x.rows), Fixed(x.median(), 3), Rate(x.rows, x.median()),
+         Commas(x.max_row_locks), Commas(x.max_lock_bytes), Fixed(Median(x.insert_wait_ms), 1),
+         fmt::format("{} of {}", x.inserts_waited, x.insert_wait_ms.size()), Commas(x.samples)});
+  }
+  mine.Print(stdout,
+             fmt::format("\nE2: W3's copy-ALTERs on minnow's sbtest1, {} rows, median of {} runs "
+                         "(row locks and lock memory: the most innodb_trx showed, sampled every "
+                         "{} ms; the INSERT: a third session's, issued mid-ALTER)",
+                         Commas(c.rows), c.runs, c.sample_ms));
+
+  TextTable ratio({"alter", "minnow ON s", "minnow OFF s", "minnow ON/OFF", "W3 ON/OFF",
+                   "minnow ON rows/s", "minnow OFF rows/s", "W3 ON rows/s", "W3 OFF rows/s",
+                   "MariaDB rows/s"});
+  for (size_t i = 0; i < std::size(kAlters); ++i) {
+    const Cell& on = cells[i];
+    const Cell& off = cells[std::size(kAlters) + i];
+    ratio.AddRow({on.alter, Fixed(on.median(), 3), Fixed(off.median(), 3),
+                  Fixed(on.median() / off.median(), 3),
+                  i == 0 ? Fixed(kW3OnSeconds / kW3OffSeconds, 3) : "-", Rate(on.rows, on.median()),
+                  Rate(off.rows, off.median()), i == 0 ? Rate(kW3Rows, kW3OnSeconds) : "-",
+                  i == 0 ? Rate(kW3Rows, kW3OffSeconds) : "-",
+                  i == 0 ? Rate(kMariaRows, kMariaHigh) + "-" + Rate(kMariaRows, kMariaLow) : "-"});
+  }
+  ratio.Print(stdout,
+              fmt::format("\nFigures comparable at any row count: ON over OFF in the same run, "
+                          "rows copied per second (minnow at {} rows; W3: MySQL 8.0, 10 M rows, "
+                          "MODIFY pad text; MariaDB 10.11: 1 M rows, lock rows ON)",
+                          Commas(c.rows)));
+  if (c.rows == kW3Rows || c.rows == kMariaRows) {
+    const Cell& on = cells[0];
+    const Cell& off = cells[std::size(kAlters)];
+    if (c.rows == kW3Rows) {
+      fmt::print(
+          "\nAt W3's 10 M rows, MODIFY pad text: minnow {:.2f} s ON, {:.2f} s OFF; W3's "
+          "MySQL 8.0: {:.0f} s ON, {:.0f} s OFF\n",
+          on.median(), off.median(), kW3OnSeconds, kW3OffSeconds);
+    } else {
+      fmt::print(
+          "\nAt 1 M rows, MODIFY pad text: minnow {:.2f} s ON, {:.2f} s OFF; MariaDB "
+          "10.11 here: {:.1f}-{:.1f} s (locks ON)\n",
+          on.median(), off.median(), kMariaLow, kMariaHigh);
+    }
+  }
+  fmt::print(
+      "W3 mid-copy: performance_schema.data_locks showed 305,844 S,REC_NOT_GAP rows (MySQL 8.0, "
+      "10 M rows); MariaDB: S next-key locks on ~1 M PRIMARY records. minnow ON: S next-key "
+      "locks on every source row read so far, all held until the copy commits.\n");
+}
+
+bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
+  const OutputDir out(c.out);
+  std::vector<std::vector<std::string>> rows, series;
+  for (const Cell& x : cells) {
+    const double m = x.median();
+    rows.push_back({x.mode, x.alter, std::to_string(x.rows), std::to_string(x.seconds.size()),
+                    fmt::format("{:.6f}", m), fmt::format("{:.0f}", m > 0 ? x.rows / m : 0),
+                    std::to_string(x.max_row_locks), std::to_string(x.max_lock_bytes),
+                    fmt::format("{:.3f}", Median(x.insert_wait_ms)),
+                    std::to_string(x.inserts_waited), std::to_string(x.insert_wait_ms.size())});
+    for (const Sample& s : x.series) {
+      series.push_back({x.mode, x.alter, fmt::format("{:.3f}", s.ms), std::to_string(s.row_locks),
+                        std::to_string(s.lock_bytes)});
+    }
+  }
+  bool ok = out.WriteCsv(
+      "e2_copy_alter.csv",
+      {"lock_rows", "alter", "rows", "runs", "median_seconds", "rows_per_s", "max_row_locks",
+       "max_lock_bytes", "median_insert_wait_ms", "inserts_waited", "inserts"},
+      rows);
+  ok = out.WriteCsv("e2_timeseries.csv", {"lock_rows", "alter", "ms", "row_locks", "lock_bytes"},
+                    series) &&
+       ok;
+
+  std::vector<std::vector<std::string>> bars;
+  for (size_t i = 0; i < std::size(kAlters); ++i) {
+    bars.push_back({kAlters[i].id, fmt::format("{:.4g}", cells[i].median()),
+                    fmt::format("{:.4g}", cells[std::size(kAlters) + i].median())});
+  }
+  std::string script = GnuplotData("times", bars);
+  std::string plots;
+  int n = 0;
+  for (const Cell& x : cells) {
+    std::vector<std::vector<std::string>> pts;
+    for (const Sample& s : x.series) {
+      pts.push_back({fmt::format("{:.3f}", s.ms), std::to_string(s.row_locks)});
+    }
+    if (pts.empty()) pts.push_back({"0", "0"});
+    const std::string name = fmt::format("s{}", n++);
+    script += GnuplotData(name, pts);
+    plots += fmt::format("{}${} using 1:2 with lines lw 2 title '{}, {}'",
+                         plots.empty() ? "" : ", ", name, x.mode, x.alter);
+  }
+  script += fmt::format(
+      "set multiplot layout 1,2 title 'E2: W3''s copy-ALTERs, minnow sbtest1 at {} rows'\n"
+      "set style data histograms\nset style histogram clustered gap 1\n"
+      "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
+      "set yrange [0:*]\nset title 'time per ALTER (median of {})'\nset ylabel 's'\n"
+      "plot $times using 2:xtic(1) title 'alter\\_copy\\_lock\\_rows=ON', '' using 3 title "
+      "'OFF'\n"
+      "set style data lines\nset title 'row locks held over the copy (innodb\\_trx)'\n"
+      "set xlabel 'ms since the ALTER began'\nset ylabel 'row locks'\nset xrange [0:*]\n"
+      "plot {}\nunset multiplot\n",
+      Commas(c.rows), c.runs, plots);
+  out.Plot("e2_copy_alter", 1400, 500, script);
+  return ok;
+}
+
+int Main(const Config& c) {
+  Options opts{.path = ":memory:"};
+  opts.buffer_pool_bytes = c.pool_mib << 20;
+  Result<std::unique_ptr<Database>> db = Database::Open(opts);
+  if (!db.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kProgram, db.status().ToString().c_str());
+    return 1;
+  }
+  sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
+  if (!engine.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kProgram, engine.error().ToString().c_str());
+    return 1;
+  }
+  Sessions ss{(*engine)->NewSession(), (*engine)->NewSession(), (*engine)->NewSession()};
+  Progress(fmt::format("loading sbtest1, {} rows", Commas(c.rows)));
+  const auto load_start = std::chrono::steady_clock::now();
+  Load(ss.alter.get(), c.rows);
+  Progress(fmt::format("loaded {} rows in {:.2f} s", Commas(c.rows), SecondsSince(load_start)));
+
+  std::vector<Cell> cells;
+  for (const char* mode : {"ON", "OFF"}) {
+    for (const AlterSpec& a : kAlters) cells.push_back(Cell{.mode = mode, .alter = a.id});
+  }
+  // Warm-up: one pair of ALTERs. Then the runs, ON and OFF taking turns to go first so that
+  // neither mode always gets the state the other leaves.
+  MustRun(ss.alter.get(), "SET alter_copy_lock_rows = ON", kProgram);
+  Cell warm;
+  for (const AlterSpec& a : kAlters) RunOnce(ss, c, &warm, a, /*record=*/false);
+  for (uint64_t run = 0; run < c.runs; ++run) {
+    Progress(fmt::format("run {} of {}", run + 1, c.runs));
+    for (size_t step = 0; step < 2; ++step) {
+      const size_t m = (step + run) % 2;  // ON first in even runs, OFF first in odd ones
+      MustRun(ss.alter.get(),
+              m == 0 ? "SET alter_copy_lock_rows = ON" : "SET alter_copy_lock_rows = OFF",
+              kProgram);
+      for (size_t i = 0; i < std::size(kAlters); ++i) {
+        RunOnce(ss, c, &cells[m * std::size(kAlters) + i], kAlters[i], /*record=*/true);
+      }
+    }
+  }
+  PrintTables(c, cells);
+  fmt::print("\n");
+  return WriteOutputs(c, cells) ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace minnow::experiments
+
+int main(int argc, char** argv) {
+  minnow::experiments::Config c;
+  using minnow::experiments::Flag;
+  const std::vector<Flag> flags = {
+      {.name = "rows",
+       .u64 = &c.rows,
+       .min = 100,
+       .max = 1u << 31,
+       .help = "rows of sbtest1 (W3: 10000000; MariaDB's comparison: 1000000)"},
+      {.name = "runs", .u64 = &c.runs, .min = 1, .max = 999, .help = "measured runs per ALTER"},
+      {.name = "pool-mib",
+       .u64 = &c.pool_mib,
+       .min = 8,
+       .max = 1 << 20,
+       .help = "buffer pool size in MiB"},
+      {.name = "sample-ms",
+       .u64 = &c.sample_ms,
+       .min = 1,
+       .max = 1000,
+       .help = "ms between innodb_trx samples"},
+      {.name = "out", .text = &c.out, .help = "directory for the CSVs and PNG"},
+  };
+  if (!minnow::experiments::ParseFlags(argc, argv, "e2_copy_alter", flags)) return 2;
+  return minnow::experiments::Main(c);
+}
