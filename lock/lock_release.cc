@@ -6,6 +6,9 @@
 // transaction a struct on another page while it has a live one on the source page). Each pass
 // resumes the walk where the last one ended; the loop ends when a pass finds no new struct.
 // That is final: once every struct is unlinked, no other thread can find one to copy.
+//
+// Table locks go last, after every record lock: a DROP waiting for the table's X lock may free
+// the table's pages as soon as it is granted, and no record-lock struct may still name them.
 
 #include <algorithm>
 #include <utility>
@@ -33,6 +36,35 @@ struct CellKey {
   friend bool operator==(const CellKey& a, const CellKey& b) = default;
 };
 
+// Unlinks the transaction's structs from the cells `keys` name (one shard latch at a time,
+// cells in order) and grants the waiters that no longer conflict.
+void Unlink(LockSys::Impl* impl, TrxLocks::Impl* trx, std::vector<CellKey>* keys) {
+  std::sort(keys->begin(), keys->end());
+  keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
+  size_t i = 0;
+  while (i < keys->size()) {
+    Shard* shard = &impl->shards[(*keys)[i].shard_index];
+    LatchGuard guard(shard->latch);
+    for (; i < keys->size() && &impl->shards[(*keys)[i].shard_index] == shard; ++i) {
+      LockStruct** head = (*keys)[i].head;
+      bool removed = false;
+      for (LockStruct** pp = head; *pp != nullptr;) {
+        LockStruct* s = *pp;
+        if (s->owner != trx->slot) {
+          pp = &s->hash_next;
+          continue;
+        }
+        *pp = s->hash_next;
+        s->hash_next = nullptr;
+        if (s->waiting()) impl->EndWait(trx, s, WaitState::kNone);
+        impl->Kill(s);
+        removed = true;
+      }
+      if (removed) impl->GrantWaiters(head);
+    }
+  }
+}
+
 }  // namespace
 
 void LockSys::ReleaseAll(TrxLocks* trx_locks) {
@@ -40,6 +72,7 @@ void LockSys::ReleaseAll(TrxLocks* trx_locks) {
   Chunk* chunk = nullptr;  // the walk's position: chunk and offset of the next struct
   uint32_t offset = 0;
   std::vector<CellKey> keys;
+  std::vector<CellKey> table_keys;  // unlinked once no record lock is left
   for (;;) {
     keys.clear();
     {
@@ -53,9 +86,13 @@ void LockSys::ReleaseAll(TrxLocks* trx_locks) {
           const auto* s =
               reinterpret_cast<const LockStruct*>(reinterpret_cast<char*>(chunk) + offset);
           offset += s->size();  // invariant (1): size, page_no and kind are immutable
-          const Cell cell =
-              s->is_table() ? impl_->TableCell(s->page_no) : impl_->RecordCell(s->page_no);
-          keys.push_back({cell.shard_index, cell.head});
+          if (s->is_table()) {
+            const Cell cell = impl_->TableCell(s->page_no);
+            table_keys.push_back({cell.shard_index, cell.head});
+          } else {
+            const Cell cell = impl_->RecordCell(s->page_no);
+            keys.push_back({cell.shard_index, cell.head});
+          }
         }
         if (chunk->next == nullptr) break;
         chunk = chunk->next;
@@ -63,31 +100,9 @@ void LockSys::ReleaseAll(TrxLocks* trx_locks) {
       }
     }
     if (keys.empty()) break;
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    size_t i = 0;
-    while (i < keys.size()) {
-      Shard* shard = &impl_->shards[keys[i].shard_index];
-      LatchGuard guard(shard->latch);
-      for (; i < keys.size() && &impl_->shards[keys[i].shard_index] == shard; ++i) {
-        LockStruct** head = keys[i].head;
-        bool removed = false;
-        for (LockStruct** pp = head; *pp != nullptr;) {
-          LockStruct* s = *pp;
-          if (s->owner != trx->slot) {
-            pp = &s->hash_next;
-            continue;
-          }
-          *pp = s->hash_next;
-          s->hash_next = nullptr;
-          if (s->waiting()) impl_->EndWait(trx, s, WaitState::kNone);
-          impl_->Kill(s);
-          removed = true;
-        }
-        if (removed) impl_->GrantWaiters(head);
-      }
-    }
+    Unlink(impl_.get(), trx, &keys);
   }
+  Unlink(impl_.get(), trx, &table_keys);
   trx->FreeChunks();
   LatchGuard guard(trx->wait_latch);
   trx->wait_state = WaitState::kNone;
