@@ -1,5 +1,5 @@
 #pragma once
-// bench_kv's durable-commit rows (issue #3): N threads each commit transactions of one insert of
+// bench_kv's durable-commit rows: N threads each commit transactions of one insert of
 // a fresh key (8 bytes big-endian: thread << 32 | counter, so each thread appends at its own end
 // of the tree) with a 100-byte value, into a fresh, empty store in a real file under --dir,
 // with the engine's commit fsync on. A fixed total of commits per row, split evenly over the

@@ -1,4 +1,4 @@
-// bench_sql: W1's table and queries through the SQL front, in one process (issue #5, section 4).
+// bench_sql: W1's table and queries through the SQL front, in one process.
 //
 //   bench_sql [--rows N] [--runs R] [--pool-mib M] [--csv FILE]
 //
@@ -11,7 +11,7 @@
 // session reads its own locks from information_schema.innodb_trx (trx_lock_structs,
 // trx_lock_memory_bytes, trx_rows_locked). Beside them: the key-value API's full scan of the
 // clustered keyspace in the same run (bench_kv's loop), and MariaDB 10.11's figures measured on
-// a machine like this one (design brief, W1). Targets (issue #5): count(i) at least half the KV
+// a machine like this one (design brief, W1). Targets: count(i) at least half the KV
 // scan rate; each query at least 5x faster than MariaDB. MariaDB's times, and the verdicts,
 // only at W1's 1,638,400 rows (they are of that size); other sizes show ns per row.
 #include <fmt/format.h>
@@ -230,7 +230,7 @@ int Main(const Config& c) {
     verdicts.insert(verdicts.begin(),
                     fmt::format("count(i) at least half the KV scan rate: {} ({:.2f})",
                                 sql_rate / kv_rate >= 0.5 ? "met" : "MISSED", sql_rate / kv_rate));
-    fmt::print("\nTargets (issue #5):\n");
+    fmt::print("\nTargets:\n");
     for (const std::string& v : verdicts) fmt::print("  {}\n", v);
   } else {
     fmt::print("(MariaDB's times and the target verdicts are printed only at W1's {} rows)\n",

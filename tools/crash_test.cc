@@ -1,5 +1,5 @@
 // crash_test: kills a process writing to a minnow database, again and again, and checks after
-// each kill that recovery brought back exactly the acknowledged commits (issue #3).
+// each kill that recovery brought back exactly the acknowledged commits.
 //
 //   crash_test [--kills N] [--seed S] [--policy 1|2|mixed] [--dir D] [--keep] [--verbose]
 //              [--keys N] [--point-timeout-ms MS]

@@ -1,4 +1,4 @@
-// minnow: the SQL shell, a small mysql client over an embedded database (issue #5, section 2).
+// minnow: the SQL shell, a small mysql client over an embedded database.
 //
 //   minnow [--db PATH] [-e "SQL"] [--batch|-B] [FILE]
 //

@@ -1,5 +1,5 @@
 // sqltest: runs SQL script tests and compares their output with .result files, as MySQL's
-// mysqltest does (issue #5, section 3; the language is in sqltest_script.h).
+// mysqltest does (the language is in sqltest_script.h).
 //
 //   sqltest [--dir DIR] [--record] [--timeout SECONDS] [NAME...]
 //

@@ -1,5 +1,5 @@
 #pragma once
-// sqltest's script language: a subset of mysqltest's, as MySQL users know it (issue #5, section 3).
+// sqltest's script language: a subset of mysqltest's, as MySQL users know it.
 //
 //   # a comment
 //   CREATE TABLE t (i INT PRIMARY KEY, j INT);   statements end with ';' and may span lines

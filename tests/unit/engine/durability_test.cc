@@ -1,4 +1,4 @@
-// Durability (issue #3) at the engine API: a clean close leaves nothing to recover; a crash
+// Durability at the engine API: a clean close leaves nothing to recover; a crash
 // (a forked child killed without Close) loses no acknowledged commit and keeps no uncommitted
 // change; the recovery report says what recovery did; the durability options are checked.
 // Fault injection: durability_fault_test.cc; damaged logs and pages: durability_damage_test.cc.

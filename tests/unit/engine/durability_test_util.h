@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the durability tests (issue #3):
+// Helpers for the durability tests:
 //   - RunChild: a "crash" without killing the test process. A forked child opens the database,
 //     runs a workload, reports each acknowledged commit over a pipe and dies by SIGKILL (no
 //     Close, no destructors); the parent then reopens the files and checks recovery.

@@ -504,7 +504,7 @@ TEST_CASE("EXPLAIN in MySQL's columns", "[sql][executor][explain]") {
 }
 
 // Hidden (run with "[bench]"): SELECT count(i) against a bare key scan of the same keyspace;
-// issue #5 asks for at least half the KV scan rate.
+// the SQL front's target is at least half the KV scan rate.
 TEST_CASE("count(i) runs near the KV scan rate", "[.][bench]") {
   ExecFixture f;
   CreateSample(f);
