@@ -70,25 +70,25 @@ void DisarmCrashPoints() { ArmCrashPoint("", 0); }
 const std::vector<std::string>& CrashPointNames() {
   static const std::vector<std::string> names = {
       // log/ redo log
-      "log.before_write",      // group commit leader, before pwrite of the log buffer
-      "log.after_write",       // after pwrite, before fdatasync
-      "log.after_sync",        // after fdatasync, before waking the committers
-      "log.segment_switch",    // a full segment synced, the next one not yet created
+      "log.before_write",    // group commit leader, before pwrite of the log buffer
+      "log.after_write",     // after pwrite, before fdatasync
+      "log.after_sync",      // after fdatasync, before waking the committers
+      "log.segment_switch",  // a full segment synced, the next one not yet created
       // buffer_pool/ page writes
-      "dblwr.after_write",     // doublewrite batch written, not yet synced
-      "dblwr.after_sync",      // doublewrite batch synced, no page written in place
-      "page.torn_write",       // a page half-written in place (torn page), then death
-      "page.after_write",      // pages written in place, data file not yet synced
+      "dblwr.after_write",         // doublewrite batch written, not yet synced
+      "dblwr.after_sync",          // doublewrite batch synced, no page written in place
+      "page.torn_write",           // a page half-written in place (torn page), then death
+      "page.after_write",          // pages written in place, data file not yet synced
       "checkpoint.before_header",  // pages flushed and synced, page 0 not yet written
       "checkpoint.after_header",   // page 0 written and synced, log not yet trimmed
       // btree/
-      "btree.split",           // inside a split's mtr, pages latched, nothing committed
-      "btree.merge",           // inside a merge's mtr
-      // engine/
-      "txn.before_commit",     // a transaction's changes logged, its commit record not yet
+      "btree.split",  // inside a split's mtr, pages latched, nothing committed
+      "btree.merge",  // inside a merge's mtr
+      // txn/ and engine/ (recovery)
+      "txn.before_commit",        // a transaction's changes logged, its commit record not yet
       "txn.after_commit_record",  // commit record appended, not yet durable
-      "recovery.redo",         // recovery, in the middle of applying redo
-      "recovery.rollback",     // recovery, in the middle of rolling back a transaction
+      "recovery.redo",            // recovery, in the middle of applying redo
+      "recovery.rollback",        // recovery, in the middle of rolling back a transaction
   };
   return names;
 }

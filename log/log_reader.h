@@ -31,25 +31,25 @@
 
 #include "common/coding.h"
 #include "common/types.h"
-#include "minnow/status.h"
 #include "log/durable_redo_log.h"
+#include "minnow/status.h"
 
 namespace minnow {
 
 struct LogFrame {
   LogFrameKind kind;
-  Lsn start_lsn;  // where the frame's header starts
-  Lsn end_lsn;    // start + kFrameHeaderSize + payload.size()
+  Lsn start_lsn;       // where the frame's header starts
+  Lsn end_lsn;         // start + kFrameHeaderSize + payload.size()
   ConstBytes payload;  // valid only during the callback
 };
 
 struct LogScanResult {
-  Lsn first_lsn = 0;      // start of the oldest segment on disk
-  Lsn end_lsn = 0;        // end of the last valid frame (where appending resumes)
-  uint64_t frames = 0;    // frames passed to fn
-  uint64_t bytes = 0;     // end_lsn - from
-  uint64_t segments = 0;  // segment files read
-  bool torn_tail = false; // an invalid frame (not all zeros) was cut off at the end
+  Lsn first_lsn = 0;       // start of the oldest segment on disk
+  Lsn end_lsn = 0;         // end of the last valid frame (where appending resumes)
+  uint64_t frames = 0;     // frames passed to fn
+  uint64_t bytes = 0;      // end_lsn - from
+  uint64_t segments = 0;   // segment files read
+  bool torn_tail = false;  // an invalid frame (not all zeros) was cut off at the end
 };
 
 Result<LogScanResult> ScanLog(const std::string& dir, ConstBytes database_id, Lsn from,

@@ -12,8 +12,8 @@
 #include "common/coding.h"
 #include "common/crc32c.h"
 #include "common/types.h"
-#include "minnow/status.h"
 #include "log/durable_redo_log.h"
+#include "minnow/status.h"
 
 namespace minnow::log_format {
 

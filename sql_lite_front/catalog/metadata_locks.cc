@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
 
 namespace minnow::sql {
 namespace {

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
 
 namespace minnow::sql {

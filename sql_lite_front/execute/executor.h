@@ -13,8 +13,8 @@
 // Every function REQUIRES ctx.txn (the session began it) and leaves statement rollback on an
 // error to the session.
 
-#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/sql_error.h"
 

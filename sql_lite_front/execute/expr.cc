@@ -9,8 +9,8 @@
 #include <ctime>
 #include <limits>
 
-#include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
 namespace {

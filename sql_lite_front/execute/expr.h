@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sql_lite_front/parse/ast.h"
-#include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
 

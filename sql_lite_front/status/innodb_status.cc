@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sql_lite_front/status/status_views_internal.h"
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/status/status_views_internal.h"
 
 namespace minnow::sql {
 

@@ -6,8 +6,8 @@
 #include <ctime>
 
 #include "sql_lite_front/catalog/row_codec.h"
-#include "sql_lite_front/status/status_views_internal.h"
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/status/status_views_internal.h"
 
 namespace minnow::sql {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "sql_lite_front/parse/ast.h"
-#include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_engine.h"
 
 namespace minnow::sql {

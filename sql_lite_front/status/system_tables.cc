@@ -3,10 +3,10 @@
 #include <cctype>
 #include <cmath>
 
+#include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
 #include "sql_lite_front/status/status_views_internal.h"
-#include "sql_lite_front/catalog/table_catalog.h"
 
 namespace minnow::sql {
 

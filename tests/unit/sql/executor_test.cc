@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/parse/parser.h"
-#include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/session/engine_state.h"
 #include "sql_lite_front/session/session_state.h"
-#include "sql_lite_front/catalog/table_catalog.h"
 
 namespace minnow::sql {
 namespace {

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "sql_lite_front/catalog/row_codec.h"
-#include "sql_lite_front/session/session_state.h"
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/session/session_state.h"
 
 namespace minnow::sql {
 namespace {
