@@ -250,13 +250,8 @@ Result<std::unique_ptr<HeapTables>> HeapTables::Open(BufferPool* pool, TxnServic
                                                      std::chrono::milliseconds timeout) {
   std::unique_ptr<HeapTables> t(new HeapTables(pool, svc, timeout));
   LatchGuard guard(t->latch_);
-  PageNo root = pool->system_root(kHeapCatalogRootSlot);
-  if (root == kInvalidPageNo) {
-    ASSIGN_OR_RETURN(root, BTree::Create(pool, TreeOptions{}));
-    MiniTransaction mtr(pool);
-    RETURN_IF_ERROR(pool->SetSystemRoot(&mtr, kHeapCatalogRootSlot, root));
-    mtr.Commit();
-  }
+  const PageNo root = pool->system_root(kHeapCatalogRootSlot);
+  if (root == kInvalidPageNo) return t;  // no heap table yet: the catalog comes with the first
   auto tree = BTree::Open(pool, root);
   if (!tree.ok() || (*tree)->options().sys_fields) {
     return Status::Corruption(
@@ -331,6 +326,15 @@ Status HeapTables::Create(std::string_view name, const HeapTableSpec& spec) {
   LatchGuard guard(latch_);
   if (by_name_.count(name) != 0) {
     return Status::DuplicateKey(fmt::format("table '{}' already exists", name));
+  }
+  if (catalog_ == nullptr) {
+    // The first heap table of the file: the catalog tree, then page 0 names it (a crash in
+    // between leaks the tree's page).
+    ASSIGN_OR_RETURN(PageNo root, BTree::Create(pool_, TreeOptions{}));
+    MiniTransaction mtr(pool_);
+    RETURN_IF_ERROR(pool_->SetSystemRoot(&mtr, kHeapCatalogRootSlot, root));
+    mtr.Commit();
+    ASSIGN_OR_RETURN(catalog_, BTree::Open(pool_, root));
   }
   // The pages first, the catalog record last: a crash in between leaks them, nothing else.
   std::vector<PageNo> made;  // index roots
@@ -558,6 +562,7 @@ Status HeapTables::CheckAll(std::vector<KeyspaceCheck>* reports) {
   std::vector<HeapTableState*> live;
   {
     LatchGuard guard(latch_);
+    if (catalog_ == nullptr) return Status::OK();  // no heap table was ever created
     auto r = catalog_->Check();
     if (!r.ok()) {
       return Status(r.status().code(), fmt::format("heap catalog: {}", r.status().message()));

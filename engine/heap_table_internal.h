@@ -2,7 +2,8 @@
 // The table-locking engine's tables inside the engine (the public side is
 // minnow/table_lock_engine.h). HeapTables owns every heap table of a database and their
 // catalog: a system B+tree (no hidden fields) whose root is page 0's system root slot
-// kHeapCatalogRootSlot, one record per table:
+// kHeapCatalogRootSlot, made by the first Create (a file without heap tables is not changed by
+// their engine), one record per table:
 //
 //   key            value
 //   <table name>   version:u8 (=1)  heap_header:u32  n:u8  n x (root:u32 unique:u8 len:u8 name)
@@ -86,8 +87,8 @@ class HeapTables {
   Result<std::vector<std::string>> List() EXCLUDES(latch_);
 
   // Checks every live table (under a READ_NO_INSERT lock each) and the catalog tree, adding a
-  // report per tree: "(heap catalog)", "<table>" (the heap: records = rows, leaf_pages = data
-  // pages), "<table>.<index>".
+  // report per tree (none if no heap table was ever created): "(heap catalog)", "<table>" (the
+  // heap: records = rows, leaf_pages = data pages), "<table>.<index>".
   Status CheckAll(std::vector<KeyspaceCheck>* reports);
   // After crash recovery: each table whose indexes disagree with its heap gets them rebuilt.
   // Returns how many.
@@ -127,7 +128,7 @@ class HeapTables {
   TableLockGlobals globals_;  // before the tables: outlives their TableLocks
   std::atomic<uint64_t> next_owner_id_{1};
   mutable Latch latch_;
-  std::unique_ptr<BTree> catalog_ PT_GUARDED_BY(latch_);
+  std::unique_ptr<BTree> catalog_ PT_GUARDED_BY(latch_);  // nullptr until the first Create
   std::vector<std::unique_ptr<HeapTableState>> all_ GUARDED_BY(latch_);
   std::map<std::string, HeapTableState*, std::less<>> by_name_ GUARDED_BY(latch_);
 };
