@@ -143,11 +143,13 @@ class HeapTableLock {
   std::unique_ptr<Impl> impl_;
 };
 
-// Rows in position order, up to the end of file of the lock it was made under.
+// Rows in position order, up to the end of file of the lock it was made under (a write lock:
+// the end as it is when each page is read). REQUIRES: that HeapTableLock object outlives the
+// scan; once it is released, Next returns kInvalidArgument.
 class HeapTableScan {
  public:
   ~HeapTableScan();
-  // The next row; false at the end. The lock must still be held.
+  // The next row; false at the end.
   Result<bool> Next(HeapRowId* id, std::string* row);
 
  private:
