@@ -619,7 +619,7 @@ Result<uint64_t> HeapTables::RepairAfterCrash() {
 
 namespace {
 
-enum class Need { kAny, kWrite, kExclusive };
+enum class Need { kAny, kWrite, kChange, kExclusive };
 
 Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool held, Need need) {
   if (t == nullptr) return Status::InvalidArgument("empty HeapTable handle (use HeapTable::Open)");
@@ -636,6 +636,13 @@ Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool 
   if (need == Need::kWrite && !IsWriteLock(type)) {
     return Status::InvalidArgument(
         fmt::format("table '{}' was locked with a READ lock and can't be updated", t->name));
+  }
+  // A concurrent insert runs beside readers: it may only append (MyISAM takes it for INSERT
+  // alone), never change a row a reader may be looking at.
+  if (need == Need::kChange && (!IsWriteLock(type) || lock->concurrent)) {
+    return Status::InvalidArgument(fmt::format(
+        "table '{}': UPDATE and DELETE need a write lock that is not a concurrent insert",
+        t->name));
   }
   if (need == Need::kExclusive && !IsExclusive(type)) {
     return Status::InvalidArgument(
@@ -912,7 +919,7 @@ Result<std::vector<HeapRowId>> HeapTable::Range(const HeapTableLock& lock, size_
 Result<HeapRowId> HeapTable::Update(const HeapTableLock& lock, HeapRowId id, std::string_view row,
                                     const std::vector<std::string>& keys) const {
   HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kWrite));
+  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kChange));
   std::string rec;
   RETURN_IF_ERROR(EncodeRecord(row, keys, t->indexes.size(), &rec));
   if (!id.valid()) return Status::NotFound("no row at an invalid position");
@@ -947,7 +954,7 @@ Result<HeapRowId> HeapTable::Update(const HeapTableLock& lock, HeapRowId id, std
 
 Status HeapTable::Delete(const HeapTableLock& lock, HeapRowId id) const {
   HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kWrite));
+  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kChange));
   if (!id.valid()) return Status::NotFound("no row at an invalid position");
   RETURN_IF_ERROR(t->owner->BeforeWrite());
   const RowPosition pos = ToPos(id);

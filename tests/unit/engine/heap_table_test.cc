@@ -217,6 +217,9 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     REQUIRE(w.type() == HeapLockType::kWriteConcurrentInsert);
     const HeapRowId added = Take(t.Insert(w, Row(10), Keys(10, Row(10))));
     REQUIRE(added > ids.back());  // appended
+    // Beside readers it only appends.
+    REQUIRE_CODE(t.Delete(w, ids[0]), Code::kInvalidArgument);
+    REQUIRE_CODE(t.Update(w, ids[0], "x", Keys(0, "x")).status(), Code::kInvalidArgument);
     REQUIRE(ScanAll(t, r).size() == 10);
     std::string row;
     REQUIRE_CODE(t.Get(r, added, &row), Code::kNotFound);
