@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include "engine/database_core_internal.h"
+#include "engine/heap_table_internal.h"
 #include "engine/transaction_impl_internal.h"
+#include "lock/table_lock.h"
 #include "minnow/db.h"
 
 namespace minnow {
@@ -14,6 +16,7 @@ struct Database::Impl {
 struct Session::Impl {
   DatabaseCore* db;
   TransactionOptions autocommit;
+  std::unique_ptr<TableLockOwner> table_lock_owner;  // made on first use
 };
 
 namespace {
@@ -86,8 +89,22 @@ std::optional<DeadlockReport> Database::LatestDeadlock() const {
   return impl_->core->LatestDeadlock();
 }
 
+HeapTables* Database::heap_tables_internal() const { return impl_->core->heap_tables(); }
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
+
+TableLockOwner* Session::table_lock_owner_internal() {
+  if (impl_->table_lock_owner == nullptr) {
+    impl_->table_lock_owner =
+        std::make_unique<TableLockOwner>(impl_->db->heap_tables()->NextOwnerId());
+  }
+  return impl_->table_lock_owner.get();
+}
+
+void Session::InterruptTableLockWait(bool interrupted) {
+  table_lock_owner_internal()->SetInterrupted(interrupted);
+}
 
 Result<std::unique_ptr<Transaction>> Session::Begin(const TransactionOptions& options) {
   if (impl_->db->closed()) return Status::Closed("the database is closed");

@@ -123,6 +123,7 @@ Status DatabaseCore::OpenKeyspaces() {
   LatchGuard guard(catalog_latch_);
   ASSIGN_OR_RETURN(catalog_, Catalog::OpenOrCreate(pool_.get()));
   ASSIGN_OR_RETURN(std::vector<CatalogEntry> entries, catalog_->LoadAll());
+  ASSIGN_OR_RETURN(heap_tables_, HeapTables::Open(pool_.get(), &services_, lock_wait_timeout_));
   for (CatalogEntry& e : entries) {
     auto tree = BTree::Open(pool_.get(), e.root, lock_listener_.get());
     if (!tree.ok()) {
@@ -332,6 +333,13 @@ Result<KeyspaceCheck> CheckTree(const std::string& name, uint32_t id, const BTre
 }  // namespace
 
 Status DatabaseCore::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
+  RETURN_IF_ERROR(CheckKeyspaces(reports));
+  // After the keyspaces, outside the catalog latch: each heap table is checked under its table
+  // lock, and lock waits come before latches.
+  return heap_tables_->CheckAll(reports);
+}
+
+Status DatabaseCore::CheckKeyspaces(std::vector<KeyspaceCheck>* reports) {
   LatchGuard guard(catalog_latch_);
   if (closed()) return Status::Closed("the database is closed");
   auto add = [&](const std::string& name, uint32_t id, const BTree& tree) -> Status {
@@ -413,6 +421,11 @@ DatabaseStats DatabaseCore::LiveStats() const {
   }
   if (undo_store_ != nullptr) s.history_list_length = undo_store_->history_length();
   s.purged_records = c.purged_records.load(std::memory_order_relaxed);
+  if (heap_tables_ != nullptr) {
+    const TableLockCounters t = heap_tables_->globals()->counters();
+    s.table_locks_immediate = t.immediate;
+    s.table_locks_waited = t.waited;
+  }
   s.checkpoint_lsn = p.checkpoint_lsn;
   if (log_ != nullptr) {
     const DurableLogStats l = log_->stats();

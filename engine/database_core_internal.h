@@ -23,6 +23,7 @@
 #include "buffer_pool/buffer_pool.h"
 #include "common/latch.h"
 #include "engine/catalog_internal.h"
+#include "engine/heap_table_internal.h"
 #include "engine/lock_listener_internal.h"
 #include "lock/lock_sys.h"
 #include "lock/metadata_lock.h"
@@ -61,6 +62,7 @@ class DatabaseCore {
     return BadHandle(id, db_tag);
   }
 
+  // The keyspaces' trees, then the heap tables (each under a READ_NO_INSERT table lock).
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
   // One keyspace's tree counts (Database::InspectKeyspace); safe while others read and write.
   Result<KeyspaceCheck> InspectKeyspace(uint32_t id, uint64_t db_tag);
@@ -83,6 +85,8 @@ class DatabaseCore {
   Status WritableStatus() const { return services_.WritableStatus(); }
 
   uint64_t tag() const { return tag_; }
+  // The table-locking engine's tables (set by Open).
+  HeapTables* heap_tables() const { return heap_tables_.get(); }
   // What every transaction of this database is given (TransactionCore's constructor).
   TxnServices* txn_services() { return &services_; }
 
@@ -109,6 +113,7 @@ class DatabaseCore {
   // DropKeyspace's work. REQUIRES: the caller holds the table's X lock.
   Status DropLocked(std::string_view name) EXCLUDES(catalog_latch_);
   DatabaseStats LiveStats() const;
+  Status CheckKeyspaces(std::vector<KeyspaceCheck>* reports) EXCLUDES(catalog_latch_);
 
   // Destruction order matters: trees (in keyspaces_ and catalog_) go before the pool, and the
   // pool before the log it writes to; the lock system outlives the trees that report to it.
@@ -140,6 +145,9 @@ class DatabaseCore {
   SharedLatch drop_latch_;
   mutable Latch catalog_latch_;  // serializes DDL and CheckIntegrity
   std::unique_ptr<Catalog> catalog_ PT_GUARDED_BY(catalog_latch_);
+  // The heap tables and their catalog (own latch); opened with the keyspaces, gone before the
+  // pool.
+  std::unique_ptr<HeapTables> heap_tables_;
   KeyspaceTable keyspaces_;  // Add() under catalog_latch_; Find() lock-free
   std::map<std::string, KeyspaceState*, std::less<>> by_name_ GUARDED_BY(catalog_latch_);  // live
 

@@ -63,6 +63,10 @@ std::string RecoveryReport::ToString() const {
   s += fmt::format(", {} torn page{} repaired", pages_repaired, pages_repaired == 1 ? "" : "s");
   s += fmt::format(", {} transaction{} rolled back", transactions_rolled_back,
                    transactions_rolled_back == 1 ? "" : "s");
+  if (heap_tables_repaired > 0) {
+    s += fmt::format(", {} heap table{} repaired", heap_tables_repaired,
+                     heap_tables_repaired == 1 ? "" : "s");
+  }
   s += fmt::format(", in {:.1f} ms", millis);
   return s;
 }
@@ -148,6 +152,13 @@ Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBac
   }
   RETURN_IF_ERROR(OpenKeyspaces());
   RETURN_IF_ERROR(WithPath(path_, OpenTransactions()));
+  // Heap tables have no undo: a crash between a row's heap change and its index entries leaves
+  // them apart, and the indexes are rebuilt from the heap (MyISAM's automatic repair).
+  if (report_.redo_groups_applied > 0 || report_.pages_repaired > 0) {
+    auto repaired = heap_tables_->RepairAfterCrash();
+    if (!repaired.ok()) return WithPath(path_, repaired.status());
+    report_.heap_tables_repaired = *repaired;
+  }
   report_.recovered = report_.redo_groups_applied > 0 || report_.pages_repaired > 0 ||
                       report_.transactions_rolled_back > 0 || report_.torn_log_tail;
   // The end-of-recovery checkpoint: the next open starts from here.

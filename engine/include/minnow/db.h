@@ -53,6 +53,9 @@ namespace minnow {
 class Session;
 class Transaction;
 class Iterator;
+class HeapTable;
+class HeapTables;
+class TableLockOwner;
 
 inline constexpr size_t kMaxKeyBytes = 2048;         // longest key
 inline constexpr size_t kMaxValueBytes = 64u << 20;  // longest value (64 MiB)
@@ -119,6 +122,9 @@ struct DatabaseStats {
   uint64_t read_views = 0;           // open
   uint64_t history_list_length = 0;  // committed update undo logs not yet purged
   uint64_t purged_records = 0;       // delete-marked records removed by purge
+  // The table-locking engine's table locks (minnow/table_lock_engine.h): MySQL's
+  // Table_locks_immediate (granted without a wait) and Table_locks_waited (had to wait).
+  uint64_t table_locks_immediate = 0, table_locks_waited = 0;
 };
 
 // One transaction's locks, as SHOW ENGINE INNODB STATUS prints them: "N lock struct(s), heap
@@ -144,6 +150,9 @@ struct RecoveryReport {
   uint64_t transactions_rolled_back = 0;  // left uncommitted by the crash
   bool torn_log_tail = false;             // a half-written log record was cut off at the end
   double millis = 0;                      // time spent recovering
+  // Heap tables (minnow/table_lock_engine.h) whose indexes disagreed with their heap after the
+  // crash and were rebuilt from it.
+  uint64_t heap_tables_repaired = 0;
   // "recovered log 1200..98304 (97104 bytes): 513 redo groups, 2 torn pages repaired,
   //  1 transaction rolled back, in 12.3 ms" or "clean (checkpoint at 98304)".
   std::string ToString() const;
@@ -273,8 +282,10 @@ class Database {
   friend class Session;
   friend class Transaction;
   friend class Iterator;
+  friend class HeapTable;
   struct Impl;
   explicit Database(std::unique_ptr<Impl> impl);
+  HeapTables* heap_tables_internal() const;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -293,10 +304,18 @@ class Session {
   Status Insert(const Keyspace& ks, std::string_view key, std::string_view value);
   Status Erase(const Keyspace& ks, std::string_view key);
 
+  // From any thread (KILL QUERY): while set, a table-locking engine's table lock wait of this
+  // session (HeapTable::Lock) in progress ends with kAborted, and so does every such request
+  // that would have to wait.
+  void InterruptTableLockWait(bool interrupted);
+
  private:
   friend class Database;
+  friend class HeapTable;
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
+  // The session as a table lock owner (one per session, thr_lock's THR_LOCK_INFO).
+  TableLockOwner* table_lock_owner_internal();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,136 @@
+#pragma once
+// The table-locking engine's tables inside the engine (the public side is
+// minnow/table_lock_engine.h). HeapTables owns every heap table of a database and their
+// catalog: a system B+tree (no hidden fields) whose root is page 0's system root slot
+// kHeapCatalogRootSlot, made by the first Create (a file without heap tables is not changed by
+// their engine), one record per table:
+//
+//   key            value
+//   <table name>   version:u8 (=1)  heap_header:u32  n:u8  n x (root:u32 unique:u8 len:u8 name)
+//
+// Crash ordering, as the keyspace catalog's: Create builds the heap and the index trees, then
+// adds the record (a crash before leaks the pages); Drop removes the record, then frees the
+// pages; Compact and index repair build the new heap or trees, replace the record (one
+// mini-transaction), then free the old pages.
+//
+// A heap row is stored as its index keys then the row: for each index, len:u16 key bytes;
+// then the row bytes. Index records: unique, key -> EncodeRowPosition(pos); non-unique,
+// key || position -> empty (myisam/row_position.h).
+//
+// Latches: HeapTables::latch_ (the name map and the catalog tree) is taken with no table lock
+// wait in progress and before page latches; HeapTableState::write_latch serializes a table's
+// writers (after its table lock is granted, before page latches).
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "btree/btree.h"
+#include "buffer_pool/buffer_pool.h"
+#include "common/latch.h"
+#include "lock/table_lock.h"
+#include "minnow/db.h"
+#include "minnow/table_lock_engine.h"
+#include "myisam/row_heap.h"
+#include "txn/txn_services.h"
+
+namespace minnow {
+
+inline constexpr size_t kHeapCatalogRootSlot = 2;  // page 0 system root slot (1: undo)
+inline constexpr size_t kMaxHeapIndexes = 64;
+
+struct HeapIndexState {
+  HeapIndexSpec spec;
+  std::unique_ptr<BTree> tree;
+};
+
+class HeapTables;
+
+// One table. Lives until the HeapTables goes (a dropped one stays, marked), so handles and
+// locks never dangle while the database is open.
+class HeapTableState {
+ public:
+  std::string name;
+  HeapTables* owner = nullptr;
+  std::unique_ptr<TableLock> lock;
+  std::atomic<bool> dropped{false};
+  // Read locks granted and not released (MyISAM's r_locks): the concurrent_insert=ALWAYS
+  // check. Changed under the table lock's latch (on_grant) or just before a release.
+  std::atomic<uint32_t> readers{0};
+  // The heap's hole count after the latest write (the concurrent insert check reads it under
+  // the table lock's latch, where reading the header page is not wanted).
+  std::atomic<uint64_t> holes{0};
+  // Serializes writers (RowHeap allows one; WRITE_ALLOW_WRITE lets several hold).
+  Latch write_latch;
+  // The heap and indexes: replaced only under a lock that excludes every other holder
+  // (Compact, repair at open), so readers holding a lock see them stable.
+  std::unique_ptr<RowHeap> heap;
+  std::vector<HeapIndexState> indexes;
+  std::vector<HeapIndexSpec> specs;
+};
+
+class HeapTables {
+ public:
+  // Opens (or creates) the heap catalog of `pool`'s file and every table in it. `svc` gives
+  // the log, the flush policy and the writable state at call time.
+  static Result<std::unique_ptr<HeapTables>> Open(BufferPool* pool, TxnServices* svc,
+                                                  std::chrono::milliseconds lock_wait_timeout);
+  ~HeapTables();
+
+  Status Create(std::string_view name, const HeapTableSpec& spec) EXCLUDES(latch_);
+  Status Drop(std::string_view name) EXCLUDES(latch_);
+  Result<HeapTableState*> Find(std::string_view name) EXCLUDES(latch_);
+  Result<std::vector<std::string>> List() EXCLUDES(latch_);
+
+  // Checks every live table (under a READ_NO_INSERT lock each) and the catalog tree, adding a
+  // report per tree (none if no heap table was ever created): "(heap catalog)", "<table>" (the
+  // heap: records = rows, leaf_pages = data pages), "<table>.<index>".
+  Status CheckAll(std::vector<KeyspaceCheck>* reports);
+  // After crash recovery: each table whose indexes disagree with its heap gets them rebuilt.
+  // Returns how many.
+  Result<uint64_t> RepairAfterCrash();
+
+  TableLockGlobals* globals() { return &globals_; }
+  TxnServices* services() const { return svc_; }
+  BufferPool* pool() const { return pool_; }
+  std::chrono::milliseconds lock_wait_timeout() const { return lock_wait_timeout_; }
+  uint64_t NextOwnerId() { return next_owner_id_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Before a write: closed / writable checks, log free check.
+  Status BeforeWrite() const;
+  // After a write: the redo log made as durable as the flush policy says.
+  Status AfterWrite() const;
+
+  // Writes `t`'s catalog record as it is now (after Compact or a rebuild).
+  Status Persist(HeapTableState* t) EXCLUDES(latch_);
+  // Replaces (or adds) the catalog record of `name` with `value` (EncodeEntry's).
+  Status PersistRaw(std::string_view name, std::string_view value) EXCLUDES(latch_);
+  // Builds new index trees for `t` from its heap, records them, frees the old ones.
+  // REQUIRES: no other user of `t` (an exclusive lock, or open time).
+  Status RebuildIndexes(HeapTableState* t) EXCLUDES(latch_);
+  // Compares the indexes with the heap: kCorruption on the first difference.
+  // REQUIRES: no writer of `t` meanwhile.
+  Status CrossCheck(HeapTableState* t, std::vector<KeyspaceCheck>* reports);
+
+ private:
+  HeapTables(BufferPool* pool, TxnServices* svc, std::chrono::milliseconds timeout)
+      : pool_(pool), svc_(svc), lock_wait_timeout_(timeout) {}
+  HeapTableState* AddState(std::string name, std::unique_ptr<RowHeap> heap,
+                           std::vector<HeapIndexState> indexes) REQUIRES(latch_);
+
+  BufferPool* const pool_;
+  TxnServices* const svc_;
+  const std::chrono::milliseconds lock_wait_timeout_;
+  TableLockGlobals globals_;  // before the tables: outlives their TableLocks
+  std::atomic<uint64_t> next_owner_id_{1};
+  mutable Latch latch_;
+  std::unique_ptr<BTree> catalog_ PT_GUARDED_BY(latch_);  // nullptr until the first Create
+  std::vector<std::unique_ptr<HeapTableState>> all_ GUARDED_BY(latch_);
+  std::map<std::string, HeapTableState*, std::less<>> by_name_ GUARDED_BY(latch_);
+};
+
+}  // namespace minnow

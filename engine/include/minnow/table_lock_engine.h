@@ -1,0 +1,223 @@
+#pragma once
+// The table-locking engine's API (MyISAM's way; ENGINE=MyISAM): heap tables.
+//
+//   RETURN_IF_ERROR(HeapTable::Create(db, "t", {.indexes = {{"PRIMARY", true}, {"v", false}}}));
+//   ASSIGN_OR_RETURN(HeapTable t, HeapTable::Open(db, "t"));
+//   ASSIGN_OR_RETURN(HeapTableLock w, t.Lock(session, {.type = HeapLockType::kWrite}));
+//   ASSIGN_OR_RETURN(HeapRowId id, t.Insert(w, row_bytes, {pk_key, v_key}));
+//   w.Release();
+//
+// A heap table is a heap of rows with holes (myisam/row_heap.h) plus zero or more indexes,
+// each a B+tree of key -> row position (MyISAM's .MYD and .MYI). The engine does not parse
+// rows: the caller gives each row's index keys with the row (one key per index, in the order
+// of HeapTableSpec::indexes) and the engine keeps them beside the row in the heap, so that
+// Delete, Compact, Check and crash repair need no row format. Data_length counts them.
+//
+// Table locks only (thr_lock's rules, HeapLockType below; lock/table_lock.h states them in
+// full): every row operation takes the HeapTableLock it runs under. Reads need any lock;
+// Insert a write lock; Update and Delete a write lock that is not a granted concurrent insert
+// (which only appends beside readers); Compact and Check a lock that excludes writers
+// (READ_NO_INSERT or a WRITE that is not a concurrent insert). kInvalidArgument otherwise, or
+// for a lock of another table or one released. Locks are the only concurrency control: there
+// are no transactions and no rollback. Each call is durable as Options::flush_log_at_trx_commit
+// says for a commit (1: the redo log is fsynced before a write returns); a statement's rows
+// stay if a later call fails.
+//
+// Concurrent insert (MySQL's concurrent_insert, HeapLockOptions::concurrent_insert): a
+// kWriteConcurrentInsert request is granted beside readers if the table has no holes (kAuto)
+// or always (kAlways; with holes only while readers hold, else it is a plain WRITE that fills
+// holes), never with kNever. Rows inserted under a granted concurrent insert are appended at
+// the end of the heap; under any other write lock they fill holes first. A reader sees the
+// table as it was when its lock was granted: Scan stops at the end of file taken at the grant
+// and Get of a row appended later returns kNotFound (index lookups may return such positions;
+// Get filters them).
+//
+// Durability and crashes: every heap and index change is a redo-logged mini-transaction, each
+// atomic. A crash between the heap change of a row and its index entries leaves them apart;
+// the next Open, if it had to recover, checks every heap table against its indexes and
+// rebuilds the indexes of any that disagree (MyISAM's automatic repair);
+// RecoveryReport::heap_tables_repaired counts them. Create, Drop and Compact are ordered so
+// that a crash leaks pages at worst, as keyspace DDL does.
+//
+// Names: as keyspace names (1 to 64 of [A-Za-z0-9_$.]), a namespace of their own. Index names
+// 1 to 64 characters, unique within the table; at most 64 indexes.
+//
+// Thread safety: HeapTable handles may be used from any thread (the table locks order the
+// work); a HeapTableLock and a HeapTableScan by one thread at a time. Handles, locks and scans
+// must be released before the Database is closed or destroyed.
+
+#include <chrono>
+#include <compare>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/db.h"
+#include "minnow/status.h"
+
+namespace minnow {
+
+class HeapTableState;
+class TableLockTicket;
+
+// thr_lock's lock types, weakest first (lock/table_lock.h has the grant matrix and rules).
+enum class HeapLockType : uint8_t {
+  kRead,                   // SELECT
+  kReadWithSharedLocks,    // SELECT ... LOCK IN SHARE MODE
+  kReadHighPriority,       // SELECT HIGH_PRIORITY
+  kReadNoInsert,           // INSERT ... SELECT's source, LOCK TABLES ... READ
+  kWriteAllowWrite,        // a writer others may read and write beside
+  kWriteConcurrentInsert,  // INSERT: appends beside readers when allowed
+  kWriteLowPriority,       // INSERT/UPDATE LOW_PRIORITY
+  kWrite,                  // UPDATE, DELETE, LOCK TABLES ... WRITE
+  kWriteOnly,              // as kWrite; other owners' new requests fail at once
+};
+
+enum class ConcurrentInsert : uint8_t {
+  kNever = 0,   // concurrent_insert=0 (NEVER)
+  kAuto = 1,    // concurrent_insert=1 (AUTO): only while the table has no holes
+  kAlways = 2,  // concurrent_insert=2 (ALWAYS): also with holes, appending
+};
+
+struct HeapIndexSpec {
+  std::string name;
+  // Unique: a second row with an equal key is refused (kDuplicateKey). A non-unique index
+  // REQUIRES keys of which none is a proper prefix of another (a memcomparable encoding with
+  // terminators is), so that key ranges come out in key order.
+  bool unique = false;
+};
+
+struct HeapTableSpec {
+  std::vector<HeapIndexSpec> indexes;
+};
+
+// A row's position (data page, slot): fixed while the row lives; a deleted row's position may
+// be taken by a later insert; Update may move the row, Compact moves every row.
+struct HeapRowId {
+  uint32_t page = 0;
+  uint16_t slot = 0;
+  bool valid() const { return page != 0; }
+  friend bool operator==(const HeapRowId&, const HeapRowId&) = default;
+  friend auto operator<=>(const HeapRowId&, const HeapRowId&) = default;
+};
+
+struct HeapLockOptions {
+  HeapLockType type = HeapLockType::kRead;
+  // 0: Options::lock_wait_timeout_ms. A wait that lasts longer ends with kLockWaitTimeout.
+  std::chrono::milliseconds timeout{0};
+  ConcurrentInsert concurrent_insert = ConcurrentInsert::kAuto;
+};
+
+// SHOW TABLE STATUS's figures, exact (the index trees are walked).
+struct HeapTableStats {
+  uint64_t rows = 0;
+  uint64_t data_length = 0;  // bytes live rows and holes take (keys stored with rows included)
+  uint64_t data_free = 0;    // bytes of the holes
+  uint64_t holes = 0;
+  uint64_t data_pages = 0;
+  uint64_t index_length = 0;  // pages of all index trees * 16 KiB
+};
+
+// A granted table lock (thr_lock's THR_LOCK_DATA); releases it when destroyed. Move-only.
+class HeapTableLock {
+ public:
+  HeapTableLock();
+  HeapTableLock(HeapTableLock&&) noexcept;
+  HeapTableLock& operator=(HeapTableLock&&) noexcept;
+  ~HeapTableLock();
+
+  bool held() const;
+  // The granted type: the requested one, or kWrite for a refused concurrent insert.
+  HeapLockType type() const;
+  // True for a granted concurrent insert (inserts append).
+  bool concurrent_insert() const;
+  // Releases the lock and starts the requests it held back. No-op when not held.
+  void Release();
+
+  struct Impl;  // engine-internal
+
+ private:
+  friend class HeapTable;
+  friend class HeapTableScan;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Rows in position order, up to the end of file of the lock it was made under (a write lock:
+// the end as it is when each page is read). REQUIRES: that HeapTableLock object outlives the
+// scan; once it is released, Next returns kInvalidArgument.
+class HeapTableScan {
+ public:
+  ~HeapTableScan();
+  // The next row; false at the end.
+  Result<bool> Next(HeapRowId* id, std::string* row);
+
+ private:
+  friend class HeapTable;
+  struct Impl;
+  explicit HeapTableScan(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class HeapTable {
+ public:
+  // kDuplicateKey if the table exists; kInvalidArgument for a bad name or index spec.
+  static Status Create(Database* db, std::string_view name, const HeapTableSpec& spec);
+  // Waits for a WRITE lock (owner: the dropping call; kLockWaitTimeout after
+  // Options::lock_wait_timeout_ms), then forgets the name and frees the pages. Handles become
+  // invalid (kInvalidArgument). kNotFound if absent.
+  static Status Drop(Database* db, std::string_view name);
+  static Result<HeapTable> Open(Database* db, std::string_view name);
+  static Result<std::vector<std::string>> List(Database* db);
+
+  HeapTable() = default;
+  const std::string& name() const;
+  const std::vector<HeapIndexSpec>& indexes() const;
+
+  // Takes a table lock for the session (its TableLockOwner: one per Session). Errors, with
+  // nothing held: kLockWaitTimeout, kAborted (Session::InterruptTableLockWait, or another
+  // owner holds kWriteOnly), kInvalidArgument (a lock the owner cannot take beside its own:
+  // lock/table_lock.h rule (5), or a dropped table).
+  Result<HeapTableLock> Lock(Session* session, const HeapLockOptions& options) const;
+
+  // True if the heap has holes (the concurrent_insert=AUTO check).
+  Result<bool> has_holes() const;
+
+  // Stores the row and its index entries (keys[i] for index i, at most kMaxKeyBytes - 6
+  // bytes). kDuplicateKey (nothing changed) if a unique index has the key; kInvalidArgument
+  // for a wrong key count, oversize row or key, or a lock that is not a write lock.
+  Result<HeapRowId> Insert(const HeapTableLock& lock, std::string_view row,
+                           const std::vector<std::string>& keys) const;
+  // The row at `id`; kNotFound if none (or, under a read lock, appended after its grant).
+  Status Get(const HeapTableLock& lock, HeapRowId id, std::string* row) const;
+  // The index keys stored with the row (as Insert or Update was given them).
+  Result<std::vector<std::string>> GetKeys(const HeapTableLock& lock, HeapRowId id) const;
+  Result<std::unique_ptr<HeapTableScan>> Scan(const HeapTableLock& lock) const;
+  // Positions whose key in `index` equals `key` (at most one for a unique index), in position
+  // order for a non-unique one.
+  Result<std::vector<HeapRowId>> Lookup(const HeapTableLock& lock, size_t index,
+                                        std::string_view key) const;
+  // Positions of keys lo <= key < hi (hi empty: to the end) in key order, at most `limit`.
+  Result<std::vector<HeapRowId>> Range(const HeapTableLock& lock, size_t index, std::string_view lo,
+                                       std::string_view hi, size_t limit = SIZE_MAX) const;
+  // Replaces the row and its keys. In place when it fits, else the row moves (the new
+  // position is returned). kNotFound if `id` holds no row; kDuplicateKey (nothing changed).
+  Result<HeapRowId> Update(const HeapTableLock& lock, HeapRowId id, std::string_view row,
+                           const std::vector<std::string>& keys) const;
+  // Removes the row and its index entries; its slot becomes a hole. kNotFound if none.
+  Status Delete(const HeapTableLock& lock, HeapRowId id) const;
+
+  Result<HeapTableStats> stats(const HeapTableLock& lock) const;
+  // OPTIMIZE TABLE: rewrites the heap without holes and rebuilds every index. Every row moves.
+  Status Compact(const HeapTableLock& lock) const;
+  // The heap's Check and each index tree's Check, and that the indexes hold exactly the rows'
+  // keys. kCorruption says what is wrong.
+  Status Check(const HeapTableLock& lock) const;
+
+ private:
+  explicit HeapTable(HeapTableState* state) : state_(state) {}
+  HeapTableState* state_ = nullptr;
+};
+
+}  // namespace minnow
