@@ -36,6 +36,7 @@
 #include "minnow/db.h"
 #include "minnow/table_lock_engine.h"
 #include "myisam/row_heap.h"
+#include "myisam/row_position.h"
 #include "txn/txn_services.h"
 
 namespace minnow {
@@ -132,5 +133,61 @@ class HeapTables {
   std::vector<std::unique_ptr<HeapTableState>> all_ GUARDED_BY(latch_);
   std::map<std::string, HeapTableState*, std::less<>> by_name_ GUARDED_BY(latch_);
 };
+
+// The helpers shared by HeapTables (engine/heap_tables.cc) and the public handles
+// (engine/heap_table.cc), defined in engine/heap_table_codec.cc.
+namespace heap_internal {
+
+inline RowPosition ToPos(HeapRowId id) { return RowPosition{id.page, id.slot}; }
+inline HeapRowId ToId(RowPosition p) { return HeapRowId{p.page, p.slot}; }
+
+// The catalog record's value (the format above).
+std::string EncodeEntry(PageNo heap_header, const std::vector<HeapIndexSpec>& specs,
+                        const std::vector<PageNo>& roots);
+
+struct DecodedEntry {
+  PageNo heap_header = kInvalidPageNo;
+  std::vector<HeapIndexSpec> specs;
+  std::vector<PageNo> roots;
+};
+
+// kCorruption (naming table `name`) if `value` is not a well-formed catalog record.
+Result<DecodedEntry> DecodeEntry(std::string_view name, ConstBytes value);
+
+// kInvalidArgument unless `spec` has at most kMaxHeapIndexes indexes with distinct names of 1
+// to 64 characters.
+Status ValidateSpec(const HeapTableSpec& spec);
+
+// A stored heap record: the index keys, then the row. kInvalidArgument unless `keys` has one
+// key per index (`n`), each fits an index record, and the record fits kMaxHeapRowSize.
+Status EncodeRecord(std::string_view row, const std::vector<std::string>& keys, size_t n,
+                    std::string* out);
+// Splits a stored record of a table with `n` indexes; the views point into `rec`.
+Status DecodeRecord(std::string_view rec, size_t n, std::vector<std::string_view>* keys,
+                    std::string_view* row);
+
+// The index record of (key, pos).
+struct IndexRecord {
+  std::string key;
+  std::string value;
+};
+
+IndexRecord MakeIndexRecord(const HeapIndexState& idx, std::string_view key, RowPosition pos);
+// Adds the entry of (key, pos) to `idx`: kDuplicateKey naming the index if a unique one has it.
+Status InsertEntry(const HeapIndexState& idx, std::string_view key, RowPosition pos);
+Status RemoveEntry(const HeapIndexState& idx, std::string_view key, RowPosition pos);
+// kDuplicateKey if a unique index holds `key` for a row other than `self`.
+Status CheckUnique(const HeapIndexState& idx, std::string_view key, RowPosition self);
+
+// Whether a lock of type `t` keeps every other holder out (what Compact and Check need).
+bool IsExclusive(TableLockType t);
+
+// New, empty index trees for `specs`; on failure none are left.
+Result<std::vector<HeapIndexState>> NewIndexTrees(BufferPool* pool,
+                                                  const std::vector<HeapIndexSpec>& specs);
+// Adds to `indexes` the entries of the stored record `rec` as the row at `to`.
+Status AddEntries(std::vector<HeapIndexState>* indexes, std::string_view rec, RowPosition to);
+
+}  // namespace heap_internal
 
 }  // namespace minnow
