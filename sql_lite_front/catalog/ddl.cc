@@ -135,9 +135,26 @@ SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTable
   return result;
 }
 
+namespace {
+
+// CREATE INDEX and DROP INDEX build or drop the index in place, never by copying the table.
+SqlStatus CheckIndexAlgorithmAndLock(std::string_view algorithm, std::string_view lock) {
+  if (algorithm == "COPY") {
+    return NotSupportedReason("ALGORITHM=COPY",
+                              "minnow builds and drops a secondary index in place",
+                              "ALGORITHM=INPLACE");
+  }
+  // DEFAULT and no clause mean in place here (unlike ALTER's DEFAULT, which copies).
+  return CheckAlgorithmAndLock(algorithm == "INSTANT" ? algorithm : "INPLACE", lock,
+                               /*index_only=*/true);
+}
+
+}  // namespace
+
 SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateIndexStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
+  SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
   if (stmt.index.primary) {
     // CREATE INDEX cannot make a primary key; the parser should not produce one.
     return SqlErr(kErParse, "You have an error in your SQL syntax");
@@ -161,6 +178,8 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   if (EqualsNoCase(stmt.name, "PRIMARY")) {
     AlterTableStmt alter;
     alter.table = stmt.table;
+    alter.algorithm = stmt.algorithm;  // dropping the primary key rebuilds the table
+    alter.lock = stmt.lock;
     AlterAction a;
     a.kind = AlterAction::Kind::kDropPrimaryKey;
     alter.actions.push_back(std::move(a));
@@ -168,6 +187,7 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   }
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
+  SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
   int index = table->def.FindIndex(stmt.name);
   if (index < 0) {
     return SqlErr(kErCantDropFieldOrKey, "Can't DROP '", stmt.name,

@@ -135,12 +135,16 @@ SqlStatus Apply(TableDraft* d, const AlterAction& a, std::vector<SqlWarning>* wa
   return SqlStatus::OK();
 }
 
+}  // namespace
+
 // 1846 "ALGORITHM=INPLACE is not supported. Reason: .... Try ALGORITHM=COPY.", SQLSTATE 0A000.
 SqlError NotSupportedReason(std::string_view what, std::string_view reason,
                             std::string_view instead) {
   return SqlErr(kErAlterOperationNotSupportedReason, what, " is not supported. Reason: ", reason,
                 ". Try ", instead, ".");
 }
+
+namespace {
 
 // An ALTER that INPLACE can do: one ADD INDEX (not the primary key) or one DROP INDEX (not
 // PRIMARY), built or dropped without copying the table.
@@ -151,30 +155,33 @@ bool IsIndexOnly(const AlterTableStmt& stmt) {
   return a.kind == AlterAction::Kind::kDropIndex && !EqualsNoCase(a.name, "PRIMARY");
 }
 
+}  // namespace
+
 // Refuses the ALGORITHM= and LOCK= clauses minnow cannot honour: every path holds the table's
 // exclusive metadata lock for the whole statement (so only LOCK=EXCLUSIVE or DEFAULT), and only
 // a lone index addition or removal is done in place.
-SqlStatus CheckAlgorithmAndLock(const AlterTableStmt& stmt) {
-  const std::string& algo = stmt.algorithm;
+SqlStatus CheckAlgorithmAndLock(std::string_view algo, std::string_view lock, bool index_only) {
   if (algo == "INSTANT") {
     return NotSupportedReason("ALGORITHM=INSTANT",
                               "minnow changes no table definition without rebuilding it",
-                              IsIndexOnly(stmt) ? "ALGORITHM=INPLACE" : "ALGORITHM=COPY");
+                              index_only ? "ALGORITHM=INPLACE" : "ALGORITHM=COPY");
   }
-  if (algo == "INPLACE" && !IsIndexOnly(stmt)) {
+  if (algo == "INPLACE" && !index_only) {
     return NotSupportedReason("ALGORITHM=INPLACE",
                               "minnow rebuilds the table by copy for this operation",
                               "ALGORITHM=COPY");
   }
-  if (stmt.lock == "NONE" || stmt.lock == "SHARED") {
+  if (lock == "NONE" || lock == "SHARED") {
     return NotSupportedReason(
-        "LOCK=" + stmt.lock,
+        std::string("LOCK=").append(lock),
         algo == "INPLACE" ? "minnow holds an exclusive metadata lock while it builds an index"
                           : "COPY algorithm requires a lock; minnow's is exclusive",
         "LOCK=EXCLUSIVE");
   }
   return SqlStatus::OK();
 }
+
+namespace {
 
 // ALGORITHM=INPLACE of one ADD INDEX or DROP INDEX: CREATE INDEX's build or DROP INDEX.
 SqlResult<StatementResult> AlterIndexInPlace(ExecContext& ctx, const AlterTableStmt& stmt) {
@@ -197,7 +204,7 @@ SqlResult<StatementResult> AlterIndexInPlace(ExecContext& ctx, const AlterTableS
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
-  SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock(stmt));
+  SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock(stmt.algorithm, stmt.lock, IsIndexOnly(stmt)));
   if (stmt.algorithm == "INPLACE") return AlterIndexInPlace(ctx, stmt);
   StatementResult result;
   TableDraft d = DraftOf(table->def);

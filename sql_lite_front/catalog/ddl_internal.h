@@ -90,4 +90,12 @@ SqlError NoSuchTable(std::string_view name);
 // "Records: N  Duplicates: 0  Warnings: W"
 std::string RecordsInfo(uint64_t records, size_t warnings);
 
+// 1846 (SQLSTATE 0A000): "<what> is not supported. Reason: <reason>. Try <instead>."
+SqlError NotSupportedReason(std::string_view what, std::string_view reason,
+                            std::string_view instead);
+// The ALGORITHM= (upper-cased, or empty) and LOCK= clauses of an ALTER, CREATE INDEX or DROP
+// INDEX: OK when minnow does what they ask, else 1846. `index_only`: the statement adds or drops
+// one secondary index, which minnow does in place.
+SqlStatus CheckAlgorithmAndLock(std::string_view algorithm, std::string_view lock, bool index_only);
+
 }  // namespace minnow::sql

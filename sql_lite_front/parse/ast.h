@@ -170,10 +170,13 @@ struct CreateIndexStmt {
   IndexSpec index;
   std::string table;
   std::string algorithm;  // upper-cased; empty if not given
+  std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
 
 struct DropIndexStmt {
   std::string name, table;
+  std::string algorithm;  // as CreateIndexStmt's
+  std::string lock;
 };
 
 struct AlterAction {

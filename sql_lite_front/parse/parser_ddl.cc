@@ -90,9 +90,8 @@ SqlStatus Parser::ParseCreateIndex(bool unique, CreateIndexStmt* out) {
   SQL_ASSIGN_OR_RETURN(out->table, TableIdent());
   SQL_RETURN_IF_ERROR(ParseIndexColumns(&out->index));
   SQL_RETURN_IF_ERROR(ParseIndexOptions());
-  std::string lock;
   while (IsKw("ALGORITHM") || IsKw("LOCK")) {
-    SQL_RETURN_IF_ERROR(ParseAlgorithmOrLock(&out->algorithm, &lock));
+    SQL_RETURN_IF_ERROR(ParseAlgorithmOrLock(&out->algorithm, &out->lock));
   }
   return SqlStatus::OK();
 }
@@ -189,9 +188,8 @@ SqlResult<Statement> Parser::ParseDrop() {
     SQL_ASSIGN_OR_RETURN(drop.name, Ident());
     SQL_RETURN_IF_ERROR(ExpectKw("ON"));
     SQL_ASSIGN_OR_RETURN(drop.table, TableIdent());
-    std::string algorithm, lock;
     while (IsKw("ALGORITHM") || IsKw("LOCK")) {
-      SQL_RETURN_IF_ERROR(ParseAlgorithmOrLock(&algorithm, &lock));
+      SQL_RETURN_IF_ERROR(ParseAlgorithmOrLock(&drop.algorithm, &drop.lock));
     }
     return Statement(std::move(drop));
   }
