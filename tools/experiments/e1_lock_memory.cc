@@ -285,19 +285,10 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs) {
 }
 
 int Main(const Config& c) {
-  Options opts{.path = ":memory:"};
-  opts.buffer_pool_bytes = c.pool_mib << 20;
-  Result<std::unique_ptr<Database>> db = Database::Open(opts);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, db.status().ToString().c_str());
-    return 1;
-  }
-  sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
-  if (!engine.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, engine.error().ToString().c_str());
-    return 1;
-  }
-  std::unique_ptr<sql::SqlSession> s = (*engine)->NewSession();
+  MemoryEngine m;
+  if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
+  sql::SqlEngine* engine = m.engine.get();
+  std::unique_ptr<sql::SqlSession> s = engine->NewSession();
 
   Progress(fmt::format("loading W1's table, {} rows, with W1's statements", Commas(c.rows)));
   const auto load_start = std::chrono::steady_clock::now();

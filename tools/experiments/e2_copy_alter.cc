@@ -306,19 +306,10 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
 }
 
 int Main(const Config& c) {
-  Options opts{.path = ":memory:"};
-  opts.buffer_pool_bytes = c.pool_mib << 20;
-  Result<std::unique_ptr<Database>> db = Database::Open(opts);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, db.status().ToString().c_str());
-    return 1;
-  }
-  sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
-  if (!engine.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, engine.error().ToString().c_str());
-    return 1;
-  }
-  Sessions ss{(*engine)->NewSession(), (*engine)->NewSession(), (*engine)->NewSession()};
+  MemoryEngine m;
+  if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
+  sql::SqlEngine* engine = m.engine.get();
+  Sessions ss{engine->NewSession(), engine->NewSession(), engine->NewSession()};
   Progress(fmt::format("loading sbtest1, {} rows", Commas(c.rows)));
   const auto load_start = std::chrono::steady_clock::now();
   Load(ss.alter.get(), c.rows);

@@ -498,19 +498,10 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
 }
 
 int Main(const Config& c) {
-  Options opts{.path = ":memory:"};
-  opts.buffer_pool_bytes = c.pool_mib << 20;
-  Result<std::unique_ptr<Database>> db = Database::Open(opts);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, db.status().ToString().c_str());
-    return 1;
-  }
-  sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
-  if (!engine.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, engine.error().ToString().c_str());
-    return 1;
-  }
-  std::unique_ptr<sql::SqlSession> admin = (*engine)->NewSession();
+  MemoryEngine m;
+  if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
+  sql::SqlEngine* engine = m.engine.get();
+  std::unique_ptr<sql::SqlSession> admin = engine->NewSession();
   Progress(fmt::format("loading t, {} rows", Commas(c.rows)));
   Load(admin.get(), c);
 
@@ -518,7 +509,7 @@ int Main(const Config& c) {
   uint64_t cell_no = 0;
   for (const Isolation& iso : kIsolations) {
     for (const ReadMode& mode : kModes) {
-      cells.push_back(RunCell(engine->get(), admin.get(), c, iso, mode, cell_no++));
+      cells.push_back(RunCell(engine, admin.get(), c, iso, mode, cell_no++));
       const Cell& x = cells.back();
       Progress(fmt::format("{} {}: {:.0f} reads/s, {:.0f} writes/s", iso.name, mode.name,
                            PerSecond(x.readers.statements, x.elapsed),

@@ -286,4 +286,22 @@ void Progress(std::string_view what) {
   std::fflush(stdout);
 }
 
+bool OpenMemoryEngine(uint64_t pool_mib, const char* program, MemoryEngine* out) {
+  Options opts{.path = ":memory:"};
+  opts.buffer_pool_bytes = pool_mib << 20;
+  Result<std::unique_ptr<Database>> db = Database::Open(opts);
+  if (!db.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, db.status().ToString().c_str());
+    return false;
+  }
+  sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
+  if (!engine.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, engine.error().ToString().c_str());
+    return false;
+  }
+  out->db = std::move(*db);
+  out->engine = std::move(*engine);
+  return true;
+}
+
 }  // namespace minnow::experiments

@@ -9,9 +9,13 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "minnow/db.h"
+#include "sql_lite_front/sql_engine.h"
 
 namespace minnow::experiments {
 
@@ -87,5 +91,15 @@ std::string GnuplotData(std::string_view name, const std::vector<std::vector<std
 // Progress of a long step, one line at a time on stdout (flushed), with the seconds since the
 // program started: "  [  3.2 s] loading: 409,600 of 1,638,400 rows".
 void Progress(std::string_view what);
+
+// The embedded default database every experiment runs on: ":memory:" with a pool of
+// `pool_mib` MiB, and the SQL front over it. Members in destruction order: the engine goes
+// before the database.
+struct MemoryEngine {
+  std::unique_ptr<Database> db;
+  std::unique_ptr<sql::SqlEngine> engine;
+};
+// Opens one; on failure prints the error after `program`'s name and returns false.
+bool OpenMemoryEngine(uint64_t pool_mib, const char* program, MemoryEngine* out);
 
 }  // namespace minnow::experiments
