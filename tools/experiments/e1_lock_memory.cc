@@ -1,11 +1,11 @@
 // e1_lock_memory: experiment E1, W1's lock memory and scan modes through the SQL front.
 //
-//   e1_lock_memory [--rows N] [--runs R] [--pool-mib M] [--out DIR]
+//   e1_lock_memory [--rows N] [--runs R] [--pool-mib M] [--out DIR] [--compare-mariadb]
 //
 // Builds W1's table with W1's own statements (tools/experiments/w1_table.h) at N rows (default
 // 200,000; W1's own size is 1,638,400), then runs W1's four queries, each in its own BEGIN ...
-// ROLLBACK in one session, once to warm up and R times measured. After each query the same
-// transaction reads its locks from information_schema.innodb_trx (trx_lock_structs,
+// ROLLBACK in one session, once to warm up and R times measured. After the warm-up run of each
+// query the same transaction reads its locks from information_schema.innodb_trx (trx_lock_structs,
 // trx_lock_memory_bytes, trx_rows_locked); while the share-mode scan's transaction is open it
 // also reads SHOW ENGINE INNODB STATUS, whose TRANSACTIONS section is printed.
 //
@@ -14,6 +14,10 @@
 // size the program prints the figures that do not depend on it: the cost per row (bits of lock
 // memory per locked row, ns per row) and each locking query's time over the plain scan's, both
 // measured in one run, beside the same ratios of W1 and MariaDB.
+//
+// --compare-mariadb starts a private MariaDB server (mariadb_peer.h; Debian's mariadb-server) and
+// runs the same load and queries there, the same way, after minnow's: its figures are then of
+// the same row count and set beside minnow's at any size, in place of the recorded ones.
 //
 // Output: the tables on stdout, DIR/e1_lock_memory.csv (one row per query) and
 // DIR/e1_lock_memory.png (bits per locked row, time and time over plain per mode).
@@ -31,6 +35,8 @@
 #include "minnow/db.h"
 #include "sql_lite_front/sql_engine.h"
 #include "tools/experiments/experiment_common.h"
+#include "tools/experiments/mariadb_peer.h"
+#include "tools/experiments/sql_connection.h"
 #include "tools/experiments/w1_table.h"
 
 namespace minnow::experiments {
@@ -88,6 +94,18 @@ struct Config {
   uint64_t runs = 25;
   uint64_t pool_mib = 1024;
   std::string out = "out";
+  bool compare_mariadb = false;
+};
+
+// Where the MariaDB column's figures come from.
+struct MariaDbSource {
+  bool measured = false;  // in this run (--compare-mariadb), at Config::rows
+  std::string version;    // the measured server's
+  double load_seconds = 0;
+  std::string label() const {
+    return measured ? fmt::format("MariaDB {} (this run)", version)
+                    : "MariaDB 10.11 (recorded: 2-core machine, 1,638,400 rows in memory)";
+  }
 };
 
 // The TRANSACTIONS section of SHOW ENGINE INNODB STATUS, without its title lines.
@@ -103,36 +121,39 @@ std::string TransactionsSection(const std::string& status) {
   return status.substr(start + 1, end - start - 1);
 }
 
-// One run of `q` in its own transaction, rolled back. With `status`, also reads SHOW ENGINE
-// INNODB STATUS's TRANSACTIONS section while the transaction is open.
-void RunQuery(sql::SqlSession* s, Query* q, bool record, std::string* status) {
-  MustRun(s, "BEGIN", kProgram);
+// One run of `q` in its own transaction, rolled back. With `read_locks`, the same transaction
+// then reads its locks from information_schema.innodb_trx (they are the same in every run:
+// tests/sql/w1 asserts minnow's); with `status`, also SHOW ENGINE INNODB STATUS's TRANSACTIONS
+// section. `record`: keep the time.
+void RunQuery(SqlConnection* s, Query* q, bool record, bool read_locks, std::string* status) {
+  s->Run("BEGIN");
   const auto start = std::chrono::steady_clock::now();
-  const sql::StatementResult r = MustRun(s, q->sql, kProgram);
+  const sql::StatementResult r = s->Run(q->sql);
   const double secs = SecondsSince(start);
-  const sql::StatementResult locks =
-      MustRun(s,
-              "SELECT trx_lock_structs, trx_lock_memory_bytes, trx_rows_locked FROM "
-              "information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID()",
-              kProgram);
+  if (read_locks) {
+    s->SettleStatusViews();
+    const sql::StatementResult locks = s->Run(
+        "SELECT trx_lock_structs, trx_lock_memory_bytes, trx_rows_locked FROM "
+        "information_schema.innodb_trx WHERE trx_mysql_thread_id = CONNECTION_ID()");
+    q->lock_structs = CellNumber(locks, 0, 0);
+    q->heap_bytes = CellNumber(locks, 0, 1);
+    q->row_locks = CellNumber(locks, 0, 2);
+  }
   if (status != nullptr) {
-    const sql::StatementResult st = MustRun(s, "SHOW ENGINE INNODB STATUS", kProgram);
+    const sql::StatementResult st = s->Run("SHOW ENGINE INNODB STATUS");
     if (!st.rows.empty() && st.rows[0].size() >= 3 && st.rows[0][2]) {
       *status = TransactionsSection(*st.rows[0][2]);
     }
   }
-  MustRun(s, "ROLLBACK", kProgram);
+  s->Run("ROLLBACK");
   q->count = CellNumber(r, 0, 0);
-  // The locks are the same in every run (tests/sql/w1 asserts them); keep the last.
-  q->lock_structs = CellNumber(locks, 0, 0);
-  q->heap_bytes = CellNumber(locks, 0, 1);
-  q->row_locks = CellNumber(locks, 0, 2);
   if (record) q->seconds.push_back(secs);
 }
 
 std::string Num(double v) { return std::isfinite(v) ? Commas(static_cast<uint64_t>(v)) : "-"; }
 
-void PrintTables(const Config& c, const std::vector<Query>& qs, const std::string& status) {
+void PrintTables(const Config& c, const std::vector<Query>& qs, const std::string& status,
+                 const MariaDbSource& maria, double load_seconds) {
   const bool w1_scale = c.rows == kW1Rows;
   const double plain = qs[0].median();
 
@@ -161,9 +182,25 @@ void PrintTables(const Config& c, const std::vector<Query>& qs, const std::strin
                  Fixed(q.bits_per_locked_row(), 2), Fixed(q.w1.bits_per_row, 2),
                  Fixed(q.mariadb.bits_per_row, 2)});
     }
-    w1.Print(stdout,
-             "\nW1's table at its own 1,638,400 rows: minnow beside W1 (2006 box, SHOW INNODB "
-             "STATUS) and MariaDB 10.11 (2-core machine, in memory)");
+    w1.Print(stdout, fmt::format("\nW1's table at its own 1,638,400 rows: minnow beside W1 (2006 "
+                                 "box, SHOW INNODB STATUS) and {}",
+                                 maria.label()));
+  } else if (maria.measured) {
+    TextTable both({"query", "minnow s", "MariaDB s", "minnow/MariaDB", "minnow structs",
+                    "MariaDB structs", "minnow heap B", "MariaDB heap B", "minnow bits",
+                    "MariaDB bits"});
+    for (const Query& q : qs) {
+      both.AddRow({q.id, Fixed(q.median(), 4), Fixed(q.mariadb.seconds, 4),
+                   Fixed(q.median() / q.mariadb.seconds, 2), Commas(q.lock_structs),
+                   Num(q.mariadb.structs), Commas(q.heap_bytes), Num(q.mariadb.heap_bytes),
+                   Fixed(q.bits_per_locked_row(), 2), Fixed(q.mariadb.bits_per_row, 2)});
+    }
+    both.Print(stdout, fmt::format("\nminnow beside {}, both at {} rows, medians of {} runs",
+                                   maria.label(), Commas(c.rows), c.runs));
+  }
+  if (maria.measured) {
+    fmt::print("W1's load (its own statements): minnow {:.2f} s, MariaDB {:.2f} s ({} rows)\n",
+               load_seconds, maria.load_seconds, Commas(c.rows));
   }
 
   TextTable ratios({"query", "minnow x plain", "W1 x plain", "MariaDB x plain",
@@ -177,8 +214,8 @@ void PrintTables(const Config& c, const std::vector<Query>& qs, const std::strin
   ratios.Print(stdout,
                fmt::format("\nFigures comparable at any row count: time over the plain "
                            "scan's in the same run, lock memory per locked row (minnow at {} "
-                           "rows; W1 and MariaDB at 1,638,400)",
-                           Commas(c.rows)));
+                           "rows; W1 at 1,638,400; MariaDB at {})",
+                           Commas(c.rows), maria.measured ? Commas(c.rows) : "1,638,400"));
 
   fmt::print(
       "bits per locked row: heap bytes x 8 / row locks (W1's figures: / rows read; MariaDB's "
@@ -204,7 +241,7 @@ void PrintTables(const Config& c, const std::vector<Query>& qs, const std::strin
       "table 6092\", \"6093 lock struct(s), heap size 503104\"\n");
 }
 
-bool WriteOutputs(const Config& c, const std::vector<Query>& qs) {
+bool WriteOutputs(const Config& c, const std::vector<Query>& qs, const MariaDbSource& maria) {
   const OutputDir out(c.out);
   const double plain = qs[0].median();
   std::vector<std::vector<std::string>> rows;
@@ -229,7 +266,9 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs) {
                     g(q.mariadb.seconds),
                     g(q.mariadb.structs),
                     g(q.mariadb.heap_bytes),
-                    g(q.mariadb.bits_per_row)});
+                    g(q.mariadb.bits_per_row),
+                    maria.measured ? std::to_string(c.rows) : std::to_string(kW1Rows),
+                    maria.measured ? "this run" : "recorded"});
   }
   const bool csv = out.WriteCsv("e1_lock_memory.csv",
                                 {"query",
@@ -251,7 +290,9 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs) {
                                  "mariadb_seconds",
                                  "mariadb_lock_structs",
                                  "mariadb_heap_bytes",
-                                 "mariadb_bits_per_row"},
+                                 "mariadb_bits_per_row",
+                                 "mariadb_rows",
+                                 "mariadb_source"},
                                 rows);
 
   // The plot: three bar charts over the four queries.
@@ -284,34 +325,70 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs) {
   return csv;
 }
 
+// Loads W1's table through `conn` with W1's statements; the seconds it took.
+double LoadTable(SqlConnection* conn, uint64_t rows) {
+  Progress(fmt::format("loading W1's table on {}, {} rows, with W1's statements", conn->name(),
+                       Commas(rows)));
+  const auto load_start = std::chrono::steady_clock::now();
+  auto last = load_start;
+  LoadW1Table(conn, rows, [&](uint64_t have) {
+    if (SecondsSince(last) < 2) return;
+    last = std::chrono::steady_clock::now();
+    Progress(fmt::format("  {} of {} rows", Commas(have), Commas(rows)));
+  });
+  const double secs = SecondsSince(load_start);
+  Progress(
+      fmt::format("loaded {} rows in {:.2f} s ({:.0f} rows/s)", Commas(rows), secs, rows / secs));
+  return secs;
+}
+
+// Runs each query once to warm up (reading its locks), then `runs` times measured, the queries
+// interleaved.
+void TimeQueries(SqlConnection* conn, uint64_t runs, std::vector<Query>* qs,
+                 std::string* share_status) {
+  for (Query& q : *qs) {
+    RunQuery(conn, &q, /*record=*/false, /*read_locks=*/true,
+             q.id == "share" ? share_status : nullptr);
+  }
+  Progress(fmt::format("warm; timing {} runs of each query on {}", runs, conn->name()));
+  for (uint64_t run = 0; run < runs; ++run) {
+    for (Query& q : *qs) RunQuery(conn, &q, /*record=*/true, /*read_locks=*/false, nullptr);
+  }
+}
+
+// The same load and queries on a private MariaDB server; its figures replace the recorded ones.
+bool MeasureMariaDb(const Config& c, std::vector<Query>* qs, MariaDbSource* maria) {
+  std::unique_ptr<MariaDbPeer> peer = MariaDbPeer::Start(kProgram, c.pool_mib);
+  if (peer == nullptr) return false;
+  std::unique_ptr<MariaDbConnection> conn = peer->Connect();
+  maria->load_seconds = LoadTable(conn.get(), c.rows);
+  std::vector<Query> theirs = W1Queries();
+  TimeQueries(conn.get(), c.runs, &theirs, nullptr);
+  for (size_t k = 0; k < qs->size(); ++k) {
+    const Query& t = theirs[k];
+    (*qs)[k].mariadb = {t.median(), static_cast<double>(t.lock_structs),
+                        static_cast<double>(t.heap_bytes), t.bits_per_locked_row()};
+  }
+  maria->measured = true;
+  maria->version = peer->version();
+  return true;
+}
+
 int Main(const Config& c) {
   MemoryEngine m;
   if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
-  sql::SqlEngine* engine = m.engine.get();
-  std::unique_ptr<sql::SqlSession> s = engine->NewSession();
-
-  Progress(fmt::format("loading W1's table, {} rows, with W1's statements", Commas(c.rows)));
-  const auto load_start = std::chrono::steady_clock::now();
-  auto last = load_start;
-  LoadW1Table(s.get(), c.rows, kProgram, [&](uint64_t have) {
-    if (SecondsSince(last) < 2) return;
-    last = std::chrono::steady_clock::now();
-    Progress(fmt::format("  {} of {} rows", Commas(have), Commas(c.rows)));
-  });
-  const double load_secs = SecondsSince(load_start);
-  Progress(fmt::format("loaded {} rows in {:.2f} s ({:.0f} rows/s)", Commas(c.rows), load_secs,
-                       c.rows / load_secs));
+  std::unique_ptr<sql::SqlSession> s = m.engine->NewSession();
+  MinnowConnection conn(s.get(), kProgram);
+  const double load_seconds = LoadTable(&conn, c.rows);
 
   std::vector<Query> qs = W1Queries();
   std::string status;
-  for (Query& q : qs) RunQuery(s.get(), &q, /*record=*/false, q.id == "share" ? &status : nullptr);
-  Progress(fmt::format("warm; timing {} runs of each query", c.runs));
-  for (uint64_t run = 0; run < c.runs; ++run) {
-    for (Query& q : qs) RunQuery(s.get(), &q, /*record=*/true, nullptr);
-  }
-  PrintTables(c, qs, status);
+  TimeQueries(&conn, c.runs, &qs, &status);
+  MariaDbSource maria;
+  if (c.compare_mariadb && !MeasureMariaDb(c, &qs, &maria)) return 1;
+  PrintTables(c, qs, status, maria, load_seconds);
   fmt::print("\n");
-  return WriteOutputs(c, qs) ? 0 : 1;
+  return WriteOutputs(c, qs, maria) ? 0 : 1;
 }
 
 }  // namespace
@@ -333,6 +410,9 @@ int main(int argc, char** argv) {
        .max = 1 << 20,
        .help = "buffer pool size in MiB"},
       {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG"},
+      {.name = "compare-mariadb",
+       .toggle = &c.compare_mariadb,
+       .help = "also run it on a private MariaDB server (Debian's mariadb-server)"},
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e1_lock_memory", flags)) return 2;
   return minnow::experiments::Main(c);

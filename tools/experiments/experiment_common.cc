@@ -21,13 +21,16 @@ const std::chrono::steady_clock::time_point kProgramStart = std::chrono::steady_
 
 void PrintUsage(const char* program, const std::vector<Flag>& flags) {
   std::fprintf(stderr, "usage: %s", program);
-  for (const Flag& f : flags) std::fprintf(stderr, " [--%s V]", f.name.c_str());
+  for (const Flag& f : flags) {
+    std::fprintf(stderr, f.toggle != nullptr ? " [--%s]" : " [--%s V]", f.name.c_str());
+  }
   std::fprintf(stderr, "\n");
   for (const Flag& f : flags) {
     std::string def;
     if (f.u64 != nullptr) def = std::to_string(*f.u64);
     if (f.real != nullptr) def = fmt::format("{:g}", *f.real);
     if (f.text != nullptr) def = *f.text;
+    if (f.toggle != nullptr) def = *f.toggle ? "on" : "off";
     std::fprintf(stderr, "  --%-12s %s (default %s)\n", f.name.c_str(), f.help.c_str(),
                  def.c_str());
   }
@@ -106,6 +109,11 @@ bool ParseFlags(int argc, char** argv, const char* program, const std::vector<Fl
     const Flag* flag = nullptr;
     for (const Flag& f : flags) {
       if (a.size() > 2 && a.substr(0, 2) == "--" && a.substr(2) == f.name) flag = &f;
+    }
+    if (flag != nullptr && flag->toggle != nullptr) {
+      *flag->toggle = true;
+      --i;  // a switch takes no value
+      continue;
     }
     if (flag == nullptr || i + 1 >= argc) {
       std::fprintf(stderr, "%s: %s %s\n", program,

@@ -21,18 +21,19 @@ namespace minnow::experiments {
 
 // ---- Flags -------------------------------------------------------------------------------
 
-// One `--name VALUE` flag; exactly one of the targets is set.
+// One `--name VALUE` flag, or a `--name` switch (`toggle`); exactly one of the targets is set.
 struct Flag {
   std::string name;  // without the leading "--"
   uint64_t* u64 = nullptr;
   double* real = nullptr;
   std::string* text = nullptr;
+  bool* toggle = nullptr;   // set to true by `--name`, which takes no value
   double min = 0, max = 0;  // accepted range of a number (inclusive)
   std::string help;         // e.g. "rows of W1's table"
 };
 
-// Parses argv as `--name VALUE` pairs. On an unknown flag, a missing value or a number out of its
-// range prints the usage (built from `flags`) to stderr and returns false.
+// Parses argv as `--name VALUE` pairs and `--name` switches. On an unknown flag, a missing value or
+// a number out of its range prints the usage (built from `flags`) to stderr and returns false.
 bool ParseFlags(int argc, char** argv, const char* program, const std::vector<Flag>& flags);
 
 // ---- Numbers -----------------------------------------------------------------------------

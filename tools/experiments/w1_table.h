@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
 
 #include "sql_lite_front/sql_engine.h"
+#include "tools/experiments/sql_connection.h"
 
 namespace minnow::experiments {
 
@@ -29,13 +29,7 @@ inline constexpr std::string_view kW1CreateTable =
 // Runs `sql` on `s`; on an error prints it, prefixed with `program`, and exits: a measurement of
 // a statement that failed means nothing.
 inline sql::StatementResult MustRun(sql::SqlSession* s, std::string_view sql, const char* program) {
-  sql::SqlResult<sql::StatementResult> r = s->Execute(sql);
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s: %s\n  in: %.*s\n", program, r.error().ToString().c_str(),
-                 static_cast<int>(sql.size()), sql.data());
-    std::exit(1);
-  }
-  return std::move(r).value();
+  return MinnowConnection(s, program).Run(sql);
 }
 
 // The number in row `row`, column `col` of `r`; 0 where there is no such cell or it is NULL.
@@ -44,28 +38,31 @@ inline uint64_t CellNumber(const sql::StatementResult& r, size_t row, size_t col
   return std::strtoull(r.rows[row][col]->c_str(), nullptr, 10);
 }
 
-// Creates and fills W1's `sample` table with `rows` rows (REQUIRES: rows >= 100) in session
-// `s`. `progress`, if set, is called after each statement that added rows with the count so far.
-inline void LoadW1Table(sql::SqlSession* s, uint64_t rows, const char* program,
+// Creates and fills W1's `sample` table with `rows` rows (REQUIRES: rows >= 100) through `c`.
+// `progress`, if set, is called after each statement that added rows with the count so far.
+inline void LoadW1Table(SqlConnection* c, uint64_t rows,
                         const std::function<void(uint64_t)>& progress = {}) {
-  MustRun(s, kW1CreateTable, program);
-  for (int k = 0; k < 100; ++k) {
-    MustRun(s, "INSERT INTO sample (j) VALUES (md5(rand()))", program);
-  }
+  c->Run(kW1CreateTable);
+  for (int k = 0; k < 100; ++k) c->Run("INSERT INTO sample (j) VALUES (md5(rand()))");
   uint64_t have = 100;
   if (progress) progress(have);
   while (have * 2 <= rows) {
-    MustRun(s, "INSERT INTO sample (j) SELECT md5(rand()) FROM sample", program);
+    c->Run("INSERT INTO sample (j) SELECT md5(rand()) FROM sample");
     have *= 2;
     if (progress) progress(have);
   }
   if (have < rows) {
-    MustRun(
-        s,
-        fmt::format("INSERT INTO sample (j) SELECT md5(rand()) FROM sample LIMIT {}", rows - have),
-        program);
+    c->Run(
+        fmt::format("INSERT INTO sample (j) SELECT md5(rand()) FROM sample LIMIT {}", rows - have));
     if (progress) progress(rows);
   }
+}
+
+// The same in minnow's session `s`, exiting with `program`'s name on an error.
+inline void LoadW1Table(sql::SqlSession* s, uint64_t rows, const char* program,
+                        const std::function<void(uint64_t)>& progress = {}) {
+  MinnowConnection c(s, program);
+  LoadW1Table(&c, rows, progress);
 }
 
 }  // namespace minnow::experiments
