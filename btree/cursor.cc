@@ -224,14 +224,16 @@ Status Cursor::Prev() {
 
 RecordLocation Cursor::location() const { return {impl_->page_no, impl_->rec.heap_no}; }
 
-void LeafImage::HeapNos(int from, std::vector<HeapNo>* heap_nos,
-                        std::vector<uint64_t>* sys8) const {
+void LeafImage::HeapNos(int from, std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8,
+                        std::vector<uint8_t>* live) const {
   const size_t count = from < n ? static_cast<size_t>(n - from) : 0;
   // Sized once and filled through pointers: this runs once per leaf of every locking scan.
   heap_nos->resize(count);
   sys8->resize(count);
+  if (live != nullptr) live->resize(count);
   HeapNo* h = heap_nos->data();
   uint64_t* t = sys8->data();
+  uint8_t* l = live != nullptr ? live->data() : nullptr;
   const std::byte* p = data;
   size_t done = 0;
   for (int i = from; done < count; ++i, ++done) {
@@ -240,13 +242,16 @@ void LeafImage::HeapNos(int from, std::vector<HeapNo>* heap_nos,
     if (off < heap_top || off + kRecordHeaderSize > kPageSize) break;
     const std::byte* r = p + off;
     const size_t key_len = Load16(r + record_offset::kKeyLen);
-    const bool has_sys = (std::to_integer<uint8_t>(r[record_offset::kFlags]) & kRecSys) != 0;
+    const uint8_t flags = std::to_integer<uint8_t>(r[record_offset::kFlags]);
+    const bool has_sys = (flags & kRecSys) != 0;
     if (has_sys && off + kRecordHeaderSize + key_len + kSysLen > kPageSize) break;
     h[done] = Load16(r + record_offset::kHeapNo);
     t[done] = has_sys ? Load64(r + record_offset::kKey + key_len) : 0;
+    if (l != nullptr) l[done] = (flags & kRecDeleteMark) == 0;
   }
   heap_nos->resize(done);
   sys8->resize(done);
+  if (live != nullptr) live->resize(done);
 }
 
 void Cursor::RemainingHeapNos(std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const {

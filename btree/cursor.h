@@ -79,8 +79,10 @@ struct LeafImage {
   // Locking scans: the heap numbers of slots [from, n) in key order, and the first 8 bytes of
   // each one's hidden fields (0 without them), read with a minimal decode (no values). Both
   // are cleared first. A slot outside the page ends the lists (reading it reports the
-  // corruption).
-  void HeapNos(int from, std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8) const;
+  // corruption). With `live`, also 1 per record that is not delete-marked, else 0 (a locking
+  // count needs no second pass over the records).
+  void HeapNos(int from, std::vector<HeapNo>* heap_nos, std::vector<uint64_t>* sys8,
+               std::vector<uint8_t>* live = nullptr) const;
 };
 
 class Cursor {

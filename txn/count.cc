@@ -11,9 +11,10 @@
 //   the leaves after it are read in place under their S latch (Cursor::WalkRightLatched), with
 //     no copy: per record, the delete mark and DB_TRX_ID against the view's up_limit_id. A
 //     locking read locks the leaf's batch (LockBatchLatched, as LockFromCurrent does) under the
-//     same latch. A consistent read that meets a record whose version the view may not see
-//     has the cursor copy the leaf there and goes on from the copy, so undo pages are read
-//     with no page latch held (BuildVisible re-reads the record through the tree).
+//     same latch, counting from the same pass over the records (HeapNos' live flags). A consistent
+//     read that meets a record whose version the view may not see has the cursor copy the leaf
+//     there and goes on from the copy, so undo pages are read with no page latch held (BuildVisible
+//     re-reads the record through the tree).
 //
 // Where it stops: at the first record with key >= hi, delete-marked or not (the record that
 // ends the range, which a locking read locks as ReadOptions::range_end_lock says, and only
@@ -96,26 +97,34 @@ Result<uint64_t> TxnIterator::CountTo() {
     if (step == kLeafDone) return count;
     // The leaves after it, in place.
     Result<Cursor::Walk> walk = cursor->WalkRightLatched([&](const LeafImage& leaf) -> Result<int> {
-      if (locking) {
-        leaf.HeapNos(0, &heap_nos, &sys8);
-        ASSIGN_OR_RETURN(bool last_ends, ShapeForwardBatch(leaf, 0));
-        Status locked = heap_nos.empty() ? Status::OK() : LockBatchLatched(leaf.page_no, last_ends);
-        if (!locked.ok()) {
-          // After the wait, re-seek to this leaf's first record and lock it from the copy.
-          RecordView first;
-          if (!leaf.Decode(0, &first)) {
-            return Status::Corruption(
-                fmt::format("keyspace '{}': leaf page {}: slot 0 lies outside the page", ks->name,
-                            leaf.page_no));
-          }
-          reseek_key.assign(AsStringView(first.key));
-          return locked;
+      auto count_leaf = [&]() -> Result<int> {
+        ASSIGN_OR_RETURN(int r, CountLeaf(leaf, 0, /*latched=*/true, &count));
+        if (r == kLeafNext) return Cursor::kNextLeaf;
+        if (r == kLeafDone) return Cursor::kStopWalk;
+        return r;  // copy the leaf and go on from slot r unlatched
+      };
+      if (!locking) return count_leaf();
+      // One pass over the records reads what the locks need and what the count needs.
+      leaf.HeapNos(0, &heap_nos, &sys8, &live);
+      ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
+      ASSIGN_OR_RETURN(bool last_ends, ShapeForwardBatch(leaf, 0));
+      Status locked = heap_nos.empty() ? Status::OK() : LockBatchLatched(leaf.page_no, last_ends);
+      if (!locked.ok()) {
+        // After the wait, re-seek to this leaf's first record and lock it from the copy.
+        RecordView first;
+        if (!leaf.Decode(0, &first)) {
+          return Status::Corruption(fmt::format(
+              "keyspace '{}': leaf page {}: slot 0 lies outside the page", ks->name, leaf.page_no));
         }
+        reseek_key.assign(AsStringView(first.key));
+        return locked;
       }
-      ASSIGN_OR_RETURN(int r, CountLeaf(leaf, 0, /*latched=*/true, &count));
-      if (r == kLeafNext) return Cursor::kNextLeaf;
-      if (r == kLeafDone) return Cursor::kStopWalk;
-      return r;  // copy the leaf and go on from slot r unlatched
+      // HeapNos stopped at a damaged slot: CountLeaf's walk reports it.
+      if (live.size() < static_cast<size_t>(end)) return count_leaf();
+      uint64_t n = 0;
+      for (int i = 0; i < end; ++i) n += live[static_cast<size_t>(i)];
+      count += n;
+      return end == leaf.n ? Cursor::kNextLeaf : Cursor::kStopWalk;
     });
     if (walk.ok()) {
       if (*walk != Cursor::Walk::kCopied) return count;

@@ -187,7 +187,8 @@ struct TxnIterator {
   uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked
   std::vector<uint64_t> sys8;           // the batch's records' first 8 hidden bytes (DB_TRX_ID)
   std::vector<HeapNo> heap_nos;
-  std::string version;  // an older version's value
+  std::vector<uint8_t> live;  // a locking count's: 1 per batch record not delete-marked
+  std::string version;        // an older version's value
   std::string reseek_key;
   // The cached row; meaningful while `valid`.
   bool valid = false;
