@@ -2,7 +2,7 @@
 // front on the row-locking engine.
 //
 //   e4_contention [--rows N] [--readers R] [--writers W] [--seconds S] [--range K]
-//                 [--lock-wait-timeout T] [--out DIR]
+//                 [--lock-wait-timeout T] [--out DIR] [--compare-mariadb]
 //
 // One table, CREATE TABLE t (id int PRIMARY KEY, v int, pad varchar(64)), of N rows (default
 // 20,000). Then, for each isolation level (READ UNCOMMITTED, READ COMMITTED, REPEATABLE READ,
@@ -25,6 +25,10 @@
 // statement that ended within them, failed ones included (a timeout takes T seconds of its
 // client's time).
 //
+// --compare-mariadb runs the same grid, the same statements from the same number of client
+// threads, on a private MariaDB server (mariadb_peer.h) after minnow's, and prints its table and
+// minnow's throughput over MariaDB's per cell; the CSV files then hold both (column `engine`).
+//
 // Output: the table on stdout; DIR/e4_contention.csv (one row per isolation level x mode),
 // DIR/e4_timeseries.csv (the monitor's samples), DIR/e4_throughput.png (statements/s per read
 // mode and isolation level) and DIR/e4_lock_memory.png (lock memory over time).
@@ -34,6 +38,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,6 +50,8 @@
 #include "minnow/db.h"
 #include "sql_lite_front/sql_engine.h"
 #include "tools/experiments/experiment_common.h"
+#include "tools/experiments/mariadb_peer.h"
+#include "tools/experiments/sql_connection.h"
 #include "tools/experiments/w1_table.h"
 
 namespace minnow::experiments {
@@ -61,17 +68,18 @@ struct Config {
   uint64_t sample_ms = 100;
   uint64_t pool_mib = 256;
   std::string out = "out";
+  bool compare_mariadb = false;
 };
 
 struct Isolation {
-  const char* name;   // as information_schema prints it
-  const char* value;  // as SET transaction_isolation takes it
+  const char* name;  // as SET SESSION TRANSACTION ISOLATION LEVEL takes it (MariaDB 10.11 has
+                     // no transaction_isolation variable)
 };
 constexpr Isolation kIsolations[] = {
-    {"READ UNCOMMITTED", "READ-UNCOMMITTED"},
-    {"READ COMMITTED", "READ-COMMITTED"},
-    {"REPEATABLE READ", "REPEATABLE-READ"},
-    {"SERIALIZABLE", "SERIALIZABLE"},
+    {"READ UNCOMMITTED"},
+    {"READ COMMITTED"},
+    {"REPEATABLE READ"},
+    {"SERIALIZABLE"},
 };
 
 struct ReadMode {
@@ -148,10 +156,9 @@ struct Run {
 
 // Runs one statement of a loop and accounts for it. Returns true if it succeeded; on a failure
 // leaves the session outside any transaction.
-bool Step(sql::SqlSession* s, const std::string& sql, const Run& run, LoopStats* st,
-          bool measured) {
+bool Step(SqlConnection* s, const std::string& sql, const Run& run, LoopStats* st, bool measured) {
   const auto t0 = std::chrono::steady_clock::now();
-  sql::SqlResult<sql::StatementResult> r = s->Execute(sql);
+  const RunOutcome r = s->TryRun(sql);
   const double ms = SecondsSince(t0) * 1e3;
   const bool in_window = !run.stop.load(std::memory_order_relaxed);
   if (measured && in_window) st->latency_ms.push_back(ms);
@@ -159,7 +166,7 @@ bool Step(sql::SqlSession* s, const std::string& sql, const Run& run, LoopStats*
     if (measured && in_window) ++st->statements;
     return true;
   }
-  const uint16_t code = r.error().code;
+  const uint16_t code = r.code;
   if (in_window) {
     if (code == sql::kErLockDeadlock) {
       ++st->deadlocks;
@@ -167,15 +174,15 @@ bool Step(sql::SqlSession* s, const std::string& sql, const Run& run, LoopStats*
       ++st->timeouts;
     } else if (code != sql::kErQueryInterrupted) {
       ++st->other_errors;
-      if (st->first_other_error.empty()) st->first_other_error = r.error().ToString();
+      if (st->first_other_error.empty()) st->first_other_error = r.message;
     }
   }
   // A deadlock rolled the whole transaction back; anything else only the statement.
-  if (s->in_transaction()) (void)s->Execute("ROLLBACK");
+  (void)s->TryRun("ROLLBACK");
   return false;
 }
 
-void ReaderLoop(sql::SqlSession* s, const Config& c, const ReadMode& mode, uint64_t seed,
+void ReaderLoop(SqlConnection* s, const Config& c, const ReadMode& mode, uint64_t seed,
                 const Run& run, LoopStats* st) {
   std::mt19937_64 rng(seed);
   const uint64_t span = c.rows - c.range + 1;
@@ -192,7 +199,7 @@ void ReaderLoop(sql::SqlSession* s, const Config& c, const ReadMode& mode, uint6
   }
 }
 
-void WriterLoop(sql::SqlSession* s, const Config& c, uint64_t seed, const Run& run, LoopStats* st) {
+void WriterLoop(SqlConnection* s, const Config& c, uint64_t seed, const Run& run, LoopStats* st) {
   std::mt19937_64 rng(seed);
   while (!run.stop.load(std::memory_order_relaxed)) {
     if (!Step(s, "BEGIN", run, st, false)) continue;
@@ -207,8 +214,8 @@ void WriterLoop(sql::SqlSession* s, const Config& c, uint64_t seed, const Run& r
   }
 }
 
-uint64_t HistoryListLength(sql::SqlSession* s) {
-  const sql::StatementResult r = MustRun(s, "SHOW ENGINE INNODB STATUS", kProgram);
+uint64_t HistoryListLength(SqlConnection* s) {
+  const sql::StatementResult r = s->Run("SHOW ENGINE INNODB STATUS");
   if (r.rows.empty() || r.rows[0].size() < 3 || !r.rows[0][2]) return 0;
   const std::string& text = *r.rows[0][2];
   const std::string key = "History list length ";
@@ -216,16 +223,14 @@ uint64_t HistoryListLength(sql::SqlSession* s) {
   return at == std::string::npos ? 0 : std::strtoull(text.c_str() + at + key.size(), nullptr, 10);
 }
 
-void MonitorLoop(sql::SqlSession* s, const Config& c, const Run& run, std::vector<Sample>* out) {
+void MonitorLoop(SqlConnection* s, const Config& c, const Run& run, std::vector<Sample>* out) {
   auto next = run.start;
   while (!run.stop.load(std::memory_order_relaxed)) {
     Sample smp;
     smp.t = SecondsSince(run.start);
-    const sql::StatementResult r =
-        MustRun(s,
-                "SELECT count(*), sum(trx_lock_memory_bytes), sum(trx_rows_locked) FROM "
-                "information_schema.innodb_trx",
-                kProgram);
+    const sql::StatementResult r = s->Run(
+        "SELECT count(*), sum(trx_lock_memory_bytes), sum(trx_rows_locked) FROM "
+        "information_schema.innodb_trx");
     smp.transactions = CellNumber(r, 0, 0);
     smp.lock_bytes = CellNumber(r, 0, 1);
     smp.row_locks = CellNumber(r, 0, 2);
@@ -238,11 +243,10 @@ void MonitorLoop(sql::SqlSession* s, const Config& c, const Run& run, std::vecto
   }
 }
 
-std::map<std::string, uint64_t> GlobalStatus(sql::SqlSession* s) {
+std::map<std::string, uint64_t> GlobalStatus(SqlConnection* s) {
   std::map<std::string, uint64_t> m;
   for (const char* like : {"Innodb_row_lock%", "Innodb_deadlocks"}) {
-    const sql::StatementResult r =
-        MustRun(s, fmt::format("SHOW GLOBAL STATUS LIKE '{}'", like), kProgram);
+    const sql::StatementResult r = s->Run(fmt::format("SHOW GLOBAL STATUS LIKE '{}'", like));
     for (size_t i = 0; i < r.rows.size(); ++i) {
       if (r.rows[i].size() >= 2 && r.rows[i][0]) m[*r.rows[i][0]] = CellNumber(r, i, 1);
     }
@@ -250,24 +254,26 @@ std::map<std::string, uint64_t> GlobalStatus(sql::SqlSession* s) {
   return m;
 }
 
-std::unique_ptr<sql::SqlSession> NewSession(sql::SqlEngine* engine, const Config& c,
-                                            const Isolation& iso) {
-  std::unique_ptr<sql::SqlSession> s = engine->NewSession();
-  MustRun(s.get(), fmt::format("SET SESSION transaction_isolation = '{}'", iso.value), kProgram);
-  MustRun(s.get(), fmt::format("SET SESSION innodb_lock_wait_timeout = {}", c.lock_wait_timeout),
-          kProgram);
+// A new connection to the engine under test (minnow's SQL front or the MariaDB peer).
+using Connect = std::function<std::unique_ptr<SqlConnection>()>;
+
+std::unique_ptr<SqlConnection> NewSession(const Connect& connect, const Config& c,
+                                          const Isolation& iso) {
+  std::unique_ptr<SqlConnection> s = connect();
+  s->Run(fmt::format("SET SESSION TRANSACTION ISOLATION LEVEL {}", iso.name));
+  s->Run(fmt::format("SET SESSION innodb_lock_wait_timeout = {}", c.lock_wait_timeout));
   return s;
 }
 
-Cell RunCell(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c, const Isolation& iso,
+Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, const Isolation& iso,
              const ReadMode& mode, uint64_t cell_no) {
   Cell cell;
   cell.iso = &iso;
   cell.mode = &mode;
-  std::vector<std::unique_ptr<sql::SqlSession>> sessions;
+  std::vector<std::unique_ptr<SqlConnection>> sessions;
   for (uint64_t i = 0; i < c.readers + c.writers; ++i)
-    sessions.push_back(NewSession(engine, c, iso));
-  std::unique_ptr<sql::SqlSession> monitor = engine->NewSession();
+    sessions.push_back(NewSession(connect, c, iso));
+  std::unique_ptr<SqlConnection> monitor = connect();
   std::vector<LoopStats> stats(sessions.size());
 
   const std::map<std::string, uint64_t> before = GlobalStatus(admin);
@@ -312,21 +318,21 @@ Cell RunCell(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c, co
   return cell;
 }
 
-void Load(sql::SqlSession* s, const Config& c) {
-  MustRun(s, "CREATE TABLE t (id int PRIMARY KEY, v int, pad varchar(64)) ENGINE=InnoDB", kProgram);
+void Load(SqlConnection* s, const Config& c) {
+  s->Run("CREATE TABLE t (id int PRIMARY KEY, v int, pad varchar(64)) ENGINE=InnoDB");
   const std::string pad(60, 'p');
   for (uint64_t id = 1; id <= c.rows;) {
     std::string sql = "INSERT INTO t VALUES ";
     for (uint64_t k = 0; k < 500 && id <= c.rows; ++k, ++id) {
       sql += fmt::format("{}({}, 0, '{}')", k == 0 ? "" : ",", id, pad);
     }
-    MustRun(s, sql, kProgram);
+    s->Run(sql);
   }
 }
 
 double PerSecond(uint64_t n, double secs) { return secs > 0 ? static_cast<double>(n) / secs : 0; }
 
-void PrintTable(const Config& c, const std::vector<Cell>& cells) {
+void PrintTable(const Config& c, const std::vector<Cell>& cells, const std::string& who) {
   TextTable t({"isolation", "mode", "reads/s", "writes/s", "read p95 ms", "write p95 ms",
                "lock waits", "deadlocks", "timeouts", "peak lock KiB", "mean lock KiB",
                "peak row locks", "max history"});
@@ -342,10 +348,10 @@ void PrintTable(const Config& c, const std::vector<Cell>& cells) {
               Commas(x.max_history())});
   }
   t.Print(stdout,
-          fmt::format("\nE4: {} readers (range scans of {} rows) against {} writers (2 random "
-                      "single-row updates per transaction), {} rows, {:g} s per cell, "
+          fmt::format("\nE4 on {}: {} readers (range scans of {} rows) against {} writers (2 "
+                      "random single-row updates per transaction), {} rows, {:g} s per cell, "
                       "innodb_lock_wait_timeout {}",
-                      c.readers, Commas(c.range), c.writers, Commas(c.rows), c.seconds,
+                      who, c.readers, Commas(c.range), c.writers, Commas(c.rows), c.seconds,
                       c.lock_wait_timeout));
   fmt::print(
       "reads/s, writes/s: SELECTs and UPDATEs that succeeded; p95 over every statement that "
@@ -364,44 +370,77 @@ void PrintTable(const Config& c, const std::vector<Cell>& cells) {
   }
 }
 
-bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
+// minnow's throughput over MariaDB's, cell by cell (same machine, same run, same statements).
+void PrintComparison(const std::vector<Cell>& mine, const std::vector<Cell>& theirs,
+                     const std::string& who) {
+  TextTable t({"isolation", "mode", "minnow reads/s", "MariaDB reads/s", "x", "minnow writes/s",
+               "MariaDB writes/s", "x", "minnow lock waits", "MariaDB lock waits"});
+  for (size_t i = 0; i < mine.size() && i < theirs.size(); ++i) {
+    const Cell& a = mine[i];
+    const Cell& b = theirs[i];
+    const double ar = PerSecond(a.readers.statements, a.elapsed);
+    const double br = PerSecond(b.readers.statements, b.elapsed);
+    const double aw = PerSecond(a.writers.statements, a.elapsed);
+    const double bw = PerSecond(b.writers.statements, b.elapsed);
+    t.AddRow({a.iso->name, a.mode->name, Fixed(ar, 0), Fixed(br, 0), Fixed(ar / br, 2),
+              Fixed(aw, 0), Fixed(bw, 0), Fixed(aw / bw, 2), Commas(a.lock_waits),
+              Commas(b.lock_waits)});
+  }
+  t.Print(stdout, fmt::format("\nminnow beside {} (this run; x = minnow / MariaDB)", who));
+  fmt::print(
+      "MariaDB's lock memory samples come from innodb_trx, which InnoDB refreshes at most every "
+      "100 ms.\n");
+}
+
+// One engine's cells with its name, for the CSV files.
+struct Grid {
+  std::string engine;
+  std::vector<Cell> cells;
+};
+
+bool WriteOutputs(const Config& c, const std::vector<Grid>& grids) {
   const OutputDir out(c.out);
+  const std::vector<Cell>& cells = grids.front().cells;  // the plots are minnow's
   std::vector<std::vector<std::string>> rows, series;
-  for (const Cell& x : cells) {
-    rows.push_back({x.iso->name,
-                    x.mode->name,
-                    std::to_string(c.rows),
-                    std::to_string(c.readers),
-                    std::to_string(c.writers),
-                    fmt::format("{:.3f}", x.elapsed),
-                    std::to_string(x.readers.statements),
-                    std::to_string(x.writers.statements),
-                    fmt::format("{:.1f}", PerSecond(x.readers.statements, x.elapsed)),
-                    fmt::format("{:.1f}", PerSecond(x.writers.statements, x.elapsed)),
-                    std::to_string(x.readers.transactions),
-                    std::to_string(x.writers.transactions),
-                    fmt::format("{:.3f}", Percentile(x.readers.latency_ms, 95)),
-                    fmt::format("{:.3f}", Percentile(x.writers.latency_ms, 95)),
-                    std::to_string(x.lock_waits),
-                    std::to_string(x.lock_time_ms),
-                    std::to_string(x.readers.deadlocks),
-                    std::to_string(x.writers.deadlocks),
-                    std::to_string(x.engine_deadlocks),
-                    std::to_string(x.readers.timeouts),
-                    std::to_string(x.writers.timeouts),
-                    std::to_string(x.readers.other_errors + x.writers.other_errors),
-                    std::to_string(x.peak_lock_bytes()),
-                    fmt::format("{:.0f}", x.mean_lock_bytes()),
-                    std::to_string(x.peak_row_locks()),
-                    std::to_string(x.max_history())});
-    for (const Sample& s : x.samples) {
-      series.push_back({x.iso->name, x.mode->name, fmt::format("{:.3f}", s.t),
-                        std::to_string(s.transactions), std::to_string(s.lock_bytes),
-                        std::to_string(s.row_locks), std::to_string(s.history)});
+  for (const Grid& g : grids) {
+    for (const Cell& x : g.cells) {
+      rows.push_back({g.engine,
+                      x.iso->name,
+                      x.mode->name,
+                      std::to_string(c.rows),
+                      std::to_string(c.readers),
+                      std::to_string(c.writers),
+                      fmt::format("{:.3f}", x.elapsed),
+                      std::to_string(x.readers.statements),
+                      std::to_string(x.writers.statements),
+                      fmt::format("{:.1f}", PerSecond(x.readers.statements, x.elapsed)),
+                      fmt::format("{:.1f}", PerSecond(x.writers.statements, x.elapsed)),
+                      std::to_string(x.readers.transactions),
+                      std::to_string(x.writers.transactions),
+                      fmt::format("{:.3f}", Percentile(x.readers.latency_ms, 95)),
+                      fmt::format("{:.3f}", Percentile(x.writers.latency_ms, 95)),
+                      std::to_string(x.lock_waits),
+                      std::to_string(x.lock_time_ms),
+                      std::to_string(x.readers.deadlocks),
+                      std::to_string(x.writers.deadlocks),
+                      std::to_string(x.engine_deadlocks),
+                      std::to_string(x.readers.timeouts),
+                      std::to_string(x.writers.timeouts),
+                      std::to_string(x.readers.other_errors + x.writers.other_errors),
+                      std::to_string(x.peak_lock_bytes()),
+                      fmt::format("{:.0f}", x.mean_lock_bytes()),
+                      std::to_string(x.peak_row_locks()),
+                      std::to_string(x.max_history())});
+      for (const Sample& s : x.samples) {
+        series.push_back({g.engine, x.iso->name, x.mode->name, fmt::format("{:.3f}", s.t),
+                          std::to_string(s.transactions), std::to_string(s.lock_bytes),
+                          std::to_string(s.row_locks), std::to_string(s.history)});
+      }
     }
   }
   bool ok = out.WriteCsv("e4_contention.csv",
-                         {"isolation",
+                         {"engine",
+                          "isolation",
                           "mode",
                           "rows",
                           "readers",
@@ -429,8 +468,8 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
                           "max_history_list_length"},
                          rows);
   ok = out.WriteCsv("e4_timeseries.csv",
-                    {"isolation", "mode", "t_seconds", "transactions", "lock_memory_bytes",
-                     "row_locks", "history_list_length"},
+                    {"engine", "isolation", "mode", "t_seconds", "transactions",
+                     "lock_memory_bytes", "row_locks", "history_list_length"},
                     series) &&
        ok;
 
@@ -497,28 +536,49 @@ bool WriteOutputs(const Config& c, const std::vector<Cell>& cells) {
   return ok;
 }
 
-int Main(const Config& c) {
-  MemoryEngine m;
-  if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
-  sql::SqlEngine* engine = m.engine.get();
-  std::unique_ptr<sql::SqlSession> admin = engine->NewSession();
-  Progress(fmt::format("loading t, {} rows", Commas(c.rows)));
-  Load(admin.get(), c);
-
+// Loads table t through `admin` and runs every isolation level x read mode.
+std::vector<Cell> RunGrid(const Connect& connect, SqlConnection* admin, const Config& c) {
+  Progress(fmt::format("loading t on {}, {} rows", admin->name(), Commas(c.rows)));
+  Load(admin, c);
   std::vector<Cell> cells;
   uint64_t cell_no = 0;
   for (const Isolation& iso : kIsolations) {
     for (const ReadMode& mode : kModes) {
-      cells.push_back(RunCell(engine, admin.get(), c, iso, mode, cell_no++));
+      cells.push_back(RunCell(connect, admin, c, iso, mode, cell_no++));
       const Cell& x = cells.back();
       Progress(fmt::format("{} {}: {:.0f} reads/s, {:.0f} writes/s", iso.name, mode.name,
                            PerSecond(x.readers.statements, x.elapsed),
                            PerSecond(x.writers.statements, x.elapsed)));
     }
   }
-  PrintTable(c, cells);
+  return cells;
+}
+
+int Main(const Config& c) {
+  MemoryEngine m;
+  if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
+  sql::SqlEngine* engine = m.engine.get();
+  const Connect minnow = [engine]() -> std::unique_ptr<SqlConnection> {
+    return std::make_unique<MinnowConnection>(engine->NewSession(), kProgram);
+  };
+  std::vector<Grid> grids;
+  {
+    std::unique_ptr<SqlConnection> admin = minnow();
+    grids.push_back({"minnow", RunGrid(minnow, admin.get(), c)});
+  }
+  PrintTable(c, grids[0].cells, "minnow");
+  if (c.compare_mariadb) {
+    std::unique_ptr<MariaDbPeer> peer = MariaDbPeer::Start(kProgram, c.pool_mib);
+    if (peer == nullptr) return 1;
+    const Connect maria = [&peer]() -> std::unique_ptr<SqlConnection> { return peer->Connect(); };
+    std::unique_ptr<SqlConnection> admin = maria();
+    const std::string who = admin->name();
+    grids.push_back({who, RunGrid(maria, admin.get(), c)});
+    PrintTable(c, grids[1].cells, who);
+    PrintComparison(grids[0].cells, grids[1].cells, who);
+  }
   fmt::print("\n");
-  return WriteOutputs(c, cells) ? 0 : 1;
+  return WriteOutputs(c, grids) ? 0 : 1;
 }
 
 }  // namespace
@@ -557,6 +617,9 @@ int main(int argc, char** argv) {
        .max = 1 << 20,
        .help = "buffer pool size in MiB"},
       {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG files"},
+      {.name = "compare-mariadb",
+       .toggle = &c.compare_mariadb,
+       .help = "also run it on a private MariaDB server (Debian's mariadb-server)"},
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e4_contention", flags)) return 2;
   if (c.range > c.rows) {

@@ -200,8 +200,16 @@ std::unique_ptr<MariaDbConnection> MariaDbPeer::Connect() {
     fmt::print(stderr, "{}: cannot connect to the MariaDB peer on port {}\n", program_, port_);
     std::exit(1);
   }
-  return std::unique_ptr<MariaDbConnection>(new MariaDbConnection(m, program_, version_));
+  return std::unique_ptr<MariaDbConnection>(new MariaDbConnection(m, program_, version_, port_));
 }
+
+MariaDbConnection::MariaDbConnection(MYSQL* mysql, const char* program, std::string version,
+                                     uint16_t port)
+    : mysql_(mysql),
+      program_(program),
+      version_(std::move(version)),
+      port_(port),
+      thread_id_(mysql_thread_id(mysql)) {}
 
 MariaDbConnection::~MariaDbConnection() { mysql_close(mysql_); }
 
@@ -209,7 +217,27 @@ void MariaDbConnection::SettleStatusViews() {
   std::this_thread::sleep_for(std::chrono::milliseconds(120));
 }
 
-uint64_t MariaDbConnection::thread_id() const { return mysql_thread_id(mysql_); }
+uint64_t MariaDbConnection::thread_id() const { return thread_id_; }
+
+RunOutcome MariaDbConnection::TryRun(std::string_view sql) {
+  if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) {
+    return {static_cast<uint16_t>(mysql_errno(mysql_)), mysql_error(mysql_)};
+  }
+  if (MYSQL_RES* res = mysql_store_result(mysql_)) {
+    mysql_free_result(res);
+  } else if (mysql_field_count(mysql_) != 0) {
+    return {static_cast<uint16_t>(mysql_errno(mysql_)), mysql_error(mysql_)};
+  }
+  return {};
+}
+
+void MariaDbConnection::Cancel() {
+  if (MYSQL* m = ConnectTo(port_, nullptr)) {
+    const std::string kill = fmt::format("KILL QUERY {}", thread_id_);
+    mysql_query(m, kill.c_str());  // an error means the statement had ended
+    mysql_close(m);
+  }
+}
 
 sql::StatementResult MariaDbConnection::Run(std::string_view sql) {
   const auto start = std::chrono::steady_clock::now();

@@ -59,6 +59,9 @@ class MariaDbConnection final : public SqlConnection {
   ~MariaDbConnection() override;
   // Runs `sql` and returns all its rows; exits on an error (SqlConnection::Run).
   sql::StatementResult Run(std::string_view sql) override;
+  RunOutcome TryRun(std::string_view sql) override;
+  // KILL QUERY from a connection of its own.
+  void Cancel() override;
   std::string name() const override { return "MariaDB " + version_; }
   // Sleeps past InnoDB's 100 ms information_schema cache period.
   void SettleStatusViews() override;
@@ -67,11 +70,12 @@ class MariaDbConnection final : public SqlConnection {
 
  private:
   friend class MariaDbPeer;
-  MariaDbConnection(st_mysql* mysql, const char* program, std::string version)
-      : mysql_(mysql), program_(program), version_(std::move(version)) {}
+  MariaDbConnection(st_mysql* mysql, const char* program, std::string version, uint16_t port);
   st_mysql* mysql_;
   const char* program_;
-  std::string version_;
+  const std::string version_;
+  const uint16_t port_;  // the peer's, for Cancel's connection
+  const uint64_t thread_id_;
 };
 
 }  // namespace minnow::experiments

@@ -3,14 +3,23 @@
 // front and, with --compare-mariadb, a private MariaDB server (mariadb_peer.h) through the same
 // code.
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "sql_lite_front/sql_engine.h"
 
 namespace minnow::experiments {
+
+// How a statement run with TryRun ended.
+struct RunOutcome {
+  uint16_t code = 0;  // MySQL's error number (1205, 1213, 1317, ...); 0: it succeeded
+  std::string message;
+  bool ok() const { return code == 0; }
+};
 
 class SqlConnection {
  public:
@@ -19,6 +28,11 @@ class SqlConnection {
   // prefixed with the program's name, and exits: a measurement of a statement that failed means
   // nothing.
   virtual sql::StatementResult Run(std::string_view sql) = 0;
+  // Runs `sql`, discarding its rows; an error is returned, not fatal (a workload's expected
+  // lock wait timeouts and deadlocks).
+  virtual RunOutcome TryRun(std::string_view sql) = 0;
+  // From any thread: ends the statement running now, if any, with 1317 (KILL QUERY).
+  virtual void Cancel() = 0;
   // "minnow" or "MariaDB 10.11.x": whose figures a result is.
   virtual std::string name() const = 0;
   // Returns once information_schema's lock views show what the connection holds now. minnow's
@@ -27,11 +41,13 @@ class SqlConnection {
   virtual void SettleStatusViews() {}
 };
 
-// A minnow SQL session as a SqlConnection. REQUIRES: the session outlives this.
+// A minnow SQL session as a SqlConnection. REQUIRES: a session passed by pointer outlives this.
 class MinnowConnection final : public SqlConnection {
  public:
   MinnowConnection(sql::SqlSession* session, const char* program)
       : session_(session), program_(program) {}
+  MinnowConnection(std::unique_ptr<sql::SqlSession> session, const char* program)
+      : owned_(std::move(session)), session_(owned_.get()), program_(program) {}
   sql::StatementResult Run(std::string_view sql) override {
     sql::SqlResult<sql::StatementResult> r = session_->Execute(sql);
     if (!r.ok()) {
@@ -41,9 +57,16 @@ class MinnowConnection final : public SqlConnection {
     }
     return std::move(r).value();
   }
+  RunOutcome TryRun(std::string_view sql) override {
+    sql::SqlResult<sql::StatementResult> r = session_->Execute(sql);
+    if (r.ok()) return {};
+    return {r.error().code, r.error().ToString()};
+  }
+  void Cancel() override { session_->Cancel(); }
   std::string name() const override { return "minnow"; }
 
  private:
+  std::unique_ptr<sql::SqlSession> owned_;
   sql::SqlSession* session_;
   const char* program_;
 };
