@@ -523,6 +523,8 @@ uint64_t SqlSession::progress_rows() const {
 
 uint64_t SqlSession::id() const { return state_->id; }
 
+bool SqlSession::autocommit() const { return state_->vars.autocommit(); }
+
 bool SqlSession::in_transaction() const {
   LatchGuard g(state_->txn_latch);
   return state_->txn != nullptr && state_->explicit_txn;
