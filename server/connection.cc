@@ -175,6 +175,7 @@ bool Connection::Handshake() {
     (void)Flush();
     return false;
   }
+  session_->set_user(h->user + "@" + (IsLoopbackPeer(peer) ? "localhost" : peer));
   if (!h->database.empty()) {
     auto r = session_->Execute("USE " + QuoteIdent(h->database));
     if (!r.ok()) {

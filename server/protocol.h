@@ -107,7 +107,9 @@ enum ColumnFlag : uint16_t {
   kFlagNum = 32768,
 };
 
-inline constexpr uint8_t kCharsetUtf8mb4 = 45;  // utf8mb4_general_ci
+// utf8mb4_bin: minnow compares strings as bytes (the SQL front's collation is utf8mb4_0900_bin,
+// id 309, which MariaDB's client library does not know; 46 is the same binary order).
+inline constexpr uint8_t kCharsetUtf8mb4 = 46;
 inline constexpr uint8_t kCharsetBinary = 63;
 inline constexpr std::string_view kNativePasswordPlugin = "mysql_native_password";
 

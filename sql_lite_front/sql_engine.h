@@ -85,6 +85,8 @@ class SqlSession {
   uint64_t id() const;  // the connection id (CONNECTION_ID(), PROCESSLIST_ID)
   bool in_transaction() const;
   bool autocommit() const;  // the session's @@autocommit; the session's thread only
+  // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
+  void set_user(std::string user);
 
  private:
   friend class SqlEngine;

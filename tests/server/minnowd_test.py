@@ -75,6 +75,15 @@ def test_mariadb_client(port):
           "ERROR 1146 (42S02)" in r.stderr, r.stderr)
     r = mariadb(port, "SELECT @@version_comment LIMIT 1")
     check("mariadb: @@version_comment", r.returncode == 0 and "minnow" in r.stdout, r.stderr)
+    r = mariadb(port, "SET NAMES utf8mb4; SET autocommit = 1; SHOW DATABASES; SHOW TABLES;"
+                      "SELECT DATABASE(), USER()")
+    check("mariadb: connect-time statements", r.returncode == 0 and
+          "performance_schema\ntest\n" in r.stdout and "Tables_in_test\nt\n" in r.stdout and
+          "test\troot@localhost" in r.stdout, r.stdout + r.stderr)
+    r = mariadb(port, "status")
+    check("mariadb: the status command", r.returncode == 0 and not r.stderr and
+          "Current user:\t\troot@localhost" in r.stdout and "Uptime:" in r.stdout,
+          r.stdout + r.stderr)
     r = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{port}", "-uroot", "-pwrong", "-e",
                         "SELECT 1"], capture_output=True, text=True, timeout=60)
     check("mariadb: a wrong password is 1045", "ERROR 1045 (28000)" in r.stderr, r.stderr)
