@@ -290,6 +290,29 @@ def test_disconnect_releases_locks(port):
     obs.close()
 
 
+def test_sysbench(port):
+    """sysbench's OLTP statements through minnowd for a few seconds: no error may stop it.
+    Text protocol (--db-ps-mode=disable: minnowd has no prepared statements) and no DISTINCT
+    ranges (the SQL front refuses SELECT DISTINCT with 1235)."""
+    if shutil.which("sysbench") is None:
+        check("sysbench installed (apt-get install sysbench)", False)
+        return
+    common = ["--mysql-host=127.0.0.1", f"--mysql-port={port}", "--mysql-user=root",
+              "--mysql-db=test", "--db-ps-mode=disable", "--tables=1", "--table-size=200"]
+    r = subprocess.run(["sysbench", "oltp_read_write", *common, "prepare"], capture_output=True,
+                       text=True, timeout=120)
+    check("sysbench: prepare", r.returncode == 0, r.stdout + r.stderr)
+    r = subprocess.run(["sysbench", "oltp_read_write", *common, "--distinct_ranges=0",
+                        "--threads=2", "--time=3", "run"], capture_output=True, text=True,
+                       timeout=120)
+    txns = 0
+    for line in r.stdout.splitlines():
+        if line.strip().startswith("transactions:"):
+            txns = int(line.split()[1])
+    check("sysbench: oltp_read_write runs", r.returncode == 0 and txns > 0 and
+          "FATAL" not in r.stdout + r.stderr, r.stdout[-2000:] + r.stderr[-2000:])
+
+
 def test_max_connections(binary, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     srv = Minnowd(binary, d, "--max-connections", "2", "--wait-timeout", "1")
@@ -324,6 +347,7 @@ def main():
         test_pymysql(srv.port)
         test_raw(srv.port, srv)
         test_disconnect_releases_locks(srv.port)
+        test_sysbench(srv.port)
         test_max_connections(binary, tmp)
     except Exception as e:  # noqa: BLE001
         check("no unexpected exception", False, repr(e))
