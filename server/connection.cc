@@ -18,7 +18,6 @@ constexpr uint16_t kErAccessDenied = 1045;              // 28000
 constexpr uint16_t kErUnknownCom = 1047;                // 08S01 Unknown command
 constexpr uint16_t kErNetPacketTooLarge = 1153;         // 08S01
 constexpr uint16_t kErNetPacketsOutOfOrder = 1156;      // 08S01
-constexpr uint16_t kErUnsupportedPs = 1295;             // HY000
 constexpr uint16_t kErMalformedPacket = 1835;           // HY000
 constexpr uint16_t kErClientInteractionTimeout = 4031;  // HY000
 
@@ -226,11 +225,20 @@ Connection::Next Connection::Dispatch(std::string_view payload) {
       SetOption(body);
       break;
     case kComStmtPrepare:
-      AppendError(kErUnsupportedPs, "HY000",
-                  "This command is not supported in the prepared statement protocol yet");
+      StmtPrepare(body);
+      break;
+    case kComStmtExecute:
+      StmtExecute(body);
+      break;
+    case kComStmtSendLongData:
+      StmtSendLongData(body);
+      break;
+    case kComStmtReset:
+      StmtReset(body);
       break;
     case kComStmtClose:
-      break;  // no reply, as MySQL; no statement was ever prepared
+      StmtClose(body);
+      break;
     default:
       AppendError(kErUnknownCom, "08S01", "Unknown command");
       break;

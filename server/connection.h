@@ -20,6 +20,7 @@
 
 #include "server/channel.h"
 #include "server/packet.h"
+#include "server/prepared_statement.h"
 #include "server/protocol.h"
 #include "sql_lite_front/sql_engine.h"
 
@@ -53,8 +54,15 @@ class Connection {
   void Statistics();
   void ProcessKill(std::string_view payload);
   void SetOption(std::string_view payload);
+  void StmtPrepare(std::string_view sql);
+  std::vector<std::string> DescribeColumns(const PreparedStatement& stmt);
+  void StmtExecute(std::string_view body);
+  void StmtSendLongData(std::string_view body);
+  void StmtReset(std::string_view body);
+  void StmtClose(std::string_view body);
 
-  void AppendResultSet(const sql::StatementResult& r, uint16_t status);
+  // `binary`: the prepared-statement protocol's rows (COM_STMT_EXECUTE).
+  void AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary = false);
   void AppendOk(const sql::StatementResult& r, uint16_t status);
   void AppendError(uint16_t code, std::string_view sqlstate, std::string_view message);
   void AppendError(const sql::SqlError& e) { AppendError(e.code, e.sqlstate(), e.message); }
@@ -74,6 +82,8 @@ class Connection {
   std::string user_;
   std::atomic<bool> executing_{false};
   std::atomic<bool> killed_{false};
+  std::map<uint32_t, PreparedStatement> statements_;
+  uint32_t next_statement_id_ = 1;
 };
 
 }  // namespace minnow::server

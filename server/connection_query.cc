@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "server/admin_statement.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -110,7 +113,41 @@ void Connection::AppendEndOfRows(uint16_t status) {
   }
 }
 
-void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status) {
+namespace {
+
+// A binary-protocol row: 0x00, the NULL bitmap (offset 2), then each non-NULL value as its
+// column's type says: LONGLONG and DOUBLE as 8 bytes, the rest as string<lenenc>.
+std::string BuildBinaryRow(const std::vector<std::optional<std::string>>& row,
+                           const std::vector<sql::StatementResult::ColumnType>& types) {
+  using ColumnType = sql::StatementResult::ColumnType;
+  WireWriter w;
+  w.Int1(0);
+  std::string bitmap((row.size() + 7 + 2) / 8, '\0');
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (!row[i])
+      bitmap[(i + 2) / 8] = static_cast<char>(bitmap[(i + 2) / 8] | (1 << ((i + 2) % 8)));
+  }
+  w.Bytes(bitmap);
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (!row[i]) continue;
+    const ColumnType t = i < types.size() ? types[i] : ColumnType::kText;
+    if (t == ColumnType::kInt) {
+      w.Int8(static_cast<uint64_t>(std::strtoll(row[i]->c_str(), nullptr, 10)));
+    } else if (t == ColumnType::kDouble) {
+      const double d = std::strtod(row[i]->c_str(), nullptr);
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      w.Int8(bits);
+    } else {
+      w.LenencString(*row[i]);
+    }
+  }
+  return w.Take();
+}
+
+}  // namespace
+
+void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary) {
   WireWriter count;
   count.LenencInt(r.columns.size());
   Append(count.data());
@@ -139,7 +176,9 @@ void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status)
     Append(BuildColumnDef(c));
   }
   if (!deprecate_eof()) Append(BuildEof(0, status));
-  for (const auto& row : r.rows) Append(BuildTextRow(row));
+  for (const auto& row : r.rows) {
+    Append(binary ? BuildBinaryRow(row, r.column_types) : BuildTextRow(row));
+  }
   uint16_t end_status = status;
   OkInfo end{.status = end_status};
   end.warnings = static_cast<uint16_t>(std::min<size_t>(r.warnings.size(), 0xffff));

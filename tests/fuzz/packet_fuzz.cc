@@ -1,6 +1,7 @@
 // libFuzzer target for minnowd's packet parsing (tools/fuzz_parser --target packets builds and
 // runs it): no byte stream may crash, loop in, or leak from the packet framer, the
-// handshake-response parser, the basic-type reader or the server's own statements' parser.
+// handshake-response parser, the basic-type reader, the server's own statements' parser or the
+// prepared statements' parameter decoding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "server/admin_statement.h"
 #include "server/packet.h"
+#include "server/prepared_statement.h"
 #include "server/protocol.h"
 #include "server/wire.h"
 
@@ -23,6 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     while (reader.Next(&payload, &seq) == minnow::server::PacketReader::Outcome::kPayload) {
       (void)minnow::server::ParseHandshakeResponse(payload);
       (void)minnow::server::ParseAdminStatement(payload);
+      // As a COM_STMT_EXECUTE body for a statement with three placeholders, and as SQL text.
+      minnow::server::PreparedStatement stmt;
+      stmt.sql = "SELECT ?, ?, ?";
+      stmt.placeholders = minnow::server::FindPlaceholders(stmt.sql);
+      (void)minnow::server::BindExecute(payload, &stmt);
+      (void)minnow::server::FindPlaceholders(payload);
       minnow::server::WireReader r(payload);
       while (!r.at_end()) {
         if (!r.LenencString() && !r.Int1()) break;

@@ -215,6 +215,77 @@ def test_raw(port, server):
     check("raw: server up after the oversize packet", server.alive())
 
 
+def read_result_packets(s):
+    """Packets up to the EOF that ends a result set (no DEPRECATE_EOF: two EOFs)."""
+    out, eofs = [], 0
+    while eofs < 2:
+        _, p = recv_packet(s)
+        if p is None or p[0] == 0xff:
+            return out, p
+        if p[0] == 0xfe and len(p) < 9:
+            eofs += 1
+        else:
+            out.append(p)
+    return out, None
+
+
+def test_prepared(port):
+    """COM_STMT_PREPARE / EXECUTE over a raw socket: typed parameters substituted safely,
+    binary rows, CLOSE; the values read back through the text protocol."""
+    s, _ = raw_login(port)
+    send(s, b"\x16INSERT INTO t VALUES (?, ?)")
+    _, ok = recv_packet(s)
+    check("ps: prepare an INSERT", ok is not None and ok[0] == 0, ok)
+    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
+    check("ps: two parameters, no columns", (ncols, nparams) == (0, 2), (ncols, nparams))
+    for _ in range(nparams + 1):  # parameter definitions and their EOF
+        recv_packet(s)
+    tricky = b"'); DROP t;-- \\\"\x00"  # fits varchar(20)
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x00" + b"\x01" + \
+        struct.pack("<HH", 8, 253) + struct.pack("<q", 77) + bytes([len(tricky)]) + tricky
+    send(s, b"\x17" + body)
+    _, r = recv_packet(s)
+    check("ps: execute the INSERT", r is not None and r[0] == 0 and r[1] == 1, r)
+    # Types remembered: execute again without rebinding them, the second value NULL.
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x02" + b"\x00" + struct.pack("<q", 78)
+    send(s, b"\x17" + body)
+    _, r = recv_packet(s)
+    check("ps: types remembered per statement", r is not None and r[0] == 0, r)
+    send(s, b"\x19" + struct.pack("<I", stmt_id))  # CLOSE: no reply
+    send(s, b"\x17" + struct.pack("<IBI", stmt_id, 0, 1))
+    _, r = recv_packet(s)
+    check("ps: a closed statement is 1243",
+          r is not None and r[0] == 0xff and struct.unpack("<H", r[1:3])[0] == 1243, r)
+    send(s, b"\x16SELECT id, v FROM t WHERE id >= ? ORDER BY id")
+    _, ok = recv_packet(s)
+    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
+    check("ps: PREPARE tells a SELECT's columns", (ncols, nparams) == (2, 1), (ncols, nparams))
+    for _ in range(nparams + 1 + ncols + 1):
+        recv_packet(s)
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x00\x01" + struct.pack("<H", 8) + \
+        struct.pack("<q", 77)
+    send(s, b"\x17" + body)
+    _, count = recv_packet(s)
+    packets, err = read_result_packets(s)
+    rows = packets[2:]  # after the two column definitions
+    check("ps: execute a SELECT: two binary rows", err is None and count == b"\x02" and
+          len(rows) == 2, (count, packets, err))
+    if len(rows) == 2:
+        # Row 1: header, bitmap (1 byte), id as LONGLONG, v as string<lenenc>.
+        r1 = rows[0]
+        check("ps: binary row values", r1[0] == 0 and struct.unpack("<q", r1[2:10])[0] == 77 and
+              r1[11:] == tricky, r1)
+        check("ps: a NULL in the bitmap", rows[1][1] & 0x08 != 0, rows[1])
+    s.close()
+    c = connect(port)
+    cur = c.cursor()
+    cur.execute("SELECT v FROM t WHERE id = 77")
+    check("ps: the string went in byte for byte", cur.fetchone()[0].encode() == tricky)
+    cur.execute("SELECT count(*) FROM t WHERE id = 78 AND v IS NULL")
+    check("ps: the NULL went in", int(cur.fetchone()[0]) == 1)
+    c.close()
+
+
 def test_disconnect_releases_locks(port):
     a = connect(port, autocommit=False)
     ac = a.cursor()
@@ -291,14 +362,14 @@ def test_disconnect_releases_locks(port):
 
 
 def test_sysbench(port):
-    """sysbench's OLTP statements through minnowd for a few seconds: no error may stop it.
-    Text protocol (--db-ps-mode=disable: minnowd has no prepared statements) and no DISTINCT
-    ranges (the SQL front refuses SELECT DISTINCT with 1235)."""
+    """sysbench's OLTP statements through minnowd for a few seconds, as prepared statements
+    (its default): no error may stop it. No DISTINCT ranges (the SQL front refuses SELECT
+    DISTINCT with 1235)."""
     if shutil.which("sysbench") is None:
         check("sysbench installed (apt-get install sysbench)", False)
         return
     common = ["--mysql-host=127.0.0.1", f"--mysql-port={port}", "--mysql-user=root",
-              "--mysql-db=test", "--db-ps-mode=disable", "--tables=1", "--table-size=200"]
+              "--mysql-db=test", "--tables=1", "--table-size=200"]
     r = subprocess.run(["sysbench", "oltp_read_write", *common, "prepare"], capture_output=True,
                        text=True, timeout=120)
     check("sysbench: prepare", r.returncode == 0, r.stdout + r.stderr)
@@ -346,6 +417,7 @@ def main():
         test_mariadb_client(srv.port)
         test_pymysql(srv.port)
         test_raw(srv.port, srv)
+        test_prepared(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)

@@ -7,6 +7,7 @@
 
 #include "server/admin_statement.h"
 #include "server/packet.h"
+#include "server/prepared_statement.h"
 #include "server/users.h"
 #include "server/wire.h"
 
@@ -141,4 +142,53 @@ TEST_CASE("KILL and the account statements are the server's", "[server]") {
   CHECK(ParseAdminStatement("KILL x").value().error().code == 1064);
   CHECK(!ParseAdminStatement("CREATE TABLE t (a int)").has_value());
   CHECK(!ParseAdminStatement("SELECT 1").has_value());
+}
+
+TEST_CASE("placeholders outside strings, names and comments", "[server]") {
+  const std::string sql =
+      "SELECT '?', \"?\", `?`, 'it''s ?', 'a\\'?' /* ? */ -- ?\n, ? # ?\n FROM t WHERE a = ? "
+      "/*! AND b = ? */";
+  const std::vector<size_t> p = FindPlaceholders(sql);
+  REQUIRE(p.size() == 3);
+  for (size_t at : p) CHECK(sql[at] == '?');
+  CHECK(QuoteStringLiteral(std::string("a'b\\c\0d\n", 8)) == "'a\\'b\\\\c\\0d\\n'");
+}
+
+TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") {
+  PreparedStatement stmt;
+  stmt.sql = "SELECT ? + ?, ?";
+  stmt.placeholders = FindPlaceholders(stmt.sql);
+  WireWriter w;
+  w.Int4(1);
+  w.Int1(0);
+  w.Int4(1);
+  w.Int1(0x04);  // the third parameter is NULL
+  w.Int1(1);     // new types follow
+  w.Int2(kTypeTiny | 0x8000);
+  w.Int2(kTypeLongLong);
+  w.Int2(kTypeVarString);
+  w.Int1(200);  // unsigned 200
+  w.Int8(static_cast<uint64_t>(-5));
+  auto sql = BindExecute(w.data(), &stmt);
+  REQUIRE(sql.ok());
+  CHECK(*sql == "SELECT 200 + -5, NULL");
+
+  WireWriter again;  // no new types: the last ones are used
+  again.Int4(1);
+  again.Int1(0);
+  again.Int4(1);
+  again.Int1(0x00);
+  again.Int1(0);
+  again.Int1(1);
+  again.Int8(2);
+  again.LenencString("x'y");
+  sql = BindExecute(again.data(), &stmt);
+  REQUIRE(sql.ok());
+  CHECK(*sql == "SELECT 1 + 2, 'x\\'y'");
+
+  // Every truncation of the packet is an error, never a read past its end.
+  for (size_t n = 0; n < again.data().size(); ++n) {
+    PreparedStatement copy = stmt;
+    CHECK(!BindExecute(again.data().substr(0, n), &copy).ok());
+  }
 }
