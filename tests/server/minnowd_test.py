@@ -384,6 +384,33 @@ def test_sysbench(port):
           "FATAL" not in r.stdout + r.stderr, r.stdout[-2000:] + r.stderr[-2000:])
 
 
+def test_deadlock(port):
+    """Two connections each holding a row and wanting the other's: one gets 1213 (and is rolled
+    back), the other proceeds."""
+    a, b = connect(port, autocommit=False), connect(port, autocommit=False)
+    a.cursor().execute("UPDATE t SET v = 'a' WHERE id = 1")
+    b.cursor().execute("UPDATE t SET v = 'b' WHERE id = 2")
+    outcome = {}
+
+    def run(name, conn, row):
+        try:
+            conn.cursor().execute(f"UPDATE t SET v = '{name}' WHERE id = {row}")
+            outcome[name] = 0
+        except pymysql.err.MySQLError as e:
+            outcome[name] = e.args[0]
+    ta = threading.Thread(target=run, args=("a", a, 2))
+    ta.start()
+    time.sleep(0.5)  # a waits for b's row
+    run("b", b, 1)
+    ta.join(30)
+    check("deadlock: exactly one victim with 1213, the other proceeds",
+          sorted(outcome.values()) == [0, 1213], outcome)
+    a.rollback()
+    b.rollback()
+    a.close()
+    b.close()
+
+
 def test_max_connections(binary, tmp):
     d = tempfile.mkdtemp(dir=tmp)
     srv = Minnowd(binary, d, "--max-connections", "2", "--wait-timeout", "1")
@@ -419,6 +446,7 @@ def main():
         test_raw(srv.port, srv)
         test_prepared(srv.port)
         test_disconnect_releases_locks(srv.port)
+        test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)
     except Exception as e:  # noqa: BLE001
