@@ -35,6 +35,11 @@ struct SqlWarning {
 struct StatementResult {
   bool has_result_set = false;
   std::vector<std::string> columns;
+  // What each column's values are, for clients that type them (the wire protocol): kInt when
+  // every non-NULL value is an integer, kDouble when every one is a double, else kText. Empty
+  // when the result was built as text only (SHOW and status views): all kText.
+  enum class ColumnType : uint8_t { kText, kInt, kDouble };
+  std::vector<ColumnType> column_types;
   std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
   uint64_t affected_rows = 0;
   uint64_t last_insert_id = 0;
@@ -79,6 +84,9 @@ class SqlSession {
   uint64_t progress_rows() const;
   uint64_t id() const;  // the connection id (CONNECTION_ID(), PROCESSLIST_ID)
   bool in_transaction() const;
+  bool autocommit() const;  // the session's @@autocommit; the session's thread only
+  // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
+  void set_user(std::string user);
 
  private:
   friend class SqlEngine;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "sql_lite_front/execute/executor.h"
@@ -558,6 +559,22 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   r.has_result_set = true;
   r.columns = std::move(out.columns);
   r.rows.reserve(out.rows.size());
+  using ColumnType = StatementResult::ColumnType;
+  std::vector<std::optional<Value::Kind>> kinds(r.columns.size());  // nullopt: no value yet
+  std::vector<bool> mixed(r.columns.size(), false);
+  for (const std::vector<Value>& row : out.rows) {
+    for (size_t i = 0; i < row.size() && i < kinds.size(); ++i) {
+      if (row[i].is_null()) continue;
+      if (!kinds[i]) kinds[i] = row[i].kind();
+      if (*kinds[i] != row[i].kind()) mixed[i] = true;
+    }
+  }
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    ColumnType t = ColumnType::kText;
+    if (!mixed[i] && kinds[i] == Value::Kind::kInt) t = ColumnType::kInt;
+    if (!mixed[i] && kinds[i] == Value::Kind::kDouble) t = ColumnType::kDouble;
+    r.column_types.push_back(t);
+  }
   for (const std::vector<Value>& row : out.rows) {
     std::vector<std::optional<std::string>> printed;
     printed.reserve(row.size());

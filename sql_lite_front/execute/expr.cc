@@ -84,6 +84,9 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
         Value::Int(ctx.last_insert_id != nullptr ? static_cast<int64_t>(*ctx.last_insert_id) : 0));
   } else if (n == "database" || n == "schema") {
     *out = Literal(Value::String(kSchemaName));
+  } else if (n == "user" || n == "current_user" || n == "session_user" || n == "system_user") {
+    // The client's account ('name@host'), as the server authenticated it; '' in the shell.
+    *out = Literal(Value::String(ctx.session != nullptr ? ctx.session->user : ""));
   } else if (n == "version") {
     *out = Literal(Value::String("8.0.36-minnow"));
   } else if (n == "now" || n == "current_timestamp" || n == "sysdate" || n == "localtime") {

@@ -295,7 +295,10 @@ SqlResult<Statement> Parser::ParseShow() {
       show.kind = ShowStmt::Kind::kVariables;
     }
     SQL_RETURN_IF_ERROR(parse_like());
-  } else if (IsKw("DATABASES") || IsKw("SCHEMAS") || IsKw("ERRORS") || IsKw("GRANTS") ||
+  } else if (AcceptKw("DATABASES") || AcceptKw("SCHEMAS")) {
+    show.kind = ShowStmt::Kind::kDatabases;
+    SQL_RETURN_IF_ERROR(parse_like());
+  } else if (IsKw("ERRORS") || IsKw("GRANTS") ||
              IsKw("TRIGGERS") || IsKw("PLUGINS") || IsKw("CHARSET") || IsKw("COLLATION") ||
              IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") || IsKw("BINARY") ||
              IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") || IsKw("PROFILES")) {

@@ -49,6 +49,7 @@ struct SessionState {
   std::vector<LockedTable> locked_tables;
 
   uint64_t last_insert_id = 0;
+  std::string user;  // USER(): the client's 'name@host' (minnowd sets it); empty in the shell
   // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.
   std::vector<SqlWarning> diagnostics;
   mutable Latch status_latch;

@@ -523,6 +523,10 @@ uint64_t SqlSession::progress_rows() const {
 
 uint64_t SqlSession::id() const { return state_->id; }
 
+bool SqlSession::autocommit() const { return state_->vars.autocommit(); }
+
+void SqlSession::set_user(std::string user) { state_->user = std::move(user); }
+
 bool SqlSession::in_transaction() const {
   LatchGuard g(state_->txn_latch);
   return state_->txn != nullptr && state_->explicit_txn;

@@ -62,9 +62,11 @@ constexpr VarDef kVars[] = {
     {"autocommit", VarType::kBool, false, false},
     {"character_set_client", VarType::kString, false, true},
     {"character_set_connection", VarType::kString, false, true},
+    {"character_set_database", VarType::kString, false, true},
     {"character_set_results", VarType::kString, false, true},
     {"character_set_server", VarType::kString, false, true},
     {"collation_connection", VarType::kString, false, true},
+    {"collation_database", VarType::kString, false, true},
     {"collation_server", VarType::kString, false, true},
     {"concurrent_insert", VarType::kEnum, true, false, 0, 0, kConcurrentInsertNames},
     {"innodb_autoinc_lock_mode", VarType::kInt, true, true},
@@ -203,12 +205,14 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["alter_copy_lock_rows"] = Value::Int(1);  // MySQL's copy reads its source with S locks
   m["autocommit"] = Value::Int(1);
   for (const char* cs : {"character_set_client", "character_set_connection",
-                         "character_set_results", "character_set_server"}) {
+                         "character_set_database", "character_set_results",
+                         "character_set_server"}) {
     m[cs] = Value::String("utf8mb4");
   }
   // minnow compares strings as bytes: the binary collation is the honest name.
   m["collation_connection"] = Value::String("utf8mb4_0900_bin");
   m["collation_server"] = Value::String("utf8mb4_0900_bin");
+  m["collation_database"] = Value::String("utf8mb4_0900_bin");
   m["concurrent_insert"] = Value::String("AUTO");
   m["innodb_autoinc_lock_mode"] = Value::Int(2);
   m["innodb_buffer_pool_size"] = Value::Int(static_cast<int64_t>(options.buffer_pool_bytes));

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -165,6 +166,19 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
     }
     case ShowStmt::Kind::kProcesslist:
       return ProcesslistResult(ctx);
+    case ShowStmt::Kind::kDatabases: {
+      // The schemas statements can name: the tables' one and the two system schemas.
+      std::string column = "Database";
+      if (stmt.like.has_value()) column += " (" + *stmt.like + ")";
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {column};
+      for (const char* name : {"information_schema", "performance_schema", kSchemaName}) {
+        if (stmt.like.has_value() && !LikeMatch(name, ToLowerAscii(*stmt.like))) continue;
+        r.rows.push_back({std::string(name)});
+      }
+      return r;
+    }
     default:
       return SqlErr(kErUnknownError, "ExecuteShowStatus: not a status statement");
   }

@@ -1,0 +1,147 @@
+// ParseAdminStatement (admin_statement.h), over the SQL front's lexer.
+
+#include "server/admin_statement.h"
+
+#include <charconv>
+#include <vector>
+
+#include "sql_lite_front/parse/lexer.h"
+
+namespace minnow::server {
+namespace {
+
+using sql::EqualsNoCase;
+using sql::SqlErr;
+using sql::Token;
+using sql::TokenKind;
+
+class TokenCursor {
+ public:
+  explicit TokenCursor(std::vector<Token> t) : t_(std::move(t)) {}
+  const Token& Cur() const { return t_[i_]; }
+  void Skip() {
+    if (Cur().kind != TokenKind::kEnd) ++i_;
+  }
+  bool IsKw(std::string_view kw) const {
+    return Cur().kind == TokenKind::kIdent && EqualsNoCase(Cur().text, kw);
+  }
+  bool AcceptKw(std::string_view kw) {
+    if (!IsKw(kw)) return false;
+    ++i_;
+    return true;
+  }
+  bool AcceptOp(std::string_view op) {
+    if (Cur().kind != TokenKind::kOperator || Cur().text != op) return false;
+    ++i_;
+    return true;
+  }
+  // A name: 'x', "x", `x` or a bare word.
+  std::optional<std::string> Name() {
+    const Token& t = Cur();
+    if (t.kind != TokenKind::kString && t.kind != TokenKind::kIdent &&
+        t.kind != TokenKind::kQuotedIdent) {
+      return std::nullopt;
+    }
+    ++i_;
+    return t.text;
+  }
+  bool AtEnd() {
+    while (AcceptOp(";")) {
+    }
+    return Cur().kind == TokenKind::kEnd;
+  }
+
+ private:
+  std::vector<Token> t_;
+  size_t i_ = 0;
+};
+
+sql::SqlError Syntax() {
+  return SqlErr(sql::kErParse,
+                "You have an error in your SQL syntax; check the manual that corresponds to your "
+                "minnow server version for the right syntax to use");
+}
+
+sql::SqlResult<AdminStatement> ParseUser(TokenCursor& c, AdminStatement s, bool password_needed) {
+  auto user = c.Name();
+  if (!user) return Syntax();
+  s.user = *user;
+  if (c.AcceptOp("@")) {
+    auto host = c.Name();
+    if (!host) return Syntax();
+    s.host = *host;
+  }
+  if (c.AcceptKw("IDENTIFIED")) {
+    if (c.AcceptKw("WITH")) {
+      auto plugin = c.Name();
+      if (!plugin) return Syntax();
+      if (!EqualsNoCase(*plugin, "mysql_native_password")) {
+        return SqlErr(static_cast<sql::ErrorCode>(1524), "Plugin '", *plugin, "' is not loaded");
+      }
+    }
+    if (!c.AcceptKw("BY") || c.Cur().kind != TokenKind::kString) return Syntax();
+    s.password = *c.Name();
+  } else if (password_needed) {
+    return Syntax();
+  }
+  if (!c.AtEnd()) return Syntax();
+  return s;
+}
+
+sql::SqlResult<AdminStatement> ParseKill(TokenCursor& c) {
+  AdminStatement s;
+  s.kind = AdminStatement::Kind::kKillConnection;
+  if (c.AcceptKw("QUERY")) {
+    s.kind = AdminStatement::Kind::kKillQuery;
+  } else {
+    (void)c.AcceptKw("CONNECTION");
+  }
+  const Token& t = c.Cur();
+  if (t.kind != TokenKind::kInteger) return Syntax();
+  auto [p, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), s.thread_id);
+  if (ec != std::errc()) return Syntax();
+  c.Skip();
+  if (!c.AtEnd()) return Syntax();
+  return s;
+}
+
+// After CREATE USER / ALTER USER / DROP USER.
+sql::SqlResult<AdminStatement> ParseUserStatement(TokenCursor& c, AdminStatement::Kind kind) {
+  AdminStatement s;
+  s.kind = kind;
+  if (c.AcceptKw("IF")) {
+    if (kind == AdminStatement::Kind::kCreateUser && !c.AcceptKw("NOT")) return Syntax();
+    if (!c.AcceptKw("EXISTS")) return Syntax();
+    s.if_exists = true;
+  }
+  return ParseUser(c, s, kind == AdminStatement::Kind::kAlterUser);
+}
+
+}  // namespace
+
+std::optional<sql::SqlResult<AdminStatement>> ParseAdminStatement(std::string_view sql) {
+  // Cheap test first: most statements are not these.
+  const size_t b = sql.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return std::nullopt;
+  const std::string_view head = sql.substr(b, 6);
+  if (!EqualsNoCase(head.substr(0, 4), "KILL") && !EqualsNoCase(head, "CREATE") &&
+      !EqualsNoCase(head.substr(0, 5), "ALTER") && !EqualsNoCase(head.substr(0, 4), "DROP")) {
+    return std::nullopt;
+  }
+  TokenCursor c(sql::Tokenize(sql));
+  if (c.AcceptKw("KILL")) return ParseKill(c);
+  AdminStatement::Kind kind;
+  if (c.AcceptKw("CREATE")) {
+    kind = AdminStatement::Kind::kCreateUser;
+  } else if (c.AcceptKw("ALTER")) {
+    kind = AdminStatement::Kind::kAlterUser;
+  } else if (c.AcceptKw("DROP")) {
+    kind = AdminStatement::Kind::kDropUser;
+  } else {
+    return std::nullopt;
+  }
+  if (!c.AcceptKw("USER")) return std::nullopt;
+  return ParseUserStatement(c, kind);
+}
+
+}  // namespace minnow::server

@@ -1,0 +1,89 @@
+#pragma once
+// One client connection: the handshake, then commands until COM_QUIT, a hang-up, KILL, an
+// idle wait_timeout or a broken packet. Runs on its own thread (Server::Serve) with a SQL
+// session of its own, whose id is the connection's thread id (CONNECTION_ID(), SHOW
+// PROCESSLIST, KILL, innodb_trx.trx_mysql_thread_id).
+//
+// Every response is built whole and sent with one write. When the connection ends, its session
+// is destroyed, which rolls back an open transaction and releases its locks.
+//
+// Thread safety: Run() belongs to the connection's thread; Kill() and CancelIfHungUp() may be
+// called from any thread while the ConnectionRegistry's latch is held (the connection removes
+// itself from the registry, under that latch, before its session goes).
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/channel.h"
+#include "server/packet.h"
+#include "server/prepared_statement.h"
+#include "server/protocol.h"
+#include "sql_lite_front/sql_engine.h"
+
+namespace minnow::server {
+
+class Server;
+
+class Connection {
+ public:
+  Connection(Server* server, std::unique_ptr<Channel> channel);
+  ~Connection();
+  void Run();
+
+  // KILL CONNECTION (query_only false: the statement stops and the connection ends) or KILL
+  // QUERY (the running statement stops with 1317).
+  void Kill(bool query_only);
+  // The watcher's check: cancels the running statement when the client has hung up.
+  void CancelIfHungUp();
+
+ private:
+  enum class Next : uint8_t { kContinue, kClose };
+
+  bool Handshake();
+  bool ReadPayload(std::string* payload, uint8_t* first_seq, int timeout_ms);
+  Next Dispatch(std::string_view payload);
+  void Query(std::string_view sql);
+  // Runs one statement and appends its response; false when it failed (an ERR was appended).
+  bool RunStatement(std::string_view sql, bool more_follow);
+  bool RunAdmin(std::string_view sql, bool more_follow, bool* handled);
+  void FieldList(std::string_view payload);
+  void Statistics();
+  void ProcessKill(std::string_view payload);
+  void SetOption(std::string_view payload);
+  void StmtPrepare(std::string_view sql);
+  std::vector<std::string> DescribeColumns(const PreparedStatement& stmt);
+  void StmtExecute(std::string_view body);
+  void StmtSendLongData(std::string_view body);
+  void StmtReset(std::string_view body);
+  void StmtClose(std::string_view body);
+
+  // `binary`: the prepared-statement protocol's rows (COM_STMT_EXECUTE).
+  void AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary = false);
+  void AppendOk(const sql::StatementResult& r, uint16_t status);
+  void AppendError(uint16_t code, std::string_view sqlstate, std::string_view message);
+  void AppendError(const sql::SqlError& e) { AppendError(e.code, e.sqlstate(), e.message); }
+  void AppendEndOfRows(uint16_t status);
+  void Append(std::string_view payload) { AppendPackets(payload, &seq_, &out_); }
+  bool Flush();
+  uint16_t StatusFlags() const;
+  bool deprecate_eof() const { return (capabilities_ & kClientDeprecateEof) != 0; }
+
+  Server* const server_;
+  const std::unique_ptr<Channel> channel_;
+  std::unique_ptr<sql::SqlSession> session_;
+  PacketReader reader_;
+  std::string out_;
+  uint8_t seq_ = 0;
+  uint32_t capabilities_ = 0;
+  std::string user_;
+  std::atomic<bool> executing_{false};
+  std::atomic<bool> killed_{false};
+  std::map<uint32_t, PreparedStatement> statements_;
+  uint32_t next_statement_id_ = 1;
+};
+
+}  // namespace minnow::server

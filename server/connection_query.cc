@@ -1,0 +1,192 @@
+// Connection (connection.h): COM_QUERY, its statements (one, or several under
+// CLIENT_MULTI_STATEMENTS) and their responses in the text protocol.
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "server/admin_statement.h"
+#include "server/connection.h"
+#include "server/server.h"
+#include "server/wire.h"
+#include "sql_lite_front/parse/parser.h"
+
+namespace minnow::server {
+
+void Connection::Query(std::string_view sql) {
+  if ((capabilities_ & kClientMultiStatements) == 0) {
+    (void)RunStatement(sql, false);
+    return;
+  }
+  // Several statements: each gets its response, all but the last flagged "more results";
+  // the first error ends the batch (as MySQL does).
+  sql::StatementSplitter splitter;
+  splitter.Feed(sql);
+  std::vector<std::string> statements;
+  std::string statement;
+  sql::StatementSplitter::Terminator terminator;
+  while (splitter.Next(&statement, &terminator)) statements.push_back(statement);
+  if (!splitter.empty() || statements.empty()) statements.push_back(splitter.Pending());
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (!RunStatement(statements[i], i + 1 < statements.size())) return;
+  }
+}
+
+bool Connection::RunStatement(std::string_view sql, bool more_follow) {
+  bool handled = false;
+  const bool ok = RunAdmin(sql, more_follow, &handled);
+  if (handled) return ok;
+  auto r = session_->Execute(sql);
+  if (!r.ok()) {
+    AppendError(r.error());
+    return false;
+  }
+  uint16_t status = StatusFlags();
+  if (more_follow) status |= kStatusMoreResultsExist;
+  if (r->has_result_set) {
+    AppendResultSet(*r, status);
+  } else {
+    AppendOk(*r, status);
+  }
+  return true;
+}
+
+bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled) {
+  std::optional<sql::SqlResult<AdminStatement>> parsed = ParseAdminStatement(sql);
+  *handled = parsed.has_value();
+  if (!parsed) return true;
+  if (!parsed->ok()) {
+    AppendError(parsed->error());
+    return false;
+  }
+  const AdminStatement& a = parsed->value();
+  const std::string account = fmt::format("'{}'@'{}'", a.user, a.host);
+  bool done = true;
+  std::string operation;
+  switch (a.kind) {
+    case AdminStatement::Kind::kKillConnection:
+    case AdminStatement::Kind::kKillQuery:
+      if (!server_->registry().Kill(a.thread_id, a.kind == AdminStatement::Kind::kKillQuery)) {
+        AppendError(1094, "HY000", fmt::format("Unknown thread id: {}", a.thread_id));
+        return false;
+      }
+      break;
+    case AdminStatement::Kind::kCreateUser:
+      operation = "CREATE USER";
+      done = server_->users().Create(a.user, a.host, a.password) || a.if_exists;
+      break;
+    case AdminStatement::Kind::kAlterUser:
+      operation = "ALTER USER";
+      done = server_->users().Alter(a.user, a.host, a.password) || a.if_exists;
+      break;
+    case AdminStatement::Kind::kDropUser:
+      operation = "DROP USER";
+      done = server_->users().Drop(a.user, a.host) || a.if_exists;
+      break;
+  }
+  if (!done) {
+    AppendError(1396, "HY000", fmt::format("Operation {} failed for {}", operation, account));
+    return false;
+  }
+  uint16_t status = StatusFlags();
+  if (more_follow) status |= kStatusMoreResultsExist;
+  Append(BuildOk(OkInfo{.status = status}));
+  return true;
+}
+
+void Connection::AppendOk(const sql::StatementResult& r, uint16_t status) {
+  OkInfo ok;
+  ok.affected_rows = r.affected_rows;
+  ok.last_insert_id = r.last_insert_id;
+  ok.status = status;
+  ok.warnings = static_cast<uint16_t>(std::min<size_t>(r.warnings.size(), 0xffff));
+  ok.info = r.info;
+  Append(BuildOk(ok));
+}
+
+void Connection::AppendEndOfRows(uint16_t status) {
+  if (deprecate_eof()) {
+    Append(BuildOk(OkInfo{.status = status}, /*eof_header=*/true));
+  } else {
+    Append(BuildEof(0, status));
+  }
+}
+
+namespace {
+
+// A binary-protocol row: 0x00, the NULL bitmap (offset 2), then each non-NULL value as its
+// column's type says: LONGLONG and DOUBLE as 8 bytes, the rest as string<lenenc>.
+std::string BuildBinaryRow(const std::vector<std::optional<std::string>>& row,
+                           const std::vector<sql::StatementResult::ColumnType>& types) {
+  using ColumnType = sql::StatementResult::ColumnType;
+  WireWriter w;
+  w.Int1(0);
+  std::string bitmap((row.size() + 7 + 2) / 8, '\0');
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (!row[i])
+      bitmap[(i + 2) / 8] = static_cast<char>(bitmap[(i + 2) / 8] | (1 << ((i + 2) % 8)));
+  }
+  w.Bytes(bitmap);
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (!row[i]) continue;
+    const ColumnType t = i < types.size() ? types[i] : ColumnType::kText;
+    if (t == ColumnType::kInt) {
+      w.Int8(static_cast<uint64_t>(std::strtoll(row[i]->c_str(), nullptr, 10)));
+    } else if (t == ColumnType::kDouble) {
+      const double d = std::strtod(row[i]->c_str(), nullptr);
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      w.Int8(bits);
+    } else {
+      w.LenencString(*row[i]);
+    }
+  }
+  return w.Take();
+}
+
+}  // namespace
+
+void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary) {
+  WireWriter count;
+  count.LenencInt(r.columns.size());
+  Append(count.data());
+  for (size_t i = 0; i < r.columns.size(); ++i) {
+    ColumnDef c;
+    c.name = r.columns[i];
+    uint32_t longest = 0;
+    for (const auto& row : r.rows) {
+      if (i < row.size() && row[i]) longest = std::max<uint32_t>(longest, row[i]->size());
+    }
+    c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
+    using ColumnType = sql::StatementResult::ColumnType;
+    const ColumnType t = i < r.column_types.size() ? r.column_types[i] : ColumnType::kText;
+    if (t == ColumnType::kInt) {
+      c.type = kTypeLongLong;
+      c.charset = kCharsetBinary;
+      c.flags = kFlagNum | kFlagBinary;
+      c.length = 20;
+    } else if (t == ColumnType::kDouble) {
+      c.type = kTypeDouble;
+      c.charset = kCharsetBinary;
+      c.flags = kFlagNum | kFlagBinary;
+      c.length = 22;
+      c.decimals = 31;  // not fixed: the value says how many digits it has
+    }
+    Append(BuildColumnDef(c));
+  }
+  if (!deprecate_eof()) Append(BuildEof(0, status));
+  for (const auto& row : r.rows) {
+    Append(binary ? BuildBinaryRow(row, r.column_types) : BuildTextRow(row));
+  }
+  uint16_t end_status = status;
+  OkInfo end{.status = end_status};
+  end.warnings = static_cast<uint16_t>(std::min<size_t>(r.warnings.size(), 0xffff));
+  if (deprecate_eof()) {
+    Append(BuildOk(end, /*eof_header=*/true));
+  } else {
+    Append(BuildEof(end.warnings, end_status));
+  }
+}
+
+}  // namespace minnow::server

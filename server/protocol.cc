@@ -1,0 +1,152 @@
+// Message builders and parsers (protocol.h).
+
+#include "server/protocol.h"
+
+#include "server/wire.h"
+
+namespace minnow::server {
+
+std::string BuildHandshake(std::string_view server_version, uint32_t connection_id,
+                           std::string_view scramble, uint16_t status) {
+  WireWriter w;
+  w.Int1(10);
+  w.NulString(server_version);
+  w.Int4(connection_id);
+  w.Bytes(scramble.substr(0, 8));
+  w.Int1(0);
+  w.Int2(static_cast<uint16_t>(kServerCapabilities & 0xffff));
+  w.Int1(kCharsetUtf8mb4);
+  w.Int2(status);
+  w.Int2(static_cast<uint16_t>(kServerCapabilities >> 16));
+  w.Int1(static_cast<uint8_t>(scramble.size() + 1));
+  w.Zeros(10);
+  w.Bytes(scramble.substr(8));
+  w.Int1(0);
+  w.NulString(kNativePasswordPlugin);
+  return w.Take();
+}
+
+std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload) {
+  WireReader r(payload);
+  HandshakeResponse h;
+  auto caps = r.Int4();
+  auto max_packet = r.Int4();
+  auto charset = r.Int1();
+  if (!caps || !max_packet || !charset) return std::nullopt;
+  h.capabilities = *caps;
+  h.max_packet = *max_packet;
+  h.charset = *charset;
+  if ((h.capabilities & kClientProtocol41) == 0) return std::nullopt;
+  if (!r.Bytes(23)) return std::nullopt;
+  if (r.at_end() && (h.capabilities & kClientSsl) != 0) {
+    h.ssl_request = true;
+    return h;
+  }
+  auto user = r.NulString();
+  if (!user) return std::nullopt;
+  h.user = std::string(*user);
+  std::optional<std::string_view> auth;
+  if ((h.capabilities & kClientPluginAuthLenencData) != 0) {
+    auth = r.LenencString();
+  } else if ((h.capabilities & kClientSecureConnection) != 0) {
+    auto n = r.Int1();
+    if (n) auth = r.Bytes(*n);
+  } else {
+    auth = r.NulString();
+  }
+  if (!auth) return std::nullopt;
+  h.auth_response = std::string(*auth);
+  if ((h.capabilities & kClientConnectWithDb) != 0 && !r.at_end()) {
+    auto db = r.NulString();
+    if (!db) return std::nullopt;
+    h.database = std::string(*db);
+  }
+  if ((h.capabilities & kClientPluginAuth) != 0 && !r.at_end()) {
+    auto plugin = r.NulString();
+    if (!plugin) return std::nullopt;
+    h.auth_plugin = std::string(*plugin);
+  }
+  if ((h.capabilities & kClientConnectAttrs) != 0 && !r.at_end()) {
+    // Attributes (key/value strings) are read to check the framing, then dropped.
+    auto len = r.LenencInt();
+    if (!len || *len > r.remaining()) return std::nullopt;
+    WireReader attrs(*r.Bytes(static_cast<size_t>(*len)));
+    while (!attrs.at_end()) {
+      if (!attrs.LenencString() || !attrs.LenencString()) return std::nullopt;
+    }
+  }
+  return h;
+}
+
+std::string BuildAuthSwitch(std::string_view scramble) {
+  WireWriter w;
+  w.Int1(0xfe);
+  w.NulString(kNativePasswordPlugin);
+  w.Bytes(scramble);
+  w.Int1(0);
+  return w.Take();
+}
+
+std::string BuildOk(const OkInfo& ok, bool eof_header) {
+  WireWriter w;
+  w.Int1(eof_header ? 0xfe : 0x00);
+  w.LenencInt(ok.affected_rows);
+  w.LenencInt(ok.last_insert_id);
+  w.Int2(ok.status);
+  w.Int2(ok.warnings);
+  // The message as servers send it: length-encoded (libmariadb reads it so), only when set.
+  if (!ok.info.empty()) w.LenencString(ok.info);
+  return w.Take();
+}
+
+std::string BuildEof(uint16_t warnings, uint16_t status) {
+  WireWriter w;
+  w.Int1(0xfe);
+  w.Int2(warnings);
+  w.Int2(status);
+  return w.Take();
+}
+
+std::string BuildErr(uint16_t code, std::string_view sqlstate, std::string_view message) {
+  WireWriter w;
+  w.Int1(0xff);
+  w.Int2(code);
+  w.Int1('#');
+  std::string state(sqlstate.substr(0, 5));
+  state.resize(5, '0');
+  w.Bytes(state);
+  w.Bytes(message);
+  return w.Take();
+}
+
+std::string BuildColumnDef(const ColumnDef& c) {
+  WireWriter w;
+  w.LenencString("def");
+  w.LenencString(c.schema);
+  w.LenencString(c.table);
+  w.LenencString(c.table);  // org_table
+  w.LenencString(c.name);
+  w.LenencString(c.name);  // org_name
+  w.LenencInt(0x0c);       // length of the fixed fields
+  w.Int2(c.charset);
+  w.Int4(c.length);
+  w.Int1(c.type);
+  w.Int2(c.flags);
+  w.Int1(c.decimals);
+  w.Int2(0);
+  return w.Take();
+}
+
+std::string BuildTextRow(const std::vector<std::optional<std::string>>& row) {
+  WireWriter w;
+  for (const auto& v : row) {
+    if (v) {
+      w.LenencString(*v);
+    } else {
+      w.Int1(0xfb);
+    }
+  }
+  return w.Take();
+}
+
+}  // namespace minnow::server

@@ -1,0 +1,135 @@
+// Accounts and mysql_native_password (users.h).
+
+#include "server/users.h"
+
+#include <boost/uuid/detail/sha1.hpp>
+#include <random>
+
+#include "common/latch.h"
+
+namespace minnow::server {
+namespace {
+
+std::string Sha1(std::string_view a, std::string_view b = {}) {
+  boost::uuids::detail::sha1 h;
+  h.process_bytes(a.data(), a.size());
+  h.process_bytes(b.data(), b.size());
+  boost::uuids::detail::sha1::digest_type d;
+  h.get_digest(d);
+  std::string out(20, '\0');
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 4; ++j) out[i * 4 + j] = static_cast<char>((d[i] >> (24 - 8 * j)) & 0xff);
+  }
+  return out;
+}
+
+std::string Xor(std::string_view a, std::string_view b) {
+  std::string out(a.size(), '\0');
+  for (size_t i = 0; i < a.size(); ++i) out[i] = static_cast<char>(a[i] ^ b[i % b.size()]);
+  return out;
+}
+
+bool IsLoopbackName(std::string_view host) {
+  return host == "localhost" || host == "127.0.0.1" || host == "::1";
+}
+
+// 3: exact address, 2: loopback name, 1: '%', 0: no match.
+int HostMatch(std::string_view pattern, std::string_view peer) {
+  if (!peer.empty() && pattern == peer) return 3;
+  if (IsLoopbackName(pattern) && IsLoopbackPeer(peer)) return 2;
+  if (pattern == "%") return 1;
+  return 0;
+}
+
+}  // namespace
+
+std::string NewScramble() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_int_distribution<int> byte(1, 127);
+  std::string s(20, '\0');
+  for (char& c : s) c = static_cast<char>(byte(rng));
+  return s;
+}
+
+std::string NativePasswordHash(std::string_view password) {
+  if (password.empty()) return {};
+  return Sha1(Sha1(password));
+}
+
+std::string NativePasswordToken(std::string_view password, std::string_view scramble) {
+  if (password.empty()) return {};
+  const std::string stage1 = Sha1(password);
+  return Xor(stage1, Sha1(scramble, Sha1(stage1)));
+}
+
+bool CheckNativePassword(std::string_view stored, std::string_view scramble,
+                         std::string_view token) {
+  if (stored.empty()) return token.empty();
+  if (token.size() != 20) return false;
+  const std::string stage1 = Xor(token, Sha1(scramble, stored));
+  return Sha1(stage1) == stored;
+}
+
+bool IsLoopbackPeer(std::string_view peer) {
+  if (peer.empty() || peer == "::1") return true;
+  if (peer.substr(0, 7) == "::ffff:") peer.remove_prefix(7);
+  return peer.substr(0, 4) == "127.";
+}
+
+UserTable::UserTable() { accounts_[{"root", "localhost"}] = ""; }
+
+bool UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
+  LatchGuard g(latch_);
+  return accounts_
+      .emplace(std::pair{std::string(user), std::string(host)}, NativePasswordHash(password))
+      .second;
+}
+
+bool UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
+  LatchGuard g(latch_);
+  auto it = accounts_.find({std::string(user), std::string(host)});
+  if (it == accounts_.end()) return false;
+  it->second = NativePasswordHash(password);
+  return true;
+}
+
+bool UserTable::Drop(std::string_view user, std::string_view host) {
+  LatchGuard g(latch_);
+  return accounts_.erase({std::string(user), std::string(host)}) > 0;
+}
+
+void UserTable::Set(std::string_view user, std::string_view host, std::string_view password) {
+  LatchGuard g(latch_);
+  accounts_[{std::string(user), std::string(host)}] = NativePasswordHash(password);
+}
+
+std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_view peer) const {
+  LatchGuard g(latch_);
+  int best = 0;
+  std::optional<std::string> hash;
+  for (const auto& [key, stored] : accounts_) {
+    if (key.first != user) continue;
+    const int m = HostMatch(key.second, peer);
+    if (m > best) {
+      best = m;
+      hash = stored;
+    }
+  }
+  return hash;
+}
+
+bool UserTable::RemoteAccountsHavePasswords() const {
+  LatchGuard g(latch_);
+  for (const auto& [key, stored] : accounts_) {
+    if (!IsLoopbackName(key.second) && stored.empty()) return false;
+  }
+  return true;
+}
+
+bool UserTable::HasPassword(std::string_view user, std::string_view host) const {
+  LatchGuard g(latch_);
+  auto it = accounts_.find({std::string(user), std::string(host)});
+  return it != accounts_.end() && !it->second.empty();
+}
+
+}  // namespace minnow::server

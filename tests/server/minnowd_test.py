@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""minnowd driven by real clients: Debian's mariadb client (batch mode), PyMySQL and raw sockets.
+
+  minnowd_test.py BUILD/tools/minnowd
+
+Starts minnowd on a free loopback port over a fresh database, runs every check, stops it with
+SIGTERM (it must exit 0) and exits 1 listing the failed checks.
+"""
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+try:
+    import pymysql
+except ImportError:  # Debian's python3-pymysql, when python3 is not Debian's
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import pymysql
+
+FAILED = []
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
+    if not cond:
+        FAILED.append(name)
+
+
+class Minnowd:
+    def __init__(self, binary, tmp, *args):
+        self.proc = subprocess.Popen(
+            [binary, "--db", os.path.join(tmp, "t.minnow"), "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if "listening on" not in line:
+            raise RuntimeError("minnowd did not start: " + line + self.proc.stderr.read())
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return -9
+
+
+def connect(port, **kw):
+    kw.setdefault("user", "root")
+    return pymysql.connect(host="127.0.0.1", port=port, connect_timeout=10, **kw)
+
+
+def mariadb(port, sql, *extra):
+    return subprocess.run(["mariadb", "-h127.0.0.1", f"-P{port}", "-uroot", "--batch", *extra,
+                           "-e", sql], capture_output=True, text=True, timeout=60)
+
+
+def test_mariadb_client(port):
+    r = mariadb(port, "CREATE TABLE t (id int NOT NULL PRIMARY KEY, v varchar(20)) ENGINE=InnoDB;"
+                      "INSERT INTO t VALUES (1,'a'),(2,'b'),(3,NULL);"
+                      "SELECT id, v FROM t ORDER BY id;")
+    check("mariadb: create, insert, select", r.returncode == 0 and
+          r.stdout == "id\tv\n1\ta\n2\tb\n3\tNULL\n", r.stdout + r.stderr)
+    r = mariadb(port, "SELECT * FROM missing")
+    check("mariadb: 1146 with its SQLSTATE", r.returncode == 1 and
+          "ERROR 1146 (42S02)" in r.stderr, r.stderr)
+    r = mariadb(port, "SELECT @@version_comment LIMIT 1")
+    check("mariadb: @@version_comment", r.returncode == 0 and "minnow" in r.stdout, r.stderr)
+    r = mariadb(port, "SET NAMES utf8mb4; SET autocommit = 1; SHOW DATABASES; SHOW TABLES;"
+                      "SELECT DATABASE(), USER()")
+    check("mariadb: connect-time statements", r.returncode == 0 and
+          "performance_schema\ntest\n" in r.stdout and "Tables_in_test\nt\n" in r.stdout and
+          "test\troot@localhost" in r.stdout, r.stdout + r.stderr)
+    r = mariadb(port, "status")
+    check("mariadb: the status command", r.returncode == 0 and not r.stderr and
+          "Current user:\t\troot@localhost" in r.stdout and "Uptime:" in r.stdout,
+          r.stdout + r.stderr)
+    r = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{port}", "-uroot", "-pwrong", "-e",
+                        "SELECT 1"], capture_output=True, text=True, timeout=60)
+    check("mariadb: a wrong password is 1045", "ERROR 1045 (28000)" in r.stderr, r.stderr)
+
+
+def test_pymysql(port):
+    c = connect(port, autocommit=False)
+    cur = c.cursor()
+    cur.execute("INSERT INTO t VALUES (4, 'd')")
+    check("pymysql: affected rows", cur.rowcount == 1)
+    check("pymysql: in-transaction status", c.server_status & 1 == 1, c.server_status)
+    c.commit()
+    check("pymysql: status after commit", c.server_status & 1 == 0, c.server_status)
+    cur.execute("SELECT v FROM t WHERE id = %s", (4,))
+    check("pymysql: select a committed row", cur.fetchall() == (("d",),))
+    try:
+        cur.execute("INSERT INTO t VALUES (4, 'dup')")
+        check("pymysql: 1062", False, "no error")
+    except pymysql.err.IntegrityError as e:
+        check("pymysql: 1062", e.args[0] == 1062, e)
+    c.rollback()
+    cur.execute("SELECT CONNECTION_ID()")
+    check("pymysql: connection id is the thread id", int(cur.fetchone()[0]) == c.thread_id())
+    c.ping()
+    c.select_db("test") if False else None
+    # Users: CREATE USER, then log in with and without the password.
+    cur.execute("CREATE USER 'app'@'localhost' IDENTIFIED BY 's3cret'")
+    a = connect(port, user="app", password="s3cret")
+    a.cursor().execute("SELECT 1")
+    a.close()
+    try:
+        connect(port, user="app", password="nope")
+        check("pymysql: wrong password refused", False, "connected")
+    except pymysql.err.OperationalError as e:
+        check("pymysql: wrong password refused", e.args[0] == 1045, e)
+    cur.execute("ALTER USER 'app'@'localhost' IDENTIFIED BY 'other'")
+    connect(port, user="app", password="other").close()
+    check("pymysql: ALTER USER's password works", True)
+    c.close()
+    m = connect(port, client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+    mc = m.cursor()
+    mc.execute("SELECT 1; SELECT 2, 3")
+    first = mc.fetchall()
+    mc.nextset()
+    second = mc.fetchall()
+    check("pymysql: multi-statements", first == ((1,),) or first == (("1",),), first)
+    check("pymysql: second result", len(second) == 1 and len(second[0]) == 2, second)
+    m.close()
+
+
+def recv_packet(s):
+    head = b""
+    while len(head) < 4:
+        chunk = s.recv(4 - len(head))
+        if not chunk:
+            return None, None
+        head += chunk
+    n = head[0] | head[1] << 8 | head[2] << 16
+    body = b""
+    while len(body) < n:
+        chunk = s.recv(n - len(body))
+        if not chunk:
+            return None, None
+        body += chunk
+    return head[3], body
+
+
+def raw_login(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    seq, greeting = recv_packet(s)
+    caps = (1 << 9) | (1 << 15) | (1 << 19)
+    resp = struct.pack("<IIB23x", caps, 1 << 24, 45) + b"root\0" + b"\0" + \
+        b"mysql_native_password\0"
+    s.sendall(struct.pack("<I", len(resp))[:3] + bytes([1]) + resp)
+    seq, ok = recv_packet(s)
+    return s, ok
+
+
+def send(s, payload, seq=0):
+    s.sendall(struct.pack("<I", len(payload))[:3] + bytes([seq]) + payload)
+
+
+def test_raw(port, server):
+    s, ok = raw_login(port)
+    check("raw: login", ok is not None and ok[0] == 0, ok)
+    send(s, b"")
+    _, r = recv_packet(s)
+    check("raw: an empty command is an error", r is not None and r[0] == 0xff, r)
+    send(s, b"\x0c\x01")  # COM_PROCESS_KILL without its 4-byte id
+    _, r = recv_packet(s)
+    check("raw: a truncated COM_PROCESS_KILL is 1835",
+          r is not None and r[0] == 0xff and struct.unpack("<H", r[1:3])[0] == 1835, r)
+    send(s, b"\x63")  # no such command
+    _, r = recv_packet(s)
+    check("raw: an unknown command is 1047",
+          r is not None and struct.unpack("<H", r[1:3])[0] == 1047, r)
+    send(s, b"\x0e")
+    _, r = recv_packet(s)
+    check("raw: COM_PING after the errors", r is not None and r[0] == 0, r)
+    send(s, b"\x09")
+    _, r = recv_packet(s)
+    check("raw: COM_STATISTICS", r is not None and r.startswith(b"Uptime: "), r)
+    send(s, b"\x0e", seq=5)
+    _, r = recv_packet(s)
+    check("raw: a command with seq 5 is 1156",
+          r is not None and struct.unpack("<H", r[1:3])[0] == 1156, r)
+    s.close()
+    # Truncated greeting replies and garbage.
+    for junk in [b"", b"\x05\x00", b"\x03\x00\x00\x01abc", b"\xff" * 200]:
+        t = socket.create_connection(("127.0.0.1", port), timeout=10)
+        recv_packet(t)
+        t.sendall(junk)
+        if len(junk) >= 7:
+            t.shutdown(socket.SHUT_WR)
+            recv_packet(t)
+        t.close()
+    check("raw: garbage handshakes leave the server up", server.alive())
+    # Oversize: 4 full chunks make 64 MiB, the fifth header passes max_allowed_packet.
+    s, _ = raw_login(port)
+    chunk = b"\x03" + b"x" * (0xffffff - 1)
+    for i in range(4):
+        s.sendall(b"\xff\xff\xff" + bytes([i]) + chunk)
+        chunk = b"x" * 0xffffff
+    s.sendall(b"\xff\xff\xff\x04")
+    _, r = recv_packet(s)
+    check("raw: a packet over max_allowed_packet is 1153",
+          r is not None and struct.unpack("<H", r[1:3])[0] == 1153, r)
+    s.close()
+    check("raw: server up after the oversize packet", server.alive())
+
+
+def read_result_packets(s):
+    """Packets up to the EOF that ends a result set (no DEPRECATE_EOF: two EOFs)."""
+    out, eofs = [], 0
+    while eofs < 2:
+        _, p = recv_packet(s)
+        if p is None or p[0] == 0xff:
+            return out, p
+        if p[0] == 0xfe and len(p) < 9:
+            eofs += 1
+        else:
+            out.append(p)
+    return out, None
+
+
+def test_prepared(port):
+    """COM_STMT_PREPARE / EXECUTE over a raw socket: typed parameters substituted safely,
+    binary rows, CLOSE; the values read back through the text protocol."""
+    s, _ = raw_login(port)
+    send(s, b"\x16INSERT INTO t VALUES (?, ?)")
+    _, ok = recv_packet(s)
+    check("ps: prepare an INSERT", ok is not None and ok[0] == 0, ok)
+    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
+    check("ps: two parameters, no columns", (ncols, nparams) == (0, 2), (ncols, nparams))
+    for _ in range(nparams + 1):  # parameter definitions and their EOF
+        recv_packet(s)
+    tricky = b"'); DROP t;-- \\\"\x00"  # fits varchar(20)
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x00" + b"\x01" + \
+        struct.pack("<HH", 8, 253) + struct.pack("<q", 77) + bytes([len(tricky)]) + tricky
+    send(s, b"\x17" + body)
+    _, r = recv_packet(s)
+    check("ps: execute the INSERT", r is not None and r[0] == 0 and r[1] == 1, r)
+    # Types remembered: execute again without rebinding them, the second value NULL.
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x02" + b"\x00" + struct.pack("<q", 78)
+    send(s, b"\x17" + body)
+    _, r = recv_packet(s)
+    check("ps: types remembered per statement", r is not None and r[0] == 0, r)
+    send(s, b"\x19" + struct.pack("<I", stmt_id))  # CLOSE: no reply
+    send(s, b"\x17" + struct.pack("<IBI", stmt_id, 0, 1))
+    _, r = recv_packet(s)
+    check("ps: a closed statement is 1243",
+          r is not None and r[0] == 0xff and struct.unpack("<H", r[1:3])[0] == 1243, r)
+    send(s, b"\x16SELECT id, v FROM t WHERE id >= ? ORDER BY id")
+    _, ok = recv_packet(s)
+    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
+    check("ps: PREPARE tells a SELECT's columns", (ncols, nparams) == (2, 1), (ncols, nparams))
+    for _ in range(nparams + 1 + ncols + 1):
+        recv_packet(s)
+    body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x00\x01" + struct.pack("<H", 8) + \
+        struct.pack("<q", 77)
+    send(s, b"\x17" + body)
+    _, count = recv_packet(s)
+    packets, err = read_result_packets(s)
+    rows = packets[2:]  # after the two column definitions
+    check("ps: execute a SELECT: two binary rows", err is None and count == b"\x02" and
+          len(rows) == 2, (count, packets, err))
+    if len(rows) == 2:
+        # Row 1: header, bitmap (1 byte), id as LONGLONG, v as string<lenenc>.
+        r1 = rows[0]
+        check("ps: binary row values", r1[0] == 0 and struct.unpack("<q", r1[2:10])[0] == 77 and
+              r1[11:] == tricky, r1)
+        check("ps: a NULL in the bitmap", rows[1][1] & 0x08 != 0, rows[1])
+    s.close()
+    c = connect(port)
+    cur = c.cursor()
+    cur.execute("SELECT v FROM t WHERE id = 77")
+    check("ps: the string went in byte for byte", cur.fetchone()[0].encode() == tricky)
+    cur.execute("SELECT count(*) FROM t WHERE id = 78 AND v IS NULL")
+    check("ps: the NULL went in", int(cur.fetchone()[0]) == 1)
+    c.close()
+
+
+def test_disconnect_releases_locks(port):
+    a = connect(port, autocommit=False)
+    ac = a.cursor()
+    ac.execute("UPDATE t SET v = 'locked' WHERE id = 1")
+    b = connect(port, autocommit=False)
+    bc = b.cursor()
+    bc.execute("SET innodb_lock_wait_timeout = 20")
+    result = {}
+
+    def wait_for_row():
+        t0 = time.time()
+        try:
+            bc.execute("UPDATE t SET v = 'b' WHERE id = 1")
+            result["ok"] = time.time() - t0
+        except Exception as e:  # noqa: BLE001
+            result["error"] = e
+    th = threading.Thread(target=wait_for_row)
+    th.start()
+    obs = connect(port)
+    oc = obs.cursor()
+    for _ in range(100):
+        oc.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
+        if int(oc.fetchone()[0]) >= 1:
+            break
+        time.sleep(0.05)
+    oc.execute("SELECT count(*) FROM information_schema.innodb_trx")
+    check("disconnect: two transactions are seen over the wire", int(oc.fetchone()[0]) == 2)
+    # The client vanishes mid-transaction, without COM_QUIT (shutdown: PyMySQL's reader still
+    # holds the descriptor).
+    a._sock.shutdown(socket.SHUT_RDWR)
+    th.join(30)
+    check("disconnect: the waiter gets the row once the holder is gone", "ok" in result and
+          result["ok"] < 10, result)
+    b.rollback()
+    # A statement waiting for a lock whose client hangs up is cancelled.
+    bc.execute("UPDATE t SET v = 'b' WHERE id = 2")
+    c = connect(port, autocommit=False)
+    c.cursor().execute("SET innodb_lock_wait_timeout = 60")
+    csock = c._sock
+    send_q = b"\x03UPDATE t SET v = 'c' WHERE id = 2"
+    csock.sendall(struct.pack("<I", len(send_q))[:3] + b"\x00" + send_q)
+    time.sleep(0.5)
+    csock.shutdown(socket.SHUT_RDWR)
+    gone = False
+    for _ in range(50):
+        oc.execute("SELECT count(*) FROM information_schema.innodb_trx")
+        if int(oc.fetchone()[0]) == 1:
+            gone = True
+            break
+        time.sleep(0.1)
+    check("disconnect: a lock waiter whose client left is rolled back", gone)
+    b.rollback()
+    # KILL CONNECTION from another session.
+    k = connect(port)
+    kid = k.thread_id()
+    oc.execute("SHOW PROCESSLIST")
+    ids = [int(r[0]) for r in oc.fetchall()]
+    check("processlist shows every connection", kid in ids and b.thread_id() in ids, ids)
+    oc.execute(f"KILL {kid}")
+    try:
+        k.cursor().execute("SELECT 1")
+        check("KILL ends the connection", False, "query ran")
+    except pymysql.err.OperationalError:
+        check("KILL ends the connection", True)
+    try:
+        oc.execute("KILL 999999")
+        check("KILL of no such thread is 1094", False, "no error")
+    except pymysql.err.InternalError as e:
+        check("KILL of no such thread is 1094", e.args[0] == 1094, e)
+    except pymysql.err.OperationalError as e:
+        check("KILL of no such thread is 1094", e.args[0] == 1094, e)
+    b.close()
+    obs.close()
+
+
+def test_sysbench(port):
+    """sysbench's OLTP statements through minnowd for a few seconds, as prepared statements
+    (its default): no error may stop it. No DISTINCT ranges (the SQL front refuses SELECT
+    DISTINCT with 1235)."""
+    if shutil.which("sysbench") is None:
+        check("sysbench installed (apt-get install sysbench)", False)
+        return
+    common = ["--mysql-host=127.0.0.1", f"--mysql-port={port}", "--mysql-user=root",
+              "--mysql-db=test", "--tables=1", "--table-size=200"]
+    r = subprocess.run(["sysbench", "oltp_read_write", *common, "prepare"], capture_output=True,
+                       text=True, timeout=120)
+    check("sysbench: prepare", r.returncode == 0, r.stdout + r.stderr)
+    r = subprocess.run(["sysbench", "oltp_read_write", *common, "--distinct_ranges=0",
+                        "--threads=2", "--time=3", "run"], capture_output=True, text=True,
+                       timeout=120)
+    txns = 0
+    for line in r.stdout.splitlines():
+        if line.strip().startswith("transactions:"):
+            txns = int(line.split()[1])
+    check("sysbench: oltp_read_write runs", r.returncode == 0 and txns > 0 and
+          "FATAL" not in r.stdout + r.stderr, r.stdout[-2000:] + r.stderr[-2000:])
+
+
+def test_deadlock(port):
+    """Two connections each holding a row and wanting the other's: one gets 1213 (and is rolled
+    back), the other proceeds."""
+    a, b = connect(port, autocommit=False), connect(port, autocommit=False)
+    a.cursor().execute("UPDATE t SET v = 'a' WHERE id = 1")
+    b.cursor().execute("UPDATE t SET v = 'b' WHERE id = 2")
+    outcome = {}
+
+    def run(name, conn, row):
+        try:
+            conn.cursor().execute(f"UPDATE t SET v = '{name}' WHERE id = {row}")
+            outcome[name] = 0
+        except pymysql.err.MySQLError as e:
+            outcome[name] = e.args[0]
+    ta = threading.Thread(target=run, args=("a", a, 2))
+    ta.start()
+    time.sleep(0.5)  # a waits for b's row
+    run("b", b, 1)
+    ta.join(30)
+    check("deadlock: exactly one victim with 1213, the other proceeds",
+          sorted(outcome.values()) == [0, 1213], outcome)
+    a.rollback()
+    b.rollback()
+    a.close()
+    b.close()
+
+
+def test_max_connections(binary, tmp):
+    d = tempfile.mkdtemp(dir=tmp)
+    srv = Minnowd(binary, d, "--max-connections", "2", "--wait-timeout", "1")
+    try:
+        conns = [connect(srv.port), connect(srv.port)]
+        try:
+            connect(srv.port)
+            check("max_connections: the third is 1040", False, "connected")
+        except pymysql.err.OperationalError as e:
+            check("max_connections: the third is 1040", e.args[0] == 1040, e)
+        time.sleep(2.5)  # wait_timeout 1 s: both idle connections are closed
+        try:
+            conns[0].cursor().execute("SELECT 1")
+            check("wait_timeout closes an idle connection", False, "query ran")
+        except pymysql.err.OperationalError:
+            check("wait_timeout closes an idle connection", True)
+        connect(srv.port).close()
+        check("a slot frees once idle connections are closed", True)
+    finally:
+        check("minnowd (second) exits 0 on SIGTERM", srv.stop() == 0)
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    if shutil.which("mariadb") is None:
+        print("mariadb client missing (apt-get install mariadb-client)")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="minnowd_test_")
+    srv = Minnowd(binary, tmp)
+    try:
+        test_mariadb_client(srv.port)
+        test_pymysql(srv.port)
+        test_raw(srv.port, srv)
+        test_prepared(srv.port)
+        test_disconnect_releases_locks(srv.port)
+        test_deadlock(srv.port)
+        test_sysbench(srv.port)
+        test_max_connections(binary, tmp)
+    except Exception as e:  # noqa: BLE001
+        check("no unexpected exception", False, repr(e))
+    finally:
+        rc = srv.stop()
+        check("minnowd exits 0 on SIGTERM", rc == 0, rc)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{0 if FAILED else 1} passed, {1 if FAILED else 0} failed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

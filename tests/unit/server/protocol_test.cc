@@ -1,0 +1,194 @@
+// The wire protocol's pieces without a socket: framing, basic types, handshake parsing,
+// mysql_native_password and the statements minnowd answers itself.
+#include "server/protocol.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "server/admin_statement.h"
+#include "server/packet.h"
+#include "server/prepared_statement.h"
+#include "server/users.h"
+#include "server/wire.h"
+
+using namespace minnow::server;
+
+TEST_CASE("a payload of 2^24-1 bytes or more is split, and reassembled", "[server]") {
+  const std::string payload(kMaxPacketChunk * 2 + 5, 'x');
+  uint8_t seq = 3;
+  std::string wire;
+  AppendPackets(payload, &seq, &wire);
+  CHECK(seq == 6);  // three packets: two full chunks and one of 5 bytes
+  CHECK(wire.size() == payload.size() + 3 * 4);
+
+  PacketReader reader(payload.size());
+  reader.Feed(wire.substr(0, wire.size() - 1));
+  std::string out;
+  uint8_t first = 0;
+  CHECK(reader.Next(&out, &first) == PacketReader::Outcome::kNeedMore);
+  reader.Feed(wire.substr(wire.size() - 1));
+  REQUIRE(reader.Next(&out, &first) == PacketReader::Outcome::kPayload);
+  CHECK(out == payload);
+  CHECK(first == 3);
+  CHECK(reader.next_seq() == 6);
+  CHECK(reader.buffered() == 0);
+}
+
+TEST_CASE("a multiple of the chunk size ends with an empty packet", "[server]") {
+  uint8_t seq = 0;
+  std::string wire;
+  AppendPackets(std::string(kMaxPacketChunk, 'y'), &seq, &wire);
+  CHECK(seq == 2);
+  CHECK(wire.size() == kMaxPacketChunk + 8);
+}
+
+TEST_CASE("too large and out-of-order packets are refused from their headers", "[server]") {
+  PacketReader reader(10);
+  reader.Feed(std::string("\x0b\x00\x00\x00", 4));  // 11 bytes announced, none sent
+  std::string out;
+  uint8_t first = 0;
+  CHECK(reader.Next(&out, &first) == PacketReader::Outcome::kTooLarge);
+
+  PacketReader r2(1u << 30);
+  std::string wire;
+  uint8_t seq = 0;
+  AppendPackets(std::string(kMaxPacketChunk, 'z'), &seq, &wire);
+  wire[kMaxPacketChunk + 4 + 3] = 7;  // the empty continuation's id should be 1
+  r2.Feed(wire);
+  CHECK(r2.Next(&out, &first) == PacketReader::Outcome::kOutOfOrder);
+}
+
+TEST_CASE("length-encoded integers round-trip and truncation is an error", "[server]") {
+  for (uint64_t v : {0ull, 250ull, 251ull, 65535ull, 65536ull, 16777215ull, 16777216ull, ~0ull}) {
+    WireWriter w;
+    w.LenencInt(v);
+    WireReader r(w.data());
+    CHECK(r.LenencInt() == v);
+    CHECK(r.at_end());
+    WireReader cut(std::string_view(w.data()).substr(0, w.data().size() - 1));
+    CHECK(!cut.LenencInt().has_value());
+  }
+  WireReader bad(
+      std::string_view("\x05"
+                       "abc",
+                       4));  // says 5 bytes, has 3
+  CHECK(!bad.LenencString().has_value());
+  CHECK(bad.remaining() == 4);
+}
+
+TEST_CASE("mysql_native_password accepts the right token only", "[server]") {
+  const std::string scramble = NewScramble();
+  REQUIRE(scramble.size() == 20);
+  CHECK(scramble.find('\0') == std::string::npos);
+  const std::string stored = NativePasswordHash("secret");
+  CHECK(CheckNativePassword(stored, scramble, NativePasswordToken("secret", scramble)));
+  CHECK(!CheckNativePassword(stored, scramble, NativePasswordToken("Secret", scramble)));
+  CHECK(!CheckNativePassword(stored, scramble, ""));
+  CHECK(CheckNativePassword("", scramble, ""));
+  CHECK(!CheckNativePassword("", scramble, NativePasswordToken("x", scramble)));
+}
+
+TEST_CASE("accounts match hosts, most specific first", "[server]") {
+  UserTable users;
+  CHECK(users.Lookup("root", "127.0.0.1") == std::string());
+  CHECK(!users.Lookup("root", "10.0.0.5").has_value());
+  CHECK(users.RemoteAccountsHavePasswords());
+  CHECK(users.Create("app", "%", ""));
+  CHECK(!users.RemoteAccountsHavePasswords());
+  CHECK(!users.Create("app", "%", "x"));
+  CHECK(users.Alter("app", "%", "pw"));
+  CHECK(users.RemoteAccountsHavePasswords());
+  CHECK(users.Lookup("app", "10.0.0.5") == NativePasswordHash("pw"));
+  CHECK(users.Drop("app", "%"));
+  CHECK(!users.Lookup("app", "10.0.0.5").has_value());
+}
+
+TEST_CASE("a handshake response is parsed, a truncated one refused", "[server]") {
+  WireWriter w;
+  w.Int4(kClientProtocol41 | kClientSecureConnection | kClientPluginAuth | kClientConnectWithDb);
+  w.Int4(1 << 24);
+  w.Int1(kCharsetUtf8mb4);
+  w.Zeros(23);
+  w.NulString("bob");
+  w.Int1(3);
+  w.Bytes("abc");
+  w.NulString("shop");
+  w.NulString("caching_sha2_password");
+  auto h = ParseHandshakeResponse(w.data());
+  REQUIRE(h.has_value());
+  CHECK(h->user == "bob");
+  CHECK(h->auth_response == "abc");
+  CHECK(h->database == "shop");
+  CHECK(h->auth_plugin == "caching_sha2_password");
+  for (size_t n = 0; n < 36; ++n) CHECK(!ParseHandshakeResponse(w.data().substr(0, n)));
+}
+
+TEST_CASE("KILL and the account statements are the server's", "[server]") {
+  auto k = ParseAdminStatement("KILL QUERY 42");
+  REQUIRE(k.has_value());
+  REQUIRE(k->ok());
+  CHECK(k->value().kind == AdminStatement::Kind::kKillQuery);
+  CHECK(k->value().thread_id == 42);
+  auto c = ParseAdminStatement(" create user 'u'@'localhost' identified by 'p';");
+  REQUIRE(c.has_value());
+  REQUIRE(c->ok());
+  CHECK(c->value().user == "u");
+  CHECK(c->value().host == "localhost");
+  CHECK(c->value().password == "p");
+  auto bad = ParseAdminStatement("ALTER USER u IDENTIFIED WITH caching_sha2_password BY 'x'");
+  REQUIRE(bad.has_value());
+  CHECK(!bad->ok());
+  CHECK(bad->error().code == 1524);
+  CHECK(ParseAdminStatement("KILL x").value().error().code == 1064);
+  CHECK(!ParseAdminStatement("CREATE TABLE t (a int)").has_value());
+  CHECK(!ParseAdminStatement("SELECT 1").has_value());
+}
+
+TEST_CASE("placeholders outside strings, names and comments", "[server]") {
+  const std::string sql =
+      "SELECT '?', \"?\", `?`, 'it''s ?', 'a\\'?' /* ? */ -- ?\n, ? # ?\n FROM t WHERE a = ? "
+      "/*! AND b = ? */";
+  const std::vector<size_t> p = FindPlaceholders(sql);
+  REQUIRE(p.size() == 3);
+  for (size_t at : p) CHECK(sql[at] == '?');
+  CHECK(QuoteStringLiteral(std::string("a'b\\c\0d\n", 8)) == "'a\\'b\\\\c\\0d\\n'");
+}
+
+TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") {
+  PreparedStatement stmt;
+  stmt.sql = "SELECT ? + ?, ?";
+  stmt.placeholders = FindPlaceholders(stmt.sql);
+  WireWriter w;
+  w.Int4(1);
+  w.Int1(0);
+  w.Int4(1);
+  w.Int1(0x04);  // the third parameter is NULL
+  w.Int1(1);     // new types follow
+  w.Int2(kTypeTiny | 0x8000);
+  w.Int2(kTypeLongLong);
+  w.Int2(kTypeVarString);
+  w.Int1(200);  // unsigned 200
+  w.Int8(static_cast<uint64_t>(-5));
+  auto sql = BindExecute(w.data(), &stmt);
+  REQUIRE(sql.ok());
+  CHECK(*sql == "SELECT 200 + -5, NULL");
+
+  WireWriter again;  // no new types: the last ones are used
+  again.Int4(1);
+  again.Int1(0);
+  again.Int4(1);
+  again.Int1(0x00);
+  again.Int1(0);
+  again.Int1(1);
+  again.Int8(2);
+  again.LenencString("x'y");
+  sql = BindExecute(again.data(), &stmt);
+  REQUIRE(sql.ok());
+  CHECK(*sql == "SELECT 1 + 2, 'x\\'y'");
+
+  // Every truncation of the packet is an error, never a read past its end.
+  for (size_t n = 0; n < again.data().size(); ++n) {
+    PreparedStatement copy = stmt;
+    CHECK(!BindExecute(again.data().substr(0, n), &copy).ok());
+  }
+}

@@ -1,0 +1,133 @@
+// minnowd: the MySQL wire-protocol server over a minnow database.
+//
+//   minnowd --db PATH [--port 3306] [--bind 127.0.0.1] [--socket PATH] [--users FILE]
+//           [--max-connections 151] [--wait-timeout 28800]
+//
+// --port 0 picks a free port. Once listening it prints "minnowd: listening on ADDRESS:PORT" on
+// stdout (tests read the port from it). SIGINT or SIGTERM stops it: every connection ends (open
+// transactions roll back) and the database closes cleanly.
+//
+// --users FILE: one account per line, "name@host password" ('#' starts a comment; host '%' is
+// any host); it adds to (or replaces) the default root@localhost with no password. A --bind
+// address other than the loopback needs a password on every non-loopback account.
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "minnow/db.h"
+#include "server/server.h"
+#include "sql_lite_front/sql_engine.h"
+
+namespace {
+
+int Usage() {
+  std::cerr << "usage: minnowd --db PATH [--port 3306] [--bind 127.0.0.1] [--socket PATH] "
+               "[--users FILE] [--max-connections N] [--wait-timeout SECONDS]\n";
+  return 2;
+}
+
+bool LoadUsers(const std::string& path, minnow::server::UserTable* users) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "minnowd: cannot read " << path << "\n";
+    return false;
+  }
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find(' ');
+    const std::string account = line.substr(0, space);
+    const std::string password = space == std::string::npos ? "" : line.substr(space + 1);
+    const size_t at = account.find('@');
+    if (at == 0 || account.empty()) {
+      std::cerr << "minnowd: " << path << ":" << n << ": expected 'name@host password'\n";
+      return false;
+    }
+    users->Set(account.substr(0, at), at == std::string::npos ? "%" : account.substr(at + 1),
+               password);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string db_path, users_path;
+  minnow::server::ServerOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return Usage();
+    const std::string v = argv[++i];
+    if (a == "--db") {
+      db_path = v;
+    } else if (a == "--port") {
+      options.port = static_cast<uint16_t>(std::stoul(v));
+    } else if (a == "--bind") {
+      options.bind_address = v;
+    } else if (a == "--socket") {
+      options.socket_path = v;
+    } else if (a == "--users") {
+      users_path = v;
+    } else if (a == "--max-connections") {
+      options.max_connections = static_cast<uint32_t>(std::stoul(v));
+    } else if (a == "--wait-timeout") {
+      options.wait_timeout_s = static_cast<uint32_t>(std::stoul(v));
+    } else {
+      return Usage();
+    }
+  }
+  if (db_path.empty()) return Usage();
+
+  // SIGINT/SIGTERM go to one waiting thread only.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto db = minnow::Database::Open(minnow::Options{.path = db_path});
+  if (!db.ok()) {
+    std::cerr << "minnowd: " << db.status().ToString() << "\n";
+    return 1;
+  }
+  int rc = 0;
+  {
+    auto engine = minnow::sql::SqlEngine::Open(db->get());
+    if (!engine.ok()) {
+      std::cerr << "minnowd: " << engine.error().ToString() << "\n";
+      return 1;
+    }
+    minnow::server::Server server(engine->get(), options);
+    if (!users_path.empty() && !LoadUsers(users_path, &server.users())) return 1;
+    minnow::Status st = server.Listen();
+    if (!st.ok()) {
+      std::cerr << "minnowd: " << st.ToString() << "\n";
+      return 1;
+    }
+    std::cout << "minnowd: listening on " << options.bind_address << ":" << server.port()
+              << std::endl;
+    std::thread stopper([&] {
+      int sig = 0;
+      sigwait(&signals, &sig);
+      server.Stop();
+    });
+    server.Run();
+    pthread_kill(stopper.native_handle(), SIGTERM);  // wakes it if Run ended another way
+    stopper.join();
+  }
+  minnow::Status st = (*db)->Close();
+  if (!st.ok()) {
+    std::cerr << "minnowd: close: " << st.ToString() << "\n";
+    rc = 1;
+  }
+  return rc;
+}
