@@ -16,7 +16,8 @@ struct Database::Impl {
 struct Session::Impl {
   DatabaseCore* db;
   TransactionOptions autocommit;
-  std::unique_ptr<TableLockOwner> table_lock_owner;  // made on first use
+  // Made with the session, so other threads (KILL QUERY, processlist) may ask it at any time.
+  std::unique_ptr<TableLockOwner> table_lock_owner;
 };
 
 namespace {
@@ -61,10 +62,15 @@ Result<Keyspace> Database::OpenKeyspace(std::string_view name) {
 
 Result<std::vector<std::string>> Database::ListKeyspaces() { return impl_->core->ListKeyspaces(); }
 
+void Database::set_max_write_lock_count(uint64_t n) {
+  impl_->core->heap_tables()->globals()->set_max_write_lock_count(n);
+}
+
 Result<std::unique_ptr<Session>> Database::NewSession() {
   if (impl_->core->closed()) return Status::Closed("the database is closed");
   auto impl = std::make_unique<Session::Impl>();
   impl->db = impl_->core.get();
+  impl->table_lock_owner = std::make_unique<TableLockOwner>(impl->db->heap_tables()->NextOwnerId());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -94,17 +100,13 @@ HeapTables* Database::heap_tables_internal() const { return impl_->core->heap_ta
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-TableLockOwner* Session::table_lock_owner_internal() {
-  if (impl_->table_lock_owner == nullptr) {
-    impl_->table_lock_owner =
-        std::make_unique<TableLockOwner>(impl_->db->heap_tables()->NextOwnerId());
-  }
-  return impl_->table_lock_owner.get();
-}
+TableLockOwner* Session::table_lock_owner_internal() { return impl_->table_lock_owner.get(); }
 
 void Session::InterruptTableLockWait(bool interrupted) {
   table_lock_owner_internal()->SetInterrupted(interrupted);
 }
+
+bool Session::waiting_for_table_lock() { return table_lock_owner_internal()->waiting(); }
 
 Result<std::unique_ptr<Transaction>> Session::Begin(const TransactionOptions& options) {
   if (impl_->db->closed()) return Status::Closed("the database is closed");

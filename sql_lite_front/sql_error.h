@@ -75,6 +75,8 @@ enum ErrorCode : uint16_t {
   kErNoSuchTable = 1146,        // 42S02 Table '%s.%s' doesn't exist
   kErCantChangeTxCharacteristics = 1568,  // 25001 Transaction characteristics can't be changed
                                           // while a transaction is in progress
+  kErWarningNotCompleteRollback = 1196,   // (a warning) Some non-transactional changed tables
+                                          // couldn't be rolled back
   kErLockOrActiveTransaction = 1192,      // HY000 Can't execute the given command because you have
                                           // active locked tables or an active transaction
   kErDivisionByZero = 1365,               // 22012 Division by 0

@@ -2,6 +2,7 @@
 
 #include "sql_lite_front/catalog/ddl.h"
 
+#include <chrono>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -36,6 +37,37 @@ TableDef Renamed(const TableCatalog& catalog, const TableDef& def) {
   TableDef next = def;
   NameKeyspaces(catalog, &next);
   return next;
+}
+
+// OPTIMIZE TABLE of a MyISAM table (mi_repair's sort of the data file): under a WRITE lock,
+// rewrites the heap without holes and rebuilds its indexes. False if there were no holes (then
+// nothing changes: MyISAM's "Table is already up to date").
+SqlResult<bool> CompactHeapTable(ExecContext& ctx, const OpenTable& table) {
+  HeapLockOptions options;
+  options.type = HeapLockType::kWrite;
+  options.timeout = std::chrono::seconds(ctx.session->vars.lock_wait_timeout_s());
+  Result<HeapTableLock> lock = table.heap.Lock(ctx.session->kv_session.get(), options);
+  if (!lock.ok()) return FromStatus(lock.status());
+  Result<bool> holes = table.heap.has_holes();
+  if (!holes.ok()) return FromStatus(holes.status());
+  if (!*holes) return false;
+  Status st = table.heap.Compact(*lock);
+  if (!st.ok()) return FromStatus(st);
+  return true;
+}
+
+// CREATE INDEX and DROP INDEX of a MyISAM table: its heap table's indexes are made with it,
+// so the table is rebuilt by copy as `def` (named afresh), as MyISAM's copy does.
+SqlStatus RebuildHeapTable(ExecContext& ctx, const OpenTable& table, TableDef def,
+                           std::string_view algorithm, std::string_view lock) {
+  if (algorithm == "INPLACE" || algorithm == "INSTANT") {
+    return NotSupportedReason(std::string("ALGORITHM=").append(algorithm),
+                              "a MyISAM table's indexes are rebuilt with the table",
+                              "ALGORITHM=COPY");
+  }
+  SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock("COPY", lock, /*index_only=*/false));
+  NameKeyspaces(*ctx.catalog, &def);
+  return CopyTable(ctx, table, def, IdentityMapping(def), false).status();
 }
 
 }  // namespace
@@ -122,6 +154,12 @@ SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTable
       result.rows.push_back({full, "optimize", "status", "Operation failed"});
       continue;
     }
+    if (table->def.table_locking()) {
+      SQL_ASSIGN_OR_RETURN(bool compacted, CompactHeapTable(ctx, *table));
+      result.rows.push_back(
+          {full, "optimize", "status", compacted ? "OK" : "Table is already up to date"});
+      continue;
+    }
     TableDef def = Renamed(*ctx.catalog, table->def);
     auto copied = CopyTable(ctx, *table, def, IdentityMapping(def), false);
     if (!copied.ok()) {
@@ -154,7 +192,8 @@ SqlStatus CheckIndexAlgorithmAndLock(std::string_view algorithm, std::string_vie
 SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateIndexStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
-  SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
+  if (!table->def.table_locking())
+    SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
   if (stmt.index.primary) {
     // CREATE INDEX cannot make a primary key; the parser should not produce one.
     return SqlErr(kErParse, "You have an error in your SQL syntax");
@@ -162,6 +201,12 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
   TableDraft d = DraftOf(table->def);
   SQL_RETURN_IF_ERROR(AddDraftIndex(&d, stmt.index));
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
+  if (table->def.table_locking()) {
+    SQL_RETURN_IF_ERROR(RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock));
+    StatementResult result;
+    result.info = RecordsInfo(0, 0);
+    return result;
+  }
   // Keep the table's keyspaces; name the new index's.
   def.keyspace = table->def.keyspace;
   for (size_t i = 0; i < table->def.indexes.size(); ++i)
@@ -187,7 +232,8 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   }
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
-  SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
+  if (!table->def.table_locking())
+    SQL_RETURN_IF_ERROR(CheckIndexAlgorithmAndLock(stmt.algorithm, stmt.lock));
   int index = table->def.FindIndex(stmt.name);
   if (index < 0) {
     return SqlErr(kErCantDropFieldOrKey, "Can't DROP '", stmt.name,
@@ -196,6 +242,12 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   TableDraft d = DraftOf(table->def);
   d.indexes.erase(d.indexes.begin() + index);
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));  // 1075 if the auto column needs it
+  if (table->def.table_locking()) {
+    SQL_RETURN_IF_ERROR(RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock));
+    StatementResult result;
+    result.info = RecordsInfo(0, 0);
+    return result;
+  }
   def.keyspace = table->def.keyspace;
   for (size_t i = 0, j = 0; i < table->def.indexes.size(); ++i) {
     if (static_cast<int>(i) != index) def.indexes[j++].keyspace = table->def.indexes[i].keyspace;

@@ -6,16 +6,17 @@
 //
 // CREATE TABLE: types, NOT NULL, DEFAULT, AUTO_INCREMENT (must be a key's first column: 1075),
 // PRIMARY KEY (1068 if twice), KEY/INDEX (1061 duplicate names, 1072 unknown column, 1170
-// TEXT/BLOB without a length), UNIQUE secondary keys give 1235 (not yet), ENGINE=InnoDB (MyISAM
-// is accepted and runs as InnoDB with warning 1266 until the table-locking engine lands;
-// others 1286), CHARSET/COLLATE/COMPRESSION ('lz4' or 'none')/MAX_ROWS/AUTO_INCREMENT/ROW_FORMAT
-// /COMMENT accepted.
-// ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table options)
-// and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY or DEFAULT): rows are read in
-// the source's key order (with share record locks unless alter_copy_lock_rows is OFF) and
+// TEXT/BLOB without a length), UNIQUE secondary keys give 1235 (not yet), ENGINE=InnoDB (the
+// row-locking engine) or MyISAM (the table-locking engine: a heap table; others 1286),
+// CHARSET/COLLATE/COMPRESSION ('lz4' or 'none')/MAX_ROWS/AUTO_INCREMENT/ROW_FORMAT /COMMENT
+// accepted. ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table
+// options) and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY or DEFAULT): rows are read
+// in the source's key order (with share record locks unless alter_copy_lock_rows is OFF) and
 // bulk-built into new keyspaces, then the catalog switches, then the old keyspaces are
 // dropped. CREATE INDEX and DROP INDEX add or drop one index keyspace without copying the
-// table, and so does ALTER TABLE ... ALGORITHM=INPLACE with one ADD INDEX or DROP INDEX.
+// table, and so does ALTER TABLE ... ALGORITHM=INPLACE with one ADD INDEX or DROP INDEX; on a
+// MyISAM table they rebuild it by copy (its heap table's indexes are made with it; INPLACE:
+// 1846). OPTIMIZE of a MyISAM table compacts its heap in place instead (no copy).
 // ALGORITHM=INPLACE for anything else, ALGORITHM=INSTANT, and LOCK=NONE or SHARED (every DDL
 // holds an exclusive metadata lock) give 1846 (0A000 "... is not supported. Reason: ... Try
 // ...") and change nothing; LOCK=EXCLUSIVE and DEFAULT are honoured.

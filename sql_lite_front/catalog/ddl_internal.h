@@ -47,8 +47,7 @@ SqlStatus AddDraftColumn(TableDraft* d, const ColumnSpec& spec, size_t position)
 // Adds PRIMARY KEY / KEY / INDEX (1068, 1235 for UNIQUE, 1061 duplicate name; an unnamed
 // index is named after its first column, then "_2", "_3", ... as MySQL does).
 SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec);
-// A table option (ENGINE=, CHARSET=, COMPRESSION=, ...): 1286 for an unknown engine; MyISAM
-// adds warning 1266.
+// A table option (ENGINE=, CHARSET=, COMPRESSION=, ...): 1286 for an unknown engine.
 SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::string>& option,
                            std::vector<SqlWarning>* warnings);
 // Checks the draft (1060, 1072, 1170, 1075, 1063, 1067, 1071, 1059, 1166, 1070) and makes the

@@ -14,6 +14,7 @@
 #include "sql_lite_front/catalog/row_codec.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/storage/table_engine.h"
+#include "sql_lite_front/storage/table_locking_table.h"
 
 namespace minnow::sql {
 namespace {
@@ -67,20 +68,60 @@ SqlStatus LoadCounters(Database* db, OpenTable* table) {
   if (!session.ok()) return Internal(session.status());
   auto txn = (*session)->Begin();
   if (!txn.ok()) return Internal(txn.status());
-  SQL_RETURN_IF_ERROR(OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead)
+  TableLockAccess access;
+  access.session = session->get();
+  SQL_RETURN_IF_ERROR(OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead, access)
                           ->LoadCounters(table->counters.get()));
   Status st = (*txn)->Commit();
   if (!st.ok()) return Internal(st);
   return SqlStatus::OK();
 }
 
-std::vector<std::string> KeyspacesOf(const TableDef& def) {
+std::vector<std::string> KeyspacesOf(const TableDef& def) { return StorageNamesOf(def); }
+
+// Drops the keyspace or heap table (kHeapStoragePrefix) `name`; absent is fine.
+Status DropStorageName(Database* db, const std::string& name) {
+  Status st = name.starts_with(kHeapStoragePrefix) ? HeapTable::Drop(db, name.substr(1))
+                                                   : db->DropKeyspace(name);
+  return st.IsNotFound() ? Status::OK() : st;
+}
+
+}  // namespace
+
+std::vector<std::string> StorageNamesOf(const TableDef& def) {
+  if (def.table_locking()) return {kHeapStoragePrefix + def.keyspace};
   std::vector<std::string> names = {def.keyspace};
   for (const IndexDef& ix : def.indexes) names.push_back(ix.keyspace);
   return names;
 }
 
-}  // namespace
+SqlStatus OpenTableStorage(Database* db, const TableDef& def, OpenTable* table) {
+  table->def = def;
+  if (def.table_locking()) {
+    auto heap = HeapTable::Open(db, def.keyspace);
+    if (!heap.ok()) {
+      return SqlErr(kErUnknownError, "Table '", def.name, "': heap table '", def.keyspace,
+                    "': ", heap.status().ToString());
+    }
+    table->heap = *heap;
+    return SqlStatus::OK();
+  }
+  auto ks = db->OpenKeyspace(def.keyspace);
+  if (!ks.ok()) {
+    return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", def.keyspace,
+                  "': ", ks.status().ToString());
+  }
+  table->clustered = *ks;
+  for (const IndexDef& ix : def.indexes) {
+    auto iks = db->OpenKeyspace(ix.keyspace);
+    if (!iks.ok()) {
+      return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", ix.keyspace,
+                    "': ", iks.status().ToString());
+    }
+    table->indexes.push_back(*iks);
+  }
+  return SqlStatus::OK();
+}
 
 SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
   std::unique_ptr<TableCatalog> catalog(new TableCatalog(db));
@@ -125,8 +166,8 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
     for (const std::string& n : intents)
       if (named.count(n) == 0) orphans.push_back(n);
     for (const std::string& n : orphans) {
-      st = db->DropKeyspace(n);
-      if (!st.ok() && !st.IsNotFound()) return Internal(st);
+      st = DropStorageName(db, n);
+      if (!st.ok()) return Internal(st);
     }
     SQL_RETURN_IF_ERROR(catalog->Change(nullptr, [&](Transaction* txn) {
       for (const std::string& n : intents) {
@@ -149,21 +190,7 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
 
 SqlResult<std::shared_ptr<OpenTable>> TableCatalog::OpenHandles(const TableDef& def) {
   auto table = std::make_shared<OpenTable>();
-  table->def = def;
-  auto ks = db_->OpenKeyspace(def.keyspace);
-  if (!ks.ok()) {
-    return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", def.keyspace,
-                  "': ", ks.status().ToString());
-  }
-  table->clustered = *ks;
-  for (const IndexDef& ix : def.indexes) {
-    auto iks = db_->OpenKeyspace(ix.keyspace);
-    if (!iks.ok()) {
-      return SqlErr(kErUnknownError, "Table '", def.name, "': keyspace '", ix.keyspace,
-                    "': ", iks.status().ToString());
-    }
-    table->indexes.push_back(*iks);
-  }
+  SQL_RETURN_IF_ERROR(OpenTableStorage(db_, def, table.get()));
   return table;
 }
 
@@ -220,16 +247,31 @@ SqlStatus TableCatalog::CreateKeyspaces(const std::vector<std::string>& names,
   return SqlStatus::OK();
 }
 
+SqlStatus TableCatalog::CreateStorage(const TableDef& def) {
+  if (!def.table_locking()) {
+    KeyspaceOptions options;
+    options.compression = def.compression;
+    return CreateKeyspaces(KeyspacesOf(def), options, def.keyspace);
+  }
+  const std::vector<std::string> names = KeyspacesOf(def);
+  SQL_RETURN_IF_ERROR(
+      Change(nullptr, [&](Transaction* txn) { return PutIntents(txn, catalog_ks_, names); }));
+  Status st = HeapTable::Create(db_, def.keyspace, HeapSpecOf(def));
+  if (!st.ok()) {
+    (void)Change(nullptr, [&](Transaction* txn) { return EraseIntents(txn, catalog_ks_, names); });
+    return Internal(st);
+  }
+  return SqlStatus::OK();
+}
+
 SqlStatus TableCatalog::CreateTable(const TableDef& def) {
   if (!IsTableName(def.name))
     return SqlErr(kErWrongTableName, "Incorrect table name '", def.name, "'");
   LatchGuard ddl(ddl_latch_);
   if (Find(def.name) != nullptr)
     return SqlErr(kErTableExists, "Table '", def.name, "' already exists");
-  KeyspaceOptions options;
-  options.compression = def.compression;
   const std::vector<std::string> names = KeyspacesOf(def);
-  SQL_RETURN_IF_ERROR(CreateKeyspaces(names, options, def.keyspace));
+  SQL_RETURN_IF_ERROR(CreateStorage(def));
   auto table = OpenHandles(def);
   SqlStatus st = table.status();
   if (st.ok()) {
@@ -260,8 +302,10 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
   if (!session.ok()) return Internal(session.status());
   auto txn = (*session)->Begin();
   if (!txn.ok()) return Internal(txn.status());
+  TableLockAccess access;
+  access.session = session->get();
   SQL_RETURN_IF_ERROR(
-      OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead)->LockForDdl());
+      OpenTableEngine(*table, txn->get(), IsolationLevel::kRepeatableRead, access)->LockForDdl());
   {
     LatchGuard ddl(ddl_latch_);
     if (Find(name) != table) {  // replaced or dropped meanwhile
@@ -299,8 +343,8 @@ SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
 SqlStatus TableCatalog::DropKeyspaces(const std::vector<std::string>& names) {
   SqlStatus result;
   for (const std::string& n : names) {
-    Status st = db_->DropKeyspace(n);
-    if (!st.ok() && !st.IsNotFound() && result.ok()) result = Internal(st);
+    Status st = DropStorageName(db_, n);
+    if (!st.ok() && result.ok()) result = Internal(st);
   }
   if (!result.ok()) return result;  // the intents stay: Open finishes the job
   return Change(nullptr, [&](Transaction* txn) { return EraseIntents(txn, catalog_ks_, names); });
@@ -309,12 +353,18 @@ SqlStatus TableCatalog::DropKeyspaces(const std::vector<std::string>& names) {
 std::string TableCatalog::NewKeyspaceName(std::string_view base,
                                           const std::vector<std::string>& also_taken) const {
   std::set<std::string> used(also_taken.begin(), also_taken.end());
+  // One name space for both: a table may move between engines under its name.
   auto all = db_->ListKeyspaces();
   if (all.ok()) used.insert(all->begin(), all->end());
+  auto heaps = HeapTable::List(db_);
+  if (heaps.ok()) used.insert(heaps->begin(), heaps->end());
   {
     LatchGuard g(latch_);
-    for (const auto& t : tables_)
-      for (std::string& n : KeyspacesOf(t->def)) used.insert(std::move(n));
+    for (const auto& t : tables_) {
+      for (std::string& n : KeyspacesOf(t->def)) {
+        used.insert(n.starts_with(kHeapStoragePrefix) ? n.substr(1) : std::move(n));
+      }
+    }
   }
   if (base.size() <= kMaxKeyspaceName && used.count(std::string(base)) == 0)
     return std::string(base);
@@ -333,6 +383,7 @@ bool TableCatalog::DescribeKeyspace(std::string_view keyspace, std::string* tabl
                                     std::string* index) const {
   LatchGuard g(latch_);
   for (const auto& t : tables_) {
+    if (t->def.table_locking()) continue;  // no keyspaces
     if (t->def.keyspace == keyspace) {
       *table = t->def.name;
       *index = t->def.has_hidden_primary_key() ? "GEN_CLUST_INDEX" : "PRIMARY";

@@ -28,6 +28,7 @@
 
 #include "common/latch.h"
 #include "minnow/db.h"
+#include "minnow/table_lock_engine.h"
 #include "sql_lite_front/catalog/table_def.h"
 #include "sql_lite_front/sql_error.h"
 
@@ -50,10 +51,22 @@ struct TableCounters {
 
 struct OpenTable {
   TableDef def;
-  Keyspace clustered;
+  Keyspace clustered;             // row-locking tables
   std::vector<Keyspace> indexes;  // same order as def.indexes
+  HeapTable heap;                 // table-locking tables (def.table_locking())
   std::shared_ptr<TableCounters> counters;
 };
+
+// A heap table's name in the lists of storage a table uses and in intent records: "@<name>"
+// ('@' cannot start a keyspace name).
+inline constexpr char kHeapStoragePrefix = '@';
+
+// What `def`'s rows live in: the clustered keyspace and each index's (row-locking), or
+// "@<def.keyspace>", its heap table (table-locking).
+std::vector<std::string> StorageNamesOf(const TableDef& def);
+// Opens the handles of `def`'s storage into `*table` (sets def too; counters untouched). 1105
+// if some of it is missing.
+SqlStatus OpenTableStorage(Database* db, const TableDef& def, OpenTable* table);
 
 class TableCatalog {
  public:
@@ -78,6 +91,9 @@ class TableCatalog {
   // error none is left.
   SqlStatus CreateKeyspaces(const std::vector<std::string>& names, const KeyspaceOptions& options,
                             std::string_view table_keyspace);
+  // The storage of `def` (StorageNamesOf; the caller named it), journaled as CreateKeyspaces
+  // does: its keyspaces, or its heap table with HeapSpecOf(def)'s indexes.
+  SqlStatus CreateStorage(const TableDef& def);
   // Commits the record's removal, then drops the keyspaces. 1051 if absent. Waits (the engine's
   // X table lock) for transactions holding locks on the table; 1205 after their timeout.
   SqlStatus DropTable(std::string_view name);
@@ -90,7 +106,8 @@ class TableCatalog {
   // drops them with DropKeyspaces once `txn` has committed, or on failure calls ReplaceTable
   // with the old definition to switch back. 1146 if the table is absent.
   SqlStatus ReplaceTable(const TableDef& def, Transaction* txn = nullptr);
-  // Drops keyspaces no table names any more (absent ones are skipped) and their intent records;
+  // Drops keyspaces (and "@" heap tables) no table names any more (absent ones are skipped)
+  // and their intent records;
   // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).
   SqlStatus DropKeyspaces(const std::vector<std::string>& names);
   // A keyspace name not in use (nor in `also_taken`: names the caller picked but has not

@@ -75,7 +75,7 @@ struct TableDef {
   std::vector<uint32_t> primary_key;  // column positions; empty: hidden DB_ROW_ID
   std::vector<IndexDef> indexes;      // secondary, in creation order
   std::string keyspace;               // the clustered index's keyspace
-  std::string engine = "InnoDB";      // as given (case kept); minnow runs InnoDB tables
+  std::string engine = "InnoDB";      // "InnoDB" (row-locking) or "MyISAM" (table-locking)
   std::string charset = "utf8mb4";
   std::string collation;  // as given, or empty
   Compression compression = Compression::kNone;
@@ -84,6 +84,8 @@ struct TableDef {
   int64_t create_time = 0;            // unix seconds
 
   bool has_hidden_primary_key() const { return primary_key.empty(); }
+  // ENGINE=MyISAM: the table is a heap table (minnow/table_lock_engine.h) named `keyspace`.
+  bool table_locking() const { return engine == "MyISAM"; }
   // Position of the column named `name` (case-insensitive, as MySQL's column names), or -1.
   int FindColumn(std::string_view name) const;
   // Position of the secondary index named `name` (case-insensitive), or -1.

@@ -5,7 +5,9 @@
 
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/storage/row_locking_cursor.h"
+#include "sql_lite_front/storage/table_locking_cursor.h"
 
 namespace minnow::sql {
 
@@ -32,7 +34,15 @@ LockMode LockModeOf(RowLockClause clause) {
 }
 
 std::unique_ptr<TableEngine> OpenEngine(const ExecContext& ctx, const OpenTable& table) {
-  return OpenTableEngine(table, ctx.txn, ctx.isolation);
+  TableLockAccess access;
+  if (ctx.session != nullptr && table.def.table_locking()) {
+    // The statement's lock (table_locks.h); without one (SHOW, EXPLAIN) the engine locks each
+    // call itself.
+    access.held = HeldTableLock(*ctx.session, table.def.name);
+    access.session = ctx.session->kv_session.get();
+    access.timeout = std::chrono::seconds(ctx.session->vars.lock_wait_timeout_s());
+  }
+  return OpenTableEngine(table, ctx.txn, ctx.isolation, access);
 }
 
 namespace {
@@ -69,6 +79,7 @@ class PlanWalk final : public CursorVisitor {
   PlanWalk(ExecContext& ctx, const ScanSpec& spec, EvalState& state, const RowCallback& fn)
       : ctx_(ctx), spec_(spec), state_(state), fn_(fn) {}
   SqlStatus Visit(RowLockingCursor& cursor) override { return Walk(cursor); }
+  SqlStatus Visit(TableLockingCursor& cursor) override { return Walk(cursor); }
 
  private:
   template <typename Cursor>
@@ -130,7 +141,8 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   const AccessPlan& plan = *spec.plan;
   if (plan.empty) return SqlStatus::OK();
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, *spec.table);
-  if (plan.type == AccessType::kConst && plan.clustered()) {
+  // A MyISAM table's rows are named by position, not by key: its point reads walk PRIMARY.
+  if (plan.type == AccessType::kConst && plan.clustered() && !spec.table->def.table_locking()) {
     return ConstLookups(ctx, spec, *engine, state, fn);
   }
   ScanRequest request;

@@ -11,6 +11,7 @@
 
 #include "common/latch.h"
 #include "minnow/db.h"
+#include "minnow/table_lock_engine.h"
 #include "sql_lite_front/session/engine_state.h"
 #include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/sql_engine.h"
@@ -35,18 +36,30 @@ struct SessionState {
   mutable Latch txn_latch;
   std::unique_ptr<Transaction> txn;
   bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
+  // The open transaction's statements changed a MyISAM table (ROLLBACK then warns 1196).
+  bool txn_changed_non_transactional = false;
   std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
   IsolationLevel txn_isolation = IsolationLevel::kRepeatableRead;  // the open transaction's
   // A running DDL statement's exclusive metadata locks (a transaction of their own, ended with
   // the statement; the DDL's work runs in other transactions). Guarded as txn.
   std::unique_ptr<Transaction> ddl_txn;
 
-  // LOCK TABLES: the tables locked and how (empty when none).
+  // LOCK TABLES: the tables locked and how (empty when none). A MyISAM table's thr_lock
+  // ticket is held here until UNLOCK TABLES (an InnoDB table's lock is in `txn`).
   struct LockedTable {
     std::string table;
     bool write = false;
+    HeapTableLock heap_lock;
   };
   std::vector<LockedTable> locked_tables;
+  // The running statement's table locks on MyISAM tables (table_locks.h), released as it
+  // ends. The table handle keeps the locked table alive as long as its lock.
+  struct HeldLock {
+    std::string table;  // lower-cased
+    std::shared_ptr<const OpenTable> handle;
+    HeapTableLock lock;
+  };
+  std::vector<HeldLock> statement_table_locks;
 
   uint64_t last_insert_id = 0;
   // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.

@@ -26,6 +26,7 @@
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/session/session_state.h"
+#include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_views.h"
 #include "sql_lite_front/storage/table_engine.h"
@@ -43,6 +44,7 @@ class StatementRunner {
 
   SqlResult<StatementResult> Run(const Statement& stmt) {
     mdl_ = MetadataLocksFor(stmt);
+    table_locks_ = TableLockRequestsFor(stmt, s_->vars.low_priority_updates());
     return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
   }
 
@@ -185,10 +187,18 @@ class StatementRunner {
         counts_->com_commit++;
         SQL_RETURN_IF_ERROR(CommitOpen());
         return StatementResult{};
-      case TransactionStmt::Kind::kRollback:
+      case TransactionStmt::Kind::kRollback: {
         counts_->com_rollback++;
+        const bool kept = s_->txn_changed_non_transactional;
         SQL_RETURN_IF_ERROR(RollbackOpen());
-        return StatementResult{};
+        StatementResult result;
+        if (kept) {  // MyISAM's writes stay (ER_WARNING_NOT_COMPLETE_ROLLBACK)
+          result.warnings.push_back(
+              SqlWarning{"Warning", kErWarningNotCompleteRollback,
+                         "Some non-transactional changed tables couldn't be rolled back"});
+        }
+        return result;
+      }
     }
     return StatementResult{};
   }
@@ -215,7 +225,15 @@ class StatementRunner {
       s_->next_txn_isolation = level;
       return SqlStatus::OK();
     }
-    if (item.scope == VarScope::kGlobal) return s_->engine->variables.SetGlobal(item.name, v);
+    if (item.scope == VarScope::kGlobal) {
+      SQL_RETURN_IF_ERROR(s_->engine->variables.SetGlobal(item.name, v));
+      if (EqualsNoCase(item.name, "max_write_lock_count")) {
+        SQL_ASSIGN_OR_RETURN(Value n, s_->engine->variables.GetGlobal(item.name));
+        s_->engine->db->set_max_write_lock_count(
+            n.as_int() == INT64_MAX ? ~uint64_t{0} : static_cast<uint64_t>(n.as_int()));
+      }
+      return SqlStatus::OK();
+    }
     const bool was_autocommit = s_->vars.autocommit();
     SQL_RETURN_IF_ERROR(s_->vars.Set(item.name, v));
     // MySQL: SET autocommit = 1 commits the open transaction.
@@ -251,13 +269,19 @@ class StatementRunner {
     SQL_RETURN_IF_ERROR(CommitOpen());
     std::vector<SessionState::LockedTable> locked;
     std::vector<std::pair<std::shared_ptr<const OpenTable>, LockMode>> to_lock;
+    // MyISAM tables' thr_lock types, in one order (by name, writes first on one table).
+    std::vector<std::tuple<std::string, size_t, HeapLockType>> heap_order;
     for (const LockTablesStmt::Item& item : st.items) {
       auto table = s_->engine->catalog->Find(item.table);
       if (table == nullptr) return NoSuchTable(item.table);
       const bool write = item.mode == LockTablesStmt::Mode::kWrite ||
                          item.mode == LockTablesStmt::Mode::kLowPriorityWrite;
-      locked.push_back({table->def.name, write});
-      to_lock.emplace_back(table, write ? LockMode::kExclusive : LockMode::kShare);
+      if (table->def.table_locking()) {
+        heap_order.emplace_back(ToLowerAscii(table->def.name), locked.size(), LockTablesType(item));
+      } else {
+        to_lock.emplace_back(table, write ? LockMode::kExclusive : LockMode::kShare);
+      }
+      locked.push_back({table->def.name, write, {}});
     }
     SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
     if (SqlStatus m = LockMetadataShared(s_->txn.get()); !m.ok()) {
@@ -277,8 +301,54 @@ class StatementRunner {
         counts_->table_locks_immediate++;
       }
     }
+    SQL_RETURN_IF_ERROR(LockHeapTables(&heap_order, &locked));
     s_->locked_tables = std::move(locked);
     return StatementResult{};
+  }
+
+  // LOCK TABLES' thr_lock type for a MyISAM table (MySQL: READ LOCAL lets concurrent inserts
+  // in, READ does not).
+  HeapLockType LockTablesType(const LockTablesStmt::Item& item) const {
+    switch (item.mode) {
+      case LockTablesStmt::Mode::kRead:
+        return HeapLockType::kReadNoInsert;
+      case LockTablesStmt::Mode::kReadLocal:
+        return HeapLockType::kRead;
+      case LockTablesStmt::Mode::kLowPriorityWrite:
+        return HeapLockType::kWriteLowPriority;
+      case LockTablesStmt::Mode::kWrite:
+        break;
+    }
+    return s_->vars.low_priority_updates() ? HeapLockType::kWriteLowPriority : HeapLockType::kWrite;
+  }
+
+  // Takes LOCK TABLES' heap table locks into `locked`, sorted as thr_multi_lock sorts (by
+  // table, the strongest first, so a table named twice is granted its second lock at once).
+  // On an error the open transaction is rolled back and nothing is held.
+  SqlStatus LockHeapTables(std::vector<std::tuple<std::string, size_t, HeapLockType>>* order,
+                           std::vector<SessionState::LockedTable>* locked) {
+    std::sort(order->begin(), order->end(), [](const auto& a, const auto& b) {
+      if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
+      return std::get<2>(a) > std::get<2>(b);
+    });
+    HeapLockOptions options;
+    options.timeout = std::chrono::seconds(s_->vars.lock_wait_timeout_s());
+    options.concurrent_insert = ConcurrentInsertMode(*s_);
+    for (const auto& [name, at, type] : *order) {
+      auto table = s_->engine->catalog->Find(name);
+      options.type = type;
+      Result<HeapTableLock> lock = table == nullptr
+                                       ? Result<HeapTableLock>(Status::NotFound(name))
+                                       : table->heap.Lock(s_->kv_session.get(), options);
+      if (!lock.ok()) {
+        locked->clear();
+        (void)RollbackOpen();
+        if (lock.status().IsNotFound()) return NoSuchTable(name);
+        return FromStatus(lock.status());
+      }
+      (*locked)[at].heap_lock = std::move(*lock);
+    }
+    return SqlStatus::OK();
   }
   SqlResult<StatementResult> Dispatch(const UnlockTablesStmt&) {
     SQL_RETURN_IF_ERROR(UnlockTables());
@@ -358,6 +428,7 @@ class StatementRunner {
       done = std::move(s_->txn);
       s_->explicit_txn = false;
     }
+    s_->txn_changed_non_transactional = false;
     done.reset();
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
@@ -397,7 +468,19 @@ class StatementRunner {
       return m.error();
     }
     ExecContext ctx = Context(txn);
+    if (SqlStatus t = TakeTableLocks(); !t.ok()) {
+      if (own) (void)RollbackOpen();
+      return t.error();
+    }
+    const uint64_t writes_before =
+        ctx.counts->handler_write + ctx.counts->handler_update + ctx.counts->handler_delete;
     SqlResult<StatementResult> r = fn(ctx);
+    const bool wrote_heap =
+        WritesHeapTable() &&
+        ctx.counts->handler_write + ctx.counts->handler_update + ctx.counts->handler_delete !=
+            writes_before;
+    s_->statement_table_locks.clear();  // thr_unlock at the statement's end
+    if (wrote_heap && !own) s_->txn_changed_non_transactional = true;
     if (!r.ok()) {
       if (!txn->active()) {
         // A deadlock victim: the engine rolled back the whole transaction.
@@ -412,6 +495,32 @@ class StatementRunner {
     return r;
   }
 
+  // The statement's table locks (table_locks.h). Under LOCK TABLES, a MyISAM table the
+  // statement names must be locked there (1100).
+  SqlStatus TakeTableLocks() {
+    if (!s_->locked_tables.empty()) {
+      for (const TableLockRequest& r : table_locks_) {
+        auto table = s_->engine->catalog->Find(r.table);
+        if (table == nullptr || !table->def.table_locking()) continue;
+        if (HeldTableLock(*s_, r.table) == nullptr) {
+          return SqlErr(kErTableNotLocked, "Table '", table->def.name,
+                        "' was not locked with LOCK TABLES");
+        }
+      }
+      return SqlStatus::OK();
+    }
+    return TakeStatementTableLocks(s_, table_locks_, counts_);
+  }
+  // True if the statement writes a MyISAM table (its only written table is one).
+  bool WritesHeapTable() const {
+    for (const TableLockRequest& r : table_locks_) {
+      if (r.type < HeapLockType::kWriteAllowWrite) continue;
+      auto table = s_->engine->catalog->Find(r.table);
+      if (table != nullptr && table->def.table_locking()) return true;
+    }
+    return false;
+  }
+
   // The statement's shared metadata locks, held by `txn` until it ends (1205 after
   // lock_wait_timeout, 1317 when cancelled).
   SqlStatus LockMetadataShared(Transaction* txn) {
@@ -424,7 +533,8 @@ class StatementRunner {
 
   SessionState* const s_;
   StatusCounters* const counts_;
-  MetadataLockRequest mdl_;  // the running statement's (MetadataLocksFor)
+  MetadataLockRequest mdl_;                    // the running statement's (MetadataLocksFor)
+  std::vector<TableLockRequest> table_locks_;  // ... and its table locks (TableLockRequestsFor)
   IsolationLevel current_isolation_ = IsolationLevel::kRepeatableRead;
 };
 
@@ -451,6 +561,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   SessionState* s = state_.get();
   s->cancel.store(false, std::memory_order_relaxed);
   s->progress.store(0, std::memory_order_relaxed);
+  if (s->kv_session != nullptr) s->kv_session->InterruptTableLockWait(false);
   {
     LatchGuard g(s->query_latch);
     s->query.assign(sql);
@@ -493,12 +604,14 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
 
 void SqlSession::Cancel() {
   state_->cancel.store(true, std::memory_order_relaxed);
+  if (state_->kv_session != nullptr) state_->kv_session->InterruptTableLockWait(true);
   LatchGuard g(state_->txn_latch);
   if (state_->txn != nullptr) state_->txn->Interrupt();
   if (state_->ddl_txn != nullptr) state_->ddl_txn->Interrupt();
 }
 
 bool SqlSession::waiting_for_lock() const {
+  if (state_->kv_session != nullptr && state_->kv_session->waiting_for_table_lock()) return true;
   uint64_t trx_id = 0;
   {
     LatchGuard g(state_->txn_latch);

@@ -74,7 +74,9 @@ constexpr VarDef kVars[] = {
     {"innodb_lock_wait_timeout", VarType::kInt, false, false, 1, 1073741824},
     {"innodb_page_size", VarType::kInt, true, true},
     {"lock_wait_timeout", VarType::kInt, false, false, 1, 31536000},
+    {"low_priority_updates", VarType::kBool, false, false},
     {"max_allowed_packet", VarType::kInt, true, true},
+    {"max_write_lock_count", VarType::kInt, true, false, 1, INT64_MAX},
     {"sql_mode", VarType::kString, false, false},
     {"transaction_isolation", VarType::kEnum, false, false, 0, 0, kIsolationNames},
     {"transaction_read_only", VarType::kBool, false, false},
@@ -218,7 +220,10 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
       Value::Int(std::max<int64_t>(1, options.lock_wait_timeout_ms / 1000));
   m["innodb_page_size"] = Value::Int(16384);
   m["lock_wait_timeout"] = Value::Int(31536000);
+  m["low_priority_updates"] = Value::Int(0);
   m["max_allowed_packet"] = Value::Int(67108864);
+  // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
+  m["max_write_lock_count"] = Value::Int(INT64_MAX);
   m["sql_mode"] = Value::String(kDefaultSqlMode);
   m["transaction_isolation"] = Value::String("REPEATABLE-READ");
   m["transaction_read_only"] = Value::Int(0);
@@ -316,6 +321,10 @@ bool SessionVariables::alter_copy_lock_rows() const {
 }
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
+
+bool SessionVariables::low_priority_updates() const {
+  return session_.at("low_priority_updates").as_int() != 0;
+}
 
 IsolationLevel SessionVariables::isolation() const {
   auto level = ParseIsolation(session_.at("transaction_isolation"));

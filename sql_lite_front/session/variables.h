@@ -15,7 +15,9 @@
 //   transaction_read_only: bool, session+global (read-only statements only; parsed, kept)
 //   innodb_lock_wait_timeout: int 1..1073741824 seconds, session+global
 //   lock_wait_timeout: int 1..31536000 seconds (metadata and table locks), session+global
-//   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (the MyISAM-style engine)
+//   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (MyISAM tables' inserts)
+//   low_priority_updates: bool, session+global: MyISAM writes take WRITE_LOW_PRIORITY locks
+//   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
 //   sql_mode: string, session+global (kept, not interpreted)
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
@@ -69,6 +71,7 @@ class SessionVariables {
   // Typed shortcuts for the session.
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
+  bool low_priority_updates() const;
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;

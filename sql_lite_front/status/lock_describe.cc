@@ -96,6 +96,7 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
       snap.metadata_lock_wait = (s->txn != nullptr && s->txn->waiting_for_metadata_lock()) ||
                                 (s->ddl_txn != nullptr && s->ddl_txn->waiting_for_metadata_lock());
     }
+    snap.table_lock_wait = s->kv_session != nullptr && s->kv_session->waiting_for_table_lock();
     {
       LatchGuard q(s->query_latch);
       const bool started = s->query_start != std::chrono::steady_clock::time_point();

@@ -2,6 +2,7 @@
 // MySQL 8's columns; SHOW TABLE STATUS counts from the live trees (Database::InspectKeyspace).
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "sql_lite_front/catalog/ddl.h"
 #include "sql_lite_front/catalog/ddl_internal.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/status/status_views.h"
 
 namespace minnow::sql {
@@ -84,6 +86,68 @@ SqlResult<StatementResult> ShowTables(ExecContext& ctx, const ShowStmt& stmt) {
   return r;
 }
 
+using StatusRow = std::vector<Cell>;
+
+std::string CreateOptions(const TableDef& def) {
+  std::string options;
+  if (def.max_rows > 0) options += "max_rows=" + std::to_string(def.max_rows);
+  if (def.compression == Compression::kLz4) {
+    if (!options.empty()) options += ' ';
+    options += "COMPRESSION=\"lz4\"";
+  }
+  return options;
+}
+
+Cell AutoIncrementCell(const OpenTable& table) {
+  if (table.def.AutoIncrementColumn() < 0) return std::nullopt;
+  LatchGuard g(table.counters->latch);
+  return std::to_string(table.counters->next_auto_inc);
+}
+
+// MyISAM's row format: Fixed when every column has a fixed length (no VARCHAR, TEXT or BLOB),
+// else Dynamic (ROW_FORMAT= is not taken).
+const char* HeapRowFormat(const TableDef& def) {
+  for (const ColumnDef& c : def.columns) {
+    if (c.type == ColumnType::kVarchar || c.type == ColumnType::kText ||
+        c.type == ColumnType::kBlob) {
+      return "Dynamic";
+    }
+  }
+  return "Fixed";
+}
+
+// A MyISAM table's row, from the heap table's exact figures (HeapTable::stats): Data_length
+// the bytes of live rows and holes, Data_free the holes', Index_length the index trees' pages.
+// Read under the statement's table lock if it holds one, else a READ lock of its own; nullopt
+// if the table was dropped meanwhile.
+SqlResult<std::optional<StatusRow>> HeapTableStatus(ExecContext& ctx, const OpenTable& table) {
+  const TableDef& def = table.def;
+  HeapTableLock own;
+  const HeapTableLock* lock = nullptr;
+  if (ctx.session != nullptr) lock = HeldTableLock(*ctx.session, def.name);
+  if (lock == nullptr) {
+    if (ctx.session == nullptr || ctx.session->kv_session == nullptr)
+      return SqlErr(kErUnknownError, "no session to lock the table");
+    HeapLockOptions options;
+    options.type = HeapLockType::kRead;
+    options.timeout = std::chrono::seconds(ctx.session->vars.lock_wait_timeout_s());
+    Result<HeapTableLock> got = table.heap.Lock(ctx.session->kv_session.get(), options);
+    if (got.status().code() == Code::kInvalidArgument) return std::optional<StatusRow>();
+    if (!got.ok()) return FromStatus(got.status());
+    own = std::move(*got);
+    lock = &own;
+  }
+  Result<HeapTableStats> st = table.heap.stats(*lock);
+  if (!st.ok()) return FromStatus(st.status());
+  const uint64_t live = st->data_length - st->data_free;
+  return std::optional<StatusRow>(StatusRow{
+      def.name, def.engine, "10", HeapRowFormat(def), std::to_string(st->rows),
+      std::to_string(st->rows == 0 ? 0 : live / st->rows), std::to_string(st->data_length), "0",
+      std::to_string(st->index_length), std::to_string(st->data_free), AutoIncrementCell(table),
+      FormatTime(def.create_time), std::nullopt, std::nullopt, Collation(def), std::nullopt,
+      CreateOptions(def), ""});
+}
+
 SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stmt) {
   StatementResult r = ResultSet(
       {"Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
@@ -95,6 +159,11 @@ SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stm
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) continue;  // dropped meanwhile
     const TableDef& def = table->def;
+    if (def.table_locking()) {
+      SQL_ASSIGN_OR_RETURN(std::optional<StatusRow> row, HeapTableStatus(ctx, *table));
+      if (row.has_value()) r.rows.push_back(std::move(*row));
+      continue;
+    }
     SQL_ASSIGN_OR_RETURN(std::optional<TreeSize> clustered, Inspect(ctx.db, table->clustered));
     if (!clustered.has_value()) continue;  // dropped meanwhile
     uint64_t index_bytes = 0;
@@ -109,22 +178,13 @@ SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stm
     }
     if (gone) continue;
     const uint64_t rows = clustered->rows;
-    Cell auto_inc;
-    if (def.AutoIncrementColumn() >= 0) {
-      LatchGuard g(table->counters->latch);
-      auto_inc = std::to_string(table->counters->next_auto_inc);
-    }
-    std::string options;
-    if (def.max_rows > 0) options += "max_rows=" + std::to_string(def.max_rows);
-    if (def.compression == Compression::kLz4) {
-      if (!options.empty()) options += ' ';
-      options += "COMPRESSION=\"lz4\"";
-    }
+    const Cell auto_inc = AutoIncrementCell(*table);
     r.rows.push_back({def.name, def.engine, "10", "Compact", std::to_string(rows),
                       std::to_string(rows == 0 ? 0 : clustered->bytes / rows),
                       std::to_string(clustered->bytes), "0", std::to_string(index_bytes),
                       std::to_string(data_free), auto_inc, FormatTime(def.create_time),
-                      std::nullopt, std::nullopt, Collation(def), std::nullopt, options, ""});
+                      std::nullopt, std::nullopt, Collation(def), std::nullopt, CreateOptions(def),
+                      ""});
   }
   return r;
 }

@@ -25,6 +25,7 @@ struct SessionSnapshot {
   double query_seconds = 0;          // how long it has been running
   double idle_seconds = 0;           // since the last statement began (when idle)
   bool metadata_lock_wait = false;   // its statement waits for a metadata lock
+  bool table_lock_wait = false;      // ... or for a MyISAM table's table lock
 };
 
 // The live sessions, by id. Takes sessions_latch, then each session's txn_latch and query_latch

@@ -198,6 +198,7 @@ SqlResult<SystemTable> Processlist(const ExecContext& ctx) {
         Int(static_cast<uint64_t>(running ? s.query_seconds : s.idle_seconds)),
         Str(!running               ? ""
             : s.metadata_lock_wait ? "Waiting for table metadata lock"
+            : s.table_lock_wait    ? "Waiting for table level lock"
                                    : "executing"),
         OptStr(s.query),
     });

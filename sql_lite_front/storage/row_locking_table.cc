@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sql_lite_front/storage/table_locking_table.h"
+
 namespace minnow::sql {
 namespace {
 
@@ -109,7 +111,9 @@ SqlError DuplicateEntry(const TableDef& def, const Row& row) {
 }
 
 std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction* txn,
-                                             IsolationLevel isolation) {
+                                             IsolationLevel isolation,
+                                             const TableLockAccess& access) {
+  if (table.def.table_locking()) return std::make_unique<TableLockingTable>(table, access);
   return std::make_unique<RowLockingTable>(table, txn, isolation);
 }
 

@@ -9,8 +9,9 @@
 //     hidden DB_ROW_ID it assigns; value: EncodeRowValue) plus one entry per secondary index
 //     (EncodeIndexKey: the index's columns, then the clustered key; empty value), all written
 //     in the statement's transaction;
-//   - a table-locking engine (MyISAM's: no transactions, table locks only, a heap of rows and
-//     index B+trees of key -> row position, concurrent insert) would keep other entries.
+//   - the table-locking engine (table_locking_table.h: minnow::HeapTable, MyISAM's semantics:
+//     no transactions, table locks only, a heap of rows and index B+trees of key -> row
+//     position, concurrent insert) stores the row's bytes in the heap and one key per index.
 // So secondary-index maintenance lives behind the seam: Insert, Update and Delete change the
 // row and every index entry it has.
 //
@@ -25,9 +26,9 @@
 // Lock modes are requests the engine interprets. Row-locking: LockMode::kNone is a consistent
 // read (a snapshot; under SERIALIZABLE the engine makes it a share read), kShare and kExclusive
 // lock what InnoDB's LOCK IN SHARE MODE and FOR UPDATE lock (record, next-key or gap locks as
-// the isolation level says; each call below says which records). Writes take X locks. A
-// table-locking engine would take its table's read lock for any read and its write lock for
-// any write, whatever the mode asks.
+// the isolation level says; each call below says which records). Writes take X locks. The
+// table-locking engine ignores them: it runs under the table lock its statement holds
+// (TableLockAccess), taken before the statement by the session as thr_lock would.
 //
 // Cost. A TableEngine is opened per statement and table (one allocation); its calls are
 // virtual, one per statement, range or written row. A scan hands a cursor, a concrete class
@@ -37,6 +38,7 @@
 // Errors are SQL errors (sql_error.h); the engine's through FromStatus (1205, 1213, 1317 ...).
 // A call that fails leaves statement rollback to the session.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -44,6 +46,7 @@
 #include <string_view>
 
 #include "minnow/db.h"
+#include "minnow/table_lock_engine.h"
 #include "sql_lite_front/catalog/row_codec.h"
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/sql_error.h"
@@ -67,7 +70,8 @@ struct ScanRequest {
   RowFetch fetch = RowFetch::kRow;
 };
 
-class RowLockingCursor;  // row_locking_cursor.h
+class RowLockingCursor;    // row_locking_cursor.h
+class TableLockingCursor;  // table_locking_cursor.h
 
 // What walks a scan's cursor. One Visit overload per engine's cursor type (a table-locking
 // engine adds its own), so implementations write the row loop once as a template over the
@@ -80,6 +84,7 @@ class RowLockingCursor;  // row_locking_cursor.h
 class CursorVisitor {
  public:
   virtual SqlStatus Visit(RowLockingCursor& cursor) = 0;
+  virtual SqlStatus Visit(TableLockingCursor& cursor) = 0;
 
  protected:
   ~CursorVisitor() = default;
@@ -149,12 +154,22 @@ class TableEngine {
   virtual SqlStatus LoadCounters(TableCounters* counters) = 0;
 };
 
-// Opens the engine that stores `table` for a statement of `txn` (its isolation level is
-// `isolation`). Today every table is the row-locking engine's; a table-locking engine would
-// keep no rows in `txn` (it has no transactions) and hold its table locks for the statement,
-// or until UNLOCK TABLES.
+// How a table-locking (MyISAM) table is locked for the engine opened on it; the row-locking
+// engine ignores it.
+struct TableLockAccess {
+  // The table lock the statement holds (taken by the session before the statement, or by
+  // LOCK TABLES); must outlive the engine. Null: the engine takes a lock per call itself.
+  const HeapTableLock* held = nullptr;
+  Session* session = nullptr;            // the owner of the locks the engine takes itself
+  std::chrono::milliseconds timeout{0};  // their wait limit (lock_wait_timeout)
+};
+
+// Opens the engine that stores `table` (TableDef::table_locking() says which) for a statement
+// of `txn` (its isolation level is `isolation`). The table-locking engine keeps no rows in
+// `txn` (it has no transactions) and runs under `access`.
 std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction* txn,
-                                             IsolationLevel isolation);
+                                             IsolationLevel isolation,
+                                             const TableLockAccess& access = {});
 
 // "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key: the 1062 an
 // engine's Insert and Update return.

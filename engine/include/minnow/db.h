@@ -251,6 +251,9 @@ class Database {
   Result<Keyspace> OpenKeyspace(std::string_view name);
   // The names, sorted.
   Result<std::vector<std::string>> ListKeyspaces();
+  // thr_lock's max_write_lock_count for every heap table's table lock (lock/table_lock.h rule
+  // (4)); ~0 (the default): no limit. Thread-safe.
+  void set_max_write_lock_count(uint64_t n);
 
   Result<std::unique_ptr<Session>> NewSession();
 
@@ -308,6 +311,9 @@ class Session {
   // session (HeapTable::Lock) in progress ends with kAborted, and so does every such request
   // that would have to wait.
   void InterruptTableLockWait(bool interrupted);
+  // From any thread: true while this session waits for a table-locking engine's table lock
+  // (SHOW PROCESSLIST's "Waiting for table level lock").
+  bool waiting_for_table_lock();
 
  private:
   friend class Database;

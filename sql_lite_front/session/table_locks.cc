@@ -1,0 +1,125 @@
+// The table locks statements take on MyISAM tables (table_locks.h).
+
+#include "sql_lite_front/session/table_locks.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/lexer.h"  // EqualsNoCase, ToLowerAscii
+#include "sql_lite_front/session/session_state.h"
+
+namespace minnow::sql {
+namespace {
+
+void Add(const TableName& t, HeapLockType type, std::vector<TableLockRequest>* out) {
+  if (!t.schema.empty() && !EqualsNoCase(t.schema, kSchemaName)) return;  // system tables
+  out->push_back({ToLowerAscii(t.name), type});
+}
+
+HeapLockType SelectLock(const SelectStmt& s) {
+  switch (s.lock) {
+    case RowLockClause::kShare:
+      return HeapLockType::kReadWithSharedLocks;
+    case RowLockClause::kUpdate:
+      return HeapLockType::kWrite;
+    case RowLockClause::kNone:
+      break;
+  }
+  return HeapLockType::kRead;
+}
+
+struct Collector {
+  std::vector<TableLockRequest>* out;
+  bool low_priority;
+  HeapLockType Write() const {
+    return low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWrite;
+  }
+  void operator()(const SelectStmt& s) const {
+    if (s.from.has_value()) Add(*s.from, SelectLock(s), out);
+  }
+  void operator()(const InsertStmt& s) const {
+    Add(s.table,
+        low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWriteConcurrentInsert, out);
+    if (s.select != nullptr && s.select->from.has_value()) {
+      // The source is read whole before the first write: no concurrent insert may overlap.
+      Add(*s.select->from, HeapLockType::kReadNoInsert, out);
+    }
+  }
+  void operator()(const UpdateStmt& s) const { Add(s.table, Write(), out); }
+  void operator()(const DeleteStmt& s) const { Add(s.table, Write(), out); }
+  template <typename Other>
+  void operator()(const Other&) const {}
+};
+
+// The stronger of two requests on one table. A write and a read of one table in one statement
+// (INSERT INTO t SELECT ... FROM t) is a WRITE: the rows read must not change under the copy.
+HeapLockType Stronger(HeapLockType a, HeapLockType b) {
+  const bool wa = a >= HeapLockType::kWriteAllowWrite, wb = b >= HeapLockType::kWriteAllowWrite;
+  if (wa != wb) return std::max(HeapLockType::kWrite, std::max(a, b));
+  return std::max(a, b);
+}
+
+}  // namespace
+
+std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
+                                                   bool low_priority_updates) {
+  std::vector<TableLockRequest> out;
+  std::visit(Collector{&out, low_priority_updates}, stmt);
+  std::sort(out.begin(), out.end(),
+            [](const TableLockRequest& a, const TableLockRequest& b) { return a.table < b.table; });
+  std::vector<TableLockRequest> merged;
+  for (TableLockRequest& r : out) {
+    if (!merged.empty() && merged.back().table == r.table) {
+      merged.back().type = Stronger(merged.back().type, r.type);
+    } else {
+      merged.push_back(std::move(r));
+    }
+  }
+  return merged;
+}
+
+ConcurrentInsert ConcurrentInsertMode(const SessionState& s) {
+  SqlResult<Value> v = s.engine->variables.GetGlobal("concurrent_insert");
+  if (!v.ok() || !v->is_string()) return ConcurrentInsert::kAuto;
+  if (v->as_string() == "NEVER") return ConcurrentInsert::kNever;
+  if (v->as_string() == "ALWAYS") return ConcurrentInsert::kAlways;
+  return ConcurrentInsert::kAuto;
+}
+
+SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests,
+                                  StatusCounters* counts) {
+  s->statement_table_locks.clear();
+  if (!s->locked_tables.empty()) return SqlStatus::OK();  // LOCK TABLES' locks serve
+  HeapLockOptions options;
+  options.timeout = std::chrono::seconds(s->vars.lock_wait_timeout_s());
+  options.concurrent_insert = ConcurrentInsertMode(*s);
+  for (const TableLockRequest& r : requests) {
+    std::shared_ptr<const OpenTable> table = s->engine->catalog->Find(r.table);
+    if (table == nullptr) continue;
+    if (!table->def.table_locking()) {
+      ++counts->table_locks_immediate;  // the server's thr_lock lock beside InnoDB's own
+      continue;
+    }
+    options.type = r.type;
+    Result<HeapTableLock> lock = table->heap.Lock(s->kv_session.get(), options);
+    if (!lock.ok()) {
+      s->statement_table_locks.clear();
+      return FromStatus(lock.status());
+    }
+    s->statement_table_locks.push_back({r.table, table, std::move(*lock)});
+  }
+  return SqlStatus::OK();
+}
+
+const HeapTableLock* HeldTableLock(const SessionState& s, std::string_view table) {
+  for (const SessionState::HeldLock& h : s.statement_table_locks) {
+    if (EqualsNoCase(h.table, table)) return &h.lock;
+  }
+  for (const SessionState::LockedTable& t : s.locked_tables) {
+    if (EqualsNoCase(t.table, table) && t.heap_lock.held()) return &t.heap_lock;
+  }
+  return nullptr;
+}
+
+}  // namespace minnow::sql

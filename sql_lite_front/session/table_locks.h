@@ -1,0 +1,60 @@
+#pragma once
+// Table locks (thr_lock's, minnow/table_lock_engine.h) that statements take on MyISAM tables,
+// as MySQL's server takes them (sql/lock.cc: mysql_lock_tables -> thr_multi_lock):
+//   SELECT                         READ (LOCK IN SHARE MODE: READ_WITH_SHARED_LOCKS; FOR
+//                                  UPDATE: WRITE)
+//   INSERT                         WRITE_CONCURRENT_INSERT (WRITE_LOW_PRIORITY under
+//                                  low_priority_updates: THD::insert_lock_default)
+//   INSERT ... SELECT's source     READ_NO_INSERT (the same table as the target: WRITE)
+//   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates)
+// A concurrent insert is allowed as the global concurrent_insert says (HeapLockOptions). The
+// session takes them after the statement's metadata locks and holds them to the statement's
+// end, all tables of a statement in one order (by lower-cased name, one lock per table: the
+// strongest asked), so two statements never wait for each other in a cycle; waits end with
+// 1205 after lock_wait_timeout, or 1317 on KILL QUERY. Under LOCK TABLES a statement takes
+// none: it runs under the locks LOCK TABLES took (a MyISAM table not locked there: 1100).
+//
+// Table_locks_immediate / Table_locks_waited: MySQL counts one per table per statement (and
+// per LOCK TABLES), InnoDB tables too, since the server takes a thr_lock lock for them as well
+// (ha_innobase::store_lock turns WRITE into WRITE_ALLOW_WRITE and READ_NO_INSERT into READ
+// outside LOCK TABLES, which never wait beside other statements' such locks). The heap tables'
+// grants and waits are counted by the engine (DatabaseStats::table_locks_*); an InnoDB table
+// counts one immediate grant per statement here (StatusCounters::table_locks_immediate).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/table_lock_engine.h"
+#include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/status/status_counters.h"
+
+namespace minnow::sql {
+
+struct SessionState;
+
+struct TableLockRequest {
+  std::string table;  // lower-cased
+  HeapLockType type = HeapLockType::kRead;
+};
+
+// The locks `stmt` asks for, sorted by table, one per table (none for statements without
+// base tables).
+std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
+                                                   bool low_priority_updates);
+
+// Takes `requests` for the session's statement into s->statement_table_locks (MyISAM tables;
+// InnoDB ones are counted in `counts`; a name no table has is skipped: the statement reports
+// 1146). On an error none is held.
+SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests,
+                                  StatusCounters* counts);
+
+// The lock the session holds on MyISAM table `table` for its statement or by LOCK TABLES, or
+// null.
+const HeapTableLock* HeldTableLock(const SessionState& s, std::string_view table);
+
+// The global concurrent_insert as the engine's option.
+ConcurrentInsert ConcurrentInsertMode(const SessionState& s);
+
+}  // namespace minnow::sql

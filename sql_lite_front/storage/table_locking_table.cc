@@ -1,0 +1,281 @@
+// The table-locking table engine (table_locking_table.h) and its cursor
+// (table_locking_cursor.h).
+
+#include "sql_lite_front/storage/table_locking_table.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "sql_lite_front/storage/table_locking_cursor.h"
+
+namespace minnow::sql {
+namespace {
+
+SqlError Internal(std::string_view what) { return SqlErr(kErUnknownError, what); }
+
+// The heap index of a secondary index: after "PRIMARY" when the table has a primary key.
+size_t SecondaryHeapIndex(const TableDef& def, size_t i) {
+  return def.has_hidden_primary_key() ? i : i + 1;
+}
+
+}  // namespace
+
+HeapTableSpec HeapSpecOf(const TableDef& def) {
+  HeapTableSpec spec;
+  if (!def.has_hidden_primary_key()) spec.indexes.push_back({"PRIMARY", true});
+  for (const IndexDef& ix : def.indexes) spec.indexes.push_back({ix.name, false});
+  return spec;
+}
+
+int HeapIndexOf(const TableDef& def, int index) {
+  if (index == kClusteredIndex) return def.has_hidden_primary_key() ? -1 : 0;
+  return static_cast<int>(SecondaryHeapIndex(def, static_cast<size_t>(index)));
+}
+
+void EncodeHeapRow(const TableDef& def, const Row& row, std::string* out) {
+  out->clear();
+  std::string pk;
+  if (!def.has_hidden_primary_key()) pk = EncodePrimaryKey(def, row);
+  out->push_back(static_cast<char>(pk.size() >> 8));
+  out->push_back(static_cast<char>(pk.size() & 0xff));
+  out->append(pk);
+  EncodeRowValue(def, row, out);
+}
+
+SqlStatus DecodeHeapRow(const TableDef& def, std::string_view bytes, Row* row) {
+  if (bytes.size() < 2) return Internal("a heap row too short for its header");
+  const size_t pk =
+      (static_cast<size_t>(static_cast<uint8_t>(bytes[0])) << 8) | static_cast<uint8_t>(bytes[1]);
+  if (bytes.size() < 2 + pk) return Internal("a heap row shorter than its primary key");
+  if (!def.has_hidden_primary_key()) {
+    SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, bytes.substr(2, pk), row));
+  }
+  return DecodeRowValue(def, bytes.substr(2 + pk), row);
+}
+
+std::string EncodeHeapRef(HeapRowId id) {
+  std::string ref(6, '\0');
+  for (int i = 0; i < 4; ++i) ref[i] = static_cast<char>(id.page >> (24 - 8 * i));
+  ref[4] = static_cast<char>(id.slot >> 8);
+  ref[5] = static_cast<char>(id.slot & 0xff);
+  return ref;
+}
+
+bool DecodeHeapRef(std::string_view ref, HeapRowId* id) {
+  if (ref.size() != 6) return false;
+  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(ref[i])); };
+  id->page = (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+  id->slot = static_cast<uint16_t>((b(4) << 8) | b(5));
+  return id->valid();
+}
+
+// ---- TableLockingCursor
+
+TableLockingCursor::TableLockingCursor(const OpenTable& table, const HeapTableLock& lock,
+                                       const ScanRequest& request)
+    : table_(table),
+      lock_(lock),
+      heap_index_(HeapIndexOf(table.def, request.index)),
+      fetch_(request.fetch),
+      reverse_(request.reverse) {}
+
+Status TableLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
+  ids_.clear();
+  at_ = 0;
+  if (counts != nullptr) {
+    ++(range.start.empty() && !reverse_ ? counts->handler_read_first : counts->handler_read_key);
+  }
+  if (heap_index_ < 0) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HeapTableScan> scan, table_.heap.Scan(lock_));
+    HeapRowId id;
+    for (;;) {
+      ASSIGN_OR_RETURN(bool more, scan->Next(&id, &bytes_));
+      if (!more) break;
+      ids_.push_back(id);
+    }
+  } else {
+    ASSIGN_OR_RETURN(ids_, table_.heap.Range(lock_, static_cast<size_t>(heap_index_), range.start,
+                                             range.end_unbounded ? std::string_view() : range.end));
+  }
+  if (reverse_) std::reverse(ids_.begin(), ids_.end());
+  return Status::OK();
+}
+
+SqlStatus TableLockingCursor::Read(Row* row, bool* present) {
+  ref_ = EncodeHeapRef(ids_[at_]);
+  *present = true;
+  if (fetch_ == RowFetch::kNone && heap_index_ < 0) return SqlStatus::OK();  // the heap's own
+  Status st = table_.heap.Get(lock_, ids_[at_], &bytes_);
+  if (st.IsNotFound()) {
+    *present = false;
+    return SqlStatus::OK();
+  }
+  if (!st.ok()) return FromStatus(st);
+  if (fetch_ == RowFetch::kNone) return SqlStatus::OK();
+  return DecodeHeapRow(table_.def, bytes_, row);
+}
+
+// ---- TableLockingTable
+
+SqlResult<const HeapTableLock*> TableLockingTable::LockFor(HeapLockType type,
+                                                           HeapTableLock* own) const {
+  if (access_.held != nullptr) return access_.held;
+  if (access_.session == nullptr) return Internal("a heap table opened without a session");
+  HeapLockOptions options;
+  options.type = type;
+  options.timeout = access_.timeout;
+  Result<HeapTableLock> got = table_.heap.Lock(access_.session, options);
+  if (!got.ok()) return FromStatus(got.status());
+  *own = std::move(*got);
+  return own;
+}
+
+std::vector<std::string> TableLockingTable::KeysOf(const Row& row) const {
+  const TableDef& def = table_.def;
+  std::vector<std::string> keys;
+  std::string pk;
+  if (!def.has_hidden_primary_key()) {
+    pk = EncodePrimaryKey(def, row);
+    keys.push_back(pk);
+  }
+  for (const IndexDef& ix : def.indexes) keys.push_back(EncodeIndexKey(def, ix, row, pk));
+  return keys;
+}
+
+SqlStatus TableLockingTable::Scan(const ScanRequest& request, CursorVisitor& visitor) {
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
+  TableLockingCursor cursor(table_, *lock, request);
+  return visitor.Visit(cursor);
+}
+
+SqlResult<bool> TableLockingTable::Get(std::string_view primary_key, LockMode, Row* row) {
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
+  if (table_.def.has_hidden_primary_key()) return Internal("a point read of a table without key");
+  Result<std::vector<HeapRowId>> ids = table_.heap.Lookup(*lock, 0, primary_key);
+  if (!ids.ok()) return FromStatus(ids.status());
+  std::string bytes;
+  for (HeapRowId id : *ids) {
+    Status st = table_.heap.Get(*lock, id, &bytes);
+    if (st.IsNotFound()) continue;  // appended after the read lock's grant
+    if (!st.ok()) return FromStatus(st);
+    SQL_RETURN_IF_ERROR(DecodeHeapRow(table_.def, bytes, row));
+    return true;
+  }
+  return false;
+}
+
+SqlResult<uint64_t> TableLockingTable::Count(int index, const KeyRange& range, LockMode) {
+  ScanRequest request;
+  request.index = index;
+  request.fetch = RowFetch::kNone;
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
+  TableLockingCursor cursor(table_, *lock, request);
+  Status st = cursor.Seek(range, nullptr);
+  if (!st.ok()) return FromStatus(st);
+  uint64_t n = 0;
+  Row unused;
+  for (; cursor.InRange(); (void)cursor.Next()) {
+    bool present = true;
+    SQL_RETURN_IF_ERROR(cursor.Read(&unused, &present));
+    if (present) ++n;
+  }
+  return n;
+}
+
+SqlStatus TableLockingTable::Insert(const Row& row) {
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  std::string bytes;
+  EncodeHeapRow(table_.def, row, &bytes);
+  Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
+  if (id.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, row);
+  if (!id.ok()) return FromStatus(id.status());
+  return SqlStatus::OK();
+}
+
+SqlStatus TableLockingTable::Update(std::string_view ref, const Row&, const Row& new_row) {
+  HeapRowId id;
+  if (!DecodeHeapRef(ref, &id)) return Internal("not a heap row reference");
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  std::string bytes;
+  EncodeHeapRow(table_.def, new_row, &bytes);
+  Result<HeapRowId> moved = table_.heap.Update(*lock, id, bytes, KeysOf(new_row));
+  if (moved.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, new_row);
+  if (!moved.ok()) return FromStatus(moved.status());
+  return SqlStatus::OK();
+}
+
+SqlStatus TableLockingTable::Delete(std::string_view ref, const Row&) {
+  HeapRowId id;
+  if (!DecodeHeapRef(ref, &id)) return Internal("not a heap row reference");
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  Status st = table_.heap.Delete(*lock, id);
+  if (!st.ok()) return FromStatus(st);
+  return SqlStatus::OK();
+}
+
+SqlStatus TableLockingTable::LockTable(LockMode) {
+  return Internal("LOCK TABLES takes a MyISAM table's lock in the session");
+}
+
+SqlStatus TableLockingTable::LockForDdl() {
+  // Waits out every holder (1205 after lock_wait_timeout); released at once: the metadata
+  // lock keeps new statements out.
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  (void)lock;
+  return SqlStatus::OK();
+}
+
+SqlStatus TableLockingTable::BulkLoad(const RowSource& next, bool) {
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  Row row(table_.def.columns.size());
+  std::string bytes;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(bool more, next(&row));
+    if (!more) return SqlStatus::OK();
+    EncodeHeapRow(table_.def, row, &bytes);
+    Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
+    if (id.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, row);
+    if (!id.ok()) return FromStatus(id.status());
+  }
+}
+
+SqlStatus TableLockingTable::BuildIndex(size_t, const RefRowSource&) {
+  return Internal("a MyISAM table's indexes are built with the table");
+}
+
+SqlStatus TableLockingTable::LoadCounters(TableCounters* counters) {
+  const TableDef& def = table_.def;
+  counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
+  counters->next_row_id = 1;
+  const int auto_col = def.AutoIncrementColumn();
+  if (auto_col < 0) return SqlStatus::OK();
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
+  Result<std::unique_ptr<HeapTableScan>> scan = table_.heap.Scan(*lock);
+  if (!scan.ok()) return FromStatus(scan.status());
+  Row row(def.columns.size());
+  std::string bytes;
+  HeapRowId id;
+  for (;;) {
+    Result<bool> more = (*scan)->Next(&id, &bytes);
+    if (!more.ok()) return FromStatus(more.status());
+    if (!*more) break;
+    SQL_RETURN_IF_ERROR(DecodeHeapRow(def, bytes, &row));
+    const Value& v = row[auto_col];
+    if (!v.is_null() && v.ToInt() >= 0) {
+      counters->next_auto_inc =
+          std::max<uint64_t>(counters->next_auto_inc, static_cast<uint64_t>(v.ToInt()) + 1);
+    }
+  }
+  return SqlStatus::OK();
+}
+
+}  // namespace minnow::sql
