@@ -12,15 +12,16 @@
 // DELETE FROM t WHERE mod(id, 100) < H (default 40: MariaDB's 40,000 holes in 100,000 rows).
 // Then SET GLOBAL concurrent_insert = 0 (NEVER), 1 (AUTO) or 2 (ALWAYS) and, each session a
 // SqlSession on a thread of its own, with lock_wait_timeout L (default 60 s):
-//   (a) short OLTP statements only, for U seconds (default 1.5; full 10): O sessions (default
+//   (a) short OLTP statements only, for U seconds (default 1; full 10): O sessions (default
 //       4) each loop sysbench-like transactions of 10 point SELECTs (SELECT v FROM t WHERE
 //       id = x), a range SELECT (SELECT sum(n) FROM t WHERE id BETWEEN a AND a+99) and an
 //       INSERT (INSERT INTO t (v, n) VALUES (md5(rand()), k)). W2: concurrent insert slightly
 //       slower, 473.84 vs 532.79 tps.
-//   (b) for T seconds (default 3; full 20): one session loops a long SELECT that holds its read
+//   (b) for T seconds (default 2.5; full 20): one session loops a long SELECT that holds its read
 //       lock about S seconds (default 0.3; full 0.8, MariaDB's hold, W2's "about a second"):
-//       SELECT count(*), sum(length(md5(md5(...(v))))) FROM t, a scan whose md5 nesting is
-//       calibrated before each cell to take S seconds with no other session; W writer sessions
+//       SELECT count(*), sum(length(md5(md5(...(v))))) FROM t, a scan whose md5 count is
+//       calibrated on the first cell of each table shape (no holes, holes) to take S seconds
+//       with no other session, then run as it is at every setting; W writer sessions
 //       (default 4) each loop a point SELECT and an INSERT with no think time. W2: 113.2 vs 66.6
 //       inserts/s, Table_locks_waited 20 vs 390.
 // Before and after each cell's run: SHOW GLOBAL STATUS LIKE 'Table_locks%' (the deltas) and

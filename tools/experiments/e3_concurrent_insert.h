@@ -20,8 +20,8 @@ struct Config {
   uint64_t writers = 4;        // (b): sessions looping a point SELECT + INSERT
   uint64_t oltp_sessions = 4;  // (a): sessions looping sysbench-like transactions
   double hold = 0.3;           // (b): seconds one long SELECT holds its read lock, alone
-  double seconds = 3;          // per (b) cell
-  double oltp_seconds = 1.5;   // per (a) cell
+  double seconds = 2.5;        // per (b) cell
+  double oltp_seconds = 1;     // per (a) cell
   uint64_t lock_wait_timeout = 60;
   uint64_t pool_mib = 256;
   std::string out = "out";
@@ -44,7 +44,7 @@ struct Cell {
   bool holes = false;
   double elapsed = 0;
   uint64_t rows_deleted = 0;  // holes made before the cell
-  uint64_t md5_depth = 0;     // (b): the long SELECT's nesting (calibrated to Config::hold)
+  uint64_t md5_depth = 0;     // (b): the long SELECT's md5s per row (calibrated to Config::hold)
   double hold_alone = 0;      // (b): seconds that long SELECT took with no other session
   uint64_t transactions = 0;  // (a): complete transactions
   uint64_t inserts = 0, point_selects = 0, range_selects = 0, long_selects = 0;
