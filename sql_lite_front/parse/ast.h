@@ -91,8 +91,13 @@ struct OrderItem {
   bool desc = false;
 };
 
+// INSERT/UPDATE/DELETE LOW_PRIORITY, INSERT HIGH_PRIORITY: the table lock a MyISAM table's
+// write takes (session/table_locks.h); InnoDB tables take no such lock.
+enum class WritePriority : uint8_t { kDefault, kLow, kHigh };
+
 struct SelectStmt {
   std::vector<SelectItem> items;
+  bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
   ExprPtr where;
@@ -112,6 +117,7 @@ struct InsertStmt {
   std::unique_ptr<SelectStmt> select;      // INSERT ... SELECT
   bool ignore = false;                     // INSERT IGNORE (parsed; 1235 for now)
   bool replace = false;                    // REPLACE INTO (parsed; 1235 for now)
+  WritePriority priority = WritePriority::kDefault;
 };
 
 struct Assignment {
@@ -121,6 +127,7 @@ struct Assignment {
 
 struct UpdateStmt {
   TableName table;
+  WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   std::vector<Assignment> assignments;
   ExprPtr where;
   std::vector<OrderItem> order_by;
@@ -129,6 +136,7 @@ struct UpdateStmt {
 
 struct DeleteStmt {
   TableName table;
+  WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   ExprPtr where;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;

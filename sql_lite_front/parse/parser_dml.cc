@@ -16,6 +16,7 @@ SqlResult<SelectStmt> Parser::ParseSelect() {
   SelectStmt s;
   SQL_RETURN_IF_ERROR(ExpectKw("SELECT"));
   AcceptKw("ALL");
+  if (AcceptKw("HIGH_PRIORITY")) s.high_priority = true;
   if (IsKw("DISTINCT") || IsKw("DISTINCTROW")) return NotSupported("SELECT DISTINCT");
   SQL_RETURN_IF_ERROR(ParseSelectItems(&s));
   if (AcceptKw("FROM")) SQL_RETURN_IF_ERROR(ParseSelectFrom(&s));
@@ -160,7 +161,13 @@ SqlResult<Statement> Parser::ParseInsert() {
   InsertStmt ins;
   ins.replace = IsKw("REPLACE");
   Skip();
-  if (!AcceptKw("LOW_PRIORITY") && !AcceptKw("DELAYED")) AcceptKw("HIGH_PRIORITY");
+  if (AcceptKw("LOW_PRIORITY")) {
+    ins.priority = WritePriority::kLow;
+  } else if (AcceptKw("HIGH_PRIORITY")) {
+    ins.priority = WritePriority::kHigh;
+  } else {
+    AcceptKw("DELAYED");
+  }
   if (!ins.replace && AcceptKw("IGNORE")) ins.ignore = true;
   AcceptKw("INTO");
   SQL_ASSIGN_OR_RETURN(ins.table, QualifiedTable());
@@ -233,7 +240,7 @@ SqlResult<Statement> Parser::ParseInsert() {
 SqlResult<Statement> Parser::ParseUpdate() {
   UpdateStmt up;
   Skip();
-  AcceptKw("LOW_PRIORITY");
+  if (AcceptKw("LOW_PRIORITY")) up.priority = WritePriority::kLow;
   if (IsKw("IGNORE")) return NotSupported("UPDATE IGNORE");
   SQL_ASSIGN_OR_RETURN(up.table, QualifiedTable());
   if (AcceptKw("AS") || (AtIdent() && !IsKw("SET"))) {
@@ -271,7 +278,7 @@ SqlResult<Statement> Parser::ParseUpdate() {
 SqlResult<Statement> Parser::ParseDelete() {
   DeleteStmt del;
   Skip();
-  AcceptKw("LOW_PRIORITY");
+  if (AcceptKw("LOW_PRIORITY")) del.priority = WritePriority::kLow;
   AcceptKw("QUICK");
   if (IsKw("IGNORE")) return NotSupported("DELETE IGNORE");
   if (!IsKw("FROM")) {

@@ -18,6 +18,7 @@ void Add(const TableName& t, HeapLockType type, std::vector<TableLockRequest>* o
 }
 
 HeapLockType SelectLock(const SelectStmt& s) {
+  if (s.high_priority && s.lock == RowLockClause::kNone) return HeapLockType::kReadHighPriority;
   switch (s.lock) {
     case RowLockClause::kShare:
       return HeapLockType::kReadWithSharedLocks;
@@ -32,22 +33,30 @@ HeapLockType SelectLock(const SelectStmt& s) {
 struct Collector {
   std::vector<TableLockRequest>* out;
   bool low_priority;
-  HeapLockType Write() const {
-    return low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWrite;
+  // UPDATE/DELETE: thd->update_lock_default, or the statement's LOW_PRIORITY.
+  HeapLockType Write(WritePriority p) const {
+    return low_priority || p == WritePriority::kLow ? HeapLockType::kWriteLowPriority
+                                                    : HeapLockType::kWrite;
+  }
+  // INSERT: LOW_PRIORITY, HIGH_PRIORITY (a plain WRITE: no concurrent insert, and it overrides
+  // low_priority_updates), else thd->insert_lock_default.
+  HeapLockType Insert(WritePriority p) const {
+    if (p == WritePriority::kLow) return HeapLockType::kWriteLowPriority;
+    if (p == WritePriority::kHigh) return HeapLockType::kWrite;
+    return low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWriteConcurrentInsert;
   }
   void operator()(const SelectStmt& s) const {
     if (s.from.has_value()) Add(*s.from, SelectLock(s), out);
   }
   void operator()(const InsertStmt& s) const {
-    Add(s.table,
-        low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWriteConcurrentInsert, out);
+    Add(s.table, Insert(s.priority), out);
     if (s.select != nullptr && s.select->from.has_value()) {
       // The source is read whole before the first write: no concurrent insert may overlap.
       Add(*s.select->from, HeapLockType::kReadNoInsert, out);
     }
   }
-  void operator()(const UpdateStmt& s) const { Add(s.table, Write(), out); }
-  void operator()(const DeleteStmt& s) const { Add(s.table, Write(), out); }
+  void operator()(const UpdateStmt& s) const { Add(s.table, Write(s.priority), out); }
+  void operator()(const DeleteStmt& s) const { Add(s.table, Write(s.priority), out); }
   template <typename Other>
   void operator()(const Other&) const {}
 };

@@ -1,12 +1,14 @@
 #pragma once
 // Table locks (thr_lock's, minnow/table_lock_engine.h) that statements take on MyISAM tables,
 // as MySQL's server takes them (sql/lock.cc: mysql_lock_tables -> thr_multi_lock):
-//   SELECT                         READ (LOCK IN SHARE MODE: READ_WITH_SHARED_LOCKS; FOR
-//                                  UPDATE: WRITE)
+//   SELECT                         READ (HIGH_PRIORITY: READ_HIGH_PRIORITY; LOCK IN SHARE MODE:
+//                                  READ_WITH_SHARED_LOCKS; FOR UPDATE: WRITE)
 //   INSERT                         WRITE_CONCURRENT_INSERT (WRITE_LOW_PRIORITY under
-//                                  low_priority_updates: THD::insert_lock_default)
+//                                  low_priority_updates: THD::insert_lock_default; LOW_PRIORITY:
+//                                  WRITE_LOW_PRIORITY; HIGH_PRIORITY: WRITE)
 //   INSERT ... SELECT's source     READ_NO_INSERT (the same table as the target: WRITE)
-//   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates)
+//   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates or
+//                                  with LOW_PRIORITY)
 // A concurrent insert is allowed as the global concurrent_insert says (HeapLockOptions). The
 // session takes them after the statement's metadata locks and holds them to the statement's
 // end, all tables of a statement in one order (by lower-cased name, one lock per table: the

@@ -109,9 +109,11 @@ StatementResult Engines() {
   StatementResult r;
   r.has_result_set = true;
   r.columns = {"Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"};
-  // Only the engine minnow runs; XA is not implemented, nor SQL savepoints.
+  // The two engines minnow runs; XA is not implemented, nor SQL savepoints.
   r.rows.push_back({"InnoDB", "DEFAULT", "Supports transactions, row-level locking (minnow)", "YES",
                     "NO", "NO"});
+  r.rows.push_back({"MyISAM", "YES", "Non-transactional, table-level locking (minnow)", "NO", "NO",
+                    "NO"});
   return r;
 }
 

@@ -451,9 +451,11 @@ TEST_CASE("SHOW VARIABLES, ENGINES, WARNINGS, PROCESSLIST", "[sql][status]") {
   show.kind = ShowStmt::Kind::kEngines;
   auto engines = ExecuteShowStatus(ctx, show);
   REQUIRE(engines.ok());
-  REQUIRE(engines->rows.size() == 1);
+  REQUIRE(engines->rows.size() == 2);
   CHECK(engines->rows[0][0] == "InnoDB");
   CHECK(engines->rows[0][1] == "DEFAULT");
+  CHECK(engines->rows[1][0] == "MyISAM");
+  CHECK(engines->rows[1][3] == "NO");  // Transactions
   show.kind = ShowStmt::Kind::kWarnings;
   auto warnings = ExecuteShowStatus(ctx, show);
   REQUIRE(warnings.ok());
