@@ -51,6 +51,8 @@ struct HeapTableLock::Impl {
       table->readers.fetch_sub(1, std::memory_order_acq_rel);
       reader = false;
     }
+    // Its writes are done: readers granted from now on may see them (mi_update_status).
+    if (concurrent) table->appending.store(false, std::memory_order_release);
     ticket.Release();
   }
 };
@@ -167,11 +169,24 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
   // MyISAM's get_status: a reader takes the end of file at grant, under the table lock's
   // latch, so that no concurrent insert granted later comes before it.
   const bool read = !IsWriteLock(type);
+  // A reader granted beside a granted concurrent insert takes the end of file of that
+  // insert's grant (HeapTableState::appending).
   hooks.on_grant = [impl, t, read](bool concurrent_insert) {
     impl->concurrent = concurrent_insert;
+    if (concurrent_insert) {
+      auto end = t->heap->End();
+      t->append_start_status = end.ok() ? Status::OK() : end.status();
+      if (end.ok()) t->append_start = *end;
+      t->appending.store(true, std::memory_order_release);
+    }
     if (read) {
       t->readers.fetch_add(1, std::memory_order_acq_rel);
       impl->reader = true;
+      if (t->appending.load(std::memory_order_acquire)) {
+        impl->end = t->append_start;
+        impl->end_status = t->append_start_status;
+        return;
+      }
       auto end = t->heap->End();
       if (end.ok()) {
         impl->end = *end;

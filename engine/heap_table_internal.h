@@ -65,6 +65,13 @@ class HeapTableState {
   // The heap's hole count after the latest write (the concurrent insert check reads it under
   // the table lock's latch, where reading the header page is not wanted).
   std::atomic<uint64_t> holes{0};
+  // MyISAM's save_state: while a concurrent insert is granted (`appending`), readers granted
+  // beside it take the end of file as it was at that insert's grant (`append_start`, written
+  // and read under the table lock's latch), so that none sees a row whose index entries it is
+  // still writing; its rows become visible to readers granted after its release.
+  std::atomic<bool> appending{false};
+  HeapEnd append_start;
+  Status append_start_status;
   // Serializes writers (RowHeap allows one; WRITE_ALLOW_WRITE lets several hold).
   Latch write_latch;
   // The heap and indexes: replaced only under a lock that excludes every other holder

@@ -5,6 +5,7 @@
 // (repaired at open), and the AUTO_INCREMENT counter past the largest id.
 #include <set>
 #include <string>
+#include <thread>
 
 #include "../engine/durability_test_util.h"
 #include "sql_lite_front/sql_engine.h"
@@ -104,6 +105,34 @@ TEST_CASE("myisam through SQL: a crash inside a row's index changes recovers con
     REQUIRE(db->CheckIntegrity().ok());
     REQUIRE(db->Close().ok());
   }
+}
+
+// KILL QUERY (SqlSession::Cancel) ends a MyISAM table lock wait with 1317; the session then
+// runs its next statement normally.
+TEST_CASE("myisam through SQL: Cancel interrupts a table lock wait", "[sql][myisam]") {
+  Options o;
+  o.path = ":memory:";
+  auto db = MustOpen(o);
+  auto engine = SqlEngine::Open(db.get());
+  REQUIRE(engine.ok());
+  auto a = (*engine)->NewSession();
+  auto b = (*engine)->NewSession();
+  REQUIRE(a->Execute("CREATE TABLE t (id INT PRIMARY KEY) ENGINE=MyISAM").ok());
+  REQUIRE(a->Execute("LOCK TABLES t WRITE").ok());
+  SqlResult<StatementResult> blocked = StatementResult{};
+  std::thread waiter([&] { blocked = b->Execute("SELECT count(*) FROM t"); });
+  while (!b->waiting_for_lock()) std::this_thread::yield();
+  b->Cancel();
+  waiter.join();
+  REQUIRE_FALSE(blocked.ok());
+  CHECK(blocked.error().code == 1317);
+  REQUIRE(a->Execute("UNLOCK TABLES").ok());
+  auto again = b->Execute("SELECT count(*) FROM t");
+  REQUIRE(again.ok());
+  CHECK(*again->rows[0][0] == "0");
+  b.reset();
+  a.reset();
+  engine->reset();
 }
 
 }  // namespace
