@@ -35,6 +35,7 @@ ColumnMapping IdentityMapping(const TableDef& def) {
 TableDef Renamed(const TableCatalog& catalog, const TableDef& def) {
   TableDef next = def;
   NameKeyspaces(catalog, &next);
+  next.core_columns = 0;  // the copy stores every column of every row
   return next;
 }
 
@@ -163,7 +164,7 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
   SQL_RETURN_IF_ERROR(AddDraftIndex(&d, stmt.index));
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   // Keep the table's keyspaces; name the new index's.
-  def.keyspace = table->def.keyspace;
+  KeepClusteredStorage(table->def, &def);
   for (size_t i = 0; i < table->def.indexes.size(); ++i)
     def.indexes[i].keyspace = table->def.indexes[i].keyspace;
   IndexDef& added = def.indexes.back();
@@ -196,7 +197,7 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   TableDraft d = DraftOf(table->def);
   d.indexes.erase(d.indexes.begin() + index);
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));  // 1075 if the auto column needs it
-  def.keyspace = table->def.keyspace;
+  KeepClusteredStorage(table->def, &def);
   for (size_t i = 0, j = 0; i < table->def.indexes.size(); ++i) {
     if (static_cast<int>(i) != index) def.indexes[j++].keyspace = table->def.indexes[i].keyspace;
   }
