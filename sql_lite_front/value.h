@@ -23,6 +23,15 @@ class Value {
   static Value Int(int64_t v) { return Value(v); }
   static Value Double(double v) { return Value(v); }
   static Value String(std::string v) { return Value(std::move(v)); }
+  // Makes this value the string `s`, reusing the buffer it already holds if it is a string (a
+  // scan decoding row after row into one Row allocates nothing for strings that fit).
+  void SetString(std::string_view s) {
+    if (auto* held = std::get_if<std::string>(&v_)) {
+      held->assign(s);
+    } else {
+      v_.emplace<std::string>(s);
+    }
+  }
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   bool is_null() const { return kind() == Kind::kNull; }

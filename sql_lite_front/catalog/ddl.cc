@@ -36,6 +36,7 @@ ColumnMapping IdentityMapping(const TableDef& def) {
 TableDef Renamed(const TableCatalog& catalog, const TableDef& def) {
   TableDef next = def;
   NameKeyspaces(catalog, &next);
+  next.core_columns = 0;  // the copy stores every column of every row
   return next;
 }
 
@@ -208,7 +209,7 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
     return result;
   }
   // Keep the table's keyspaces; name the new index's.
-  def.keyspace = table->def.keyspace;
+  KeepClusteredStorage(table->def, &def);
   for (size_t i = 0; i < table->def.indexes.size(); ++i)
     def.indexes[i].keyspace = table->def.indexes[i].keyspace;
   IndexDef& added = def.indexes.back();
@@ -248,7 +249,7 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
     result.info = RecordsInfo(0, 0);
     return result;
   }
-  def.keyspace = table->def.keyspace;
+  KeepClusteredStorage(table->def, &def);
   for (size_t i = 0, j = 0; i < table->def.indexes.size(); ++i) {
     if (static_cast<int>(i) != index) def.indexes[j++].keyspace = table->def.indexes[i].keyspace;
   }

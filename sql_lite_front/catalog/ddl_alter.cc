@@ -1,6 +1,9 @@
 // ALTER TABLE: the actions edit a draft of the table; the new definition is built by copy
 // (ALGORITHM=COPY or DEFAULT), or, for ALGORITHM=INPLACE of one ADD INDEX or DROP INDEX, as
-// CREATE INDEX / DROP INDEX do it. An ALGORITHM= or LOCK= this cannot honour is refused (1846).
+// CREATE INDEX / DROP INDEX do it, or, for ALGORITHM=INSTANT of columns added at the end, by
+// the catalog record alone (the rows stay as they are: row_codec.h reads a row stored before
+// the ADD with the column's default). An ALGORITHM= or LOCK= this cannot honour is refused
+// (1846).
 
 #include <algorithm>
 #include <string>
@@ -163,7 +166,7 @@ bool IsIndexOnly(const AlterTableStmt& stmt) {
 SqlStatus CheckAlgorithmAndLock(std::string_view algo, std::string_view lock, bool index_only) {
   if (algo == "INSTANT") {
     return NotSupportedReason("ALGORITHM=INSTANT",
-                              "minnow changes no table definition without rebuilding it",
+                              "minnow does only ADD COLUMN at the end of a table instantly",
                               index_only ? "ALGORITHM=INPLACE" : "ALGORITHM=COPY");
   }
   if (algo == "INPLACE" && !index_only) {
@@ -199,11 +202,72 @@ SqlResult<StatementResult> AlterIndexInPlace(ExecContext& ctx, const AlterTableS
   return ExecuteDropIndex(ctx, drop);
 }
 
+// Why ALGORITHM=INSTANT cannot do `stmt` on `def`, or empty when it can: InnoDB's instant ADD
+// COLUMN, every action adding a column at the end of a row-locking table, in no key and not
+// AUTO_INCREMENT (which would number the rows there are).
+std::string InstantRefusal(const TableDef& def, const AlterTableStmt& stmt) {
+  if (!EqualsNoCase(def.engine, "InnoDB")) return "only InnoDB tables add columns instantly";
+  for (const AlterAction& a : stmt.actions) {
+    if (a.kind != AlterAction::Kind::kAddColumn) {
+      return "minnow does only ADD COLUMN at the end of a table instantly";
+    }
+    if (a.first || !a.after.empty()) return "a column added instantly goes at the end";
+    if (a.column.primary_key || a.column.unique) return "a column added instantly is in no key";
+    if (a.column.def.auto_increment) {
+      return "an AUTO_INCREMENT column would number the rows the table has";
+    }
+  }
+  return {};
+}
+
+// ALGORITHM=INSTANT: 1846 unless InstantRefusal is empty and LOCK= is absent or DEFAULT (as
+// MySQL: an instant change takes only the metadata lock).
+SqlStatus CheckInstant(const TableDef& def, const AlterTableStmt& stmt) {
+  if (!stmt.lock.empty() && stmt.lock != "DEFAULT") {
+    return NotSupportedReason(std::string("LOCK=").append(stmt.lock),
+                              "Only LOCK=DEFAULT is permitted for operations using "
+                              "ALGORITHM=INSTANT",
+                              "LOCK=DEFAULT");
+  }
+  const std::string why = InstantRefusal(def, stmt);
+  if (!why.empty()) {
+    return NotSupportedReason("ALGORITHM=INSTANT", why,
+                              IsIndexOnly(stmt) ? "ALGORITHM=INPLACE" : "ALGORITHM=COPY");
+  }
+  return SqlStatus::OK();
+}
+
+// ALGORITHM=INSTANT of columns added at the end: a new catalog record naming the same
+// keyspaces, with core_columns saying how many columns the stored rows hold. REQUIRES:
+// CheckInstant passed, the table's exclusive metadata lock held.
+SqlResult<StatementResult> AlterInstant(ExecContext& ctx, const OpenTable& table,
+                                        const AlterTableStmt& stmt) {
+  StatementResult result;
+  TableDraft d = DraftOf(table.def);
+  for (const AlterAction& a : stmt.actions) SQL_RETURN_IF_ERROR(Apply(&d, a, &result.warnings));
+  SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
+  if (def.indexes.size() != table.def.indexes.size()) {
+    return SqlErr(kErUnknownError, "ALGORITHM=INSTANT: the table's indexes changed");
+  }
+  KeepClusteredStorage(table.def, &def);
+  for (size_t i = 0; i < def.indexes.size(); ++i)
+    def.indexes[i].keyspace = table.def.indexes[i].keyspace;
+  def.core_columns = table.def.StoredCoreColumns();
+  def.create_time = table.def.create_time;
+  SQL_RETURN_IF_ERROR(ctx.catalog->ReplaceTable(def));
+  result.info = RecordsInfo(0, result.warnings.size());
+  return result;
+}
+
 }  // namespace
 
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
+  if (stmt.algorithm == "INSTANT") {
+    SQL_RETURN_IF_ERROR(CheckInstant(table->def, stmt));
+    return AlterInstant(ctx, *table, stmt);
+  }
   SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock(stmt.algorithm, stmt.lock, IsIndexOnly(stmt)));
   if (stmt.algorithm == "INPLACE") return AlterIndexInPlace(ctx, stmt);
   StatementResult result;

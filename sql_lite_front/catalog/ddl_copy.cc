@@ -30,16 +30,6 @@ namespace {
 
 std::vector<std::string> KeyspaceNames(const TableDef& def) { return StorageNamesOf(def); }
 
-// The value a column gets in a row that had none (ALTER ADD COLUMN): its DEFAULT, else NULL,
-// else MySQL's implicit default (0, '').
-Value FillValue(const ColumnDef& c) {
-  if (c.default_value.has_value()) return *c.default_value;
-  if (c.nullable) return Value::Null();
-  if (IsIntegerType(c.type)) return Value::Int(0);
-  if (c.type == ColumnType::kDouble) return Value::Double(0);
-  return Value::String("");
-}
-
 // The source's key order is the new one: the same clustered key columns of the same types (or
 // hidden row ids on both sides), so rows can stream into the bulk load.
 bool SameKeyOrder(const TableDef& from, const TableDef& to, const ColumnMapping& m) {
@@ -80,7 +70,9 @@ class SourceRows {
   bool Valid() { return cursor_.InRange(); }
   SqlStatus Read() {
     SQL_RETURN_IF_ERROR(ctx_.CheckCancel());
-    row_.assign(old_.def.columns.size(), Value());
+    // Every column is decoded into the row each time (key columns and the rest), so the row
+    // keeps its strings' buffers from one row to the next.
+    if (row_.size() != old_.def.columns.size()) row_.resize(old_.def.columns.size());
     bool present = true;
     SQL_RETURN_IF_ERROR(cursor_.Read(&row_, &present));
     key_.assign(cursor_.ref());
@@ -90,6 +82,7 @@ class SourceRows {
     return SqlStatus::OK();
   }
   const Row& row() const { return row_; }
+  Row& mutable_row() { return row_; }  // the next Read overwrites it
   const std::string& key() const { return key_; }
 
  private:
@@ -135,13 +128,14 @@ class CopyRows final : public CursorVisitor {
       if (!scan.Valid()) return false;
       SQL_RETURN_IF_ERROR(scan.Read());
       ++rows_;
-      SQL_RETURN_IF_ERROR(Transform(scan.row(), row));
+      SQL_RETURN_IF_ERROR(Transform(&scan.mutable_row(), row));
       return true;
     };
     return target_.BulkLoad(next, SameKeyOrder(old_.def, def_, mapping_));
   }
-  // Makes the new row from the old one.
-  SqlStatus Transform(const Row& from, Row* row);
+  // Makes the new row from the old one (whose values it may move: the scan's next Read
+  // overwrites them).
+  SqlStatus Transform(Row* from, Row* row);
 
   ExecContext& ctx_;
   const OpenTable& old_;
@@ -152,24 +146,25 @@ class CopyRows final : public CursorVisitor {
   uint64_t max_auto_ = 0;
 };
 
-SqlStatus CopyRows::Transform(const Row& from, Row* row) {
+SqlStatus CopyRows::Transform(Row* from, Row* row) {
   const int auto_col = def_.AutoIncrementColumn();
   // An auto column added by this ALTER numbers the rows in scan order.
   const bool number_rows = auto_col >= 0 && mapping_.source[auto_col] < 0;
   for (size_t c = 0; c < def_.columns.size(); ++c) {
-    int src = mapping_.source[c];
-    Value v;
+    const int src = mapping_.source[c];
+    const ColumnDef& col = def_.columns[c];
+    Value& v = (*row)[c];
     if (src >= 0) {
-      v = from[src];
+      // Swapped, not copied: both rows keep their string buffers for the next row.
+      std::swap(v, (*from)[src]);
     } else if (number_rows && static_cast<int>(c) == auto_col) {
       v = Value::Int(static_cast<int64_t>(rows_));
     } else {
-      v = FillValue(def_.columns[c]);
+      v = AddedColumnValue(col);
     }
-    if (mapping_.convert[c] || src < 0) {
-      SQL_ASSIGN_OR_RETURN(v, CoerceToColumn(def_.columns[c], v, rows_));
+    if ((mapping_.convert[c] || src < 0) && !FitsColumnUnchanged(col, v)) {
+      SQL_ASSIGN_OR_RETURN(v, CoerceToColumn(col, v, rows_));
     }
-    (*row)[c] = std::move(v);
   }
   const Row& r = *row;
   if (auto_col >= 0 && !r[auto_col].is_null() && r[auto_col].ToInt() > 0) {

@@ -96,6 +96,7 @@ TableDraft DraftOf(const TableDef& def) {
   d.options.columns.clear();
   d.options.primary_key.clear();
   d.options.indexes.clear();
+  d.options.core_columns = 0;  // a rebuilt table stores every column; INSTANT sets its own
   return d;
 }
 
@@ -309,6 +310,11 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
   }
   SQL_RETURN_IF_ERROR(CheckKeyLengths(def));
   return def;
+}
+
+void KeepClusteredStorage(const TableDef& old, TableDef* def) {
+  def->keyspace = old.keyspace;
+  def->core_columns = old.core_columns;
 }
 
 std::string IndexKeyspaceName(const TableCatalog& catalog, const std::string& table_keyspace,

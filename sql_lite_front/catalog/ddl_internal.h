@@ -54,6 +54,11 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
 // definition, without keyspaces.
 SqlResult<TableDef> FinishDraft(const TableDraft& d);
 
+// For a DDL that keeps the table's rows where they are (CREATE/DROP INDEX in place, INSTANT):
+// `def` keeps the clustered keyspace of `old` and the row format its rows are stored in
+// (core_columns).
+void KeepClusteredStorage(const TableDef& old, TableDef* def);
+
 // Names def's keyspaces afresh ("<table>", "<table>.<index>", or with "$<n>" when taken).
 void NameKeyspaces(const TableCatalog& catalog, TableDef* def);
 // A fresh keyspace name for index `index_name` of the table whose clustered keyspace is

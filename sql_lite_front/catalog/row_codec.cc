@@ -134,38 +134,48 @@ std::string EncodePrimaryKey(const TableDef& def, const Row& row) {
   return key;
 }
 
+void AppendIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
+                    std::string_view clustered_key, std::string* out) {
+  for (uint32_t c : index.columns) AppendKeyColumn(def.columns[c], row[c], out);
+  if (def.has_hidden_primary_key()) {
+    out->append(clustered_key);
+  } else {
+    for (uint32_t c : def.primary_key)
+      if (!Contains(index.columns, c)) AppendKeyColumn(def.columns[c], row[c], out);
+  }
+}
+
 std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
                            std::string_view clustered_key) {
   std::string key;
-  for (uint32_t c : index.columns) AppendKeyColumn(def.columns[c], row[c], &key);
-  if (def.has_hidden_primary_key()) {
-    key.append(clustered_key);
-  } else {
-    for (uint32_t c : def.primary_key)
-      if (!Contains(index.columns, c)) AppendKeyColumn(def.columns[c], row[c], &key);
-  }
+  AppendIndexKey(def, index, row, clustered_key, &key);
   return key;
 }
 
-void EncodeRowValue(const TableDef& def, const Row& row, std::string* out) {
+namespace {
+
+// The compact encoding of the non-primary-key columns [from, to) of `row` (the format in
+// row_codec.h).
+void EncodeCompact(const TableDef& def, const Row& row, uint32_t from, uint32_t to,
+                   std::string* out) {
   // Null bitmap over the nullable non-PK columns.
   size_t nullable = 0;
-  for (uint32_t c = 0; c < def.columns.size(); ++c)
+  for (uint32_t c = from; c < to; ++c)
     if (!InPrimaryKey(def, c) && def.columns[c].nullable) ++nullable;
   size_t bitmap_at = out->size();
   out->append((nullable + 7) / 8, '\0');
   size_t bit = 0;
-  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+  for (uint32_t c = from; c < to; ++c) {
     if (InPrimaryKey(def, c) || !def.columns[c].nullable) continue;
     if (row[c].is_null()) (*out)[bitmap_at + bit / 8] |= static_cast<char>(1 << (bit % 8));
     ++bit;
   }
   // Lengths of the non-NULL strings, then the data.
-  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+  for (uint32_t c = from; c < to; ++c) {
     if (InPrimaryKey(def, c) || row[c].is_null() || !IsStringType(def.columns[c].type)) continue;
     AppendVarint(row[c].is_string() ? row[c].as_string().size() : row[c].ToString().size(), out);
   }
-  for (uint32_t c = 0; c < def.columns.size(); ++c) {
+  for (uint32_t c = from; c < to; ++c) {
     if (InPrimaryKey(def, c) || row[c].is_null()) continue;
     const ColumnDef& col = def.columns[c];
     const Value& v = row[c];
@@ -176,10 +186,91 @@ void EncodeRowValue(const TableDef& def, const Row& row, std::string* out) {
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
       AppendLE(bits, 8, out);
+    } else if (v.is_string()) {
+      out->append(v.as_string());
     } else {
-      out->append(v.is_string() ? v.as_string() : v.ToString());
+      out->append(v.ToString());
     }
   }
+}
+
+// Decodes the compact encoding of columns [from, to) at *pos (advancing it) into `*row`. No
+// allocation but the strings' own (a column that already holds a string reuses its buffer):
+// the lengths are read from their own cursor while the data is.
+SqlStatus DecodeCompact(const TableDef& def, std::string_view value, size_t* pos, uint32_t from,
+                        uint32_t to, Row* row) {
+  size_t nullable = 0, strings = 0;
+  for (uint32_t c = from; c < to; ++c) {
+    if (InPrimaryKey(def, c)) continue;
+    if (def.columns[c].nullable) ++nullable;
+  }
+  const size_t bitmap = *pos;
+  size_t p = bitmap + (nullable + 7) / 8;
+  if (value.size() < p) return Malformed("row value shorter than its null bitmap");
+  auto is_null = [&](size_t bit) {
+    return ((static_cast<uint8_t>(value[bitmap + bit / 8]) >> (bit % 8)) & 1) != 0;
+  };
+  if (nullable % 8 != 0 &&
+      (static_cast<uint8_t>(value[bitmap + nullable / 8]) >> (nullable % 8)) != 0) {
+    return Malformed("stray bits in the null bitmap");
+  }
+  // Skip the lengths: the data starts after them.
+  size_t bit = 0;
+  for (uint32_t c = from; c < to; ++c) {
+    if (InPrimaryKey(def, c)) continue;
+    const ColumnDef& col = def.columns[c];
+    const bool null = col.nullable && is_null(bit);
+    if (col.nullable) ++bit;
+    if (!null && IsStringType(col.type)) ++strings;
+  }
+  size_t lengths = p;
+  for (size_t i = 0; i < strings; ++i) {
+    uint64_t n;
+    if (!ReadVarint(value, &p, &n)) return Malformed("row value ends inside a length");
+  }
+  bit = 0;
+  for (uint32_t c = from; c < to; ++c) {
+    if (InPrimaryKey(def, c)) continue;
+    const ColumnDef& col = def.columns[c];
+    Value& out = (*row)[c];
+    if (col.nullable && is_null(bit++)) {
+      out = Value::Null();
+      continue;
+    }
+    if (IsIntegerType(col.type)) {
+      size_t w = IntegerBytes(col.type);
+      if (value.size() - p < w) return Malformed("row value ends inside an integer");
+      out = Value::Int(Extend(LoadLE(value, p, w), w, !col.is_unsigned));
+      p += w;
+    } else if (col.type == ColumnType::kDouble) {
+      if (value.size() - p < 8) return Malformed("row value ends inside a double");
+      uint64_t bits = LoadLE(value, p, 8);
+      double d;
+      std::memcpy(&d, &bits, 8);
+      out = Value::Double(d);
+      p += 8;
+    } else {
+      uint64_t n = 0;
+      (void)ReadVarint(value, &lengths, &n);  // read once above
+      if (value.size() - p < n) return Malformed("row value ends inside a string");
+      out.SetString(value.substr(p, n));
+      p += n;
+    }
+  }
+  *pos = p;
+  return SqlStatus::OK();
+}
+
+}  // namespace
+
+void EncodeRowValue(const TableDef& def, const Row& row, std::string* out) {
+  const auto ncols = static_cast<uint32_t>(def.columns.size());
+  const uint32_t core = def.StoredCoreColumns();
+  EncodeCompact(def, row, 0, core, out);
+  if (core == ncols) return;
+  // The columns added since (ALGORITHM=INSTANT): how many, then their own compact part.
+  AppendVarint(ncols - core, out);
+  EncodeCompact(def, row, core, ncols, out);
 }
 
 SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, size_t* pos) {
@@ -240,60 +331,23 @@ SqlStatus DecodePrimaryKey(const TableDef& def, std::string_view key, Row* row, 
 }
 
 SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row) {
-  const size_t ncols = def.columns.size();
+  const auto ncols = static_cast<uint32_t>(def.columns.size());
   if (row->size() < ncols) row->resize(ncols);
-  size_t nullable = 0;
-  for (uint32_t c = 0; c < ncols; ++c)
-    if (!InPrimaryKey(def, c) && def.columns[c].nullable) ++nullable;
-  size_t pos = (nullable + 7) / 8;
-  if (value.size() < pos) return Malformed("row value shorter than its null bitmap");
-  // Which columns are NULL.
-  std::vector<bool> is_null(ncols, false);
-  size_t bit = 0;
-  for (uint32_t c = 0; c < ncols; ++c) {
-    if (InPrimaryKey(def, c) || !def.columns[c].nullable) continue;
-    is_null[c] = (static_cast<uint8_t>(value[bit / 8]) >> (bit % 8)) & 1;
-    ++bit;
-  }
-  if (bit % 8 != 0 && (static_cast<uint8_t>(value[bit / 8]) >> (bit % 8)) != 0) {
-    return Malformed("stray bits in the null bitmap");
-  }
-  // String lengths.
-  std::vector<uint64_t> lengths;
-  for (uint32_t c = 0; c < ncols; ++c) {
-    if (InPrimaryKey(def, c) || is_null[c] || !IsStringType(def.columns[c].type)) continue;
-    uint64_t n;
-    if (!ReadVarint(value, &pos, &n)) return Malformed("row value ends inside a length");
-    lengths.push_back(n);
-  }
-  size_t next_length = 0;
-  for (uint32_t c = 0; c < ncols; ++c) {
-    if (InPrimaryKey(def, c)) continue;
-    if (is_null[c]) {
-      (*row)[c] = Value::Null();
-      continue;
+  const uint32_t core = def.StoredCoreColumns();
+  size_t pos = 0;
+  SQL_RETURN_IF_ERROR(DecodeCompact(def, value, &pos, 0, core, row));
+  uint32_t have = core;
+  if (core < ncols && pos < value.size()) {
+    uint64_t n = 0;
+    if (!ReadVarint(value, &pos, &n) || n == 0 || n > ncols - core) {
+      return Malformed("bad count of added columns in row value");
     }
-    const ColumnDef& col = def.columns[c];
-    if (IsIntegerType(col.type)) {
-      size_t w = IntegerBytes(col.type);
-      if (value.size() - pos < w) return Malformed("row value ends inside an integer");
-      (*row)[c] = Value::Int(Extend(LoadLE(value, pos, w), w, !col.is_unsigned));
-      pos += w;
-    } else if (col.type == ColumnType::kDouble) {
-      if (value.size() - pos < 8) return Malformed("row value ends inside a double");
-      uint64_t bits = LoadLE(value, pos, 8);
-      double d;
-      std::memcpy(&d, &bits, 8);
-      (*row)[c] = Value::Double(d);
-      pos += 8;
-    } else {
-      uint64_t n = lengths[next_length++];
-      if (value.size() - pos < n) return Malformed("row value ends inside a string");
-      (*row)[c] = Value::String(std::string(value.substr(pos, n)));
-      pos += n;
-    }
+    have = core + static_cast<uint32_t>(n);
+    SQL_RETURN_IF_ERROR(DecodeCompact(def, value, &pos, core, have, row));
   }
   if (pos != value.size()) return Malformed("trailing bytes in row value");
+  // A row stored before a column was added instantly holds that column's value at the ADD.
+  for (uint32_t c = have; c < ncols; ++c) (*row)[c] = AddedColumnValue(def.columns[c]);
   return SqlStatus::OK();
 }
 

@@ -22,6 +22,11 @@
 //   data            each non-NULL column: integers in their width (little-endian), doubles
 //                   8 bytes, strings their bytes
 // So W1's row (j varchar(255), 32 bytes) is 1 + 1 + 32 = 34 bytes of value.
+// A table with columns added by ALGORITHM=INSTANT (TableDef::core_columns = C > 0) stores the
+// first C columns so; a row written since then also holds the rest: a varint count n of the
+// columns after the first C that it holds, then their own null bitmap, lengths and data in
+// the same format. A row that ends after its first C columns (written before the ADD) reads
+// each added column as AddedColumnValue; so do the columns past its n.
 
 #include <cstdint>
 #include <string>
@@ -52,6 +57,9 @@ std::string EncodePrimaryKey(const TableDef& def, const Row& row);
 // primary key or DB_ROW_ID encoding), whose columns are appended as the format says.
 std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
                            std::string_view clustered_key);
+// The same key appended to `*out`.
+void AppendIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
+                    std::string_view clustered_key, std::string* out);
 // The compact value of `row`'s non-primary-key columns.
 void EncodeRowValue(const TableDef& def, const Row& row, std::string* out);
 

@@ -341,10 +341,12 @@ int TableDef::AutoIncrementColumn() const {
   return -1;
 }
 
-bool TableDef::IsPrimaryKeyColumn(uint32_t col) const {
-  for (uint32_t c : primary_key)
-    if (c == col) return true;
-  return false;
+Value AddedColumnValue(const ColumnDef& c) {
+  if (c.default_value.has_value()) return *c.default_value;
+  if (c.nullable) return Value::Null();
+  if (IsIntegerType(c.type)) return Value::Int(0);
+  if (c.type == ColumnType::kDouble) return Value::Double(0);
+  return Value::String("");
 }
 
 std::string SerializeTableDef(const TableDef& def) {
@@ -404,6 +406,7 @@ std::string SerializeTableDef(const TableDef& def) {
   // Zig-zag, so a (theoretical) negative time stays short.
   w.Varint((static_cast<uint64_t>(def.create_time) << 1) ^
            static_cast<uint64_t>(def.create_time >> 63));
+  if (def.core_columns != 0) w.Varint(def.core_columns);
   return w.Take();
 }
 
@@ -491,6 +494,11 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
   def.auto_increment_start = r.Varint();
   uint64_t zz = r.Varint();
   def.create_time = static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
+  if (!r.failed() && !r.at_end()) {
+    uint64_t core = r.Varint();
+    if (core == 0 || core >= def.columns.size()) return Damaged("bad core column count");
+    def.core_columns = static_cast<uint32_t>(core);
+  }
   if (r.failed()) return Damaged("truncated record");
   if (!r.at_end()) return Damaged("trailing bytes");
   if (def.columns.empty() || def.keyspace.empty()) return Damaged("no columns or no keyspace");
@@ -531,6 +539,15 @@ std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
   if (def.max_rows > 0) out += " MAX_ROWS=" + std::to_string(def.max_rows);
   if (def.compression == Compression::kLz4) out += " COMPRESSION='lz4'";
   return out;
+}
+
+bool FitsColumnUnchanged(const ColumnDef& col, const Value& v) {
+  if (v.is_null()) return col.nullable;
+  if (!v.is_string() || !IsStringType(col.type)) return false;
+  const std::string& s = v.as_string();
+  // CoerceToString: CHAR drops trailing spaces; longer than the column is cut or refused.
+  if (col.type == ColumnType::kChar && !s.empty() && s.back() == ' ') return false;
+  return s.size() <= col.MaxBytes();
 }
 
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row) {

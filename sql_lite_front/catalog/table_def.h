@@ -82,19 +82,38 @@ struct TableDef {
   uint64_t max_rows = 0;
   uint64_t auto_increment_start = 1;  // the AUTO_INCREMENT= table option
   int64_t create_time = 0;            // unix seconds
+  // Columns added by ALTER TABLE ... ADD COLUMN, ALGORITHM=INSTANT (InnoDB's instant add) are
+  // not in the rows stored before them. core_columns: how many columns every stored row has
+  // (InnoDB's n_core_fields); 0 when every column is (no instant add since the table was last
+  // built). The added columns are at the end, outside every key, and a row without them reads
+  // each as AddedColumnValue (its DEFAULT at the ADD: any later change to such a column's
+  // definition rebuilds the table by copy, which stores every column and resets this to 0).
+  uint32_t core_columns = 0;
 
   bool has_hidden_primary_key() const { return primary_key.empty(); }
   // ENGINE=MyISAM: the table is a heap table (minnow/table_lock_engine.h) named `keyspace`.
   bool table_locking() const { return engine == "MyISAM"; }
+  // The columns every stored row holds (core_columns, or all of them).
+  uint32_t StoredCoreColumns() const {
+    return core_columns == 0 ? static_cast<uint32_t>(columns.size()) : core_columns;
+  }
   // Position of the column named `name` (case-insensitive, as MySQL's column names), or -1.
   int FindColumn(std::string_view name) const;
   // Position of the secondary index named `name` (case-insensitive), or -1.
   int FindIndex(std::string_view name) const;
   // The AUTO_INCREMENT column's position, or -1.
   int AutoIncrementColumn() const;
-  // True if column `col` is part of the primary key.
-  bool IsPrimaryKeyColumn(uint32_t col) const;
+  // True if column `col` is part of the primary key (inline: the row codec asks per column).
+  bool IsPrimaryKeyColumn(uint32_t col) const {
+    for (uint32_t c : primary_key)
+      if (c == col) return true;
+    return false;
+  }
 };
+
+// The value a column gets in a row that had none (ALTER ADD COLUMN, by copy or instantly): its
+// DEFAULT, else NULL if nullable, else MySQL's implicit default (0, '').
+Value AddedColumnValue(const ColumnDef& c);
 
 // The catalog record's bytes (a versioned binary encoding) and back. Parse fails with 1105 on
 // damaged bytes.
@@ -116,5 +135,9 @@ std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment);
 // (1406), NULL into NOT NULL (1048), CHAR's trailing spaces dropped. `row` is the 1-based row
 // number for the message.
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row);
+// True if CoerceToColumn(col, v) would return `v` as it is: NULL into a nullable column, or a
+// string into a string column it fits without change (a copy-ALTER skips the conversion of
+// those). False says nothing: convert.
+bool FitsColumnUnchanged(const ColumnDef& col, const Value& v);
 
 }  // namespace minnow::sql

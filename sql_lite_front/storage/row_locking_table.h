@@ -36,9 +36,6 @@ class RowLockingTable final : public TableEngine {
   const Keyspace& KeyspaceOf(int index) const {
     return index == kClusteredIndex ? table_.clustered : table_.indexes[index];
   }
-  // Sorts `keys` and bulk-loads them (empty values) into `ks`.
-  SqlStatus LoadIndex(const Keyspace& ks, std::vector<std::string>* keys);
-
   const OpenTable& table_;
   Transaction* const txn_;
   const IsolationLevel isolation_;

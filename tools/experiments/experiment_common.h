@@ -49,6 +49,8 @@ std::string Fixed(double v, int decimals, std::string_view dash = "-");
 
 // Seconds since `start` on the steady clock.
 double SecondsSince(std::chrono::steady_clock::time_point start);
+// The calling thread's CPU time so far (user + system), in seconds.
+double ThreadCpuSeconds();
 
 // ---- Output ------------------------------------------------------------------------------
 
