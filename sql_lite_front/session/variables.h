@@ -16,7 +16,8 @@
 //   innodb_lock_wait_timeout: int 1..1073741824 seconds, session+global
 //   lock_wait_timeout: int 1..31536000 seconds (metadata and table locks), session+global
 //   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (the MyISAM-style engine)
-//   sql_mode: string, session+global (kept, not interpreted)
+//   sql_mode: string, session+global: the modes minnow honours (variables.cc's kSqlModes);
+//     any other is 1231
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
 //   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
@@ -37,6 +38,14 @@
 namespace minnow::sql {
 
 class SessionVariables;
+
+// The sql_mode words that change what statements do (the rest is always in force).
+struct SqlModeFlags {
+  bool pipes_as_concat = false;
+  bool ansi_quotes = false;
+  bool only_full_group_by = false;
+  bool no_unsigned_subtraction = false;
+};
 
 class SystemVariables {
  public:
@@ -69,6 +78,7 @@ class SessionVariables {
   // Typed shortcuts for the session.
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
+  SqlModeFlags sql_mode() const;
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;
