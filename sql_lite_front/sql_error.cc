@@ -56,6 +56,7 @@ const char* SqlState(ErrorCode code) {
     case kErLockDeadlock:
       return "40001";
     case kErOutOfRange:
+    case kErDataOutOfRange:
       return "22003";
     case kErTruncatedWrongValue:
       return "22007";

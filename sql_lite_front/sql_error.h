@@ -89,6 +89,9 @@ enum ErrorCode : uint16_t {
   kErWrongParamCountToNativeFct = 1582,  // 42000 Incorrect parameter count in the call to
                                          // native function '%s'
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
+  kErDataOutOfRange = 1690,      // 22003 %s value is out of range in '%s'
+  kErUnknownCollation = 1273,    // HY000 Unknown collation: '%s'
+  kErWarnDataTruncated = 1265,   // (a warning) Data truncated for column '%s' at row %ld
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

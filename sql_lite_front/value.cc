@@ -31,6 +31,15 @@ int CompareIntDouble(int64_t i, double d) {
 
 int CompareDoubles(double a, double b) { return a < b ? -1 : (a > b ? 1 : 0); }
 
+// An exact number (integer or decimal) as a Decimal. REQUIRES: is_integer() or is_decimal().
+Decimal ExactOf(const Value& v) {
+  if (v.is_int()) return Decimal::FromInt(v.as_int());
+  if (v.is_uint()) return Decimal::FromUInt(v.as_uint());
+  return v.as_decimal();
+}
+
+bool IsExact(const Value& v) { return v.is_integer() || v.is_decimal(); }
+
 }  // namespace
 
 NumericPrefix ParseNumericPrefix(std::string_view s) {
@@ -107,6 +116,14 @@ int64_t Value::ToInt() const {
       if (!p.valid) return 0;
       return p.is_integer ? p.i : DoubleToIntRounded(p.d, nullptr);
     }
+    case Kind::kUInt:
+      return std::numeric_limits<int64_t>::max();  // kUInt is above it
+    case Kind::kDecimal: {
+      int64_t i = 0;
+      if (as_decimal().ToInt64(&i)) return i;
+      return as_decimal().is_negative() ? std::numeric_limits<int64_t>::min()
+                                        : std::numeric_limits<int64_t>::max();
+    }
   }
   return 0;
 }
@@ -123,6 +140,10 @@ double Value::ToDouble() const {
       NumericPrefix p = ParseNumericPrefix(as_string());
       return p.valid ? p.d : 0;
     }
+    case Kind::kUInt:
+      return static_cast<double>(as_uint());
+    case Kind::kDecimal:
+      return as_decimal().ToDouble();
   }
   return 0;
 }
@@ -184,6 +205,10 @@ std::string Value::ToString() const {
       return FormatDouble(as_double());
     case Kind::kString:
       return as_string();
+    case Kind::kUInt:
+      return std::to_string(as_uint());
+    case Kind::kDecimal:
+      return as_decimal().ToString();
   }
   return {};
 }
@@ -198,6 +223,10 @@ bool Value::IsTrue() const {
       return as_double() != 0;
     case Kind::kString:
       return ToDouble() != 0;
+    case Kind::kUInt:
+      return true;
+    case Kind::kDecimal:
+      return !as_decimal().is_zero();
   }
   return false;
 }
@@ -215,9 +244,16 @@ int Value::Compare(const Value& a, const Value& b) {
   if (a.is_int() && b.is_int()) {
     return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
   }
+  // Integers and decimals compare exactly.
+  if (IsExact(a) && IsExact(b)) return Decimal::Compare(ExactOf(a), ExactOf(b));
   // Numbers (a string meeting a number is read as a number).
   if (a.is_int()) return CompareIntDouble(a.as_int(), b.ToDouble());
   if (b.is_int()) return -CompareIntDouble(b.as_int(), a.ToDouble());
+  if (a.is_uint() || b.is_uint()) {  // x86's long double holds every uint64 exactly
+    long double x = a.is_uint() ? a.as_uint() : a.ToDouble();
+    long double y = b.is_uint() ? b.as_uint() : b.ToDouble();
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
   return CompareDoubles(a.ToDouble(), b.ToDouble());
 }
 

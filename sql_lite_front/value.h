@@ -1,10 +1,14 @@
 #pragma once
-// A SQL value: NULL, a 64-bit integer, a double or a byte string. Columns of every integer type
-// hold kInt; CHAR/VARCHAR/TEXT/BLOB hold kString. Comparison follows MySQL's rules for the
-// pairs minnow meets: numbers compare numerically (an integer with a double as doubles), a
-// string with a number converts the string to a number (leading numeric prefix, as MySQL's
-// "1abc" = 1), strings compare as bytes (minnow's one collation is binary: see
-// docs/ARCHITECTURE.md). NULL compares as unknown (Compare's callers treat NULL first).
+// A SQL value: NULL, a 64-bit integer, an unsigned integer above 2^63 - 1, an exact decimal
+// (decimal.h), a double or a byte string. Columns of every integer type hold kInt;
+// CHAR/VARCHAR/TEXT/BLOB hold kString. kUInt and kDecimal come from expressions only: unsigned
+// arithmetic past 2^63 - 1 (and literals such as 18446744073709551615), decimal literals
+// (0.1), SUM/AVG of integers and arithmetic with decimals. Comparison follows MySQL's rules for
+// the pairs minnow meets: numbers compare numerically (integers and decimals exactly, a double
+// with anything as doubles), a string with a number converts the string to a number (leading
+// numeric prefix, as MySQL's "1abc" = 1), strings compare as bytes (minnow's one collation is
+// binary: see docs/ARCHITECTURE.md). NULL compares as unknown (Compare's callers treat NULL
+// first).
 
 #include <cstdint>
 #include <optional>
@@ -12,11 +16,13 @@
 #include <string_view>
 #include <variant>
 
+#include "sql_lite_front/decimal.h"
+
 namespace minnow::sql {
 
 class Value {
  public:
-  enum class Kind : uint8_t { kNull, kInt, kDouble, kString };
+  enum class Kind : uint8_t { kNull, kInt, kDouble, kString, kUInt, kDecimal };
 
   Value() = default;  // NULL
   static Value Null() { return Value(); }
@@ -32,21 +38,34 @@ class Value {
       v_.emplace<std::string>(s);
     }
   }
+  // An unsigned integer: kInt when it fits int64 (so equal values have one form), else kUInt.
+  static Value UInt(uint64_t v) {
+    return v <= static_cast<uint64_t>(INT64_MAX) ? Value(static_cast<int64_t>(v)) : Value(v);
+  }
+  static Value Dec(Decimal v) { return Value(std::move(v)); }
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   bool is_null() const { return kind() == Kind::kNull; }
   bool is_int() const { return kind() == Kind::kInt; }
   bool is_double() const { return kind() == Kind::kDouble; }
   bool is_string() const { return kind() == Kind::kString; }
+  bool is_uint() const { return kind() == Kind::kUInt; }
+  bool is_decimal() const { return kind() == Kind::kDecimal; }
+  // kInt or kUInt: an integer held exactly.
+  bool is_integer() const { return is_int() || is_uint(); }
   int64_t as_int() const { return std::get<int64_t>(v_); }   // REQUIRES: is_int()
   double as_double() const { return std::get<double>(v_); }  // REQUIRES: is_double()
   const std::string& as_string() const { return std::get<std::string>(v_); }  // is_string()
+  uint64_t as_uint() const { return std::get<uint64_t>(v_); }               // is_uint()
+  const Decimal& as_decimal() const { return std::get<Decimal>(v_); }       // is_decimal()
 
-  // Conversions as MySQL does them in expressions ("12abc" -> 12, "x" -> 0, 2.5 -> 3 for int).
+  // Conversions as MySQL does them in expressions ("12abc" -> 12, "x" -> 0, 2.5 -> 3 for int;
+  // beyond int64 saturates).
   int64_t ToInt() const;
   double ToDouble() const;
   // As the mysql client prints it: integers in decimal, doubles with up to 17 significant
-  // digits without trailing zeros ("0.1", "1e20"), strings as they are. REQUIRES: !is_null().
+  // digits without trailing zeros ("0.1", "1e20"), decimals with their scale ("0.3000"),
+  // strings as they are. REQUIRES: !is_null().
   std::string ToString() const;
   // True for a non-NULL value that is not zero (strings converted to numbers).
   bool IsTrue() const;
@@ -59,7 +78,9 @@ class Value {
   explicit Value(int64_t v) : v_(v) {}
   explicit Value(double v) : v_(v) {}
   explicit Value(std::string v) : v_(std::move(v)) {}
-  std::variant<std::monostate, int64_t, double, std::string> v_;
+  explicit Value(uint64_t v) : v_(v) {}
+  explicit Value(Decimal v) : v_(std::move(v)) {}
+  std::variant<std::monostate, int64_t, double, std::string, uint64_t, Decimal> v_;
 };
 
 // SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "common/check.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/value_internal.h"
 
@@ -170,6 +171,10 @@ SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t 
   bool overflow = false;
   if (v.is_int()) {
     x = v.as_int();
+  } else if (v.is_uint()) {
+    overflow = true;  // above 2^63 - 1: beyond every column's range
+  } else if (v.is_decimal()) {
+    overflow = !v.as_decimal().ToInt64(&x);  // rounded half away from zero, as MySQL stores it
   } else if (v.is_double()) {
     x = DoubleToIntRounded(v.as_double(), &overflow);
   } else {
@@ -192,8 +197,8 @@ SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t 
 
 SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t row) {
   double d = 0;
-  if (v.is_int()) {
-    d = static_cast<double>(v.as_int());
+  if (v.is_integer() || v.is_decimal()) {
+    d = v.ToDouble();
   } else if (v.is_double()) {
     d = v.as_double();
   } else {
@@ -383,6 +388,12 @@ std::string SerializeTableDef(const TableDef& def) {
         case Value::Kind::kString:
           w.U8(4);
           w.Str(v.as_string());
+          break;
+        case Value::Kind::kUInt:
+        case Value::Kind::kDecimal:
+          // Not a column's value: defaults are converted to their column (CoerceToColumn)
+          // before they reach the catalog.
+          MINNOW_CHECK(false, "default of column '{}' not converted to its type", c.name);
           break;
       }
     }

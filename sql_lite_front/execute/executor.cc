@@ -66,7 +66,9 @@ SqlStatus ConstLookups(ExecContext& ctx, const ScanSpec& spec, TableEngine& engi
     SQL_ASSIGN_OR_RETURN(bool found, engine.Get(r.start, spec.lock, &row));
     if (!found) continue;
     ++ctx.counts->innodb_rows_read;
-    if (!PassesAll(spec.residual, row, state)) continue;
+    bool passes = PassesAll(spec.residual, row, state);
+    SQL_RETURN_IF_ERROR(EvalError(state));
+    if (!passes) continue;
     SQL_ASSIGN_OR_RETURN(bool more, fn(row, r.start));
     if (!more) break;
   }
@@ -118,7 +120,9 @@ SqlStatus PlanWalk::Walk(Cursor& cursor) {
       ++counts.innodb_rows_read;
       bool present = true;
       SQL_RETURN_IF_ERROR(cursor.Read(&row, &present));
-      if (present && PassesAll(spec_.residual, row, state_)) {
+      const bool passes = present && PassesAll(spec_.residual, row, state_);
+      SQL_RETURN_IF_ERROR(EvalError(state_));
+      if (passes) {
         SQL_ASSIGN_OR_RETURN(bool more, fn_(row, cursor.ref()));
         if (!more) {
           FlushProgress(progress);

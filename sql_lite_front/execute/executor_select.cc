@@ -44,11 +44,15 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
   }
 }
 
-// One aggregate's running state.
+// One aggregate's running state. SUM and AVG of integers and decimals are exact (MySQL's
+// DECIMAL: SUM of BIGINT is DECIMAL(65,0), AVG has 4 more digits); of doubles and strings,
+// doubles.
 struct AggState {
   uint64_t count = 0;
-  bool int_sum = true;
-  int64_t isum = 0;
+  bool exact = true;     // every value so far an integer or a decimal
+  Int128 isum = 0;     // the integers' part of an exact sum
+  Decimal dec_sum;       // the decimals' part (and integers' past 128 bits)
+  bool saw_decimal = false;
   double dsum = 0;
   Value best;
   std::set<std::string> seen;  // DISTINCT: kind byte + printed value
@@ -69,17 +73,7 @@ struct AggState {
     switch (spec.func) {
       case AggFunc::kSum:
       case AggFunc::kAvg:
-        if (int_sum && v.is_int()) {
-          if (!__builtin_add_overflow(isum, v.as_int(), &isum)) break;
-          int_sum = false;
-          dsum = static_cast<double>(isum) + static_cast<double>(v.as_int());
-          break;
-        }
-        if (int_sum) {
-          int_sum = false;
-          dsum = static_cast<double>(isum);
-        }
-        dsum += v.ToDouble();
+        AddToSum(v, st);
         break;
       case AggFunc::kMin:
         if (best.is_null() || Value::Compare(v, best) < 0) best = std::move(v);
@@ -92,21 +86,61 @@ struct AggState {
     }
   }
 
+  void AddToSum(const Value& v, EvalState& st) {
+    if (exact && v.is_integer()) {
+      Int128 x = v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()};
+      if (!__builtin_add_overflow(isum, x, &isum)) return;
+      FoldIntegers(st);
+      isum = x;
+      return;
+    }
+    if (exact && v.is_decimal()) {
+      saw_decimal = true;
+      AddDecimal(v.as_decimal(), st);
+      return;
+    }
+    if (exact) {
+      exact = false;
+      dsum = ExactSum().ToDouble();
+    }
+    dsum += v.ToDouble();
+  }
+
+  // Moves the integers' part into dec_sum.
+  void FoldIntegers(EvalState& st) {
+    AddDecimal(Decimal::FromInt128(isum), st);
+    isum = 0;
+  }
+
+  void AddDecimal(const Decimal& d, EvalState& st) {
+    std::optional<Decimal> r = Decimal::Add(dec_sum, d);
+    if (!r.has_value()) {
+      if (!st.error.has_value())
+        st.error = SqlErr(kErDataOutOfRange, "DECIMAL value is out of range in 'sum'");
+      return;
+    }
+    dec_sum = std::move(*r);
+  }
+
+  Decimal ExactSum() const {
+    std::optional<Decimal> r = Decimal::Add(dec_sum, Decimal::FromInt128(isum));
+    return r.has_value() ? *r : dec_sum;  // past 65 digits only with 10^47 rows
+  }
+
   Value Result(const AggregateSpec& spec) const {
     switch (spec.func) {
       case AggFunc::kCount:
         return Value::Int(static_cast<int64_t>(count));
       case AggFunc::kSum:
         if (count == 0) return Value::Null();
-        return int_sum ? Value::Int(isum) : Value::Double(dsum);
+        return exact ? Value::Dec(ExactSum()) : Value::Double(dsum);
       case AggFunc::kAvg: {
         if (count == 0) return Value::Null();
-        if (int_sum) {
-          // MySQL's AVG of integers is a DECIMAL with 4 more digits (div_precision_increment).
-          char buf[64];
-          std::snprintf(buf, sizeof(buf), "%.4f",
-                        static_cast<double>(isum) / static_cast<double>(count));
-          return Value::String(buf);
+        if (exact) {
+          std::optional<Decimal> avg =
+              Decimal::Div(ExactSum(), Decimal::FromUInt(count));
+          if (avg.has_value()) return Value::Dec(std::move(*avg));
+          return Value::Double(ExactSum().ToDouble() / static_cast<double>(count));
         }
         return Value::Double(dsum / static_cast<double>(count));
       }
@@ -188,6 +222,12 @@ SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) 
   return SqlStatus::OK();
 }
 
+// sql_mode ONLY_FULL_GROUP_BY: a bare column outside GROUP BY is 1055/1140; without it the
+// column's value is the group's first row's.
+bool OnlyFullGroupBy(const ExecContext& ctx) {
+  return ctx.session == nullptr || ctx.session->vars.sql_mode().only_full_group_by;
+}
+
 // 1140 for the select list's expression #`position` naming `column` outside an aggregate in
 // an aggregated query without GROUP BY.
 SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column) {
@@ -202,7 +242,7 @@ SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::s
 SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p,
                          std::vector<size_t>* item_of) {
   BindScope& scope = p->scope;
-  const bool has_aggregates = p->aggregate;
+  const bool has_aggregates = p->aggregate && OnlyFullGroupBy(ctx);  // checks 1140
   scope.allow_aggregates = true;
   for (const SelectItem& item : stmt.items) {
     item_of->push_back(p->items.size());
@@ -291,6 +331,7 @@ SqlStatus BindGroupBy(ExecContext& ctx, const SelectStmt& stmt, const std::vecto
       group_columns.push_back(p->group_by.back().column);
   }
   if (stmt.group_by.empty()) return SqlStatus::OK();
+  if (!OnlyFullGroupBy(ctx)) return SqlStatus::OK();
   return CheckGroupedColumns(stmt, scope, item_of, item_grouped, group_columns);
 }
 
@@ -398,7 +439,7 @@ class SelectRun {
   }
 
   SqlStatus Read();
-  std::vector<std::vector<Value>> Finish();
+  SqlResult<std::vector<std::vector<Value>>> Finish();
 
  private:
   struct OutRow {
@@ -408,6 +449,7 @@ class SelectRun {
   // Aggregates: one state per (group, aggregate).
   struct Group {
     Row representative;
+    bool saw_row = false;
     std::vector<AggState> aggs;
   };
 
@@ -441,6 +483,7 @@ bool SelectRun::Consume(Row& row) {
     Group* g;
     if (p_.group_by.empty()) {
       g = &groups_.begin()->second;
+      if (!g->saw_row) g->representative = row;  // bare columns read the first row
     } else {
       std::vector<Value> key;
       key.reserve(p_.group_by.size());
@@ -452,6 +495,7 @@ bool SelectRun::Consume(Row& row) {
         g->representative = row;
       }
     }
+    g->saw_row = true;
     for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
     return true;
   }
@@ -474,7 +518,8 @@ SqlStatus SelectRun::Read() {
     g.representative.assign(p_.scope.columns.size(), Value::Null());
   }
   if (limit_ == 0 && !p_.aggregate) return SqlStatus::OK();
-  if (p_.table != nullptr && CountOnly(p_)) {
+  // (Without ONLY_FULL_GROUP_BY a bare column reads the first row: rows must be read.)
+  if (p_.table != nullptr && CountOnly(p_) && OnlyFullGroupBy(ctx_)) {
     SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock));
     Group& g = groups_.begin()->second;
     for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].count = n;
@@ -487,7 +532,11 @@ SqlStatus SelectRun::Read() {
     spec.lock = p_.lock;
     spec.residual = &p_.residual;
     return ScanPlan(ctx_, spec, st_,
-                    [&](Row& row, std::string_view) -> SqlResult<bool> { return Consume(row); });
+                    [&](Row& row, std::string_view) -> SqlResult<bool> {
+                      bool more = Consume(row);
+                      SQL_RETURN_IF_ERROR(EvalError(st_));
+                      return more;
+                    });
   }
   std::vector<Row> source;
   if (p_.system) {
@@ -497,13 +546,17 @@ SqlStatus SelectRun::Read() {
   }
   for (Row& row : source) {
     row.resize(p_.scope.columns.size());
-    if (p_.where.has_value() && !EvalPredicate(*p_.where, row, st_)) continue;
-    if (!Consume(row)) break;
+    bool passes = !p_.where.has_value() || EvalPredicate(*p_.where, row, st_);
+    SQL_RETURN_IF_ERROR(EvalError(st_));
+    if (!passes) continue;
+    bool more = Consume(row);
+    SQL_RETURN_IF_ERROR(EvalError(st_));
+    if (!more) break;
   }
   return SqlStatus::OK();
 }
 
-std::vector<std::vector<Value>> SelectRun::Finish() {
+SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
   if (p_.aggregate) {
     std::vector<Value> values(specs_.size());
     st_.aggregates = &values;
@@ -513,6 +566,7 @@ std::vector<std::vector<Value>> SelectRun::Finish() {
     }
     st_.aggregates = nullptr;
   }
+  SQL_RETURN_IF_ERROR(EvalError(st_));
   if (sort_) {
     ctx_.counts->sort_rows += rows_.size();
     std::stable_sort(rows_.begin(), rows_.end(), [&](const OutRow& a, const OutRow& b) {
@@ -549,7 +603,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   }
   SelectRun run(ctx, p, stmt);
   SQL_RETURN_IF_ERROR(run.Read());
-  out.rows = run.Finish();
+  SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   return out;
 }
 

@@ -95,6 +95,7 @@ SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable&
         Target target{std::string(ckey), row, {}};
         if (sort) {
           for (const BoundExpr& e : order) target.order_keys.push_back(Eval(e, row, st));
+          SQL_RETURN_IF_ERROR(EvalError(st));
         }
         targets.push_back(std::move(target));
         return sort || targets.size() < max_rows;
@@ -178,6 +179,7 @@ SqlResult<SourceRows> InsertSource(ExecContext& ctx, const InsertStmt& stmt, siz
       }
       SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
       values.emplace_back(Eval(b, no_row, st));
+      SQL_RETURN_IF_ERROR(EvalError(st));
     }
     source.push_back(std::move(values));
   }
@@ -280,6 +282,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
       Value v;
       if (s.value.has_value()) {
         v = Eval(*s.value, row, st);
+        SQL_RETURN_IF_ERROR(EvalError(st));
       } else {
         SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column]));
       }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
@@ -111,61 +112,6 @@ int64_t ClampToInt(double d, bool* fits) {
   return *fits ? static_cast<int64_t>(d) : 0;
 }
 
-// A string operand of arithmetic is a double in MySQL; an integer stays one.
-bool BothInts(const Value& a, const Value& b) { return a.is_int() && b.is_int(); }
-
-Value Arithmetic(BinaryOp op, const Value& a, const Value& b) {
-  if (a.is_null() || b.is_null()) return Value::Null();
-  if (BothInts(a, b) && op != BinaryOp::kDiv) {
-    int64_t x = a.as_int(), y = b.as_int(), r = 0;
-    switch (op) {
-      case BinaryOp::kAdd:
-        if (!__builtin_add_overflow(x, y, &r)) return Value::Int(r);
-        return Value::Double(static_cast<double>(x) + static_cast<double>(y));
-      case BinaryOp::kSub:
-        if (!__builtin_sub_overflow(x, y, &r)) return Value::Int(r);
-        return Value::Double(static_cast<double>(x) - static_cast<double>(y));
-      case BinaryOp::kMul:
-        if (!__builtin_mul_overflow(x, y, &r)) return Value::Int(r);
-        return Value::Double(static_cast<double>(x) * static_cast<double>(y));
-      case BinaryOp::kIntDiv:
-        if (y == 0) return Value::Null();
-        if (x == std::numeric_limits<int64_t>::min() && y == -1)
-          return Value::Double(-static_cast<double>(x));
-        return Value::Int(x / y);
-      case BinaryOp::kMod:
-        if (y == 0) return Value::Null();
-        if (y == -1) return Value::Int(0);
-        return Value::Int(x % y);
-      default:
-        return Value::Null();
-    }
-  }
-  double x = a.ToDouble(), y = b.ToDouble();
-  switch (op) {
-    case BinaryOp::kAdd:
-      return Value::Double(x + y);
-    case BinaryOp::kSub:
-      return Value::Double(x - y);
-    case BinaryOp::kMul:
-      return Value::Double(x * y);
-    case BinaryOp::kDiv:
-      if (y == 0) return Value::Null();
-      return Value::Double(x / y);
-    case BinaryOp::kIntDiv: {
-      if (y == 0) return Value::Null();
-      bool fits;
-      int64_t q = ClampToInt(std::trunc(x / y), &fits);
-      return fits ? Value::Int(q) : Value::Double(std::trunc(x / y));
-    }
-    case BinaryOp::kMod:
-      if (y == 0) return Value::Null();
-      return Value::Double(std::fmod(x, y));
-    default:
-      return Value::Null();
-  }
-}
-
 Value Bool(bool b) { return Value::Int(b ? 1 : 0); }
 
 size_t Utf8Chars(std::string_view s) {
@@ -175,23 +121,33 @@ size_t Utf8Chars(std::string_view s) {
 }
 
 Value Round(const Value& v, int64_t digits) {
-  if (v.is_int()) {
-    if (digits >= 0) return v;
-    double p = std::pow(10.0, static_cast<double>(-digits));
-    double r = std::round(static_cast<double>(v.as_int()) / p) * p;
-    bool fits;
-    int64_t i = ClampToInt(r, &fits);
-    return fits ? Value::Int(i) : Value::Double(r);
+  if (v.is_integer() || v.is_decimal()) {
+    // Exact: integers stay integers, decimals keep at most `digits` digits (MySQL's ROUND).
+    if (v.is_integer() && digits >= 0) return v;
+    Decimal d = v.is_decimal() ? v.as_decimal()
+                               : (v.is_int() ? Decimal::FromInt(v.as_int())
+                                             : Decimal::FromUInt(v.as_uint()));
+    int n = static_cast<int>(std::clamp<int64_t>(digits, -100, 100));
+    std::optional<Decimal> r = d.Round(n);
+    if (!r.has_value()) return Value::Double(std::round(v.ToDouble()));
+    int64_t i = 0;
+    uint64_t u = 0;
+    if (v.is_integer() && r->ToInt64(&i)) return Value::Int(i);
+    if (v.is_integer() && r->ToUInt64(&u)) return Value::UInt(u);
+    return Value::Dec(std::move(*r));
   }
   double d = v.ToDouble();
   double p = std::pow(10.0, static_cast<double>(digits));
-  double r = std::round(d * p) / p;
-  if (digits <= 0) {
-    bool fits;
-    int64_t i = ClampToInt(r, &fits);
-    if (fits) return Value::Int(i);
-  }
-  return Value::Double(r);
+  return Value::Double(std::round(d * p) / p);
+}
+
+// A decimal with no fraction as an integer when it fits BIGINT, else as it is.
+Value IntegerIfFits(Decimal d) {
+  int64_t i = 0;
+  if (d.ToInt64(&i)) return Value::Int(i);
+  uint64_t u = 0;
+  if (d.ToUInt64(&u)) return Value::UInt(u);
+  return Value::Dec(std::move(d));
 }
 
 Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
@@ -248,11 +204,9 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kAbs: {
       Value v = arg(0);
       if (v.is_null()) return v;
-      if (v.is_int()) {
-        if (v.as_int() == std::numeric_limits<int64_t>::min())
-          return Value::Double(-static_cast<double>(v.as_int()));
-        return Value::Int(v.as_int() < 0 ? -v.as_int() : v.as_int());
-      }
+      if (v.is_int() && v.as_int() < 0) return EvalNegation(e, v, st);
+      if (v.is_integer()) return v;
+      if (v.is_decimal()) return v.as_decimal().is_negative() ? EvalNegation(e, v, st) : v;
       return Value::Double(std::fabs(v.ToDouble()));
     }
     case Func::kIfNull: {
@@ -270,7 +224,11 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kFloor:
     case Func::kCeil: {
       Value v = arg(0);
-      if (v.is_null() || v.is_int()) return v;
+      if (v.is_null() || v.is_integer()) return v;
+      if (v.is_decimal()) {
+        return IntegerIfFits(e.func == Func::kFloor ? v.as_decimal().Floor()
+                                                    : v.as_decimal().Ceil());
+      }
       double d = e.func == Func::kFloor ? std::floor(v.ToDouble()) : std::ceil(v.ToDouble());
       bool fits;
       int64_t i = ClampToInt(d, &fits);
@@ -288,7 +246,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       return Round(v, digits);
     }
     case Func::kMod:
-      return Arithmetic(BinaryOp::kMod, arg(0), arg(1));
+      return EvalArithmetic(e, arg(0), arg(1), st);  // bound with binary_op kMod
   }
   return Value::Null();
 }
@@ -367,7 +325,10 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
   s.table = def.name;
   s.alias = std::string(alias);
   s.schema = kSchemaName;
-  for (const ColumnDef& c : def.columns) s.columns.push_back(c.name);
+  for (const ColumnDef& c : def.columns) {
+    s.columns.push_back(c.name);
+    s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
+  }
   s.used.assign(def.columns.size(), false);
   return s;
 }
@@ -376,6 +337,36 @@ namespace {
 
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate);
+
+// MySQL's unsigned_flag for an integer result: + * DIV unsigned if either operand is, - too
+// unless NO_UNSIGNED_SUBTRACTION, % as its left operand, abs() as its operand.
+void SetResultSignedness(BoundExpr* b, const BindScope& scope) {
+  auto arg = [&](size_t i) { return i < b->args.size() && b->args[i].is_unsigned; };
+  if (b->kind == BoundExpr::Kind::kBinary) {
+    switch (b->binary_op) {
+      case BinaryOp::kAdd:
+      case BinaryOp::kMul:
+      case BinaryOp::kIntDiv:
+        b->is_unsigned = arg(0) || arg(1);
+        break;
+      case BinaryOp::kSub:
+        b->is_unsigned = scope.unsigned_subtraction && (arg(0) || arg(1));
+        break;
+      case BinaryOp::kMod:
+        b->is_unsigned = arg(0);
+        break;
+      default:
+        break;
+    }
+  } else if (b->kind == BoundExpr::Kind::kFunction) {
+    if (b->func == Func::kMod || b->func == Func::kAbs || b->func == Func::kFloor ||
+        b->func == Func::kCeil || b->func == Func::kRound) {
+      b->is_unsigned = arg(0);
+    } else if (b->func == Func::kIfNull) {
+      b->is_unsigned = arg(0) && arg(1);
+    }
+  }
+}
 
 SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, const char* clause,
                    bool inside_aggregate, BoundExpr* out) {
@@ -392,8 +383,11 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   BoundExpr b;
   b.negated = e.negated;
   switch (e.kind) {
-    case Expr::Kind::kLiteral:
-      return Literal(e.value);
+    case Expr::Kind::kLiteral: {
+      BoundExpr lit = Literal(e.value);
+      lit.is_unsigned = e.value.is_uint();
+      return lit;
+    }
     case Expr::Kind::kColumn: {
       std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
       if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
@@ -404,6 +398,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         if (EqualsNoCase(scope.columns[i], e.name)) {
           b.kind = BoundExpr::Kind::kColumn;
           b.column = static_cast<int>(i);
+          b.is_unsigned = i < scope.unsigned_columns.size() && scope.unsigned_columns[i];
           if (i < scope.used.size()) scope.used[i] = true;
           if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
             scope.saw_column_outside_aggregate = true;
@@ -462,6 +457,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
           SQL_ASSIGN_OR_RETURN(spec.arg, Bind(*e.args[0], scope, ctx, clause, true));
         }
         b.kind = BoundExpr::Kind::kAggregate;
+        b.is_unsigned = (agg == AggFunc::kMin || agg == AggFunc::kMax) && spec.arg.is_unsigned;
         b.column = static_cast<int>(scope.aggregates.size());
         scope.aggregates.push_back(std::move(spec));
         return b;
@@ -479,10 +475,16 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
                       "Incorrect parameter count in the call to native function '", e.name, "'");
       b.kind = BoundExpr::Kind::kFunction;
       b.func = info->func;
+      if (b.func == Func::kMod) b.binary_op = BinaryOp::kMod;
       break;
     }
   }
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
+  SetResultSignedness(&b, scope);
+  if (b.kind == BoundExpr::Kind::kUnary || b.kind == BoundExpr::Kind::kBinary ||
+      b.kind == BoundExpr::Kind::kFunction) {
+    b.text = PrintExpr(e, scope);
+  }
   return b;
 }
 
@@ -490,6 +492,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
 
 SqlResult<BoundExpr> BindExpr(const Expr& e, BindScope& scope, const ExecContext& ctx,
                               const char* clause) {
+  if (ctx.session != nullptr)
+    scope.unsigned_subtraction = !ctx.session->vars.sql_mode().no_unsigned_subtraction;
   return Bind(e, scope, ctx, clause, false);
 }
 
@@ -510,12 +514,7 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       Value v = Eval(e.args[0], row, st);
       if (v.is_null()) return v;
       if (e.unary_op == UnaryOp::kNot) return Bool(!v.IsTrue());
-      if (v.is_int()) {
-        if (v.as_int() == std::numeric_limits<int64_t>::min())
-          return Value::Double(-static_cast<double>(v.as_int()));
-        return Value::Int(-v.as_int());
-      }
-      return Value::Double(-v.ToDouble());
+      return EvalNegation(e, v, st);
     }
     case BoundExpr::Kind::kBinary: {
       BinaryOp op = e.binary_op;
@@ -542,7 +541,7 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
         return Bool(a.IsTrue() != b.IsTrue());
       }
       if (op <= BinaryOp::kNullSafeEq) return CompareValues(op, a, b);
-      return Arithmetic(op, a, b);
+      return EvalArithmetic(e, a, b, st);
     }
     case BoundExpr::Kind::kBetween: {
       Value v = Eval(e.args[0], row, st);

@@ -12,13 +12,15 @@
 //   1193 "Unknown system variable 'x'"
 //
 // Evaluation (Eval) is a tree walk with MySQL's semantics: three-valued logic (NULL is unknown:
-// NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare, arithmetic in 64-bit integers
-// that turns to double on overflow, "/" always double, x/0 and x%0 NULL, LIKE with % _ and the
-// backslash escape (byte-wise: minnow's collation is binary). It cannot fail: every value has a
-// result.
+// NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare, exact arithmetic
+// (arithmetic.h: 64-bit integers, decimals, doubles where MySQL uses doubles), x/0 and x%0
+// NULL, LIKE with % _ and the backslash escape (byte-wise: minnow's collation is binary). The
+// one failure is an arithmetic result out of its type's range (1690): Eval then records the
+// error in EvalState::error and returns NULL; callers check it after each row (EvalError).
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -72,6 +74,10 @@ struct BoundExpr {
   UnaryOp unary_op = UnaryOp::kNot;
   Func func = Func::kMd5;
   bool negated = false;
+  // The result is an integer typed BIGINT UNSIGNED (an unsigned column, or arithmetic on one):
+  // arithmetic checks its range as unsigned (arithmetic.h).
+  bool is_unsigned = false;
+  std::string text;  // arithmetic nodes: the expression as MySQL prints it, for 1690
   std::vector<BoundExpr> args;
 };
 
@@ -89,6 +95,8 @@ struct BindScope {
   std::string alias;   // FROM t AS alias, or empty
   std::string schema;  // "test", or the system schema
   std::vector<std::string_view> columns;  // the row's column names, case-insensitive
+  std::vector<bool> unsigned_columns;     // integer columns declared UNSIGNED (may be empty)
+  bool unsigned_subtraction = true;       // false under sql_mode NO_UNSIGNED_SUBTRACTION
 
   // Filled by BindExpr:
   std::vector<bool> used;                 // columns referenced (sized to columns)
@@ -112,7 +120,17 @@ struct EvalState {
   std::mt19937_64 rng;
   bool rand_seeded = false;  // rand(N) seeded rng (once per statement)
   const std::vector<Value>* aggregates = nullptr;
+  std::optional<SqlError> error;  // the first 1690 of the statement (arithmetic.h)
 };
+
+// The error Eval recorded (and clears it), or OK. Callers check after evaluating a row.
+inline SqlStatus EvalError(EvalState& state) {
+  if (!state.error.has_value()) [[likely]]
+    return SqlStatus::OK();
+  SqlError e = std::move(*state.error);
+  state.error.reset();
+  return e;
+}
 
 // Seeds a statement's generator from the clock.
 void SeedEvalState(EvalState* state);

@@ -43,7 +43,7 @@ std::string DecodeHex(std::string_view digits) {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view sql) : sql_(sql) {}
+  Lexer(std::string_view sql, bool ansi_quotes) : sql_(sql), ansi_quotes_(ansi_quotes) {}
 
   std::vector<Token> Run() {
     for (;;) {
@@ -124,8 +124,9 @@ class Lexer {
   bool Next() {
     const size_t begin = pos_;
     const char c = sql_[pos_];
+    if (c == '"' && ansi_quotes_) return LexQuotedIdent('"');
     if (c == '\'' || c == '"') return LexString(c);
-    if (c == '`') return LexQuotedIdent();
+    if (c == '`') return LexQuotedIdent('`');
     if ((c == 'x' || c == 'X') && At(pos_ + 1) == '\'') return LexHexString();
     if (c == '0' && (At(pos_ + 1) == 'x' || At(pos_ + 1) == 'X') && IsHexDigit(At(pos_ + 2))) {
       size_t end = pos_ + 2;
@@ -220,7 +221,7 @@ class Lexer {
     return true;
   }
 
-  bool LexQuotedIdent() {
+  bool LexQuotedIdent(char quote) {
     const size_t begin = pos_;
     std::string text;
     size_t i = pos_ + 1;
@@ -229,9 +230,9 @@ class Lexer {
         Emit(TokenKind::kError, begin, begin, "");
         return false;
       }
-      if (sql_[i] == '`') {
-        if (At(i + 1) == '`') {
-          text.push_back('`');
+      if (sql_[i] == quote) {
+        if (At(i + 1) == quote) {
+          text.push_back(quote);
           i += 2;
           continue;
         }
@@ -325,6 +326,7 @@ class Lexer {
   }
 
   std::string_view sql_;
+  bool ansi_quotes_ = false;
   size_t pos_ = 0;
   uint32_t line_ = 1, token_line_ = 1;
   bool exec_comment_ = false;
@@ -337,7 +339,9 @@ char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 
 
 }  // namespace
 
-std::vector<Token> Tokenize(std::string_view sql) { return Lexer(sql).Run(); }
+std::vector<Token> Tokenize(std::string_view sql, bool ansi_quotes) {
+  return Lexer(sql, ansi_quotes).Run();
+}
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -4,7 +4,8 @@
 //   identifiers   letters, digits, '_', '$' and bytes >= 0x80, not all digits; `back quoted`
 //                 (`` doubles a backquote). Keywords are identifiers: the parser matches them
 //                 case-insensitively.
-//   strings       '...' and "..." (ANSI_QUOTES is off), with '' / "" doubling and the escapes
+//   strings       '...' and "..." (with ANSI_QUOTES, "..." is an identifier as `...`), with
+//                 '' / "" doubling and the escapes
 //                 \0 \b \n \r \t \Z \\ \' \"; "\%" and "\_" stay two bytes (LIKE needs them),
 //                 any other "\x" is x. X'hex' and 0xhex are strings of bytes.
 //   numbers       123 (kInteger), 1.5 .5 1e3 1.5E-2 (kDecimal)
@@ -45,8 +46,8 @@ struct Token {
 };
 
 // The tokens of `sql`, ending with one kEnd token (after a kError token if the input is bad).
-// REQUIRES: sql.size() < 4 GiB.
-std::vector<Token> Tokenize(std::string_view sql);
+// `ansi_quotes`: sql_mode ANSI_QUOTES ("x" is the identifier x). REQUIRES: sql.size() < 4 GiB.
+std::vector<Token> Tokenize(std::string_view sql, bool ansi_quotes = false);
 
 // ASCII case-insensitive equality (keywords; `b` is upper case by convention).
 bool EqualsNoCase(std::string_view a, std::string_view b);

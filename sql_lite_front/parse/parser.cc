@@ -44,7 +44,8 @@ bool IsReserved(std::string_view word) {
   return kReserved.count(ToUpperAscii(word)) > 0;
 }
 
-Parser::Parser(std::string_view sql) : sql_(sql), tokens_(Tokenize(sql)) {}
+Parser::Parser(std::string_view sql, const ParseOptions& options)
+    : sql_(sql), tokens_(Tokenize(sql, options.ansi_quotes)), options_(options) {}
 
 const Token& Parser::Peek(size_t ahead) const {
   size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
@@ -224,12 +225,12 @@ SqlResult<Statement> Parser::ParseStatement() {
   return SyntaxError();
 }
 
-SqlResult<Statement> Parse(std::string_view sql) {
+SqlResult<Statement> Parse(std::string_view sql, const ParseOptions& options) {
   if (sql.size() >= (uint64_t{1} << 32) - 1) {
     return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support '",
                   "statements of 4 GiB or more", "'");
   }
-  Parser parser(sql);
+  Parser parser(sql, options);
   return parser.ParseAll();
 }
 

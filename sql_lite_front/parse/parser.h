@@ -18,7 +18,12 @@ namespace minnow::sql {
 //        ("near ''" at the end of the input; the quoted text is the rest of the statement
 //        from the offending token, cut at 80 bytes, as MySQL does);
 //   1065 "Query was empty" for nothing but whitespace and comments.
-SqlResult<Statement> Parse(std::string_view sql);
+// The sql_mode words that change how text is read:
+struct ParseOptions {
+  bool ansi_quotes = false;      // ANSI_QUOTES: "x" is an identifier, not a string
+  bool pipes_as_concat = false;  // PIPES_AS_CONCAT: a || b is concat(a, b), not a OR b
+};
+SqlResult<Statement> Parse(std::string_view sql, const ParseOptions& options = {});
 
 // Splits a stream of text into statements, as the mysql client does: a statement ends at ';'
 // or "\G" outside quotes ('...', "...", `...`) and comments (-- , #, /* */). Feed text in

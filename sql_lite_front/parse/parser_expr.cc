@@ -55,7 +55,7 @@ SqlResult<ExprPtr> Parser::ParseExpr() {
 SqlResult<ExprPtr> Parser::ParseOr() {
   const uint32_t begin = Cur().begin;
   SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseXor());
-  while (IsKw("OR") || IsOp("||")) {
+  while (IsKw("OR") || (IsOp("||") && !options_.pipes_as_concat)) {
     Skip();
     SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseXor());
     SQL_ASSIGN_OR_RETURN(left, MakeBinary(BinaryOp::kOr, std::move(left), std::move(right), begin));
@@ -213,7 +213,7 @@ SqlResult<ExprPtr> Parser::ParseAdditive() {
 
 SqlResult<ExprPtr> Parser::ParseMultiplicative() {
   const uint32_t begin = Cur().begin;
-  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseConcat());
   for (;;) {
     BinaryOp op;
     if (IsOp("*")) {
@@ -228,9 +228,24 @@ SqlResult<ExprPtr> Parser::ParseMultiplicative() {
       return left;
     }
     Skip();
-    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
     SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
   }
+}
+
+SqlResult<ExprPtr> Parser::ParseConcat() {
+  const uint32_t begin = Cur().begin;
+  SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+  if (!options_.pipes_as_concat || !IsOp("||")) return left;
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kFunction;
+  node->name = "concat";
+  node->args.push_back(std::move(left));
+  while (AcceptOp("||")) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+    node->args.push_back(std::move(right));
+  }
+  return Finish(std::move(node), begin);
 }
 
 SqlResult<ExprPtr> Parser::ParseUnary() {
@@ -265,6 +280,14 @@ SqlResult<ExprPtr> Parser::ParseUnary() {
       operand->value = Value::Double(-operand->value.as_double());
       return Finish(std::move(operand), begin);
     }
+    if (operand->value.is_decimal()) {
+      operand->value = Value::Dec(operand->value.as_decimal().Negated());
+      return Finish(std::move(operand), begin);
+    }
+    if (operand->value.is_uint()) {  // -9223372036854775809 is a DECIMAL literal
+      operand->value = Value::Dec(Decimal::FromUInt(operand->value.as_uint()).Negated());
+      return Finish(std::move(operand), begin);
+    }
   }
   auto node = std::make_unique<Expr>();
   node->kind = Expr::Kind::kUnary;
@@ -282,7 +305,28 @@ Value IntegerLiteral(const std::string& digits, bool negative) {
   if (negative && digits == kInt64MinDigits) {
     return Value::Int(std::numeric_limits<int64_t>::min());
   }
-  const double d = std::strtod(digits.c_str(), nullptr);  // too big for int64
+  // Past int64: BIGINT UNSIGNED up to 2^64 - 1, then DECIMAL (up to 65 digits), then DOUBLE,
+  // as MySQL types an integer literal.
+  uint64_t u = 0;
+  auto [uptr, uec] = std::from_chars(digits.data(), digits.data() + digits.size(), u);
+  if (!negative && uec == std::errc() && uptr == digits.data() + digits.size()) {
+    return Value::UInt(u);
+  }
+  if (std::optional<Decimal> dec = Decimal::Parse(digits); dec.has_value()) {
+    return Value::Dec(negative ? dec->Negated() : *dec);
+  }
+  const double d = std::strtod(digits.c_str(), nullptr);
+  return Value::Double(negative ? -d : d);
+}
+
+Value DecimalLiteral(const std::string& text, bool negative) {
+  // 1.5 is DECIMAL; 1e3 and a literal past 65 digits are DOUBLE.
+  if (text.find_first_of("eE") == std::string::npos) {
+    if (std::optional<Decimal> dec = Decimal::Parse(text); dec.has_value()) {
+      return Value::Dec(negative ? dec->Negated() : *dec);
+    }
+  }
+  const double d = std::strtod(text.c_str(), nullptr);
   return Value::Double(negative ? -d : d);
 }
 
@@ -297,9 +341,8 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
       Skip();
       break;
     case TokenKind::kDecimal: {
-      double v = std::strtod(t.text.c_str(), nullptr);
-      if (!std::isfinite(v)) return SyntaxError();
-      lit->value = Value::Double(v);
+      lit->value = DecimalLiteral(t.text, /*negative=*/false);
+      if (lit->value.is_double() && !std::isfinite(lit->value.as_double())) return SyntaxError();
       Skip();
       break;
     }

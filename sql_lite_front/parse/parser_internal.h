@@ -26,6 +26,7 @@
 
 #include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/sql_error.h"
 
 namespace minnow::sql {
@@ -40,6 +41,9 @@ inline constexpr std::string_view kInt64MinDigits = "9223372036854775808";
 // if it fits (so -9223372036854775808 is one), else a double (minnow has no DECIMAL). The one
 // reader of integer literals: expressions (parser_expr.cc) and DEFAULT values (parser_column.cc).
 Value IntegerLiteral(const std::string& digits, bool negative);
+// A kDecimal token's value: DECIMAL when written without an exponent (and up to 65 digits),
+// else DOUBLE, as MySQL types the literal.
+Value DecimalLiteral(const std::string& text, bool negative);
 
 class Parser {
  public:
@@ -47,7 +51,7 @@ class Parser {
   static constexpr uint32_t kMaxExprHeight = 2000;
   static constexpr size_t kMaxIdentLength = 64;
 
-  explicit Parser(std::string_view sql);
+  explicit Parser(std::string_view sql, const ParseOptions& options = {});
 
   // One statement, an optional ';', then the end of the input.
   SqlResult<Statement> ParseAll();
@@ -131,6 +135,8 @@ class Parser {
   SqlResult<ExprPtr> ParseAdditive();
   SqlResult<ExprPtr> ParseMultiplicative();
   SqlResult<ExprPtr> ParseUnary();
+  // a || b || ... under PIPES_AS_CONCAT (binds tighter than ^, as MySQL's), else ParseUnary.
+  SqlResult<ExprPtr> ParseConcat();
   SqlResult<ExprPtr> ParsePrimary();
   SqlResult<ExprPtr> ParseLiteral();
   SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
@@ -165,6 +171,7 @@ class Parser {
 
   std::string_view sql_;
   std::vector<Token> tokens_;
+  ParseOptions options_;
   size_t pos_ = 0;
   uint32_t last_end_ = 0;
   int depth_ = 0;

@@ -571,7 +571,9 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   counts.questions = 1;
   bool show_warnings = false;
   SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
-    SQL_ASSIGN_OR_RETURN(Statement stmt, Parse(sql));
+    const SqlModeFlags mode = s->vars.sql_mode();
+    SQL_ASSIGN_OR_RETURN(Statement stmt,
+                         Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));
     const auto* show = std::get_if<ShowStmt>(&stmt);
     show_warnings = show != nullptr && show->kind == ShowStmt::Kind::kWarnings;
     StatementRunner runner(s, &counts);

@@ -29,32 +29,23 @@ constexpr std::array<const char*, 4> kIsolationNames = {"READ-UNCOMMITTED", "REA
                                                         "REPEATABLE-READ", "SERIALIZABLE"};
 constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", "ALWAYS"};
 
-// MySQL 8.0's sql_mode words; the value is kept, not interpreted.
-constexpr std::array<const char*, 21> kSqlModes = {"REAL_AS_FLOAT",
-                                                   "PIPES_AS_CONCAT",
-                                                   "ANSI_QUOTES",
-                                                   "IGNORE_SPACE",
-                                                   "NOAUTO_CREATE_USER",
-                                                   "ONLY_FULL_GROUP_BY",
-                                                   "NO_UNSIGNED_SUBTRACTION",
-                                                   "NO_DIR_IN_CREATE",
-                                                   "ANSI",
-                                                   "NO_AUTO_VALUE_ON_ZERO",
-                                                   "NO_BACKSLASH_ESCAPES",
-                                                   "STRICT_TRANS_TABLES",
-                                                   "STRICT_ALL_TABLES",
-                                                   "NO_ZERO_IN_DATE",
-                                                   "NO_ZERO_DATE",
-                                                   "ALLOW_INVALID_DATES",
-                                                   "ERROR_FOR_DIVISION_BY_ZERO",
-                                                   "TRADITIONAL",
-                                                   "HIGH_NOT_PRECEDENCE",
-                                                   "NO_ENGINE_SUBSTITUTION",
-                                                   "PAD_CHAR_TO_FULL_LENGTH"};
+// The sql_mode words minnow honours, in MySQL's order (the order @@sql_mode prints them):
+//   PIPES_AS_CONCAT, ANSI_QUOTES: the parser (parser.h's ParseOptions);
+//   ONLY_FULL_GROUP_BY: 1055/1140 for a bare column outside GROUP BY, else any row's value;
+//   NO_UNSIGNED_SUBTRACTION: a - b of unsigned integers is signed (arithmetic.h);
+//   STRICT_TRANS_TABLES, STRICT_ALL_TABLES: bad values are errors (CoerceToColumn);
+//   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286.
+// Every other MySQL word is refused with 1231 naming it. Strict mode and NO_ENGINE_SUBSTITUTION
+// are always in force (minnow has no non-strict conversion and no engine substitution): a
+// value without them is refused with 1231 naming the whole value.
+constexpr std::array<const char*, 7> kSqlModes = {
+    "PIPES_AS_CONCAT",     "ANSI_QUOTES",       "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION",
+    "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ENGINE_SUBSTITUTION"};
 
+// MySQL 8.0's default minus the modes minnow does not implement (NO_ZERO_IN_DATE, NO_ZERO_DATE
+// and ERROR_FOR_DIVISION_BY_ZERO: minnow has no dates, and x / 0 is NULL without a warning).
 constexpr const char* kDefaultSqlMode =
-    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,"
-    "ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION";
 
 // Sorted by name (ListGlobal relies on the maps, not on this order).
 constexpr VarDef kVars[] = {
@@ -134,8 +125,8 @@ SqlError BadType(std::string_view name) {
 }
 
 SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
-  if (v.is_int() && v.as_int() == 0) return Value::String("");
-  if (!v.is_string()) return v.is_double() ? BadType(name) : BadValue(name, v);
+  if (!v.is_string()) return v.is_int() ? BadValue(name, v) : BadType(name);
+  std::array<bool, kSqlModes.size()> given{};
   std::string out;
   std::string_view rest = v.as_string();
   while (!rest.empty()) {
@@ -145,13 +136,20 @@ SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
     word.erase(0, word.find_first_not_of(' '));
     word.erase(word.find_last_not_of(' ') + 1);
     if (word.empty()) continue;
-    if (std::find_if(kSqlModes.begin(), kSqlModes.end(),
-                     [&](const char* m) { return word == m; }) == kSqlModes.end()) {
+    auto it = std::find_if(kSqlModes.begin(), kSqlModes.end(),
+                           [&](const char* m) { return word == m; });
+    if (it == kSqlModes.end()) {
       return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
                     word, "'");
     }
+    given[static_cast<size_t>(it - kSqlModes.begin())] = true;
+  }
+  const bool strict = given[4] || given[5];
+  if (!strict || !given[6]) return BadValue(name, v);  // not implemented: see kSqlModes
+  for (size_t i = 0; i < kSqlModes.size(); ++i) {
+    if (!given[i]) continue;
     if (!out.empty()) out += ',';
-    out += word;
+    out += kSqlModes[i];
   }
   return Value::String(std::move(out));
 }
@@ -322,6 +320,21 @@ std::vector<std::pair<std::string, std::string>> SessionVariables::List() const 
 
 bool SessionVariables::alter_copy_lock_rows() const {
   return session_.at("alter_copy_lock_rows").as_int() != 0;
+}
+
+SqlModeFlags SessionVariables::sql_mode() const {
+  SqlModeFlags f;
+  std::string_view rest = session_.at("sql_mode").as_string();  // normalized: WORD,WORD
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view word = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (word == "PIPES_AS_CONCAT") f.pipes_as_concat = true;
+    if (word == "ANSI_QUOTES") f.ansi_quotes = true;
+    if (word == "ONLY_FULL_GROUP_BY") f.only_full_group_by = true;
+    if (word == "NO_UNSIGNED_SUBTRACTION") f.no_unsigned_subtraction = true;
+  }
+  return f;
 }
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }

@@ -18,7 +18,8 @@
 //   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (MyISAM tables' inserts)
 //   low_priority_updates: bool, session+global: MyISAM writes take WRITE_LOW_PRIORITY locks
 //   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
-//   sql_mode: string, session+global (kept, not interpreted)
+//   sql_mode: string, session+global: the modes minnow honours (variables.cc's kSqlModes);
+//     any other is 1231
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
 //   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
@@ -39,6 +40,14 @@
 namespace minnow::sql {
 
 class SessionVariables;
+
+// The sql_mode words that change what statements do (the rest is always in force).
+struct SqlModeFlags {
+  bool pipes_as_concat = false;
+  bool ansi_quotes = false;
+  bool only_full_group_by = false;
+  bool no_unsigned_subtraction = false;
+};
 
 class SystemVariables {
  public:
@@ -72,6 +81,7 @@ class SessionVariables {
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
   bool low_priority_updates() const;
+  SqlModeFlags sql_mode() const;
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;

@@ -39,7 +39,9 @@ struct Evaluator {
     SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*sel.items[0].expr, scope, ctx, clause));
     EvalState state;
     SeedEvalState(&state);
-    return Eval(b, row, state);
+    Value v = Eval(b, row, state);
+    SQL_RETURN_IF_ERROR(EvalError(state));
+    return v;
   }
   std::string Str(const std::string& sql, const Row& row = {Value::Int(7), Value::String("x")}) {
     SqlResult<Value> v = Run(sql, row);
@@ -82,14 +84,70 @@ TEST_CASE("comparisons and arithmetic", "[sql][expr]") {
   CHECK(e.Str("'abc' < 'abd'") == "1");
   CHECK(e.Str("'10' = 10") == "1");
   CHECK(e.Str("1 + 2 * 3") == "7");
-  CHECK(e.Str("7 / 2") == "3.5");
+  CHECK(e.Str("7 / 2") == "3.5000");  // integers divide as decimals, 4 more digits
   CHECK(e.Str("7 DIV 2") == "3");
   CHECK(e.Str("7 % 3") == "1");
   CHECK(e.Str("1 / 0") == "NULL");
   CHECK(e.Str("1 % 0") == "NULL");
   CHECK(e.Str("-a") == "-7");
-  CHECK(e.Str("9223372036854775807 + 1") == "9.223372036854776e18");
   CHECK(e.Str("1.5 + 1") == "2.5");
+}
+
+TEST_CASE("integer arithmetic is exact and out of range is 1690", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("9223372036854775806 + 1") == "9223372036854775807");
+  CHECK(e.Str("-9223372036854775807 - 1") == "-9223372036854775808");
+  CHECK(e.Str("18446744073709551615") == "18446744073709551615");
+  CHECK(e.Str("18446744073709551614 + 1") == "18446744073709551615");
+  CHECK(e.Str("18446744073709551615 - 1") == "18446744073709551614");
+  CHECK(e.Str("3037000499 * 3037000499") == "9223372030926249001");
+  CHECK(!e.Run("4294967296 * 4294967295").ok());  // signed operands: past BIGINT is 1690
+  CHECK(e.Str("18446744073709551615 DIV 2") == "9223372036854775807");
+  CHECK(e.Str("-7 DIV 2") == "-3");
+  CHECK(e.Str("-7 % 3") == "-1");
+  SqlResult<Value> r = e.Run("9223372036854775807 + 1");
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == kErDataOutOfRange);
+  CHECK(r.error().message == "BIGINT value is out of range in '(9223372036854775807 + 1)'");
+  r = e.Run("a * 9223372036854775807");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message ==
+        "BIGINT value is out of range in '(`test`.`t`.`a` * 9223372036854775807)'");
+  r = e.Run("18446744073709551615 + 1");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message ==
+        "BIGINT UNSIGNED value is out of range in '(18446744073709551615 + 1)'");
+  r = e.Run("-(a - 7 - 9223372036854775807 - 1)");  // -(-2^63)
+  REQUIRE(!r.ok());
+  CHECK(r.error().message.find("BIGINT value is out of range") == 0);
+  r = e.Run("1e308 * 10");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == "DOUBLE value is out of range in '(1e308 * 10)'");
+}
+
+TEST_CASE("decimal literals and mixed arithmetic are exact", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("0.1 + 0.2") == "0.3");
+  CHECK(e.Str("0.1 + 0.2 = 0.3") == "1");
+  CHECK(e.Str("1 / 3") == "0.3333");
+  CHECK(e.Str("1 / 3 * 3") == "1.0000");  // 9 digits inside, 4 shown, as MySQL
+  CHECK(e.Str("1.5 / 3") == "0.50000");
+  CHECK(e.Str("1.50 * 2.0") == "3.000");
+  CHECK(e.Str("a + 0.5") == "7.5");
+  CHECK(e.Str("5.5 % 2") == "1.5");
+  CHECK(e.Str("7.5 DIV 2") == "3");
+  CHECK(e.Str("-1.25") == "-1.25");
+  CHECK(e.Str("1e2") == "100");       // a double
+  CHECK(e.Str("0.1e1 + 1") == "2");   // a double
+  CHECK(e.Str("round(1.2345, 2)") == "1.23");
+  CHECK(e.Str("round(2.5)") == "3");
+  CHECK(e.Str("round(-2.5)") == "-3");
+  CHECK(e.Str("round(15, -1)") == "20");
+  CHECK(e.Str("floor(-1.5)") == "-2");
+  CHECK(e.Str("ceil(1.2)") == "2");
+  CHECK(e.Str("abs(-1.5)") == "1.5");
+  CHECK(e.Str("99999999999999999999") == "99999999999999999999");  // a DECIMAL literal
+  CHECK(e.Str("-9223372036854775809") == "-9223372036854775809");
 }
 
 TEST_CASE("LIKE with % _ and escapes, case-sensitive", "[sql][expr]") {

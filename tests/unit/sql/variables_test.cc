@@ -64,10 +64,22 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
   REQUIRE(s.Set("innodb_lock_wait_timeout", Value::Int(0)).ok());  // clamped to the minimum
   CHECK(s.innodb_lock_wait_timeout_s() == 1);
 
-  REQUIRE(s.Set("sql_mode", Str("strict_trans_tables, ansi_quotes")).ok());
-  CHECK(*s.Get("sql_mode") == Str("STRICT_TRANS_TABLES,ANSI_QUOTES"));
-  REQUIRE(s.Set("sql_mode", Str("")).ok());
-  CHECK(*s.Get("sql_mode") == Str(""));
+  CHECK(*s.Get("sql_mode") == Str("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
+  CHECK(s.sql_mode().only_full_group_by);
+  CHECK(!s.sql_mode().ansi_quotes);
+  // Normalised to MySQL's order and case; the flags say what is in force.
+  REQUIRE(s.Set("sql_mode", Str("no_engine_substitution,strict_trans_tables, ansi_quotes")).ok());
+  CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
+  CHECK(s.sql_mode().ansi_quotes);
+  CHECK(!s.sql_mode().only_full_group_by);
+  // A mode minnow does not implement is refused by name; non-strict is not implemented.
+  SqlStatus bad = s.Set("sql_mode", Str("STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION"));
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message == "Variable 'sql_mode' can't be set to the value of 'NO_ZERO_DATE'");
+  bad = s.Set("sql_mode", Str(""));
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().code == kErWrongValueForVar);
+  CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
   REQUIRE(s.Set("sql_mode", Str("DEFAULT")).ok());
   CHECK(s.Get("sql_mode")->as_string().find("STRICT_TRANS_TABLES") != std::string::npos);
 }

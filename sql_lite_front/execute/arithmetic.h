@@ -1,0 +1,31 @@
+#pragma once
+// Arithmetic as MySQL computes it (expr.h's Eval calls these for + - * / DIV % and unary -).
+//
+// The operands decide the kind of arithmetic, as MySQL's result types do:
+//   - a double or a string operand: double arithmetic (a string is read as a number);
+//   - else a decimal operand (0.1, SUM of integers, a / b): exact decimal arithmetic (decimal.h);
+//   - else integers: exact in 64 bits. The result is BIGINT UNSIGNED when the expression is
+//     (BoundExpr::is_unsigned: an unsigned operand of + - * DIV, the left one of %), else BIGINT.
+// "/" is never integer: integers divide as decimals with div_precision_increment (4) more
+// digits (1/3 = 0.3333). x / 0, x DIV 0 and x % 0 are NULL.
+// A result outside its type's range is MySQL's error 1690, which Eval records in EvalState:
+//   "BIGINT value is out of range in '(`test`.`t`.`b` + 1)'" (also BIGINT UNSIGNED, DECIMAL,
+//   DOUBLE), the expression printed as MySQL prints it (BoundExpr::text).
+
+#include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/value.h"
+
+namespace minnow::sql {
+
+// `a` op `b` for an arithmetic op of `e` (kBinary). NULL if either is NULL. On overflow records
+// 1690 in `st` and returns NULL.
+Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalState& st);
+// -v for `e` (kUnary kNeg); -(-9223372036854775808) and -(an unsigned above 2^63) are 1690.
+Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st);
+
+// How MySQL prints `e` in messages: columns as `schema`.`table`.`column`, operators in
+// parentheses "(`test`.`t`.`b` + 1)", unary minus "-(x)", functions "abs(x)", literals as
+// written. Columns of `scope` by name.
+std::string PrintExpr(const Expr& e, const BindScope& scope);
+
+}  // namespace minnow::sql

@@ -1,0 +1,116 @@
+// MySQL's printed form of an expression, for messages such as 1690's (arithmetic.h).
+
+#include <string>
+
+#include "sql_lite_front/execute/arithmetic.h"
+#include "sql_lite_front/parse/lexer.h"
+
+namespace minnow::sql {
+namespace {
+
+const char* OpText(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEq:
+      return "=";
+    case BinaryOp::kNe:
+      return "<>";
+    case BinaryOp::kLt:
+      return "<";
+    case BinaryOp::kLe:
+      return "<=";
+    case BinaryOp::kGt:
+      return ">";
+    case BinaryOp::kGe:
+      return ">=";
+    case BinaryOp::kNullSafeEq:
+      return "<=>";
+    case BinaryOp::kAnd:
+      return "and";
+    case BinaryOp::kOr:
+      return "or";
+    case BinaryOp::kXor:
+      return "xor";
+    case BinaryOp::kAdd:
+      return "+";
+    case BinaryOp::kSub:
+      return "-";
+    case BinaryOp::kMul:
+      return "*";
+    case BinaryOp::kDiv:
+      return "/";
+    case BinaryOp::kIntDiv:
+      return "DIV";
+    case BinaryOp::kMod:
+      return "%";
+  }
+  return "?";
+}
+
+std::string Quoted(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+
+std::string Literal(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (!v.is_string()) return v.ToString();
+  std::string out = "'";
+  for (char c : v.as_string()) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string PrintExpr(const Expr& e, const BindScope& scope) {
+  auto arg = [&](size_t i) {
+    return i < e.args.size() && e.args[i] != nullptr ? PrintExpr(*e.args[i], scope)
+                                                     : std::string("?");
+  };
+  switch (e.kind) {
+    case Expr::Kind::kLiteral:
+      return Literal(e.value);
+    case Expr::Kind::kColumn: {
+      std::string column = e.name;
+      for (std::string_view c : scope.columns) {
+        if (c.size() == e.name.size() && EqualsNoCase(c, e.name)) column = std::string(c);
+      }
+      return Quoted(scope.schema) + "." + Quoted(scope.alias.empty() ? scope.table : scope.alias) +
+             "." + Quoted(column);
+    }
+    case Expr::Kind::kStar:
+      return "*";
+    case Expr::Kind::kUnary:
+      return e.unary_op == UnaryOp::kNeg ? "-(" + arg(0) + ")" : "(not(" + arg(0) + "))";
+    case Expr::Kind::kBinary:
+      return "(" + arg(0) + " " + OpText(e.binary_op) + " " + arg(1) + ")";
+    case Expr::Kind::kBetween:
+      return "(" + arg(0) + (e.negated ? " not" : "") + " between " + arg(1) + " and " + arg(2) +
+             ")";
+    case Expr::Kind::kIn: {
+      std::string out = "(" + arg(0) + (e.negated ? " not" : "") + " in (";
+      for (size_t i = 1; i < e.args.size(); ++i) out += (i > 1 ? "," : "") + arg(i);
+      return out + "))";
+    }
+    case Expr::Kind::kLike:
+      return "(" + arg(0) + (e.negated ? " not" : "") + " like " + arg(1) + ")";
+    case Expr::Kind::kIsNull:
+      return "(" + arg(0) + (e.negated ? " is not null)" : " is null)");
+    case Expr::Kind::kFunction: {
+      std::string out = e.name + "(" + (e.distinct ? "distinct " : "");
+      for (size_t i = 0; i < e.args.size(); ++i) out += (i > 0 ? "," : "") + arg(i);
+      return out + ")";
+    }
+    case Expr::Kind::kVariable:
+      return "@@" + e.name;
+  }
+  return e.text;
+}
+
+}  // namespace minnow::sql
