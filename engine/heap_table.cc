@@ -3,6 +3,8 @@
 // crash ordering are in engine/heap_table_internal.h.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "btree/cursor.h"
 #include "common/crash_point.h"
 #include "engine/heap_table_internal.h"
@@ -29,7 +31,7 @@ using heap_internal::DecodeRecord;
 using heap_internal::EncodeEntry;
 using heap_internal::EncodeRecord;
 using heap_internal::InsertEntry;
-using heap_internal::IsExclusive;
+using heap_internal::ExcludesWriters;
 using heap_internal::NewIndexTrees;
 using heap_internal::RemoveEntry;
 using heap_internal::ToId;
@@ -80,7 +82,10 @@ void HeapTableLock::Release() {
 
 namespace {
 
-enum class Need { kAny, kWrite, kChange, kExclusive };
+// What a call needs of its lock: any; a write lock; one that may change rows (not a granted
+// concurrent insert); one that keeps writers out (Check); one that keeps everyone out
+// (Compact).
+enum class Need { kAny, kWrite, kChange, kNoWriters, kAlone };
 
 Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool held, Need need) {
   if (t == nullptr) return Status::InvalidArgument("empty HeapTable handle (use HeapTable::Open)");
@@ -94,7 +99,7 @@ Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool 
         fmt::format("the lock is on table '{}', not '{}'", lock->table->name, t->name));
   }
   const TableLockType type = lock->ticket.type();
-  if (need == Need::kWrite && !IsWriteLock(type)) {
+  if ((need == Need::kWrite || need == Need::kAlone) && !IsWriteLock(type)) {
     return Status::InvalidArgument(
         fmt::format("table '{}' was locked with a READ lock and can't be updated", t->name));
   }
@@ -105,10 +110,14 @@ Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool 
         "table '{}': UPDATE and DELETE need a write lock that is not a concurrent insert",
         t->name));
   }
-  if (need == Need::kExclusive && !IsExclusive(type)) {
+  if (need == Need::kNoWriters && !ExcludesWriters(type)) {
     return Status::InvalidArgument(
         fmt::format("table '{}': this needs READ_NO_INSERT or WRITE, not {}", t->name,
                     TableLockTypeName(type)));
+  }
+  if (need == Need::kAlone && !ExcludesWriters(type)) {
+    return Status::InvalidArgument(fmt::format("table '{}': this needs WRITE, not {}", t->name,
+                                               TableLockTypeName(type)));
   }
   return Status::OK();
 }
@@ -469,36 +478,32 @@ Result<HeapTableStats> HeapTable::stats(const HeapTableLock& lock) const {
 
 Status HeapTable::Compact(const HeapTableLock& lock) const {
   HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kExclusive));
-  if (lock.impl_->ticket.type() == TableLockType::kReadNoInsert) {
-    return Status::InvalidArgument(
-        fmt::format("table '{}' was locked with a READ lock and can't be updated", t->name));
-  }
+  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAlone));
   RETURN_IF_ERROR(t->owner->BeforeWrite());
   HeapTables* tables = t->owner;
   ASSIGN_OR_RETURN(std::vector<HeapIndexState> fresh, NewIndexTrees(tables->pool(), t->specs));
-  std::string rec;
-  auto on_move = [&](RowPosition from, RowPosition to) -> Status {
-    RETURN_IF_ERROR(t->heap->Get(from, &rec));
+  auto on_move = [&](RowPosition, RowPosition to, std::string_view rec) -> Status {
+    MINNOW_CRASH_POINT("heap_table.compact.move");  // as heap_table.insert.index
     return AddEntries(&fresh, rec, to);
   };
+  // All that can fail comes before the catalog record names the new heap and trees (one
+  // mini-transaction); after it only the old pages are freed, and a failure there leaks them.
+  std::unique_ptr<RowHeap> heap;
   auto publish = [&](PageNo new_header) -> Status {
+    ASSIGN_OR_RETURN(heap, RowHeap::Open(tables->pool(), new_header));
     std::vector<PageNo> roots;
     for (const HeapIndexState& i : fresh) roots.push_back(i.tree->root());
-    const std::string value = EncodeEntry(new_header, t->specs, roots);
-    return tables->PersistRaw(t->name, value);  // now the record names the new heap and trees
+    return tables->PersistRaw(t->name, EncodeEntry(new_header, t->specs, roots));
   };
   LatchGuard guard(t->write_latch);
-  auto header = RowHeap::Compact(t->heap.get(), on_move, publish);
-  if (!header.ok()) {
-    for (HeapIndexState& i : fresh) (void)i.tree->Drop();
-    return header.status();
+  Status st = RowHeap::Compact(t->heap.get(), on_move, publish).status();
+  if (!st.ok()) {
+    for (HeapIndexState& i : fresh) (void)i.tree->Drop();  // unpublished: only leaks on failure
+    return st;
   }
-  auto heap = RowHeap::Open(tables->pool(), *header);
-  if (!heap.ok()) return heap.status();  // the catalog names it: the next open will try again
-  t->heap = std::move(*heap);
-  std::vector<HeapIndexState> old = std::move(t->indexes);
-  t->indexes = std::move(fresh);
+  t->heap = std::move(heap);
+  std::vector<HeapIndexState> old = std::exchange(t->indexes, std::move(fresh));
+  MINNOW_CRASH_POINT("heap_table.compact.published");
   for (HeapIndexState& i : old) (void)i.tree->Drop();  // a failure only leaks pages
   RefreshHoles(t);
   return tables->AfterWrite();
@@ -506,7 +511,7 @@ Status HeapTable::Compact(const HeapTableLock& lock) const {
 
 Status HeapTable::Check(const HeapTableLock& lock) const {
   HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kExclusive));
+  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kNoWriters));
   return t->owner->CrossCheck(t, nullptr);
 }
 

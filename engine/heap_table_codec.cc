@@ -159,7 +159,7 @@ Status CheckUnique(const HeapIndexState& idx, std::string_view key, RowPosition 
   return Status::DuplicateKey(fmt::format("duplicate entry for key '{}'", idx.spec.name));
 }
 
-bool IsExclusive(TableLockType t) {
+bool ExcludesWriters(TableLockType t) {
   return t == TableLockType::kReadNoInsert || t == TableLockType::kWriteLowPriority ||
          t == TableLockType::kWrite || t == TableLockType::kWriteOnly;
 }

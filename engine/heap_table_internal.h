@@ -186,8 +186,10 @@ Status RemoveEntry(const HeapIndexState& idx, std::string_view key, RowPosition 
 // kDuplicateKey if a unique index holds `key` for a row other than `self`.
 Status CheckUnique(const HeapIndexState& idx, std::string_view key, RowPosition self);
 
-// Whether a lock of type `t` keeps every other holder out (what Compact and Check need).
-bool IsExclusive(TableLockType t);
+// Whether a lock of type `t` keeps every writer of other owners out (READ_NO_INSERT,
+// WRITE_LOW_PRIORITY, WRITE, WRITE_ONLY): what Check needs. Of these, the write locks also keep
+// every reader of other owners out: what Compact needs.
+bool ExcludesWriters(TableLockType t);
 
 // New, empty index trees for `specs`; on failure none are left.
 Result<std::vector<HeapIndexState>> NewIndexTrees(BufferPool* pool,

@@ -5,6 +5,7 @@
 #include "btree/cursor.h"
 #include "buffer_pool/file_header.h"
 #include "buffer_pool/mtr.h"
+#include "common/crash_point.h"
 #include "engine/catalog_internal.h"
 #include "engine/heap_table_internal.h"
 #include "myisam/row_position.h"
@@ -139,6 +140,7 @@ Status HeapTables::Create(std::string_view name, const HeapTableSpec& spec) {
     indexes.push_back(HeapIndexState{s, std::move(*tree)});
   }
   const std::string value = EncodeEntry(*header, spec.indexes, made);
+  MINNOW_CRASH_POINT("heap_table.create.record");  // as heap_table.insert.index
   st = catalog_->Insert(AsBytes(name), AsBytes(value));
   if (!st.ok()) {
     undo();
@@ -165,6 +167,7 @@ Status HeapTables::Drop(std::string_view name) {
     t->dropped.store(true, std::memory_order_release);
   }
   // The name is gone; a failure below only leaks pages.
+  MINNOW_CRASH_POINT("heap_table.drop.free");  // as heap_table.insert.index
   Status st;
   for (HeapIndexState& i : t->indexes) {
     Status s = i.tree->Drop();

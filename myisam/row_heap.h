@@ -43,6 +43,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "buffer_pool/buffer_pool.h"
 #include "common/coding.h"
@@ -154,13 +155,15 @@ class RowHeap {
   Status Drop();
 
   // OPTIMIZE TABLE: writes the live rows of `old` in position order into a new heap with no
-  // holes, calls `on_move(old position, new position)` for each (the caller rebuilds its
-  // indexes), then `publish(new header page)` (the caller records the new heap where it keeps
-  // the table's heap, so that a crash before this point leaves the old heap in use and only
-  // leaks the new one), then drops `old`. Returns the new header page. If `on_move` or
-  // `publish` fails, the new heap is dropped and `old` stays as it was. `old` must not be used
-  // after success.
-  using MoveFn = std::function<Status(RowPosition old_pos, RowPosition new_pos)>;
+  // holes, calls `on_move(old position, new position, row)` for each (the caller rebuilds its
+  // indexes from the row bytes it is given), then `publish(new header page)` (the caller
+  // records the new heap where it keeps the table's heap, so that a crash before this point
+  // leaves the old heap in use and only leaks the new one), then drops `old`. Returns the new
+  // header page. If `on_move` or `publish` fails, the new heap is dropped and `old` stays as it
+  // was. Once `publish` succeeded the new heap is returned whatever happens next: a failure to
+  // drop `old` only leaks its pages. `old` must not be used after success.
+  using MoveFn =
+      std::function<Status(RowPosition old_pos, RowPosition new_pos, std::string_view row)>;
   using PublishFn = std::function<Status(PageNo new_header)>;
   static Result<PageNo> Compact(RowHeap* old, const MoveFn& on_move, const PublishFn& publish);
 

@@ -145,7 +145,7 @@ Result<PageNo> RowHeap::Compact(RowHeap* old, const MoveFn& on_move, const Publi
       ASSIGN_OR_RETURN(bool more, scan->Next(&pos, &row));
       if (!more) break;
       ASSIGN_OR_RETURN(RowPosition moved, fresh->Insert(AsBytes(row), InsertMode::kAppend));
-      if (on_move) RETURN_IF_ERROR(on_move(pos, moved));
+      if (on_move) RETURN_IF_ERROR(on_move(pos, moved, row));
     }
     return publish ? publish(fresh_header) : Status::OK();
   }();
@@ -153,7 +153,9 @@ Result<PageNo> RowHeap::Compact(RowHeap* old, const MoveFn& on_move, const Publi
     (void)fresh->Drop();  // the original error matters more; a failed drop only leaks pages
     return st;
   }
-  RETURN_IF_ERROR(old->Drop());
+  // Published: the caller's record names the new heap, so nothing may undo it now; the old
+  // heap's pages are unreferenced and a failure to free them only leaks them.
+  (void)old->Drop();
   return fresh_header;
 }
 

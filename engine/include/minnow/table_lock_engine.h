@@ -16,9 +16,10 @@
 // Table locks only (thr_lock's rules, HeapLockType below; lock/table_lock.h states them in
 // full): every row operation takes the HeapTableLock it runs under. Reads need any lock;
 // Insert a write lock; Update and Delete a write lock that is not a granted concurrent insert
-// (which only appends beside readers); Compact and Check a lock that excludes writers
-// (READ_NO_INSERT or a WRITE that is not a concurrent insert). kInvalidArgument otherwise, or
-// for a lock of another table or one released. Locks are the only concurrency control: there
+// (which only appends beside readers); Check a lock that keeps other owners' writers out
+// (READ_NO_INSERT, WRITE_LOW_PRIORITY, WRITE, WRITE_ONLY); Compact one that keeps every other
+// owner out (WRITE_LOW_PRIORITY, WRITE, WRITE_ONLY). kInvalidArgument otherwise, or for a lock
+// of another table or one released. Locks are the only concurrency control: there
 // are no transactions and no rollback. Each call is durable as Options::flush_log_at_trx_commit
 // says for a commit (1: the redo log is fsynced before a write returns); a statement's rows
 // stay if a later call fails.

@@ -139,7 +139,7 @@ TEST_CASE("heap and indexes: positions as values and key suffixes, remapped by c
   std::map<RowPosition, RowPosition> mapping;
   auto fresh = RowHeap::Compact(
       t.heap,
-      [&](RowPosition o, RowPosition n) {
+      [&](RowPosition o, RowPosition n, std::string_view) {
         mapping[o] = n;
         return Status::OK();
       },

@@ -130,7 +130,8 @@ TEST_CASE("heap model: random inserts, deletes and updates against a map", "[myi
       Model next;
       auto r = RowHeap::Compact(
           heap,
-          [&](RowPosition o, RowPosition n) {
+          [&](RowPosition o, RowPosition n, std::string_view row) {
+            REQUIRE(row == m.rows.at(o));  // the row bytes as they were at `o`
             next.rows[n] = m.rows.at(o);
             return Status::OK();
           },

@@ -312,7 +312,7 @@ TEST_CASE("heap: compaction writes the live rows in order without holes and maps
     PageNo published = kInvalidPageNo;
     auto r = RowHeap::Compact(
         heap,
-        [&](RowPosition o, RowPosition n) {
+        [&](RowPosition o, RowPosition n, std::string_view) {
           moves.emplace_back(o, n);
           return Status::OK();
         },
