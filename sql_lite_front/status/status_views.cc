@@ -113,8 +113,8 @@ StatementResult Engines() {
   // The two engines minnow runs; XA is not implemented, nor SQL savepoints.
   r.rows.push_back({"InnoDB", "DEFAULT", "Supports transactions, row-level locking (minnow)", "YES",
                     "NO", "NO"});
-  r.rows.push_back({"MyISAM", "YES", "Non-transactional, table-level locking (minnow)", "NO", "NO",
-                    "NO"});
+  r.rows.push_back(
+      {"MyISAM", "YES", "Non-transactional, table-level locking (minnow)", "NO", "NO", "NO"});
   return r;
 }
 
