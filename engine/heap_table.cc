@@ -459,11 +459,21 @@ Status HeapTable::Delete(const HeapTableLock& lock, HeapRowId id) const {
   return t->owner->AfterWrite();
 }
 
-Result<HeapTableStats> HeapTable::stats(const HeapTableLock& lock) const {
+Result<HeapTableStats> HeapTable::stats() const {
   HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
+  if (t == nullptr) return Status::InvalidArgument("empty HeapTable handle (use HeapTable::Open)");
+  if (t->owner->services()->is_closed()) return Status::Closed("the database is closed");
+  // No table lock: the write latch keeps writers (between two row operations), Compact's swap
+  // and Drop's freeing out while the heap's header and the index trees are read.
+  LatchGuard guard(t->write_latch);
+  if (t->dropped.load(std::memory_order_acquire)) {
+    return Status::InvalidArgument(fmt::format("table '{}' was dropped", t->name));
+  }
   ASSIGN_OR_RETURN(HeapStats h, t->heap->stats());
   HeapTableStats s;
+  // Data pages are numbered 1 .. kInvalidPageNo - 1 (page 0 describes the file), each holding
+  // at most kMaxHeapRowSize bytes of rows.
+  s.max_data_length = (uint64_t{kInvalidPageNo} - 1) * kMaxHeapRowSize;
   s.rows = h.rows;
   s.data_length = h.data_length();
   s.data_free = h.data_free;

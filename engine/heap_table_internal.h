@@ -19,7 +19,8 @@
 //
 // Latches: HeapTables::latch_ (the name map and the catalog tree) is taken with no table lock
 // wait in progress and before page latches; HeapTableState::write_latch serializes a table's
-// writers (after its table lock is granted, before page latches).
+// writers (after its table lock is granted, before page latches) and keeps them, Compact's
+// swap and Drop's freeing out of HeapTable::stats, which takes no table lock.
 
 #include <atomic>
 #include <chrono>
@@ -72,7 +73,8 @@ class HeapTableState {
   std::atomic<bool> appending{false};
   HeapEnd append_start;
   Status append_start_status;
-  // Serializes writers (RowHeap allows one; WRITE_ALLOW_WRITE lets several hold).
+  // Serializes writers (RowHeap allows one; WRITE_ALLOW_WRITE lets several hold); held by
+  // HeapTable::stats while it counts, and by Compact and Drop while they replace or free pages.
   Latch write_latch;
   // The heap and indexes: replaced only under a lock that excludes every other holder
   // (Compact, repair at open), so readers holding a lock see them stable.

@@ -166,17 +166,21 @@ Status HeapTables::Drop(std::string_view name) {
     by_name_.erase(it);
     t->dropped.store(true, std::memory_order_release);
   }
-  // The name is gone; a failure below only leaks pages.
+  // The name is gone; a failure below only leaks pages. The write latch waits out a
+  // HeapTable::stats reading the pages (it holds no table lock).
   MINNOW_CRASH_POINT("heap_table.drop.free");  // as heap_table.insert.index
   Status st;
-  for (HeapIndexState& i : t->indexes) {
-    Status s = i.tree->Drop();
+  {
+    LatchGuard write(t->write_latch);
+    for (HeapIndexState& i : t->indexes) {
+      Status s = i.tree->Drop();
+      if (st.ok()) st = s;
+    }
+    Status s = t->heap->Drop();
     if (st.ok()) st = s;
   }
-  Status s = t->heap->Drop();
-  if (st.ok()) st = s;
   ticket.Release();
-  s = AfterWrite();
+  Status s = AfterWrite();
   return st.ok() ? s : st;
 }
 

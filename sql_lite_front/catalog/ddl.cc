@@ -58,9 +58,10 @@ SqlResult<bool> CompactHeapTable(ExecContext& ctx, const OpenTable& table) {
 }
 
 // CREATE INDEX and DROP INDEX of a MyISAM table: its heap table's indexes are made with it,
-// so the table is rebuilt by copy as `def` (named afresh), as MyISAM's copy does.
-SqlStatus RebuildHeapTable(ExecContext& ctx, const OpenTable& table, TableDef def,
-                           std::string_view algorithm, std::string_view lock) {
+// so the table is rebuilt by copy as `def` (named afresh), as MyISAM's copy does. Returns the
+// statement's result: every copied row affected, as a copy-ALTER reports.
+SqlResult<StatementResult> RebuildHeapTable(ExecContext& ctx, const OpenTable& table, TableDef def,
+                                            std::string_view algorithm, std::string_view lock) {
   if (algorithm == "INPLACE" || algorithm == "INSTANT") {
     return NotSupportedReason(std::string("ALGORITHM=").append(algorithm),
                               "a MyISAM table's indexes are rebuilt with the table",
@@ -68,7 +69,11 @@ SqlStatus RebuildHeapTable(ExecContext& ctx, const OpenTable& table, TableDef de
   }
   SQL_RETURN_IF_ERROR(CheckAlgorithmAndLock("COPY", lock, /*index_only=*/false));
   NameKeyspaces(*ctx.catalog, &def);
-  return CopyTable(ctx, table, def, IdentityMapping(def), false).status();
+  SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, table, def, IdentityMapping(def), false));
+  StatementResult result;
+  result.affected_rows = rows;
+  result.info = RecordsInfo(rows, 0);
+  return result;
 }
 
 }  // namespace
@@ -203,10 +208,7 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
   SQL_RETURN_IF_ERROR(AddDraftIndex(&d, stmt.index));
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   if (table->def.table_locking()) {
-    SQL_RETURN_IF_ERROR(RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock));
-    StatementResult result;
-    result.info = RecordsInfo(0, 0);
-    return result;
+    return RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock);
   }
   // Keep the table's keyspaces; name the new index's.
   KeepClusteredStorage(table->def, &def);
@@ -244,10 +246,7 @@ SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStm
   d.indexes.erase(d.indexes.begin() + index);
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));  // 1075 if the auto column needs it
   if (table->def.table_locking()) {
-    SQL_RETURN_IF_ERROR(RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock));
-    StatementResult result;
-    result.info = RecordsInfo(0, 0);
-    return result;
+    return RebuildHeapTable(ctx, *table, std::move(def), stmt.algorithm, stmt.lock);
   }
   KeepClusteredStorage(table->def, &def);
   for (size_t i = 0, j = 0; i < table->def.indexes.size(); ++i) {

@@ -77,8 +77,6 @@ SqlStatus LoadCounters(Database* db, OpenTable* table) {
   return SqlStatus::OK();
 }
 
-std::vector<std::string> KeyspacesOf(const TableDef& def) { return StorageNamesOf(def); }
-
 // Drops the keyspace or heap table (kHeapStoragePrefix) `name`; absent is fine.
 Status DropStorageName(Database* db, const std::string& name) {
   Status st = name.starts_with(kHeapStoragePrefix) ? HeapTable::Drop(db, name.substr(1))
@@ -161,7 +159,7 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
   if (!intents.empty()) {
     std::set<std::string> named;
     for (const TableDef& def : defs)
-      for (std::string& n : KeyspacesOf(def)) named.insert(std::move(n));
+      for (std::string& n : StorageNamesOf(def)) named.insert(std::move(n));
     std::vector<std::string> orphans;
     for (const std::string& n : intents)
       if (named.count(n) == 0) orphans.push_back(n);
@@ -251,9 +249,9 @@ SqlStatus TableCatalog::CreateStorage(const TableDef& def) {
   if (!def.table_locking()) {
     KeyspaceOptions options;
     options.compression = def.compression;
-    return CreateKeyspaces(KeyspacesOf(def), options, def.keyspace);
+    return CreateKeyspaces(StorageNamesOf(def), options, def.keyspace);
   }
-  const std::vector<std::string> names = KeyspacesOf(def);
+  const std::vector<std::string> names = StorageNamesOf(def);
   SQL_RETURN_IF_ERROR(
       Change(nullptr, [&](Transaction* txn) { return PutIntents(txn, catalog_ks_, names); }));
   Status st = HeapTable::Create(db_, def.keyspace, HeapSpecOf(def));
@@ -270,7 +268,7 @@ SqlStatus TableCatalog::CreateTable(const TableDef& def) {
   LatchGuard ddl(ddl_latch_);
   if (Find(def.name) != nullptr)
     return SqlErr(kErTableExists, "Table '", def.name, "' already exists");
-  const std::vector<std::string> names = KeyspacesOf(def);
+  const std::vector<std::string> names = StorageNamesOf(def);
   SQL_RETURN_IF_ERROR(CreateStorage(def));
   auto table = OpenHandles(def);
   SqlStatus st = table.status();
@@ -312,13 +310,13 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
       return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
     }
     Status st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
-    if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, KeyspacesOf(table->def));
+    if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, StorageNamesOf(table->def));
     if (st.ok()) st = (*txn)->Commit();
     if (!st.ok()) return Internal(st);
     LatchGuard g(latch_);
     tables_.erase(std::find(tables_.begin(), tables_.end(), table));
   }
-  return DropKeyspaces(KeyspacesOf(table->def));
+  return DropKeyspaces(StorageNamesOf(table->def));
 }
 
 SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
@@ -328,7 +326,7 @@ SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
     return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", def.name, "' doesn't exist");
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<OpenTable> table, OpenHandles(def));
   table->counters = old->counters;
-  const std::vector<std::string> now = KeyspacesOf(def), before = KeyspacesOf(old->def);
+  const std::vector<std::string> now = StorageNamesOf(def), before = StorageNamesOf(old->def);
   SQL_RETURN_IF_ERROR(Change(txn, [&](Transaction* t) {
     RETURN_IF_ERROR(t->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
     RETURN_IF_ERROR(EraseIntents(t, catalog_ks_, Minus(now, before)));
@@ -361,7 +359,7 @@ std::string TableCatalog::NewKeyspaceName(std::string_view base,
   {
     LatchGuard g(latch_);
     for (const auto& t : tables_) {
-      for (std::string& n : KeyspacesOf(t->def)) {
+      for (std::string& n : StorageNamesOf(t->def)) {
         used.insert(n.starts_with(kHeapStoragePrefix) ? n.substr(1) : std::move(n));
       }
     }

@@ -175,7 +175,11 @@ struct Candidate {
   int rank = 9;
 };
 
-bool Covers(const std::vector<uint32_t>& key_cols, const std::vector<bool>& needed) {
+// True if a walk of `key_cols` needs no row read. Never for a table-locking (MyISAM) table:
+// its index entries hold only the row's position, so every index walk reads the row.
+bool Covers(const TableDef& def, const std::vector<uint32_t>& key_cols,
+            const std::vector<bool>& needed) {
+  if (def.table_locking()) return false;
   for (size_t c = 0; c < needed.size(); ++c) {
     if (needed[c] && std::find(key_cols.begin(), key_cols.end(), c) == key_cols.end()) return false;
   }
@@ -337,7 +341,7 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
   AccessPlan& plan = c.plan;
   plan.index = index;
   plan.key_parts = k + (range_part ? 1 : 0);
-  plan.covering = Covers(key_cols, needed);
+  plan.covering = Covers(def, key_cols, needed);
   for (const KeyRange& r : ranges) {
     if (!IsEmpty(r)) plan.ranges.push_back(r);
   }
@@ -503,16 +507,16 @@ AccessPlan ChoosePlan(const PlanRequest& req) {
     consumed = std::move(best->consumed);
   } else {
     plan.ranges.push_back(KeyRange{});
-    if (!def.has_hidden_primary_key() && Covers(def.primary_key, needed)) {
+    if (!def.has_hidden_primary_key() && Covers(def, def.primary_key, needed)) {
       plan.type = AccessType::kIndex;
       plan.index = -1;
       plan.covering = true;
     } else {
       plan.type = AccessType::kAll;
       plan.index = -1;
-      plan.covering = Covers(def.primary_key, needed);
+      plan.covering = Covers(def, def.primary_key, needed);
       for (size_t i = 0; i < def.indexes.size(); ++i) {
-        if (Covers(KeyColumns(def, static_cast<int>(i)), needed)) {
+        if (Covers(def, KeyColumns(def, static_cast<int>(i)), needed)) {
           plan.type = AccessType::kIndex;
           plan.index = static_cast<int>(i);
           plan.covering = true;

@@ -21,7 +21,9 @@
 //   ALL     a full walk of the clustered index.
 // Among secondary candidates of one kind a covering one wins ("Using index"), then the one
 // using more key parts. A secondary path that does not cover reads each row by a clustered
-// point read of the entry's primary key.
+// point read of the entry's primary key. No walk of a table-locking (MyISAM) table covers: its
+// index entries hold only the row's position, so each row is read from the heap (no "index"
+// walk then: a full walk is ALL).
 //
 // Ranges are byte ranges of the walked keyspace's encoded keys ([start, end), memcomparable:
 // row_codec.h), so the executor compares keys with memcmp and decodes only what it needs.

@@ -289,16 +289,10 @@ class StatementRunner {
       return m.error();
     }
     for (const auto& [table, mode] : to_lock) {
-      const uint64_t waits_before = s_->engine->db->stats().row_lock_waits;
       SqlStatus lst = OpenTableEngine(*table, s_->txn.get(), current_isolation_)->LockTable(mode);
       if (!lst.ok()) {
         (void)RollbackOpen();
         return lst.error();
-      }
-      if (s_->engine->db->stats().row_lock_waits != waits_before) {
-        counts_->table_locks_waited++;
-      } else {
-        counts_->table_locks_immediate++;
       }
     }
     SQL_RETURN_IF_ERROR(LockHeapTables(&heap_order, &locked));
@@ -509,7 +503,7 @@ class StatementRunner {
       }
       return SqlStatus::OK();
     }
-    return TakeStatementTableLocks(s_, table_locks_, counts_);
+    return TakeStatementTableLocks(s_, table_locks_);
   }
   // True if the statement writes a MyISAM table (its only written table is one).
   bool WritesHeapTable() const {

@@ -57,6 +57,8 @@ struct Collector {
   }
   void operator()(const UpdateStmt& s) const { Add(s.table, Write(s.priority), out); }
   void operator()(const DeleteStmt& s) const { Add(s.table, Write(s.priority), out); }
+  // EXPLAIN opens and locks the tables as the statement it explains would.
+  void operator()(const std::unique_ptr<ExplainStmt>& s) const { std::visit(*this, s->statement); }
   template <typename Other>
   void operator()(const Other&) const {}
 };
@@ -96,8 +98,7 @@ ConcurrentInsert ConcurrentInsertMode(const SessionState& s) {
   return ConcurrentInsert::kAuto;
 }
 
-SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests,
-                                  StatusCounters* counts) {
+SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests) {
   s->statement_table_locks.clear();
   if (!s->locked_tables.empty()) return SqlStatus::OK();  // LOCK TABLES' locks serve
   HeapLockOptions options;
@@ -105,11 +106,7 @@ SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRe
   options.concurrent_insert = ConcurrentInsertMode(*s);
   for (const TableLockRequest& r : requests) {
     std::shared_ptr<const OpenTable> table = s->engine->catalog->Find(r.table);
-    if (table == nullptr) continue;
-    if (!table->def.table_locking()) {
-      ++counts->table_locks_immediate;  // the server's thr_lock lock beside InnoDB's own
-      continue;
-    }
+    if (table == nullptr || !table->def.table_locking()) continue;
     options.type = r.type;
     Result<HeapTableLock> lock = table->heap.Lock(s->kv_session.get(), options);
     if (!lock.ok()) {

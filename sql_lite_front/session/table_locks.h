@@ -9,6 +9,7 @@
 //   INSERT ... SELECT's source     READ_NO_INSERT (the same table as the target: WRITE)
 //   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates or
 //                                  with LOW_PRIORITY)
+//   EXPLAIN                        the explained statement's
 // A concurrent insert is allowed as the global concurrent_insert says (HeapLockOptions). The
 // session takes them after the statement's metadata locks and holds them to the statement's
 // end, all tables of a statement in one order (by lower-cased name, one lock per table: the
@@ -16,12 +17,10 @@
 // 1205 after lock_wait_timeout, or 1317 on KILL QUERY. Under LOCK TABLES a statement takes
 // none: it runs under the locks LOCK TABLES took (a MyISAM table not locked there: 1100).
 //
-// Table_locks_immediate / Table_locks_waited: MySQL counts one per table per statement (and
-// per LOCK TABLES), InnoDB tables too, since the server takes a thr_lock lock for them as well
-// (ha_innobase::store_lock turns WRITE into WRITE_ALLOW_WRITE and READ_NO_INSERT into READ
-// outside LOCK TABLES, which never wait beside other statements' such locks). The heap tables'
-// grants and waits are counted by the engine (DatabaseStats::table_locks_*); an InnoDB table
-// counts one immediate grant per statement here (StatusCounters::table_locks_immediate).
+// Table_locks_immediate / Table_locks_waited count what MariaDB 10.11 counts: one per MyISAM
+// table lock a statement or LOCK TABLES takes (the engine counts each grant and wait,
+// DatabaseStats::table_locks_*); InnoDB tables count none (MariaDB's InnoDB takes no thr_lock
+// lock; MySQL 8.0 would count one per InnoDB table too), nor does SHOW TABLE STATUS.
 
 #include <string>
 #include <string_view>
@@ -30,7 +29,6 @@
 #include "minnow/table_lock_engine.h"
 #include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_error.h"
-#include "sql_lite_front/status/status_counters.h"
 
 namespace minnow::sql {
 
@@ -47,10 +45,9 @@ std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
                                                    bool low_priority_updates);
 
 // Takes `requests` for the session's statement into s->statement_table_locks (MyISAM tables;
-// InnoDB ones are counted in `counts`; a name no table has is skipped: the statement reports
-// 1146). On an error none is held.
-SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests,
-                                  StatusCounters* counts);
+// InnoDB ones and names no table has are skipped: the statement reports 1146). On an error
+// none is held.
+SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests);
 
 // The lock the session holds on MyISAM table `table` for its statement or by LOCK TABLES, or
 // null.

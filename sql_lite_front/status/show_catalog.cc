@@ -2,7 +2,6 @@
 // MySQL 8's columns; SHOW TABLE STATUS counts from the live trees (Database::InspectKeyspace).
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -12,7 +11,6 @@
 #include "sql_lite_front/catalog/ddl.h"
 #include "sql_lite_front/catalog/ddl_internal.h"
 #include "sql_lite_front/parse/lexer.h"
-#include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/status/status_views.h"
 
 namespace minnow::sql {
@@ -116,36 +114,23 @@ const char* HeapRowFormat(const TableDef& def) {
   return "Fixed";
 }
 
-// A MyISAM table's row, from the heap table's exact figures (HeapTable::stats): Data_length
-// the bytes of live rows and holes, Data_free the holes', Index_length the index trees' pages.
-// Read under the statement's table lock if it holds one, else a READ lock of its own; nullopt
+// A MyISAM table's row, from the heap table's exact figures (HeapTable::stats, which takes no
+// table lock, as MyISAM's info(): it neither waits behind a writer nor counts in
+// Table_locks_immediate): Data_length the bytes of live rows and holes, Data_free the holes',
+// Index_length the index trees' pages, Max_data_length the most the heap can address. nullopt
 // if the table was dropped meanwhile.
-SqlResult<std::optional<StatusRow>> HeapTableStatus(ExecContext& ctx, const OpenTable& table) {
+SqlResult<std::optional<StatusRow>> HeapTableStatus(const OpenTable& table) {
   const TableDef& def = table.def;
-  HeapTableLock own;
-  const HeapTableLock* lock = nullptr;
-  if (ctx.session != nullptr) lock = HeldTableLock(*ctx.session, def.name);
-  if (lock == nullptr) {
-    if (ctx.session == nullptr || ctx.session->kv_session == nullptr)
-      return SqlErr(kErUnknownError, "no session to lock the table");
-    HeapLockOptions options;
-    options.type = HeapLockType::kRead;
-    options.timeout = std::chrono::seconds(ctx.session->vars.lock_wait_timeout_s());
-    Result<HeapTableLock> got = table.heap.Lock(ctx.session->kv_session.get(), options);
-    if (got.status().code() == Code::kInvalidArgument) return std::optional<StatusRow>();
-    if (!got.ok()) return FromStatus(got.status());
-    own = std::move(*got);
-    lock = &own;
-  }
-  Result<HeapTableStats> st = table.heap.stats(*lock);
+  Result<HeapTableStats> st = table.heap.stats();
+  if (st.status().code() == Code::kInvalidArgument) return std::optional<StatusRow>();
   if (!st.ok()) return FromStatus(st.status());
   const uint64_t live = st->data_length - st->data_free;
   return std::optional<StatusRow>(StatusRow{
       def.name, def.engine, "10", HeapRowFormat(def), std::to_string(st->rows),
-      std::to_string(st->rows == 0 ? 0 : live / st->rows), std::to_string(st->data_length), "0",
-      std::to_string(st->index_length), std::to_string(st->data_free), AutoIncrementCell(table),
-      FormatTime(def.create_time), std::nullopt, std::nullopt, Collation(def), std::nullopt,
-      CreateOptions(def), ""});
+      std::to_string(st->rows == 0 ? 0 : live / st->rows), std::to_string(st->data_length),
+      std::to_string(st->max_data_length), std::to_string(st->index_length),
+      std::to_string(st->data_free), AutoIncrementCell(table), FormatTime(def.create_time),
+      std::nullopt, std::nullopt, Collation(def), std::nullopt, CreateOptions(def), ""});
 }
 
 SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stmt) {
@@ -160,7 +145,7 @@ SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stm
     if (table == nullptr) continue;  // dropped meanwhile
     const TableDef& def = table->def;
     if (def.table_locking()) {
-      SQL_ASSIGN_OR_RETURN(std::optional<StatusRow> row, HeapTableStatus(ctx, *table));
+      SQL_ASSIGN_OR_RETURN(std::optional<StatusRow> row, HeapTableStatus(*table));
       if (row.has_value()) r.rows.push_back(std::move(*row));
       continue;
     }

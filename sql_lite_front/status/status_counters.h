@@ -22,8 +22,6 @@ struct StatusCounters {
   // Innodb_rows_*: rows read from / written to InnoDB tables.
   uint64_t innodb_rows_read = 0, innodb_rows_inserted = 0, innodb_rows_updated = 0,
            innodb_rows_deleted = 0;
-  // Table locks (LOCK TABLES, and the table-locking engine later).
-  uint64_t table_locks_immediate = 0, table_locks_waited = 0;
   // Select_*: how SELECTs ran.
   uint64_t select_scan = 0;   // a full scan of the first table
   uint64_t select_range = 0;  // a range on the first table

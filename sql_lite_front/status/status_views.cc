@@ -96,10 +96,10 @@ NameValues StatusList(const ExecContext& ctx, bool global) {
       {"Select_range", n(c.select_range)},
       {"Select_scan", n(c.select_scan)},
       {"Sort_rows", n(c.sort_rows)},
-      // Global in MySQL: the heap tables' thr_lock grants and waits (the engine counts them)
-      // and the InnoDB tables' (session/table_locks.h).
-      {"Table_locks_immediate", n(innodb.table_locks_immediate + db.table_locks_immediate)},
-      {"Table_locks_waited", n(innodb.table_locks_waited + db.table_locks_waited)},
+      // Global in MySQL: the heap tables' thr_lock grants and waits, as the engine counts them
+      // (session/table_locks.h).
+      {"Table_locks_immediate", n(db.table_locks_immediate)},
+      {"Table_locks_waited", n(db.table_locks_waited)},
       {"Threads_connected", n(connected)},
       {"Threads_running", n(running)},
       {"Uptime", n(static_cast<uint64_t>(uptime))},
@@ -113,8 +113,8 @@ StatementResult Engines() {
   // The two engines minnow runs; XA is not implemented, nor SQL savepoints.
   r.rows.push_back({"InnoDB", "DEFAULT", "Supports transactions, row-level locking (minnow)", "YES",
                     "NO", "NO"});
-  r.rows.push_back({"MyISAM", "YES", "Non-transactional, table-level locking (minnow)", "NO", "NO",
-                    "NO"});
+  r.rows.push_back(
+      {"MyISAM", "YES", "Non-transactional, table-level locking (minnow)", "NO", "NO", "NO"});
   return r;
 }
 

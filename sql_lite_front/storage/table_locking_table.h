@@ -6,9 +6,9 @@
 //     without one has no hidden row id: its rows are named by position only);
 //   - one per secondary index, named as it, on EncodeIndexKey(def, index, row, primary key),
 //     so its keys and ranges are the row-locking engine's.
-// A row is stored as varint(length of its primary key) + EncodePrimaryKey + EncodeRowValue
-// (the primary key empty without one). A row's ref is its position: page (4 bytes) and slot
-// (2 bytes), big-endian.
+// A row is stored as its primary key's length (2 bytes, big-endian) + EncodePrimaryKey +
+// EncodeRowValue (the primary key empty without one). A row's ref is its position: page (4
+// bytes) and slot (2 bytes), big-endian.
 //
 // No transactions: every write is durable when it returns and is never undone (a failed
 // statement keeps what it wrote before the error). Locks: thr_lock's table locks only. An

@@ -119,6 +119,10 @@ struct HeapTableStats {
   uint64_t holes = 0;
   uint64_t data_pages = 0;
   uint64_t index_length = 0;  // pages of all index trees * 16 KiB
+  // The most data_length can reach: the data pages a row position can name (its page number
+  // is 32 bits) times the row bytes one page holds. MyISAM's Max_data_length is the same kind
+  // of bound (its row pointer's reach).
+  uint64_t max_data_length = 0;
 };
 
 // A granted table lock (thr_lock's THR_LOCK_DATA); releases it when destroyed. Move-only.
@@ -209,7 +213,11 @@ class HeapTable {
   // Removes the row and its index entries; its slot becomes a hole. kNotFound if none.
   Status Delete(const HeapTableLock& lock, HeapRowId id) const;
 
-  Result<HeapTableStats> stats(const HeapTableLock& lock) const;
+  // The figures now, taking no table lock (MyISAM's info(): SHOW TABLE STATUS neither waits
+  // for a table lock nor counts as one). Latches the table's writers out while it counts (a
+  // writer waits for the count, the count for one row operation), so the figures are those
+  // between two row operations. kInvalidArgument for a dropped table.
+  Result<HeapTableStats> stats() const;
   // OPTIMIZE TABLE: rewrites the heap without holes and rebuilds every index. Every row moves.
   Status Compact(const HeapTableLock& lock) const;
   // The heap's Check and each index tree's Check, and that the indexes hold exactly the rows'

@@ -7,6 +7,7 @@
 #include "common/types.h"
 #include "engine_test_util.h"
 #include "minnow/table_lock_engine.h"
+#include "myisam/row_heap.h"  // kMaxHeapRowSize
 
 namespace minnow {
 namespace {
@@ -92,7 +93,7 @@ TEST_CASE("heap table: insert, get, scan, lookup, range, update, delete", "[heap
     REQUIRE(Take(t.Range(r, 0, "", "", 3)).size() == 3);
     REQUIRE(Take(t.Range(r, 1, VKey("b"), VKey("c"))).size() == 10);
     REQUIRE_CODE(t.Lookup(r, 2, "x").status(), Code::kInvalidArgument);
-    HeapTableStats st = Take(t.stats(r));
+    HeapTableStats st = Take(t.stats());
     REQUIRE(st.rows == 30);
     REQUIRE(st.holes == 0);
     REQUIRE(st.data_free == 0);
@@ -123,7 +124,7 @@ TEST_CASE("heap table: insert, get, scan, lookup, range, update, delete", "[heap
     REQUIRE_CODE(t.Delete(w, ids[8]), Code::kNotFound);
     REQUIRE(Take(t.Lookup(w, 0, Key(8))).empty());
     REQUIRE(Take(t.has_holes()));
-    HeapTableStats st = Take(t.stats(w));
+    HeapTableStats st = Take(t.stats());
     REQUIRE(st.rows == 29);
     REQUIRE(st.holes == 2);  // ids[5]'s old slot and ids[8]
     REQUIRE(st.data_free > 0);
@@ -131,7 +132,7 @@ TEST_CASE("heap table: insert, get, scan, lookup, range, update, delete", "[heap
     // OPTIMIZE: no holes afterwards, every row and entry still there.
     REQUIRE_OK(t.Compact(w));
     REQUIRE_FALSE(Take(t.has_holes()));
-    st = Take(t.stats(w));
+    st = Take(t.stats());
     REQUIRE(st.rows == 29);
     REQUIRE(st.holes == 0);
     REQUIRE(st.data_free == 0);
@@ -235,6 +236,21 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     const DatabaseStats after = db->stats();
     REQUIRE(after.table_locks_immediate - before.table_locks_immediate == 3);
     REQUIRE(after.table_locks_waited == before.table_locks_waited);
+  }
+
+  SECTION("stats takes no table lock: it runs beside another owner's WRITE, counting none") {
+    HeapTableLock w = Take(t.Lock(writer.get(), L(HeapLockType::kWrite)));
+    REQUIRE_OK(t.Delete(w, ids[2]));
+    const HeapTableStats st = Take(t.stats());
+    REQUIRE(st.rows == 9);
+    REQUIRE(st.holes == 1);
+    REQUIRE(st.max_data_length == (uint64_t{kInvalidPageNo} - 1) * kMaxHeapRowSize);
+    const DatabaseStats after = db->stats();
+    REQUIRE(after.table_locks_immediate - before.table_locks_immediate == 1);  // the WRITE
+    REQUIRE(after.table_locks_waited == before.table_locks_waited);
+    w.Release();
+    REQUIRE_OK(HeapTable::Drop(db.get(), "t"));
+    REQUIRE_CODE(t.stats().status(), Code::kInvalidArgument);
   }
 
   SECTION("READ_NO_INSERT keeps the appender out") {

@@ -107,14 +107,14 @@ TEST_CASE("status counters add every field", "[sql][value]") {
   b.handler_read_next = 3;
   b.com_ddl = 2;
   b.innodb_rows_read = 7;
-  b.table_locks_waited = 1;
+  b.select_range = 1;
   a.handler_read_next = 1;
   a.Add(b);
   a.Add(b);
   CHECK(a.handler_read_next == 7);
   CHECK(a.com_ddl == 4);
   CHECK(a.innodb_rows_read == 14);
-  CHECK(a.table_locks_waited == 2);
+  CHECK(a.select_range == 2);
   CHECK(a.questions == 0);
 }
 
