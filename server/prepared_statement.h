@@ -6,7 +6,9 @@
 // each COM_STMT_EXECUTE substitutes the bound values as SQL literals and runs the result as a
 // text statement:
 //   integers   in decimal (unsigned when the client flags the type unsigned)
-//   doubles    with 17 significant digits (exact); NaN and infinities are refused (1210)
+//   doubles    with 17 significant digits (exact) and an exponent, so the front reads a DOUBLE
+//              (1.5e0; 1.5 would be a DECIMAL); NaN and infinities are refused (1210)
+//   decimals   as sent (a DECIMAL literal), after checking they are [-+]digits[.digits] (1210)
 //   strings    '...' with \ ' " NUL, newline, CR and ^Z backslash-escaped (the lexer reads them
 //              back byte for byte), so a bound value can never end the literal
 //   dates      'YYYY-MM-DD[ hh:mm:ss[.ffffff]]', times '[-]hhh:mm:ss[.ffffff]'
