@@ -13,8 +13,9 @@
 //              back byte for byte), so a bound value can never end the literal
 //   dates      'YYYY-MM-DD[ hh:mm:ss[.ffffff]]', times '[-]hhh:mm:ss[.ffffff]'
 //   NULL       NULL
-// The statement is parsed at each execution, not at PREPARE: a syntax error shows then, and
-// PREPARE reports no result columns (the execution's result set carries its own).
+// PREPARE has the SQL front describe a SELECT's result columns without running it
+// (SqlSession::Describe); the text is parsed again at each execution, where a syntax error
+// shows.
 // Parameter types are remembered per statement: an EXECUTE that does not rebind them reuses
 // the last ones (as MySQL clients expect).
 
