@@ -551,6 +551,16 @@ def test_max_connections(binary, tmp):
         check("minnowd (second) exits 0 on SIGTERM", srv.stop() == 0)
 
 
+def test_bad_flags(binary, tmp):
+    """A number flag out of range or not a number is refused (exit 2), never wrapped."""
+    for flag, value in [("--port", "70000"), ("--port", "80x"), ("--max-connections", "0"),
+                        ("--wait-timeout", "4294967296")]:
+        r = subprocess.run([binary, "--db", os.path.join(tmp, "flags.minnow"), flag, value],
+                           capture_output=True, text=True, timeout=30)
+        check(f"minnowd refuses {flag} {value}", r.returncode == 2 and "usage" in r.stderr,
+              (r.returncode, r.stdout, r.stderr))
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if shutil.which("mariadb") is None:
@@ -568,6 +578,7 @@ def main():
         test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)
+        test_bad_flags(binary, tmp)
     except Exception as e:  # noqa: BLE001
         check("no unexpected exception", False, repr(e))
     finally:
