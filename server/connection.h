@@ -55,7 +55,7 @@ class Connection {
   void ProcessKill(std::string_view payload);
   void SetOption(std::string_view payload);
   void StmtPrepare(std::string_view sql);
-  std::vector<std::string> DescribeColumns(const PreparedStatement& stmt);
+  sql::StatementResult DescribeColumns(const PreparedStatement& stmt);
   void StmtExecute(std::string_view body);
   void StmtSendLongData(std::string_view body);
   void StmtReset(std::string_view body);
@@ -63,6 +63,9 @@ class Connection {
 
   // `binary`: the prepared-statement protocol's rows (COM_STMT_EXECUTE).
   void AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary = false);
+  // A column definition per column of `r` (its type from r.column_types; its length and
+  // DECIMAL scale from r.rows, when it has rows).
+  void AppendColumnDefs(const sql::StatementResult& r);
   void AppendOk(const sql::StatementResult& r, uint16_t status);
   void AppendError(uint16_t code, std::string_view sqlstate, std::string_view message);
   void AppendError(const sql::SqlError& e) { AppendError(e.code, e.sqlstate(), e.message); }

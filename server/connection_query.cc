@@ -115,11 +115,17 @@ void Connection::AppendEndOfRows(uint16_t status) {
 
 namespace {
 
+using ColumnType = sql::StatementResult::ColumnType;
+
+ColumnType TypeOf(const sql::StatementResult& r, size_t column) {
+  return column < r.column_types.size() ? r.column_types[column] : ColumnType::kText;
+}
+
 // A binary-protocol row: 0x00, the NULL bitmap (offset 2), then each non-NULL value as its
-// column's type says: LONGLONG and DOUBLE as 8 bytes, the rest as string<lenenc>.
-std::string BuildBinaryRow(const std::vector<std::optional<std::string>>& row,
-                           const std::vector<sql::StatementResult::ColumnType>& types) {
-  using ColumnType = sql::StatementResult::ColumnType;
+// column's type says: LONGLONG and DOUBLE as 8 bytes, the rest (NEWDECIMAL too) as
+// string<lenenc>.
+std::string BuildBinaryRow(const sql::StatementResult& r,
+                           const std::vector<std::optional<std::string>>& row) {
   WireWriter w;
   w.Int1(0);
   std::string bitmap((row.size() + 7 + 2) / 8, '\0');
@@ -130,16 +136,24 @@ std::string BuildBinaryRow(const std::vector<std::optional<std::string>>& row,
   w.Bytes(bitmap);
   for (size_t i = 0; i < row.size(); ++i) {
     if (!row[i]) continue;
-    const ColumnType t = i < types.size() ? types[i] : ColumnType::kText;
-    if (t == ColumnType::kInt) {
-      w.Int8(static_cast<uint64_t>(std::strtoll(row[i]->c_str(), nullptr, 10)));
-    } else if (t == ColumnType::kDouble) {
-      const double d = std::strtod(row[i]->c_str(), nullptr);
-      uint64_t bits;
-      std::memcpy(&bits, &d, 8);
-      w.Int8(bits);
-    } else {
-      w.LenencString(*row[i]);
+    switch (TypeOf(r, i)) {
+      case ColumnType::kInt:
+        w.Int8(static_cast<uint64_t>(std::strtoll(row[i]->c_str(), nullptr, 10)));
+        break;
+      case ColumnType::kUInt:
+        w.Int8(std::strtoull(row[i]->c_str(), nullptr, 10));
+        break;
+      case ColumnType::kDouble: {
+        const double d = std::strtod(row[i]->c_str(), nullptr);
+        uint64_t bits;
+        std::memcpy(&bits, &d, 8);
+        w.Int8(bits);
+        break;
+      }
+      case ColumnType::kText:
+      case ColumnType::kDecimal:
+        w.LenencString(*row[i]);
+        break;
     }
   }
   return w.Take();
@@ -147,37 +161,60 @@ std::string BuildBinaryRow(const std::vector<std::optional<std::string>>& row,
 
 }  // namespace
 
+void Connection::AppendColumnDefs(const sql::StatementResult& r) {
+  for (size_t i = 0; i < r.columns.size(); ++i) {
+    ColumnDef c;
+    c.name = r.columns[i];
+    const ColumnType type = TypeOf(r, i);
+    uint32_t longest = 0;
+    size_t scale = 0;  // DECIMAL: the most digits after the point
+    for (const auto& row : r.rows) {
+      if (i >= row.size() || !row[i]) continue;
+      longest = std::max<uint32_t>(longest, row[i]->size());
+      const size_t point = row[i]->find('.');
+      if (type == ColumnType::kDecimal && point != std::string::npos) {
+        scale = std::max(scale, row[i]->size() - point - 1);
+      }
+    }
+    c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
+    switch (type) {
+      case ColumnType::kText:
+        break;
+      case ColumnType::kInt:
+      case ColumnType::kUInt:
+        c.type = kTypeLongLong;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagNum | kFlagBinary;
+        if (type == ColumnType::kUInt) c.flags |= kFlagUnsigned;
+        c.length = 20;
+        break;
+      case ColumnType::kDouble:
+        c.type = kTypeDouble;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagNum | kFlagBinary;
+        c.length = 22;
+        c.decimals = 31;  // not fixed: the value says how many digits it has
+        break;
+      case ColumnType::kDecimal:
+        c.type = kTypeNewDecimal;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagNum | kFlagBinary;
+        c.length = std::max<uint32_t>(longest, 1);
+        c.decimals = static_cast<uint8_t>(std::min<size_t>(scale, 30));
+        break;
+    }
+    Append(BuildColumnDef(c));
+  }
+}
+
 void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary) {
   WireWriter count;
   count.LenencInt(r.columns.size());
   Append(count.data());
-  for (size_t i = 0; i < r.columns.size(); ++i) {
-    ColumnDef c;
-    c.name = r.columns[i];
-    uint32_t longest = 0;
-    for (const auto& row : r.rows) {
-      if (i < row.size() && row[i]) longest = std::max<uint32_t>(longest, row[i]->size());
-    }
-    c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
-    using ColumnType = sql::StatementResult::ColumnType;
-    const ColumnType t = i < r.column_types.size() ? r.column_types[i] : ColumnType::kText;
-    if (t == ColumnType::kInt) {
-      c.type = kTypeLongLong;
-      c.charset = kCharsetBinary;
-      c.flags = kFlagNum | kFlagBinary;
-      c.length = 20;
-    } else if (t == ColumnType::kDouble) {
-      c.type = kTypeDouble;
-      c.charset = kCharsetBinary;
-      c.flags = kFlagNum | kFlagBinary;
-      c.length = 22;
-      c.decimals = 31;  // not fixed: the value says how many digits it has
-    }
-    Append(BuildColumnDef(c));
-  }
+  AppendColumnDefs(r);
   if (!deprecate_eof()) Append(BuildEof(0, status));
   for (const auto& row : r.rows) {
-    Append(binary ? BuildBinaryRow(row, r.column_types) : BuildTextRow(row));
+    Append(binary ? BuildBinaryRow(r, row) : BuildTextRow(row));
   }
   uint16_t end_status = status;
   OkInfo end{.status = end_status};

@@ -4,7 +4,6 @@
 
 #include "server/connection.h"
 #include "server/wire.h"
-#include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::server {
 namespace {
@@ -13,32 +12,26 @@ constexpr uint16_t kErUnknownStmtHandler = 1243;  // HY000
 constexpr uint16_t kErMalformedPacket = 1835;     // HY000
 constexpr uint16_t kErPsManyParam = 1390;         // HY000
 
-bool StartsWithSelect(std::string_view sql) {
-  const size_t b = sql.find_first_not_of(" \t\r\n(");
-  return b != std::string_view::npos && sql.size() - b >= 6 &&
-         sql::EqualsNoCase(sql.substr(b, 6), "SELECT");
-}
-
 }  // namespace
 
-// The columns a SELECT returns, for PREPARE's reply (clients such as libmariadb read results
-// only for statements that PREPARE said have some): the statement run once with every
-// placeholder NULL. Only outside a transaction, where that run is an autocommit statement of
-// its own and cannot move the transaction's snapshot; inside one (or when the run fails) the
-// reply says no columns.
-std::vector<std::string> Connection::DescribeColumns(const PreparedStatement& stmt) {
-  if (!StartsWithSelect(stmt.sql) || session_->in_transaction()) return {};
+// The columns a SELECT returns and their types, for PREPARE's reply (clients such as
+// libmariadb read results only for statements that PREPARE said have some): described by the
+// SQL front with every placeholder 0 (a literal that fits wherever a value may stand, LIMIT
+// too), never run, so PREPARE takes no lock, begins no
+// transaction and counts in no Com_select or Questions. A statement the front cannot describe
+// (a syntax or bind error, which EXECUTE then reports) gets no columns.
+sql::StatementResult Connection::DescribeColumns(const PreparedStatement& stmt) {
   std::string sql;
   size_t from = 0;
   for (size_t p : stmt.placeholders) {
     sql.append(stmt.sql, from, p - from);
-    sql += "NULL";
+    sql += "0";
     from = p + 1;
   }
   sql.append(stmt.sql, from, std::string::npos);
-  auto r = session_->Execute(sql);
+  auto r = session_->Describe(sql);
   if (!r.ok() || !r->has_result_set) return {};
-  return r->columns;
+  return std::move(r).value();
 }
 
 void Connection::StmtPrepare(std::string_view sql) {
@@ -51,11 +44,11 @@ void Connection::StmtPrepare(std::string_view sql) {
   }
   const uint32_t id = next_statement_id_++;
   const auto params = static_cast<uint16_t>(stmt.placeholders.size());
-  const std::vector<std::string> columns = DescribeColumns(stmt);
+  const sql::StatementResult described = DescribeColumns(stmt);
   WireWriter ok;
   ok.Int1(0);
   ok.Int4(id);
-  ok.Int2(static_cast<uint16_t>(std::min<size_t>(columns.size(), 0xffff)));
+  ok.Int2(static_cast<uint16_t>(std::min<size_t>(described.columns.size(), 0xffff)));
   ok.Int2(params);
   ok.Int1(0);
   ok.Int2(0);
@@ -64,8 +57,8 @@ void Connection::StmtPrepare(std::string_view sql) {
     for (uint16_t i = 0; i < params; ++i) Append(BuildColumnDef(ColumnDef{.name = "?"}));
     if (!deprecate_eof()) Append(BuildEof(0, StatusFlags()));
   }
-  if (!columns.empty()) {
-    for (const std::string& name : columns) Append(BuildColumnDef(ColumnDef{.name = name}));
+  if (!described.columns.empty()) {
+    AppendColumnDefs(described);
     if (!deprecate_eof()) Append(BuildEof(0, StatusFlags()));
   }
   statements_.emplace(id, std::move(stmt));

@@ -23,7 +23,24 @@ sql::SqlError WrongArguments() {
   return sql::SqlErr(sql::kErWrongArguments, "Incorrect arguments to mysqld_stmt_execute");
 }
 
-// One bound value as a literal; nullopt when the packet is short.
+// [-+]digits[.digits] or [-+].digits: what a client sends for a DECIMAL parameter, and a
+// DECIMAL literal as the SQL front's lexer reads it (a sign is a unary operator on it).
+bool IsDecimalText(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  bool digits = false, point = false;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return false;
+    }
+  }
+  return digits;
+}
+
+// One bound value as a literal; 1835 when the packet is short.
 sql::SqlResult<std::string> ReadValue(WireReader& r, uint16_t type_and_flag) {
   const auto type = static_cast<uint8_t>(type_and_flag & 0xff);
   const bool is_unsigned = (type_and_flag & 0x8000) != 0;
@@ -63,7 +80,17 @@ sql::SqlResult<std::string> ReadValue(WireReader& r, uint16_t type_and_flag) {
         std::memcpy(&d, &bits, 8);
       }
       if (!std::isfinite(d)) return WrongArguments();
-      return fmt::format("{:.17g}", d);
+      // With an exponent always: the SQL front reads 1.5 as a DECIMAL, 1.5e0 as a DOUBLE.
+      std::string literal = fmt::format("{:.17g}", d);
+      if (literal.find('e') == std::string::npos) literal += "e0";
+      return literal;
+    }
+    case kTypeDecimal:
+    case kTypeNewDecimal: {  // the number as text: a DECIMAL literal, never a string
+      auto s = r.LenencString();
+      if (!s) return Malformed();
+      if (!IsDecimalText(*s)) return WrongArguments();
+      return std::string(*s);
     }
     case kTypeNull:
       return std::string("NULL");

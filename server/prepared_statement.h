@@ -6,13 +6,16 @@
 // each COM_STMT_EXECUTE substitutes the bound values as SQL literals and runs the result as a
 // text statement:
 //   integers   in decimal (unsigned when the client flags the type unsigned)
-//   doubles    with 17 significant digits (exact); NaN and infinities are refused (1210)
+//   doubles    with 17 significant digits (exact) and an exponent, so the front reads a DOUBLE
+//              (1.5e0; 1.5 would be a DECIMAL); NaN and infinities are refused (1210)
+//   decimals   as sent (a DECIMAL literal), after checking they are [-+]digits[.digits] (1210)
 //   strings    '...' with \ ' " NUL, newline, CR and ^Z backslash-escaped (the lexer reads them
 //              back byte for byte), so a bound value can never end the literal
 //   dates      'YYYY-MM-DD[ hh:mm:ss[.ffffff]]', times '[-]hhh:mm:ss[.ffffff]'
 //   NULL       NULL
-// The statement is parsed at each execution, not at PREPARE: a syntax error shows then, and
-// PREPARE reports no result columns (the execution's result set carries its own).
+// PREPARE has the SQL front describe a SELECT's result columns without running it
+// (SqlSession::Describe); the text is parsed again at each execution, where a syntax error
+// shows.
 // Parameter types are remembered per statement: an EXECUTE that does not rebind them reuses
 // the last ones (as MySQL clients expect).
 

@@ -103,6 +103,7 @@ enum FieldType : uint8_t {
 // Column definition flags.
 enum ColumnFlag : uint16_t {
   kFlagNotNull = 1,
+  kFlagUnsigned = 32,
   kFlagBinary = 128,
   kFlagNum = 32768,
 };

@@ -35,10 +35,12 @@ struct SqlWarning {
 struct StatementResult {
   bool has_result_set = false;
   std::vector<std::string> columns;
-  // What each column's values are, for clients that type them (the wire protocol): kInt when
-  // every non-NULL value is an integer, kDouble when every one is a double, else kText. Empty
+  // What each column's values are, for clients that type them (the wire protocol). A SELECT's
+  // bare column of a table has its declared type (integers kInt or kUInt when UNSIGNED, DOUBLE
+  // kDouble, strings kText); any other item the kind every non-NULL value of the result shares
+  // (kInt, kUInt, kDouble, kDecimal), else kText (no such value, or kinds that differ). Empty
   // when the result was built as text only (SHOW and status views): all kText.
-  enum class ColumnType : uint8_t { kText, kInt, kDouble };
+  enum class ColumnType : uint8_t { kText, kInt, kUInt, kDouble, kDecimal };
   std::vector<ColumnType> column_types;
   std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
   uint64_t affected_rows = 0;
@@ -74,6 +76,11 @@ class SqlSession {
   // Parses and runs one statement (a trailing ';' is allowed). On an error the statement has
   // changed nothing; a deadlock (1213) has rolled back the whole transaction.
   SqlResult<StatementResult> Execute(std::string_view sql);
+  // The result columns `sql` would have (names and column_types, no rows), without running it:
+  // a SELECT is parsed and bound, never executed, so it begins no transaction, takes no lock of
+  // any kind and counts in no status variable. A statement other than a SELECT describes as
+  // no result set. Errors: the parse and bind errors Execute would give. COM_STMT_PREPARE's.
+  SqlResult<StatementResult> Describe(std::string_view sql);
 
   // From any thread: the running statement stops at its next row or lock wait with 1317
   // "Query execution was interrupted" (KILL QUERY); a no-op when idle.

@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -31,6 +33,15 @@ int Usage() {
   std::cerr << "usage: minnowd --db PATH [--port 3306] [--bind 127.0.0.1] [--socket PATH] "
                "[--users FILE] [--max-connections N] [--wait-timeout SECONDS]\n";
   return 2;
+}
+
+// `text` as a whole number in [min, max]; false for anything else (never wraps or throws).
+bool ParseCount(const std::string& text, uint64_t min, uint64_t max, uint64_t* out) {
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max) return false;
+  *out = v;
+  return true;
 }
 
 bool LoadUsers(const std::string& path, minnow::server::UserTable* users) {
@@ -67,10 +78,12 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
+    uint64_t n = 0;
     if (a == "--db") {
       db_path = v;
     } else if (a == "--port") {
-      options.port = static_cast<uint16_t>(std::stoul(v));
+      if (!ParseCount(v, 0, UINT16_MAX, &n)) return Usage();
+      options.port = static_cast<uint16_t>(n);
     } else if (a == "--bind") {
       options.bind_address = v;
     } else if (a == "--socket") {
@@ -78,9 +91,11 @@ int main(int argc, char** argv) {
     } else if (a == "--users") {
       users_path = v;
     } else if (a == "--max-connections") {
-      options.max_connections = static_cast<uint32_t>(std::stoul(v));
+      if (!ParseCount(v, 1, UINT32_MAX, &n)) return Usage();
+      options.max_connections = static_cast<uint32_t>(n);
     } else if (a == "--wait-timeout") {
-      options.wait_timeout_s = static_cast<uint32_t>(std::stoul(v));
+      if (!ParseCount(v, 1, UINT32_MAX, &n)) return Usage();
+      options.wait_timeout_s = static_cast<uint32_t>(n);
     } else {
       return Usage();
     }

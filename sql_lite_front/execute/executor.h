@@ -21,6 +21,11 @@
 namespace minnow::sql {
 
 SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stmt);
+// The result a SELECT would have, without its rows: bound and planned, not run, so it reads no
+// table row and takes no lock (a system table in FROM is read, as binding needs its columns).
+// Unlike the functions above it needs no transaction (ctx.txn may be null). The bind errors
+// ExecuteSelect would give (1146, 1054, ...).
+SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt);
 SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt);
 SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stmt);
 SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stmt);

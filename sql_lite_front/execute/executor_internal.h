@@ -77,6 +77,8 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
 // The rows of a SELECT as values (INSERT ... SELECT uses them unprinted).
 struct SelectOutput {
   std::vector<std::string> columns;
+  // A bare column of the table's declared type, per column; nullopt for other items.
+  std::vector<std::optional<StatementResult::ColumnType>> declared_types;
   std::vector<std::vector<Value>> rows;
 };
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).

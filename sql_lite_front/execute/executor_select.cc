@@ -49,9 +49,9 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
 // doubles.
 struct AggState {
   uint64_t count = 0;
-  bool exact = true;     // every value so far an integer or a decimal
-  Int128 isum = 0;     // the integers' part of an exact sum
-  Decimal dec_sum;       // the decimals' part (and integers' past 128 bits)
+  bool exact = true;  // every value so far an integer or a decimal
+  Int128 isum = 0;    // the integers' part of an exact sum
+  Decimal dec_sum;    // the decimals' part (and integers' past 128 bits)
   bool saw_decimal = false;
   double dsum = 0;
   Value best;
@@ -137,8 +137,7 @@ struct AggState {
       case AggFunc::kAvg: {
         if (count == 0) return Value::Null();
         if (exact) {
-          std::optional<Decimal> avg =
-              Decimal::Div(ExactSum(), Decimal::FromUInt(count));
+          std::optional<Decimal> avg = Decimal::Div(ExactSum(), Decimal::FromUInt(count));
           if (avg.has_value()) return Value::Dec(std::move(*avg));
           return Value::Double(ExactSum().ToDouble() / static_cast<double>(count));
         }
@@ -531,12 +530,11 @@ SqlStatus SelectRun::Read() {
     spec.plan = &p_.plan;
     spec.lock = p_.lock;
     spec.residual = &p_.residual;
-    return ScanPlan(ctx_, spec, st_,
-                    [&](Row& row, std::string_view) -> SqlResult<bool> {
-                      bool more = Consume(row);
-                      SQL_RETURN_IF_ERROR(EvalError(st_));
-                      return more;
-                    });
+    return ScanPlan(ctx_, spec, st_, [&](Row& row, std::string_view) -> SqlResult<bool> {
+      bool more = Consume(row);
+      SQL_RETURN_IF_ERROR(EvalError(st_));
+      return more;
+    });
   }
   std::vector<Row> source;
   if (p_.system) {
@@ -586,6 +584,67 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
   return out;
 }
 
+using ResultType = StatementResult::ColumnType;
+
+// A table column's type as a result column has it.
+ResultType DeclaredResultType(const ColumnDef& c) {
+  if (IsIntegerType(c.type)) return c.is_unsigned ? ResultType::kUInt : ResultType::kInt;
+  if (c.type == ColumnType::kDouble) return ResultType::kDouble;
+  return ResultType::kText;
+}
+
+// The declared type of each of `p`'s result columns that is a bare column of the table;
+// nullopt for any other item.
+std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect& p) {
+  std::vector<std::optional<ResultType>> types(p.items.size());
+  for (size_t i = 0; i < p.items.size(); ++i) {
+    const BoundExpr& e = p.items[i];
+    if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
+      types[i] = DeclaredResultType(p.table->def.columns[static_cast<size_t>(e.column)]);
+    }
+  }
+  return types;
+}
+
+// StatementResult::column_types: the declared type, else the kind the column's non-NULL values
+// in `rows` share (kText when they differ or there are none).
+std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<ResultType>>& declared,
+                                          const std::vector<std::vector<Value>>& rows) {
+  std::vector<ResultType> types(declared.size(), ResultType::kText);
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i]) {
+      types[i] = *declared[i];
+      continue;
+    }
+    std::optional<Value::Kind> kind;  // of the first non-NULL value
+    bool mixed = false;
+    for (const std::vector<Value>& row : rows) {
+      if (row[i].is_null()) continue;
+      if (!kind) kind = row[i].kind();
+      mixed = mixed || *kind != row[i].kind();
+    }
+    if (!kind || mixed) continue;
+    switch (*kind) {
+      case Value::Kind::kInt:
+        types[i] = ResultType::kInt;
+        break;
+      case Value::Kind::kUInt:
+        types[i] = ResultType::kUInt;
+        break;
+      case Value::Kind::kDouble:
+        types[i] = ResultType::kDouble;
+        break;
+      case Value::Kind::kDecimal:
+        types[i] = ResultType::kDecimal;
+        break;
+      case Value::Kind::kNull:
+      case Value::Kind::kString:
+        break;
+    }
+  }
+  return types;
+}
+
 }  // namespace
 
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
@@ -604,7 +663,17 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SelectRun run(ctx, p, stmt);
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
+  out.declared_types = DeclaredResultTypes(p);
   return out;
+}
+
+SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt) {
+  SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  StatementResult r;
+  r.has_result_set = true;
+  r.columns = p.names;
+  r.column_types = ResultColumnTypes(DeclaredResultTypes(p), {});
+  return r;
 }
 
 SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stmt) {
@@ -612,23 +681,8 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   StatementResult r;
   r.has_result_set = true;
   r.columns = std::move(out.columns);
+  r.column_types = ResultColumnTypes(out.declared_types, out.rows);
   r.rows.reserve(out.rows.size());
-  using ColumnType = StatementResult::ColumnType;
-  std::vector<std::optional<Value::Kind>> kinds(r.columns.size());  // nullopt: no value yet
-  std::vector<bool> mixed(r.columns.size(), false);
-  for (const std::vector<Value>& row : out.rows) {
-    for (size_t i = 0; i < row.size() && i < kinds.size(); ++i) {
-      if (row[i].is_null()) continue;
-      if (!kinds[i]) kinds[i] = row[i].kind();
-      if (*kinds[i] != row[i].kind()) mixed[i] = true;
-    }
-  }
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    ColumnType t = ColumnType::kText;
-    if (!mixed[i] && kinds[i] == Value::Kind::kInt) t = ColumnType::kInt;
-    if (!mixed[i] && kinds[i] == Value::Kind::kDouble) t = ColumnType::kDouble;
-    r.column_types.push_back(t);
-  }
   for (const std::vector<Value>& row : out.rows) {
     std::vector<std::optional<std::string>> printed;
     printed.reserve(row.size());

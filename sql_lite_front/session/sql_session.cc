@@ -47,6 +47,13 @@ class StatementRunner {
     table_locks_ = TableLockRequestsFor(stmt, s_->vars.low_priority_updates());
     return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
   }
+  // SqlSession::Describe: a SELECT bound outside any transaction.
+  SqlResult<StatementResult> Describe(const Statement& stmt) {
+    const auto* select = std::get_if<SelectStmt>(&stmt);
+    if (select == nullptr) return StatementResult{};
+    ExecContext ctx = Context(nullptr);
+    return DescribeSelect(ctx, *select);
+  }
 
  private:
   // ---- DML and reads: in the session's transaction (or one of their own).
@@ -596,6 +603,15 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   }
   if (r.ok()) r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return r;
+}
+
+SqlResult<StatementResult> SqlSession::Describe(std::string_view sql) {
+  SessionState* s = state_.get();
+  const SqlModeFlags mode = s->vars.sql_mode();
+  SQL_ASSIGN_OR_RETURN(Statement stmt,
+                       Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));
+  StatusCounters uncounted;
+  return StatementRunner(s, &uncounted).Describe(stmt);
 }
 
 void SqlSession::Cancel() {

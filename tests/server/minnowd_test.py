@@ -229,6 +229,55 @@ def read_result_packets(s):
     return out, None
 
 
+def lenenc_skip(p, at):
+    """The offset after the string<lenenc> at `at` (lengths under 251 only)."""
+    return at + 1 + p[at]
+
+
+def column_type(coldef):
+    """A column definition's MYSQL_TYPE_* (after catalog, schema, table, org_table, name,
+    org_name, the 0x0c length, charset and column length)."""
+    at = 0
+    for _ in range(6):
+        at = lenenc_skip(coldef, at)
+    return coldef[at + 1 + 2 + 4]
+
+
+def prepare(s, sql):
+    """COM_STMT_PREPARE: (statement id, parameter count, column types), or the ERR packet."""
+    send(s, b"\x16" + sql.encode())
+    _, ok = recv_packet(s)
+    if ok is None or ok[0] != 0:
+        return ok
+    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
+    for _ in range(nparams + 1 if nparams else 0):
+        recv_packet(s)
+    types = [column_type(recv_packet(s)[1]) for _ in range(ncols)]
+    if ncols:
+        recv_packet(s)  # EOF
+    return stmt_id, nparams, types
+
+
+def query_one(s, sql):
+    """COM_QUERY over a raw socket: the first row's values (text), or the ERR packet."""
+    send(s, b"\x03" + sql.encode())
+    _, count = recv_packet(s)
+    if count is None or count[0] in (0x00, 0xff):
+        return count
+    packets, err = read_result_packets(s)
+    if err is not None:
+        return err
+    row, at, values = packets[count[0]], 0, []
+    while at < len(row):
+        if row[at] == 0xfb:
+            values.append(None)
+            at += 1
+        else:
+            values.append(row[at + 1:at + 1 + row[at]].decode())
+            at = lenenc_skip(row, at)
+    return values
+
+
 def test_prepared(port):
     """COM_STMT_PREPARE / EXECUTE over a raw socket: typed parameters substituted safely,
     binary rows, CLOSE; the values read back through the text protocol."""
@@ -256,12 +305,9 @@ def test_prepared(port):
     _, r = recv_packet(s)
     check("ps: a closed statement is 1243",
           r is not None and r[0] == 0xff and struct.unpack("<H", r[1:3])[0] == 1243, r)
-    send(s, b"\x16SELECT id, v FROM t WHERE id >= ? ORDER BY id")
-    _, ok = recv_packet(s)
-    stmt_id, ncols, nparams = struct.unpack("<IHH", ok[1:9])
-    check("ps: PREPARE tells a SELECT's columns", (ncols, nparams) == (2, 1), (ncols, nparams))
-    for _ in range(nparams + 1 + ncols + 1):
-        recv_packet(s)
+    stmt_id, nparams, types = prepare(s, "SELECT id, v FROM t WHERE id >= ? ORDER BY id")
+    check("ps: PREPARE tells a SELECT's columns and their declared types",
+          (nparams, types) == (1, [0x08, 0xfd]), (nparams, types))
     body = struct.pack("<IBI", stmt_id, 0, 1) + b"\x00\x01" + struct.pack("<H", 8) + \
         struct.pack("<q", 77)
     send(s, b"\x17" + body)
@@ -283,6 +329,78 @@ def test_prepared(port):
     check("ps: the string went in byte for byte", cur.fetchone()[0].encode() == tricky)
     cur.execute("SELECT count(*) FROM t WHERE id = 78 AND v IS NULL")
     check("ps: the NULL went in", int(cur.fetchone()[0]) == 1)
+    c.close()
+
+
+def test_prepare_runs_nothing(port):
+    """PREPARE describes a SELECT without running it: a FOR UPDATE on a row another
+    transaction holds neither waits nor locks, autocommit=0 begins no transaction, Com_select
+    does not move; EXECUTE then runs it. Bound DOUBLE and DECIMAL values keep their types."""
+    a = connect(port, autocommit=False)
+    a.cursor().execute("SELECT v FROM t WHERE id = 1 FOR UPDATE")
+    s, _ = raw_login(port)
+    query_one(s, "SET autocommit = 0")
+    query_one(s, "SET innodb_lock_wait_timeout = 1")
+    before = query_one(s, "SHOW SESSION STATUS LIKE 'Com_select'")
+    r = prepare(s, "SELECT id, v FROM t WHERE id = ? FOR UPDATE")
+    check("ps: PREPARE of a FOR UPDATE on a locked row describes it",
+          isinstance(r, tuple) and r[1:] == (1, [0x08, 0xfd]), r)
+    after = query_one(s, "SHOW SESSION STATUS LIKE 'Com_select'")
+    check("ps: PREPARE counts no Com_select", before == after and before is not None and
+          before[0] == "Com_select", (before, after))
+    send(s, b"\x0e")
+    _, ok = recv_packet(s)
+    check("ps: PREPARE under autocommit=0 begins no transaction",
+          ok is not None and ok[0] == 0 and struct.unpack("<H", ok[3:5])[0] & 1 == 0, ok)
+    c = connect(port)
+    cc = c.cursor()
+    cc.execute("SELECT count(*) FROM information_schema.innodb_trx")
+    check("ps: only the holder's transaction exists", int(cc.fetchone()[0]) == 1)
+    if isinstance(r, tuple):
+        body = struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" + struct.pack("<Hq", 8, 2)
+        send(s, b"\x17" + body)
+        _, count = recv_packet(s)
+        packets, err = read_result_packets(s)
+        check("ps: EXECUTE runs the FOR UPDATE (an unlocked row)",
+              count == b"\x02" and err is None and len(packets) == 3, (count, packets, err))
+        send(s, b"\x17" + struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" +
+             struct.pack("<Hq", 8, 1))
+        _, err = recv_packet(s)
+        check("ps: EXECUTE on the locked row waits and times out (1205)",
+              err is not None and err[0] == 0xff and struct.unpack("<H", err[1:3])[0] == 1205,
+              err)
+    query_one(s, "ROLLBACK")
+    r = prepare(s, "SELECT id FROM t ORDER BY id LIMIT ?")
+    check("ps: a SELECT with LIMIT ? is described", isinstance(r, tuple) and r[2] == [0x08], r)
+    # SELECT ?, ?: a DOUBLE comes back a DOUBLE, a DECIMAL a NEWDECIMAL.
+    r = prepare(s, "SELECT ?, ?")
+    if isinstance(r, tuple):
+        body = struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" + \
+            struct.pack("<HHd", 5, 0xf6, 1.5) + b"\x042.50"
+        send(s, b"\x17" + body)
+        _, count = recv_packet(s)
+        packets, err = read_result_packets(s)
+        types = [column_type(p) for p in packets[:2]] if err is None else err
+        check("ps: bound DOUBLE and DECIMAL keep their types", types == [0x05, 0xf6], types)
+        if err is None and len(packets) == 3:
+            row = packets[2]
+            check("ps: their values", struct.unpack("<d", row[2:10])[0] == 1.5 and
+                  row[10:] == b"\x042.50", row)
+    s.close()
+    a.rollback()
+    a.close()
+    # Result columns typed without rows: an empty result keeps its declared types; unsigned
+    # values past 2^63 and NULL-first columns are numbers.
+    cc.execute("CREATE TABLE u (id int NOT NULL PRIMARY KEY, big bigint unsigned, x int)")
+    cc.execute("INSERT INTO u VALUES (1, 7, NULL), (2, 1, 5)")
+    cc.execute("SELECT id, big, x FROM u WHERE id < 0")
+    check("types: an empty result has its columns' declared types",
+          [d[1] for d in cc.description] == [8, 8, 8], cc.description)
+    cc.execute("SELECT big, x, 18446744073709551615 FROM u ORDER BY id")
+    check("types: unsigned and NULL-first columns are numbers",
+          cc.fetchall() == ((7, None, 18446744073709551615), (1, 5, 18446744073709551615)),
+          cc.description)
+    cc.execute("DROP TABLE u")
     c.close()
 
 
@@ -433,6 +551,16 @@ def test_max_connections(binary, tmp):
         check("minnowd (second) exits 0 on SIGTERM", srv.stop() == 0)
 
 
+def test_bad_flags(binary, tmp):
+    """A number flag out of range or not a number is refused (exit 2), never wrapped."""
+    for flag, value in [("--port", "70000"), ("--port", "80x"), ("--max-connections", "0"),
+                        ("--wait-timeout", "4294967296")]:
+        r = subprocess.run([binary, "--db", os.path.join(tmp, "flags.minnow"), flag, value],
+                           capture_output=True, text=True, timeout=30)
+        check(f"minnowd refuses {flag} {value}", r.returncode == 2 and "usage" in r.stderr,
+              (r.returncode, r.stdout, r.stderr))
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if shutil.which("mariadb") is None:
@@ -445,10 +573,12 @@ def main():
         test_pymysql(srv.port)
         test_raw(srv.port, srv)
         test_prepared(srv.port)
+        test_prepare_runs_nothing(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)
+        test_bad_flags(binary, tmp)
     except Exception as e:  # noqa: BLE001
         check("no unexpected exception", False, repr(e))
     finally:

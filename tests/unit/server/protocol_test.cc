@@ -3,6 +3,7 @@
 #include "server/protocol.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <string>
 
 #include "server/admin_statement.h"
@@ -191,4 +192,63 @@ TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") 
     PreparedStatement copy = stmt;
     CHECK(!BindExecute(again.data().substr(0, n), &copy).ok());
   }
+
+  // A number typed as a string stays a string.
+  WireWriter text;
+  text.Int4(1);
+  text.Int1(0);
+  text.Int4(1);
+  text.Int1(0x00);
+  text.Int1(1);
+  text.Int2(kTypeVarString);
+  text.Int2(kTypeString);
+  text.Int2(kTypeBlob);
+  text.LenencString("1");
+  text.LenencString("2.5");
+  text.LenencString("-3");
+  sql = BindExecute(text.data(), &stmt);
+  REQUIRE(sql.ok());
+  CHECK(*sql == "SELECT '1' + '2.5', '-3'");
+}
+
+TEST_CASE("a DOUBLE parameter is a DOUBLE literal, a DECIMAL one a DECIMAL literal", "[server]") {
+  PreparedStatement stmt;
+  stmt.sql = "SELECT ?, ?, ?, ?";
+  stmt.placeholders = FindPlaceholders(stmt.sql);
+  auto bind = [&](std::string_view decimal) {
+    WireWriter w;
+    w.Int4(1);
+    w.Int1(0);
+    w.Int4(1);
+    w.Int1(0x00);
+    w.Int1(1);
+    w.Int2(kTypeDouble);
+    w.Int2(kTypeDouble);
+    w.Int2(kTypeFloat);
+    w.Int2(kTypeNewDecimal);
+    double d = 1.5;
+    uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    w.Int8(bits);
+    d = 1e300;
+    std::memcpy(&bits, &d, 8);
+    w.Int8(bits);
+    const float f = -0.25f;
+    uint32_t fbits;
+    std::memcpy(&fbits, &f, 4);
+    w.Int4(fbits);
+    w.LenencString(decimal);
+    return BindExecute(w.data(), &stmt);
+  };
+  auto sql = bind("-12.50");
+  REQUIRE(sql.ok());
+  // The front reads 1.5 as DECIMAL: a double always carries an exponent.
+  CHECK(*sql == "SELECT 1.5e0, 1.0000000000000001e+300, -0.25e0, -12.50");
+  for (std::string_view bad : {"", "-", ".", "1.2.3", "1e5", "1; DROP TABLE t", "'1'", "0x10"}) {
+    INFO(bad);
+    auto r = bind(bad);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == minnow::sql::kErWrongArguments);
+  }
+  CHECK(bind("+.5").ok());
 }
