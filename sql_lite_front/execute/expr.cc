@@ -338,6 +338,21 @@ void SetResultSignedness(BoundExpr* b, const BindScope& scope) {
   }
 }
 
+// True for the nodes whose result can be out of its type's range (1690 names them by
+// BoundExpr::text): arithmetic, unary minus, abs(), round() and mod().
+bool CanBeOutOfRange(const BoundExpr& b) {
+  switch (b.kind) {
+    case BoundExpr::Kind::kUnary:
+      return b.unary_op == UnaryOp::kNeg;
+    case BoundExpr::Kind::kBinary:
+      return b.binary_op > BinaryOp::kXor;
+    case BoundExpr::Kind::kFunction:
+      return b.func == Func::kAbs || b.func == Func::kRound || b.func == Func::kMod;
+    default:
+      return false;
+  }
+}
+
 SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, const char* clause,
                    bool inside_aggregate, BoundExpr* out) {
   for (const ExprPtr& a : e.args) {
@@ -451,10 +466,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   }
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
   SetResultSignedness(&b, scope);
-  if (b.kind == BoundExpr::Kind::kUnary || b.kind == BoundExpr::Kind::kBinary ||
-      b.kind == BoundExpr::Kind::kFunction) {
-    b.text = PrintExpr(e, scope);
-  }
+  if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
   return b;
 }
 

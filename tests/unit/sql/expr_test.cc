@@ -123,6 +123,14 @@ TEST_CASE("integer arithmetic is exact and out of range is 1690", "[sql][expr]")
   r = e.Run("1e308 * 10");
   REQUIRE(!r.ok());
   CHECK(r.error().message == "DOUBLE value is out of range in '(1e308 * 10)'");
+  // The message names the arithmetic that overflowed, not the expression around it.
+  r = e.Run("a > 1 AND 1 + a * 9223372036854775807 > 0");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message ==
+        "BIGINT value is out of range in '(`test`.`t`.`a` * 9223372036854775807)'");
+  r = e.Run("abs(-9223372036854775807 - 1)");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == "BIGINT value is out of range in 'abs((-9223372036854775807 - 1))'");
 }
 
 TEST_CASE("DIV of doubles and strings divides as decimals", "[sql][expr]") {
