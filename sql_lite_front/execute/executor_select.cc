@@ -49,10 +49,9 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
 // doubles.
 struct AggState {
   uint64_t count = 0;
-  bool exact = true;     // every value so far an integer or a decimal
-  Int128 isum = 0;     // the integers' part of an exact sum
-  Decimal dec_sum;       // the decimals' part (and integers' past 128 bits)
-  bool saw_decimal = false;
+  bool exact = true;  // every value so far an integer or a decimal
+  Int128 isum = 0;    // the integers' part of an exact sum
+  Decimal dec_sum;    // the decimals' part (and integers' past 128 bits)
   double dsum = 0;
   Value best;
   std::set<std::string> seen;  // DISTINCT: kind byte + printed value
@@ -88,14 +87,16 @@ struct AggState {
 
   void AddToSum(const Value& v, EvalState& st) {
     if (exact && v.is_integer()) {
-      Int128 x = v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()};
-      if (!__builtin_add_overflow(isum, x, &isum)) return;
-      FoldIntegers(st);
-      isum = x;
+      const Int128 x = v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()};
+      Int128 r = 0;
+      if (__builtin_add_overflow(isum, x, &r)) {
+        FoldIntegers(st);  // isum as it was before x: r holds the wrapped sum
+        r = x;
+      }
+      isum = r;
       return;
     }
     if (exact && v.is_decimal()) {
-      saw_decimal = true;
       AddDecimal(v.as_decimal(), st);
       return;
     }
@@ -137,8 +138,7 @@ struct AggState {
       case AggFunc::kAvg: {
         if (count == 0) return Value::Null();
         if (exact) {
-          std::optional<Decimal> avg =
-              Decimal::Div(ExactSum(), Decimal::FromUInt(count));
+          std::optional<Decimal> avg = Decimal::Div(ExactSum(), Decimal::FromUInt(count));
           if (avg.has_value()) return Value::Dec(std::move(*avg));
           return Value::Double(ExactSum().ToDouble() / static_cast<double>(count));
         }
@@ -531,12 +531,11 @@ SqlStatus SelectRun::Read() {
     spec.plan = &p_.plan;
     spec.lock = p_.lock;
     spec.residual = &p_.residual;
-    return ScanPlan(ctx_, spec, st_,
-                    [&](Row& row, std::string_view) -> SqlResult<bool> {
-                      bool more = Consume(row);
-                      SQL_RETURN_IF_ERROR(EvalError(st_));
-                      return more;
-                    });
+    return ScanPlan(ctx_, spec, st_, [&](Row& row, std::string_view) -> SqlResult<bool> {
+      bool more = Consume(row);
+      SQL_RETURN_IF_ERROR(EvalError(st_));
+      return more;
+    });
   }
   std::vector<Row> source;
   if (p_.system) {
