@@ -3,6 +3,8 @@
 #include "sql_lite_front/decimal.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -81,6 +83,39 @@ std::optional<Decimal> Decimal::Parse(std::string_view s) {
   if (!seen_digit || digits > kMaxDigits || frac > kMaxScale) return std::nullopt;
   if (negative) coef = -coef;
   return Decimal(std::move(coef), frac, frac);
+}
+
+std::optional<Decimal> Decimal::FromDouble(double d) {
+  if (!std::isfinite(d)) return std::nullopt;
+  // The shortest digits that round-trip ("-1.2345e+02"), written out in fixed notation.
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
+  const size_t e = sci.find('e');
+  const bool negative = sci[0] == '-';
+  std::string digits;
+  for (char c : sci.substr(negative ? 1 : 0, e - (negative ? 1 : 0))) {
+    if (c != '.') digits += c;
+  }
+  // The point after `point` of the digits (negative: zeros before them).
+  const int point = std::atoi(buf + e + 1) + 1;
+  if (point > kMaxDigits) return std::nullopt;
+  std::string text = negative ? "-" : "";
+  if (point <= 0) {
+    text += "0.";
+    text.append(static_cast<size_t>(std::min(-point, kMaxScale)), '0');
+    text += digits;
+  } else if (point < static_cast<int>(digits.size())) {
+    text += digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(point);
+  } else {
+    text += digits;
+    text.append(static_cast<size_t>(point) - digits.size(), '0');
+  }
+  const size_t dot = text.find('.');
+  if (dot != std::string::npos && text.size() - dot - 1 > kMaxScale) {
+    text.resize(dot + 1 + kMaxScale);  // fraction digits past 30 cut
+  }
+  return Parse(text);
 }
 
 std::optional<Decimal> Decimal::Add(const Decimal& a, const Decimal& b) {

@@ -39,6 +39,10 @@ class Decimal {
   // "[-+]digits[.digits]" (no exponent); nullopt if it is not that or needs more than 65
   // digits (MySQL then reads the literal as a double).
   static std::optional<Decimal> Parse(std::string_view text);
+  // The shortest decimal digits that read back as `d` (as MySQL's double2decimal prints a double
+  // before reading it as a decimal: 0.3e0 is 0.3), fraction digits past 30 cut; nullopt for inf,
+  // NaN and beyond 65 digits before the point.
+  static std::optional<Decimal> FromDouble(double d);
 
   int scale() const { return scale_; }
   bool is_negative() const { return coef_ < 0; }

@@ -12,6 +12,11 @@
 #include "sql_lite_front/value_internal.h"
 
 namespace minnow::sql {
+
+// Rows are vectors of Values: a Value no bigger than a string and its kind, so scans copy no
+// more than before decimals (value.h holds them out of line).
+static_assert(sizeof(Value) <= sizeof(std::string) + sizeof(void*));
+
 namespace {
 
 constexpr double kTwo63 = 9223372036854775808.0;  // 2^63, exact as a double
@@ -30,13 +35,6 @@ int CompareIntDouble(int64_t i, double d) {
 }
 
 int CompareDoubles(double a, double b) { return a < b ? -1 : (a > b ? 1 : 0); }
-
-// An exact number (integer or decimal) as a Decimal. REQUIRES: is_integer() or is_decimal().
-Decimal ExactOf(const Value& v) {
-  if (v.is_int()) return Decimal::FromInt(v.as_int());
-  if (v.is_uint()) return Decimal::FromUInt(v.as_uint());
-  return v.as_decimal();
-}
 
 bool IsExact(const Value& v) { return v.is_integer() || v.is_decimal(); }
 
@@ -126,6 +124,12 @@ int64_t Value::ToInt() const {
     }
   }
   return 0;
+}
+
+Decimal Value::ToDecimal() const {
+  if (is_int()) return Decimal::FromInt(as_int());
+  if (is_uint()) return Decimal::FromUInt(as_uint());
+  return as_decimal();
 }
 
 double Value::ToDouble() const {
@@ -245,7 +249,7 @@ int Value::Compare(const Value& a, const Value& b) {
     return a.as_int() < b.as_int() ? -1 : (a.as_int() > b.as_int() ? 1 : 0);
   }
   // Integers and decimals compare exactly.
-  if (IsExact(a) && IsExact(b)) return Decimal::Compare(ExactOf(a), ExactOf(b));
+  if (IsExact(a) && IsExact(b)) return Decimal::Compare(a.ToDecimal(), b.ToDecimal());
   // Numbers (a string meeting a number is read as a number).
   if (a.is_int()) return CompareIntDouble(a.as_int(), b.ToDouble());
   if (b.is_int()) return -CompareIntDouble(b.as_int(), a.ToDouble());

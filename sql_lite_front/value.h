@@ -11,6 +11,7 @@
 // first).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +43,9 @@ class Value {
   static Value UInt(uint64_t v) {
     return v <= static_cast<uint64_t>(INT64_MAX) ? Value(static_cast<int64_t>(v)) : Value(v);
   }
-  static Value Dec(Decimal v) { return Value(std::move(v)); }
+  static Value Dec(Decimal v) {
+    return Value(DecimalRef{std::make_shared<const Decimal>(std::move(v))});
+  }
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   bool is_null() const { return kind() == Kind::kNull; }
@@ -56,13 +59,15 @@ class Value {
   int64_t as_int() const { return std::get<int64_t>(v_); }   // REQUIRES: is_int()
   double as_double() const { return std::get<double>(v_); }  // REQUIRES: is_double()
   const std::string& as_string() const { return std::get<std::string>(v_); }  // is_string()
-  uint64_t as_uint() const { return std::get<uint64_t>(v_); }               // is_uint()
-  const Decimal& as_decimal() const { return std::get<Decimal>(v_); }       // is_decimal()
+  uint64_t as_uint() const { return std::get<uint64_t>(v_); }                 // is_uint()
+  const Decimal& as_decimal() const { return *std::get<DecimalRef>(v_).d; }   // is_decimal()
 
   // Conversions as MySQL does them in expressions ("12abc" -> 12, "x" -> 0, 2.5 -> 3 for int;
   // beyond int64 saturates).
   int64_t ToInt() const;
   double ToDouble() const;
+  // An exact number as a Decimal (scale 0 for integers). REQUIRES: is_integer() || is_decimal().
+  Decimal ToDecimal() const;
   // As the mysql client prints it: integers in decimal, doubles with up to 17 significant
   // digits without trailing zeros ("0.1", "1e20"), decimals with their scale ("0.3000"),
   // strings as they are. REQUIRES: !is_null().
@@ -79,8 +84,15 @@ class Value {
   explicit Value(double v) : v_(v) {}
   explicit Value(std::string v) : v_(std::move(v)) {}
   explicit Value(uint64_t v) : v_(v) {}
-  explicit Value(Decimal v) : v_(std::move(v)) {}
-  std::variant<std::monostate, int64_t, double, std::string, uint64_t, Decimal> v_;
+  // A decimal is held out of line and shared (it never changes once made): a Value stays the
+  // size of a string, which every row of a scan pays for, while only expressions make
+  // decimals. Equal when the numbers and scales are.
+  struct DecimalRef {
+    std::shared_ptr<const Decimal> d;
+    bool operator==(const DecimalRef& o) const { return *d == *o.d; }
+  };
+  explicit Value(DecimalRef v) : v_(std::move(v)) {}
+  std::variant<std::monostate, int64_t, double, std::string, uint64_t, DecimalRef> v_;
 };
 
 // SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise

@@ -27,16 +27,6 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
-std::string BackQuote(std::string_view s) {
-  std::string out = "`";
-  for (char c : s) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  out += '`';
-  return out;
-}
-
 // ---- the catalog record's encoding
 //
 // Version 1: u8 version, then the fields of TableDef in declaration order: strings and counts
@@ -517,21 +507,21 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
 }
 
 std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
-  std::string out = "CREATE TABLE " + BackQuote(def.name) + " (\n";
+  std::string out = "CREATE TABLE " + QuoteIdentifier(def.name) + " (\n";
   std::vector<std::string> lines;
   for (const ColumnDef& c : def.columns)
-    lines.push_back("  " + BackQuote(c.name) + " " + c.TypeString());
+    lines.push_back("  " + QuoteIdentifier(c.name) + " " + c.TypeString());
   auto column_list = [&](const std::vector<uint32_t>& cols) {
     std::string s = "(";
     for (size_t i = 0; i < cols.size(); ++i) {
       if (i > 0) s += ",";
-      s += BackQuote(def.columns[cols[i]].name);
+      s += QuoteIdentifier(def.columns[cols[i]].name);
     }
     return s + ")";
   };
   if (!def.primary_key.empty()) lines.push_back("  PRIMARY KEY " + column_list(def.primary_key));
   for (const IndexDef& ix : def.indexes) {
-    lines.push_back("  KEY " + BackQuote(ix.name) + " " + column_list(ix.columns));
+    lines.push_back("  KEY " + QuoteIdentifier(ix.name) + " " + column_list(ix.columns));
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     out += lines[i];

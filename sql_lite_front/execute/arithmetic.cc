@@ -2,6 +2,7 @@
 
 #include "sql_lite_front/execute/arithmetic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -22,10 +23,11 @@ Kind KindOf(const Value& v) {
 
 Int128 Wide(const Value& v) { return v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()}; }
 
-Decimal Exact(const Value& v) {
-  if (v.is_int()) return Decimal::FromInt(v.as_int());
-  if (v.is_uint()) return Decimal::FromUInt(v.as_uint());
-  return v.as_decimal();
+// An operand of DIV as a decimal: exact numbers as they are, doubles and strings (read as
+// numbers) by their shortest digits; nullopt past 65 digits.
+std::optional<Decimal> AsDecimal(const Value& v) {
+  if (v.is_integer() || v.is_decimal()) return v.ToDecimal();
+  return Decimal::FromDouble(v.ToDouble());
 }
 
 Value OutOfRange(const char* type, const BoundExpr& e, EvalState& st) {
@@ -122,15 +124,7 @@ Value DoubleArithmetic(BinaryOp op, double x, double y, const BoundExpr& e, Eval
     case BinaryOp::kMod:
       if (y == 0) return Value::Null();
       return DoubleResult(std::fmod(x, y), e, st);
-    case BinaryOp::kIntDiv: {
-      if (y == 0) return Value::Null();
-      double q = std::trunc(x / y);
-      if (!(q >= -9223372036854775808.0 && q < 18446744073709551616.0))
-        return OutOfRange(e.is_unsigned ? "BIGINT UNSIGNED" : "BIGINT", e, st);
-      Int128 r = q < 0 ? Int128{static_cast<int64_t>(q)} : Int128{static_cast<uint64_t>(q)};
-      return IntegerResult(r, false, e, st);
-    }
-    default:
+    default:  // DIV is decimal arithmetic (EvalArithmetic)
       return Value::Null();
   }
 }
@@ -142,12 +136,44 @@ Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalSta
   const BinaryOp op = e.binary_op;
   const Kind ka = KindOf(a), kb = KindOf(b);
   if (ka == Kind::kDouble || kb == Kind::kDouble) {
-    return DoubleArithmetic(op, a.ToDouble(), b.ToDouble(), e, st);
+    if (op != BinaryOp::kIntDiv) return DoubleArithmetic(op, a.ToDouble(), b.ToDouble(), e, st);
+    // DIV of a double (or string) divides as decimals, as MySQL's: 0.3e0 DIV 0.1e0 is 3.
+    std::optional<Decimal> x = AsDecimal(a), y = AsDecimal(b);
+    if (!x.has_value() || !y.has_value())
+      return OutOfRange(e.is_unsigned ? "BIGINT UNSIGNED" : "BIGINT", e, st);
+    return DecimalArithmetic(op, *x, *y, e, st);
   }
   if (ka == Kind::kDecimal || kb == Kind::kDecimal || op == BinaryOp::kDiv) {
-    return DecimalArithmetic(op, Exact(a), Exact(b), e, st);
+    return DecimalArithmetic(op, a.ToDecimal(), b.ToDecimal(), e, st);
   }
   return IntegerArithmetic(op, Wide(a), Wide(b), e, st);
+}
+
+Value IntegerIfFits(Decimal d) {
+  int64_t i = 0;
+  if (d.ToInt64(&i)) return Value::Int(i);
+  uint64_t u = 0;
+  if (d.ToUInt64(&u)) return Value::UInt(u);
+  return Value::Dec(std::move(d));
+}
+
+Value EvalRound(const BoundExpr& e, const Value& v, int64_t digits, EvalState& st) {
+  if (v.is_null()) return v;
+  if (v.is_integer() && digits >= 0) return v;
+  if (v.is_integer() || v.is_decimal()) {
+    // Exact: an integer stays an integer, a decimal keeps `digits` digits after the point.
+    std::optional<Decimal> r =
+        v.ToDecimal().Round(static_cast<int>(std::clamp<int64_t>(digits, -100, 100)));
+    if (!r.has_value()) return OutOfRange("DECIMAL", e, st);
+    return v.is_integer() ? IntegerIfFits(std::move(*r)) : Value::Dec(std::move(*r));
+  }
+  // MySQL's my_double_round: by 10^|digits|, to the nearest with ties to even (rint: ROUND(2.5e0)
+  // is 2); a scaling past the double range leaves the value (or, to the left, 0).
+  const double x = v.ToDouble();
+  const double p = std::pow(10.0, static_cast<double>(digits < 0 ? -digits : digits));
+  if (digits < 0) return Value::Double(std::isinf(p) ? 0.0 : std::rint(x / p) * p);
+  if (std::isinf(x * p)) return v.is_double() ? v : Value::Double(x);
+  return Value::Double(std::rint(x * p) / p);
 }
 
 Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st) {

@@ -7,7 +7,9 @@
 //   - else integers: exact in 64 bits. The result is BIGINT UNSIGNED when the expression is
 //     (BoundExpr::is_unsigned: an unsigned operand of + - * DIV, the left one of %), else BIGINT.
 // "/" is never integer: integers divide as decimals with div_precision_increment (4) more
-// digits (1/3 = 0.3333). x / 0, x DIV 0 and x % 0 are NULL.
+// digits (1/3 = 0.3333). DIV divides as decimals whenever an operand is not an integer (a double
+// by its shortest digits: 0.3e0 DIV 0.1e0 is 3), the quotient truncated to BIGINT. x / 0,
+// x DIV 0 and x % 0 are NULL.
 // A result outside its type's range is MySQL's error 1690, which Eval records in EvalState:
 //   "BIGINT value is out of range in '(`test`.`t`.`b` + 1)'" (also BIGINT UNSIGNED, DECIMAL,
 //   DOUBLE), the expression printed as MySQL prints it (BoundExpr::text).
@@ -22,6 +24,13 @@ namespace minnow::sql {
 Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalState& st);
 // -v for `e` (kUnary kNeg); -(-9223372036854775808) and -(an unsigned above 2^63) are 1690.
 Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st);
+
+// ROUND(v, digits) for `e` (kFunction kRound): integers and decimals exactly (half away from
+// zero; an integer stays one), doubles and strings as doubles (ties to even, as MySQL's rint).
+// A decimal result past 65 digits is 1690 (MySQL's own decimals reach 81 digits there).
+Value EvalRound(const BoundExpr& e, const Value& v, int64_t digits, EvalState& st);
+// `d` (with no fraction) as BIGINT if it fits, else BIGINT UNSIGNED, else the decimal it is.
+Value IntegerIfFits(Decimal d);
 
 // How MySQL prints `e` in messages: columns as `schema`.`table`.`column`, operators in
 // parentheses "(`test`.`t`.`b` + 1)", unary minus "-(x)", functions "abs(x)", literals as

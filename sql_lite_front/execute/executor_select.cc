@@ -52,7 +52,6 @@ struct AggState {
   bool exact = true;  // every value so far an integer or a decimal
   Int128 isum = 0;    // the integers' part of an exact sum
   Decimal dec_sum;    // the decimals' part (and integers' past 128 bits)
-  bool saw_decimal = false;
   double dsum = 0;
   Value best;
   std::set<std::string> seen;  // DISTINCT: kind byte + printed value
@@ -88,14 +87,16 @@ struct AggState {
 
   void AddToSum(const Value& v, EvalState& st) {
     if (exact && v.is_integer()) {
-      Int128 x = v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()};
-      if (!__builtin_add_overflow(isum, x, &isum)) return;
-      FoldIntegers(st);
-      isum = x;
+      const Int128 x = v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()};
+      Int128 r = 0;
+      if (__builtin_add_overflow(isum, x, &r)) {
+        FoldIntegers(st);  // isum as it was before x: r holds the wrapped sum
+        r = x;
+      }
+      isum = r;
       return;
     }
     if (exact && v.is_decimal()) {
-      saw_decimal = true;
       AddDecimal(v.as_decimal(), st);
       return;
     }

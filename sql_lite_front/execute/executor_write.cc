@@ -29,6 +29,23 @@ SqlStatus InsertRow(ExecContext& ctx, TableEngine& engine, const Row& row) {
   return SqlStatus::OK();
 }
 
+// True when MySQL, past the statement's first row, would store a bad value converted (with a
+// warning) instead of failing: a MyISAM table under STRICT_TRANS_TABLES without
+// STRICT_ALL_TABLES. minnow has no such conversion: such a statement converts every row before
+// it writes the first, and refuses (RefusedConversion) if a later row would need one.
+bool ConvertsAfterFirstRow(const ExecContext& ctx, const TableDef& def) {
+  return def.table_locking() && ctx.session != nullptr &&
+         !ctx.session->vars.sql_mode().strict_all_tables;
+}
+
+SqlError RefusedConversion(const SqlError& strict_error) {
+  return SqlErr(kErNotSupportedYet,
+                "This version of minnow doesn't yet support 'converting a bad value after the "
+                "first row of a write to a MyISAM table (sql_mode STRICT_TRANS_TABLES without "
+                "STRICT_ALL_TABLES): ",
+                strict_error.message, "'");
+}
+
 // The rows an UPDATE or DELETE changes, read with exclusive locks.
 struct Target {
   std::string ref;  // the engine's reference to the row (row-locking: its clustered key)
@@ -204,8 +221,9 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
 
   const int auto_col = def.AutoIncrementColumn();
   uint64_t first_generated = 0, progress = 0;
-  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
-  for (size_t n = 0; n < source.size(); ++n) {
+  // Source row n as the table's row: defaults, a generated AUTO_INCREMENT value, each value
+  // stored into its column as strict mode does.
+  auto table_row = [&](size_t n) -> SqlResult<Row> {
     Row row(def.columns.size());
     std::vector<bool> given(def.columns.size(), false);
     for (size_t k = 0; k < targets.size(); ++k) {
@@ -228,6 +246,25 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
         row[c] = Value::Int(static_cast<int64_t>(id));
       }
       SQL_ASSIGN_OR_RETURN(row[c], CoerceToColumn(def.columns[c], row[c], n + 1));
+    }
+    return row;
+  };
+  std::vector<Row> converted;  // every row, before the first write (ConvertsAfterFirstRow)
+  if (source.size() > 1 && ConvertsAfterFirstRow(ctx, def)) {
+    converted.reserve(source.size());
+    for (size_t n = 0; n < source.size(); ++n) {
+      SqlResult<Row> row = table_row(n);
+      if (!row.ok()) return n == 0 ? row.error() : RefusedConversion(row.error());
+      converted.push_back(std::move(row).value());
+    }
+  }
+  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
+  for (size_t n = 0; n < source.size(); ++n) {
+    Row row;
+    if (converted.empty()) {
+      SQL_ASSIGN_OR_RETURN(row, table_row(n));
+    } else {
+      row = std::move(converted[n]);
     }
     SQL_RETURN_IF_ERROR(InsertRow(ctx, *engine, row));
     if (auto_col >= 0) SeeAutoIncrement(t, row[auto_col]);
@@ -272,12 +309,13 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
                                                                    stmt.order_by, stmt.limit, st));
   const int auto_col = def.AutoIncrementColumn();
   uint64_t changed = 0, matched = 0, progress = 0;
-  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
-  for (Target& target : targets) {
-    ++matched;
-    const Row& old_row = target.row;
-    Row row = old_row;
-    // MySQL assigns left to right: a later assignment sees the earlier ones' values.
+  const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
+    return static_cast<int>(s.column) == auto_col;
+  });
+  // Target `i`'s new row. MySQL assigns left to right: a later assignment sees the earlier ones'
+  // values.
+  auto new_row = [&](size_t i) -> SqlResult<Row> {
+    Row row = targets[i].row;
     for (const Set& s : sets) {
       Value v;
       if (s.value.has_value()) {
@@ -286,12 +324,35 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
       } else {
         SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column]));
       }
-      SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, matched));
-      if (static_cast<int>(s.column) == auto_col) SeeAutoIncrement(t, row[s.column]);
+      SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, i + 1));
     }
+    return row;
+  };
+  // ConvertsAfterFirstRow: the new rows before the first write, up to the first expression
+  // error (1690, Eval's one error: MySQL too fails there, with the rows before it written).
+  std::vector<Row> converted;
+  if (targets.size() > 1 && ConvertsAfterFirstRow(ctx, def)) {
+    for (size_t i = 0; i < targets.size(); ++i) {
+      SqlResult<Row> row = new_row(i);
+      if (!row.ok() && row.error().code == kErDataOutOfRange) break;
+      if (!row.ok()) return i == 0 ? row.error() : RefusedConversion(row.error());
+      converted.push_back(std::move(row).value());
+    }
+  }
+  std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    ++matched;
+    const Row& old_row = targets[i].row;
+    Row row;
+    if (i < converted.size()) {
+      row = std::move(converted[i]);
+    } else {
+      SQL_ASSIGN_OR_RETURN(row, new_row(i));
+    }
+    if (sets_auto) SeeAutoIncrement(t, row[auto_col]);
     if (row == old_row) continue;
     ++changed;
-    SQL_RETURN_IF_ERROR(engine->Update(target.ref, old_row, row));
+    SQL_RETURN_IF_ERROR(engine->Update(targets[i].ref, old_row, row));
     ++ctx.counts->handler_update;
     ++ctx.counts->innodb_rows_updated;
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));

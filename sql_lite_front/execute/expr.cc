@@ -120,36 +120,6 @@ size_t Utf8Chars(std::string_view s) {
   return n;
 }
 
-Value Round(const Value& v, int64_t digits) {
-  if (v.is_integer() || v.is_decimal()) {
-    // Exact: integers stay integers, decimals keep at most `digits` digits (MySQL's ROUND).
-    if (v.is_integer() && digits >= 0) return v;
-    Decimal d = v.is_decimal() ? v.as_decimal()
-                               : (v.is_int() ? Decimal::FromInt(v.as_int())
-                                             : Decimal::FromUInt(v.as_uint()));
-    int n = static_cast<int>(std::clamp<int64_t>(digits, -100, 100));
-    std::optional<Decimal> r = d.Round(n);
-    if (!r.has_value()) return Value::Double(std::round(v.ToDouble()));
-    int64_t i = 0;
-    uint64_t u = 0;
-    if (v.is_integer() && r->ToInt64(&i)) return Value::Int(i);
-    if (v.is_integer() && r->ToUInt64(&u)) return Value::UInt(u);
-    return Value::Dec(std::move(*r));
-  }
-  double d = v.ToDouble();
-  double p = std::pow(10.0, static_cast<double>(digits));
-  return Value::Double(std::round(d * p) / p);
-}
-
-// A decimal with no fraction as an integer when it fits BIGINT, else as it is.
-Value IntegerIfFits(Decimal d) {
-  int64_t i = 0;
-  if (d.ToInt64(&i)) return Value::Int(i);
-  uint64_t u = 0;
-  if (d.ToUInt64(&u)) return Value::UInt(u);
-  return Value::Dec(std::move(d));
-}
-
 Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
   auto arg = [&](size_t i) { return Eval(e.args[i], row, st); };
   switch (e.func) {
@@ -243,7 +213,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
         if (d.is_null()) return d;
         digits = d.ToInt();
       }
-      return Round(v, digits);
+      return EvalRound(e, v, digits, st);
     }
     case Func::kMod:
       return EvalArithmetic(e, arg(0), arg(1), st);  // bound with binary_op kMod
@@ -368,6 +338,21 @@ void SetResultSignedness(BoundExpr* b, const BindScope& scope) {
   }
 }
 
+// True for the nodes whose result can be out of its type's range (1690 names them by
+// BoundExpr::text): arithmetic, unary minus, abs(), round() and mod().
+bool CanBeOutOfRange(const BoundExpr& b) {
+  switch (b.kind) {
+    case BoundExpr::Kind::kUnary:
+      return b.unary_op == UnaryOp::kNeg;
+    case BoundExpr::Kind::kBinary:
+      return b.binary_op > BinaryOp::kXor;
+    case BoundExpr::Kind::kFunction:
+      return b.func == Func::kAbs || b.func == Func::kRound || b.func == Func::kMod;
+    default:
+      return false;
+  }
+}
+
 SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, const char* clause,
                    bool inside_aggregate, BoundExpr* out) {
   for (const ExprPtr& a : e.args) {
@@ -481,10 +466,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   }
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
   SetResultSignedness(&b, scope);
-  if (b.kind == BoundExpr::Kind::kUnary || b.kind == BoundExpr::Kind::kBinary ||
-      b.kind == BoundExpr::Kind::kFunction) {
-    b.text = PrintExpr(e, scope);
-  }
+  if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
   return b;
 }
 

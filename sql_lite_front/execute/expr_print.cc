@@ -46,15 +46,6 @@ const char* OpText(BinaryOp op) {
   return "?";
 }
 
-std::string Quoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out += '`';
-    out += c;
-  }
-  return out + "`";
-}
-
 std::string Literal(const Value& v) {
   if (v.is_null()) return "NULL";
   if (!v.is_string()) return v.ToString();
@@ -81,8 +72,9 @@ std::string PrintExpr(const Expr& e, const BindScope& scope) {
       for (std::string_view c : scope.columns) {
         if (c.size() == e.name.size() && EqualsNoCase(c, e.name)) column = std::string(c);
       }
-      return Quoted(scope.schema) + "." + Quoted(scope.alias.empty() ? scope.table : scope.alias) +
-             "." + Quoted(column);
+      return QuoteIdentifier(scope.schema) + "." +
+             QuoteIdentifier(scope.alias.empty() ? scope.table : scope.alias) + "." +
+             QuoteIdentifier(column);
     }
     case Expr::Kind::kStar:
       return "*";

@@ -363,4 +363,13 @@ std::string ToLowerAscii(std::string_view s) {
   return out;
 }
 
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+
 }  // namespace minnow::sql

@@ -53,5 +53,8 @@ std::vector<Token> Tokenize(std::string_view sql, bool ansi_quotes = false);
 bool EqualsNoCase(std::string_view a, std::string_view b);
 std::string ToUpperAscii(std::string_view s);
 std::string ToLowerAscii(std::string_view s);
+// `name` as MySQL prints an identifier: back quoted, a backquote in it doubled (`a``b`). The
+// inverse of reading a `quoted` identifier.
+std::string QuoteIdentifier(std::string_view name);
 
 }  // namespace minnow::sql

@@ -38,8 +38,9 @@ bool IsReserved(std::string_view word);
 inline constexpr std::string_view kInt64MinDigits = "9223372036854775808";
 
 // The value of an integer literal (a kInteger token's digits), negated if `negative`: an int64
-// if it fits (so -9223372036854775808 is one), else a double (minnow has no DECIMAL). The one
-// reader of integer literals: expressions (parser_expr.cc) and DEFAULT values (parser_column.cc).
+// if it fits (so -9223372036854775808 is one), else BIGINT UNSIGNED up to 2^64 - 1, else a
+// DECIMAL up to 65 digits, else a double, as MySQL types it. The one reader of integer
+// literals: expressions (parser_expr.cc) and DEFAULT values (parser_column.cc).
 Value IntegerLiteral(const std::string& digits, bool negative);
 // A kDecimal token's value: DECIMAL when written without an exponent (and up to 65 digits),
 // else DOUBLE, as MySQL types the literal.

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "sql_lite_front/parse/lexer.h"
 
@@ -33,14 +35,63 @@ constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", 
 //   PIPES_AS_CONCAT, ANSI_QUOTES: the parser (parser.h's ParseOptions);
 //   ONLY_FULL_GROUP_BY: 1055/1140 for a bare column outside GROUP BY, else any row's value;
 //   NO_UNSIGNED_SUBTRACTION: a - b of unsigned integers is signed (arithmetic.h);
-//   STRICT_TRANS_TABLES, STRICT_ALL_TABLES: bad values are errors (CoerceToColumn);
+//   STRICT_TRANS_TABLES, STRICT_ALL_TABLES: bad values are errors (CoerceToColumn). They differ
+//     only after the first row of a write to a MyISAM table: STRICT_ALL_TABLES fails there with
+//     the earlier rows written, as MySQL; STRICT_TRANS_TABLES alone would convert the value with
+//     a warning in MySQL, which minnow refuses with 1235 before writing (SqlModeFlags);
 //   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286.
-// Every other MySQL word is refused with 1231 naming it. Strict mode and NO_ENGINE_SUBSTITUTION
-// are always in force (minnow has no non-strict conversion and no engine substitution): a
-// value without them is refused with 1231 naming the whole value.
-constexpr std::array<const char*, 7> kSqlModes = {
-    "PIPES_AS_CONCAT",     "ANSI_QUOTES",       "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION",
+// Every other MySQL word is refused with 1231 naming it. One of the strict modes and
+// NO_ENGINE_SUBSTITUTION are always in force (minnow has no non-strict conversion and no engine
+// substitution): a value without them is refused with 1231 naming the whole value.
+enum SqlModeWord : size_t {
+  kPipesAsConcat,
+  kAnsiQuotes,
+  kOnlyFullGroupBy,
+  kNoUnsignedSubtraction,
+  kStrictTransTables,
+  kStrictAllTables,
+  kNoEngineSubstitution,
+  kSqlModeWordCount
+};
+constexpr std::array<const char*, kSqlModeWordCount> kSqlModes = {
+    "PIPES_AS_CONCAT",     "ANSI_QUOTES",       "ONLY_FULL_GROUP_BY",    "NO_UNSIGNED_SUBTRACTION",
     "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ENGINE_SUBSTITUTION"};
+
+// The words of a sql_mode value as given ("a, b ,c": case and spaces as typed); nullopt with
+// *unknown set to the first word that is not one of kSqlModes.
+std::optional<std::array<bool, kSqlModeWordCount>> SqlModeWords(std::string_view value,
+                                                                std::string* unknown) {
+  std::array<bool, kSqlModeWordCount> given{};
+  while (!value.empty()) {
+    const size_t comma = value.find(',');
+    std::string word = ToUpperAscii(value.substr(0, comma));
+    value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+    word.erase(0, word.find_first_not_of(' '));
+    word.erase(word.find_last_not_of(' ') + 1);
+    if (word.empty()) continue;
+    auto it =
+        std::find_if(kSqlModes.begin(), kSqlModes.end(), [&](const char* m) { return word == m; });
+    if (it == kSqlModes.end()) {
+      *unknown = std::move(word);
+      return std::nullopt;
+    }
+    given[static_cast<size_t>(it - kSqlModes.begin())] = true;
+  }
+  return given;
+}
+
+SqlModeFlags FlagsOf(std::string_view sql_mode) {
+  std::string unknown;
+  std::optional<std::array<bool, kSqlModeWordCount>> w = SqlModeWords(sql_mode, &unknown);
+  SqlModeFlags f;
+  if (!w.has_value()) return f;  // not reached: the stored value is normalized
+  f.pipes_as_concat = (*w)[kPipesAsConcat];
+  f.ansi_quotes = (*w)[kAnsiQuotes];
+  f.only_full_group_by = (*w)[kOnlyFullGroupBy];
+  f.no_unsigned_subtraction = (*w)[kNoUnsignedSubtraction];
+  f.strict_all_tables = (*w)[kStrictAllTables];
+  return f;
+}
 
 // MySQL 8.0's default minus the modes minnow does not implement (NO_ZERO_IN_DATE, NO_ZERO_DATE
 // and ERROR_FOR_DIVISION_BY_ZERO: minnow has no dates, and x / 0 is NULL without a warning).
@@ -126,28 +177,17 @@ SqlError BadType(std::string_view name) {
 
 SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
   if (!v.is_string()) return v.is_int() ? BadValue(name, v) : BadType(name);
-  std::array<bool, kSqlModes.size()> given{};
-  std::string out;
-  std::string_view rest = v.as_string();
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string word = Upper(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    word.erase(0, word.find_first_not_of(' '));
-    word.erase(word.find_last_not_of(' ') + 1);
-    if (word.empty()) continue;
-    auto it = std::find_if(kSqlModes.begin(), kSqlModes.end(),
-                           [&](const char* m) { return word == m; });
-    if (it == kSqlModes.end()) {
-      return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
-                    word, "'");
-    }
-    given[static_cast<size_t>(it - kSqlModes.begin())] = true;
+  std::string unknown;
+  std::optional<std::array<bool, kSqlModeWordCount>> given = SqlModeWords(v.as_string(), &unknown);
+  if (!given.has_value()) {
+    return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
+                  unknown, "'");
   }
-  const bool strict = given[4] || given[5];
-  if (!strict || !given[6]) return BadValue(name, v);  // not implemented: see kSqlModes
+  const bool strict = (*given)[kStrictTransTables] || (*given)[kStrictAllTables];
+  if (!strict || !(*given)[kNoEngineSubstitution]) return BadValue(name, v);  // see kSqlModes
+  std::string out;
   for (size_t i = 0; i < kSqlModes.size(); ++i) {
-    if (!given[i]) continue;
+    if (!(*given)[i]) continue;
     if (!out.empty()) out += ',';
     out += kSqlModes[i];
   }
@@ -204,9 +244,9 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   std::map<std::string, Value, std::less<>> m;
   m["alter_copy_lock_rows"] = Value::Int(1);  // MySQL's copy reads its source with S locks
   m["autocommit"] = Value::Int(1);
-  for (const char* cs : {"character_set_client", "character_set_connection",
-                         "character_set_database", "character_set_results",
-                         "character_set_server"}) {
+  for (const char* cs :
+       {"character_set_client", "character_set_connection", "character_set_database",
+        "character_set_results", "character_set_server"}) {
     m[cs] = Value::String("utf8mb4");
   }
   // minnow compares strings as bytes: the binary collation is the honest name.
@@ -270,6 +310,7 @@ SessionVariables SystemVariables::NewSession() const {
   for (const VarDef& d : kVars) {
     if (!d.global_only) s.session_[d.name] = global_.at(d.name);
   }
+  s.sql_mode_ = FlagsOf(s.session_.at("sql_mode").as_string());
   return s;
 }
 
@@ -305,6 +346,7 @@ SqlStatus SessionVariables::Set(std::string_view name, const Value& v) {
     SQL_ASSIGN_OR_RETURN(value, Normalize(*d, name, v));
   }
   session_[d->name] = std::move(value);
+  if (d->name == std::string_view("sql_mode")) sql_mode_ = FlagsOf(session_[d->name].as_string());
   return SqlStatus::OK();
 }
 
@@ -322,20 +364,7 @@ bool SessionVariables::alter_copy_lock_rows() const {
   return session_.at("alter_copy_lock_rows").as_int() != 0;
 }
 
-SqlModeFlags SessionVariables::sql_mode() const {
-  SqlModeFlags f;
-  std::string_view rest = session_.at("sql_mode").as_string();  // normalized: WORD,WORD
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view word = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    if (word == "PIPES_AS_CONCAT") f.pipes_as_concat = true;
-    if (word == "ANSI_QUOTES") f.ansi_quotes = true;
-    if (word == "ONLY_FULL_GROUP_BY") f.only_full_group_by = true;
-    if (word == "NO_UNSIGNED_SUBTRACTION") f.no_unsigned_subtraction = true;
-  }
-  return f;
-}
+SqlModeFlags SessionVariables::sql_mode() const { return sql_mode_; }
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
 

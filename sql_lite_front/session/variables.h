@@ -47,6 +47,11 @@ struct SqlModeFlags {
   bool ansi_quotes = false;
   bool only_full_group_by = false;
   bool no_unsigned_subtraction = false;
+  // STRICT_ALL_TABLES: a bad value is an error in every row of a write to a MyISAM table too
+  // (the rows before it stay written). Without it (STRICT_TRANS_TABLES alone) MySQL converts a
+  // bad value after the first row of a MyISAM write, with a warning; minnow refuses such a
+  // statement before it writes (executor.h).
+  bool strict_all_tables = false;
 };
 
 class SystemVariables {
@@ -81,7 +86,7 @@ class SessionVariables {
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
   bool low_priority_updates() const;
-  SqlModeFlags sql_mode() const;
+  SqlModeFlags sql_mode() const;  // of the session's sql_mode, kept as it is set
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;
@@ -95,6 +100,7 @@ class SessionVariables {
   explicit SessionVariables(const SystemVariables* global) : global_(global) {}
   const SystemVariables* global_;
   std::map<std::string, Value, std::less<>> session_;
+  SqlModeFlags sql_mode_;  // session_["sql_mode"]'s words
 };
 
 }  // namespace minnow::sql

@@ -1,6 +1,7 @@
 #include "sql_lite_front/decimal.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 
 namespace minnow::sql {
@@ -67,6 +68,18 @@ TEST_CASE("decimal rounding and conversions", "[sql][decimal]") {
   CHECK(Decimal::FromInt128(static_cast<Int128>(INT64_MAX) * 4).ToString() ==
         "36893488147419103228");
   CHECK(Decimal::Compare(D("1.0"), D("1")) == 0);
+}
+
+TEST_CASE("a double as a decimal is its shortest digits", "[sql][decimal]") {
+  CHECK(Str(Decimal::FromDouble(0.3)) == "0.3");
+  CHECK(Str(Decimal::FromDouble(0.1 + 0.2)) == "0.30000000000000004");
+  CHECK(Str(Decimal::FromDouble(-2.5)) == "-2.5");
+  CHECK(Str(Decimal::FromDouble(1e20)) == "100000000000000000000");
+  CHECK(Str(Decimal::FromDouble(1e-300)) == "0.000000000000000000000000000000");  // 30 digits
+  CHECK(Str(Decimal::FromDouble(1e64)) == "1" + std::string(64, '0'));
+  CHECK(!Decimal::FromDouble(1e65).has_value());  // 66 digits
+  CHECK(!Decimal::FromDouble(std::numeric_limits<double>::infinity()).has_value());
+  CHECK(!Decimal::FromDouble(std::numeric_limits<double>::quiet_NaN()).has_value());
 }
 
 }  // namespace

@@ -123,6 +123,47 @@ TEST_CASE("integer arithmetic is exact and out of range is 1690", "[sql][expr]")
   r = e.Run("1e308 * 10");
   REQUIRE(!r.ok());
   CHECK(r.error().message == "DOUBLE value is out of range in '(1e308 * 10)'");
+  // The message names the arithmetic that overflowed, not the expression around it.
+  r = e.Run("a > 1 AND 1 + a * 9223372036854775807 > 0");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message ==
+        "BIGINT value is out of range in '(`test`.`t`.`a` * 9223372036854775807)'");
+  r = e.Run("abs(-9223372036854775807 - 1)");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == "BIGINT value is out of range in 'abs((-9223372036854775807 - 1))'");
+}
+
+TEST_CASE("DIV of doubles and strings divides as decimals", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("0.3e0 DIV 0.1e0") == "3");  // as doubles: 2.9999999999999996, so 2
+  CHECK(e.Str("'0.3' DIV '0.1'") == "3");
+  CHECK(e.Str("1e18 DIV 3") == "333333333333333333");  // as doubles: ...312
+  CHECK(e.Str("-7.5e0 DIV 2") == "-3");
+  CHECK(e.Str("1e-300 DIV 1e-300") == "NULL");  // both 0 as decimals (MariaDB: NULL)
+  CHECK(e.Str("5e0 DIV 0") == "NULL");
+  SqlResult<Value> r = e.Run("1e20 DIV 3");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == "BIGINT value is out of range in '(1e20 DIV 3)'");
+  r = e.Run("1e300 DIV 1");  // past 65 digits as a decimal
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == kErDataOutOfRange);
+  CHECK(e.Str("0.3e0 / 0.1e0") == "2.9999999999999996");  // "/" of doubles stays double
+}
+
+TEST_CASE("ROUND is exact for integers and decimals", "[sql][expr]") {
+  Evaluator e;
+  CHECK(e.Str("round(1.5, 3)") == "1.500");
+  CHECK(e.Str("round(-1.25, 1)") == "-1.3");
+  CHECK(e.Str("round(9223372036854775807, -1)") == "9223372036854775810");  // past BIGINT
+  CHECK(e.Str("round(2.5e0)") == "2");  // doubles: ties to even (MariaDB 10.11: 2, 4, 20, 0.12)
+  CHECK(e.Str("round(3.5e0)") == "4");
+  CHECK(e.Str("round(25e0, -1)") == "20");
+  CHECK(e.Str("round(0.125e0, 2)") == "0.12");
+  CHECK(e.Str("round(1e300, 400)") == "1e300");
+  // 60 digits before the point and 10 after would be 70: 1690, not a rounded double.
+  SqlResult<Value> r = e.Run("round(" + std::string(60, '9') + ".5, 10)");
+  REQUIRE(!r.ok());
+  CHECK(r.error().message.find("DECIMAL value is out of range in 'round(") == 0);
 }
 
 TEST_CASE("decimal literals and mixed arithmetic are exact", "[sql][expr]") {
@@ -137,8 +178,8 @@ TEST_CASE("decimal literals and mixed arithmetic are exact", "[sql][expr]") {
   CHECK(e.Str("5.5 % 2") == "1.5");
   CHECK(e.Str("7.5 DIV 2") == "3");
   CHECK(e.Str("-1.25") == "-1.25");
-  CHECK(e.Str("1e2") == "100");       // a double
-  CHECK(e.Str("0.1e1 + 1") == "2");   // a double
+  CHECK(e.Str("1e2") == "100");      // a double
+  CHECK(e.Str("0.1e1 + 1") == "2");  // a double
   CHECK(e.Str("round(1.2345, 2)") == "1.23");
   CHECK(e.Str("round(2.5)") == "3");
   CHECK(e.Str("round(-2.5)") == "-3");

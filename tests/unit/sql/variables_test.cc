@@ -80,8 +80,24 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
   REQUIRE(!bad.ok());
   CHECK(bad.error().code == kErWrongValueForVar);
   CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
+  REQUIRE(s.Set("sql_mode", Str("STRICT_ALL_TABLES,NO_UNSIGNED_SUBTRACTION,NO_ENGINE_SUBSTITUTION"))
+              .ok());
+  CHECK(s.sql_mode().strict_all_tables);
+  CHECK(s.sql_mode().no_unsigned_subtraction);
+  CHECK(!s.sql_mode().ansi_quotes);
   REQUIRE(s.Set("sql_mode", Str("DEFAULT")).ok());
   CHECK(s.Get("sql_mode")->as_string().find("STRICT_TRANS_TABLES") != std::string::npos);
+  CHECK(!s.sql_mode().strict_all_tables);  // STRICT_TRANS_TABLES alone
+  CHECK(!s.sql_mode().no_unsigned_subtraction);
+  CHECK(s.sql_mode().only_full_group_by);
+  // A new session's flags are its sql_mode's, the global value.
+  REQUIRE(
+      globals.SetGlobal("sql_mode", Str("PIPES_AS_CONCAT,STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION"))
+          .ok());
+  SessionVariables fresh = globals.NewSession();
+  CHECK(fresh.sql_mode().pipes_as_concat);
+  CHECK(fresh.sql_mode().strict_all_tables);
+  CHECK(!fresh.sql_mode().only_full_group_by);
 }
 
 TEST_CASE("variables: MySQL's errors and messages", "[sql][variables]") {
