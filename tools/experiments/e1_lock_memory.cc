@@ -404,15 +404,9 @@ int main(int argc, char** argv) {
        .max = 1u << 31,
        .help = "rows of W1's table (W1: 1638400)"},
       {.name = "runs", .u64 = &c.runs, .min = 1, .max = 999, .help = "measured runs per query"},
-      {.name = "pool-mib",
-       .u64 = &c.pool_mib,
-       .min = 8,
-       .max = 1 << 20,
-       .help = "buffer pool size in MiB"},
-      {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG"},
-      {.name = "compare-mariadb",
-       .toggle = &c.compare_mariadb,
-       .help = "also run it on a private MariaDB server (Debian's mariadb-server)"},
+      minnow::experiments::PoolMibFlag(&c.pool_mib),
+      minnow::experiments::OutFlag(&c.out),
+      minnow::experiments::CompareMariaDbFlag(&c.compare_mariadb),
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e1_lock_memory", flags)) return 2;
   return minnow::experiments::Main(c);
