@@ -309,8 +309,8 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs, const MariaDbSo
       "set style data histograms\nset style histogram clustered gap 1\n"
       "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\n"
       "set key top left\nset yrange [0:*]\n"
-      "set multiplot layout 1,3 title 'E1: W1''s queries, minnow at {} rows (W1 and MariaDB "
-      "at 1,638,400)'\n"
+      "set multiplot layout 1,3 title 'E1: W1''s queries, minnow at {} rows (W1 at 1,638,400, "
+      "{})'\n"
       "set title 'lock memory per locked row'\nset ylabel 'bits'\n"
       "plot $e1 using 2:xtic(1) title 'minnow', '' using 3 title 'W1 2006', "
       "'' using 4 title 'MariaDB 10.11'\n"
@@ -320,7 +320,10 @@ bool WriteOutputs(const Config& c, const std::vector<Query>& qs, const MariaDbSo
       "plot $e1 using 6:xtic(1) title 'minnow', '' using 7 title 'W1 2006', "
       "'' using 8 title 'MariaDB 10.11'\n"
       "unset multiplot\n",
-      Commas(c.rows), c.runs);
+      Commas(c.rows),
+      maria.measured ? fmt::format("MariaDB {} in this run at {}", maria.version, Commas(c.rows))
+                     : std::string("MariaDB recorded at 1,638,400"),
+      c.runs);
   out.Plot("e1_lock_memory", 1500, 500, script);
   return csv;
 }
@@ -404,15 +407,9 @@ int main(int argc, char** argv) {
        .max = 1u << 31,
        .help = "rows of W1's table (W1: 1638400)"},
       {.name = "runs", .u64 = &c.runs, .min = 1, .max = 999, .help = "measured runs per query"},
-      {.name = "pool-mib",
-       .u64 = &c.pool_mib,
-       .min = 8,
-       .max = 1 << 20,
-       .help = "buffer pool size in MiB"},
-      {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG"},
-      {.name = "compare-mariadb",
-       .toggle = &c.compare_mariadb,
-       .help = "also run it on a private MariaDB server (Debian's mariadb-server)"},
+      minnow::experiments::PoolMibFlag(&c.pool_mib),
+      minnow::experiments::OutFlag(&c.out),
+      minnow::experiments::CompareMariaDbFlag(&c.compare_mariadb),
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e1_lock_memory", flags)) return 2;
   return minnow::experiments::Main(c);

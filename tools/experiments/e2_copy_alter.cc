@@ -363,17 +363,13 @@ int main(int argc, char** argv) {
        .max = 1u << 31,
        .help = "rows of sbtest1 (W3: 10000000; MariaDB's comparison: 1000000)"},
       {.name = "runs", .u64 = &c.runs, .min = 1, .max = 999, .help = "measured runs per ALTER"},
-      {.name = "pool-mib",
-       .u64 = &c.pool_mib,
-       .min = 8,
-       .max = 1 << 20,
-       .help = "buffer pool size in MiB"},
+      minnow::experiments::PoolMibFlag(&c.pool_mib),
       {.name = "sample-ms",
        .u64 = &c.sample_ms,
        .min = 1,
        .max = 1000,
        .help = "ms between innodb_trx samples"},
-      {.name = "out", .text = &c.out, .help = "directory for the CSVs and PNG"},
+      minnow::experiments::OutFlag(&c.out),
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e2_copy_alter", flags)) return 2;
   return minnow::experiments::Main(c);

@@ -3,7 +3,7 @@
 //
 //   e3_concurrent_insert [--rows N] [--hole-percent H] [--writers W] [--oltp-sessions O]
 //                        [--hold S] [--seconds T] [--oltp-seconds U] [--lock-wait-timeout L]
-//                        [--pool-mib M] [--out DIR]
+//                        [--pool-mib M] [--out DIR] [--compare-mariadb]
 //
 // Every cell starts from a fresh table, as MariaDB's run in the design brief did,
 //   CREATE TABLE t (id int NOT NULL AUTO_INCREMENT, v varchar(64), n int, PRIMARY KEY (id))
@@ -31,9 +31,14 @@
 // (CheckTableLockingEngine); where it is not, it says so and reports nothing (exit 3): figures
 // of the row-locking engine must not pass for MyISAM's.
 //
-// Output: the tables beside W2's and MariaDB 10.11's figures and the targets on stdout;
-// DIR/e3_concurrent_insert.csv (one row per cell) and DIR/e3_concurrent_insert.png (inserts/s
-// per setting).
+// --compare-mariadb runs every cell again, the same statements from the same number of client
+// threads, on a private MariaDB server (mariadb_peer.h; its tables ENGINE=MyISAM, MariaDB's
+// own) after minnow's, prints its tables, and judges minnow's inserts/s against MariaDB's of
+// this run; without it, against the design brief's MariaDB figures only at their set-up.
+//
+// Output: each engine's tables beside W2's and the design brief's MariaDB 10.11 figures, and the
+// targets, on stdout; DIR/e3_concurrent_insert.csv (one row per engine and cell) and
+// DIR/e3_concurrent_insert.png (inserts/s per setting).
 #include "tools/experiments/e3_concurrent_insert.h"
 
 #include <fmt/format.h>
@@ -48,6 +53,8 @@
 #include <vector>
 
 #include "tools/experiments/experiment_common.h"
+#include "tools/experiments/mariadb_peer.h"
+#include "tools/experiments/sql_connection.h"
 #include "tools/experiments/w1_table.h"
 
 namespace minnow::experiments::e3 {
@@ -173,19 +180,38 @@ namespace {
 int Main(const Config& c) {
   MemoryEngine m;
   if (!OpenMemoryEngine(c.pool_mib, kProgram, &m)) return 1;
-  std::unique_ptr<sql::SqlSession> admin = m.engine->NewSession();
-  const std::string unavailable = CheckTableLockingEngine(m.engine.get(), admin.get());
-  if (!unavailable.empty()) {
-    std::fprintf(stderr,
-                 "%s: the table-locking engine is not available through SQL: %s.\n"
-                 "E3 reports nothing rather than the row-locking engine's figures as MyISAM's.\n",
-                 kProgram, unavailable.c_str());
-    return 3;
+  sql::SqlEngine* engine = m.engine.get();
+  {
+    std::unique_ptr<sql::SqlSession> checker = engine->NewSession();
+    const std::string unavailable = CheckTableLockingEngine(engine, checker.get());
+    if (!unavailable.empty()) {
+      std::fprintf(stderr,
+                   "%s: the table-locking engine is not available through SQL: %s.\n"
+                   "E3 reports nothing rather than the row-locking engine's figures as "
+                   "MyISAM's.\n",
+                   kProgram, unavailable.c_str());
+      return 3;
+    }
   }
   Progress(fmt::format("ENGINE=MyISAM is the table-locking engine; {} cells of {} rows",
                        2 * 2 * std::size(kSettings), Commas(c.rows)));
-  const std::vector<Cell> cells = RunCells(m.engine.get(), admin.get(), c);
-  return Report(c, cells) ? 0 : 1;
+  const Connect minnow = [engine]() -> std::unique_ptr<SqlConnection> {
+    return std::make_unique<MinnowConnection>(engine->NewSession(), kProgram);
+  };
+  std::vector<EngineCells> runs;
+  {
+    std::unique_ptr<SqlConnection> admin = minnow();
+    runs.push_back({admin->name(), RunCells(minnow, admin.get(), c)});
+  }
+  if (c.compare_mariadb) {
+    std::unique_ptr<MariaDbPeer> peer = MariaDbPeer::Start(kProgram, c.pool_mib);
+    if (peer == nullptr) return 1;
+    const Connect maria = [&peer]() -> std::unique_ptr<SqlConnection> { return peer->Connect(); };
+    std::unique_ptr<SqlConnection> admin = maria();
+    const std::string who = admin->name();
+    runs.push_back({who, RunCells(maria, admin.get(), c)});
+  }
+  return Report(c, runs) ? 0 : 1;
 }
 
 }  // namespace
@@ -227,12 +253,9 @@ int main(int argc, char** argv) {
        .min = 1,
        .max = 31536000,
        .help = "lock_wait_timeout, seconds"},
-      {.name = "pool-mib",
-       .u64 = &c.pool_mib,
-       .min = 8,
-       .max = 1 << 20,
-       .help = "buffer pool size in MiB"},
-      {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG files"},
+      minnow::experiments::PoolMibFlag(&c.pool_mib),
+      minnow::experiments::OutFlag(&c.out),
+      minnow::experiments::CompareMariaDbFlag(&c.compare_mariadb),
   };
   if (!minnow::experiments::ParseFlags(argc, argv, minnow::experiments::e3::kProgram, flags)) {
     return 2;

@@ -1,7 +1,8 @@
 #pragma once
 // Experiment E3's pieces (e3_concurrent_insert.cc states the experiment): its settings, what one
 // cell measured, the write-ups' figures it is set beside, and the three steps the program runs
-// (check the engine, run the cells, report).
+// (check the engine, run the cells on minnow and, with --compare-mariadb, on a private MariaDB
+// server, report).
 
 #include <cstdint>
 #include <limits>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "sql_lite_front/sql_engine.h"
+#include "tools/experiments/sql_connection.h"
 
 namespace minnow::experiments::e3 {
 
@@ -25,6 +27,7 @@ struct Config {
   uint64_t lock_wait_timeout = 60;
   uint64_t pool_mib = 256;
   std::string out = "out";
+  bool compare_mariadb = false;  // also run every cell on a private MariaDB server
 };
 
 enum class Scenario { kOltp, kLongRead };  // (a), (b)
@@ -76,12 +79,20 @@ Reference ReferenceFor(Scenario scenario, int setting, bool holes);
 // Leaves concurrent_insert at AUTO and no scratch table behind.
 std::string CheckTableLockingEngine(sql::SqlEngine* engine, sql::SqlSession* admin);
 
-// Runs every cell of both scenarios, printing progress. Exits the program if a statement of
-// the set-up fails (a figure measured on a wrong set-up would mean nothing).
-std::vector<Cell> RunCells(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c);
+// Every cell of both scenarios on one engine, each session a connection from `connect`, the
+// tables made and the counters read through `admin`; prints progress. Exits the program if a
+// statement of the set-up fails (a figure measured on a wrong set-up would mean nothing).
+std::vector<Cell> RunCells(const Connect& connect, SqlConnection* admin, const Config& c);
 
-// Prints the tables beside W2's and MariaDB's figures and the targets, writes the CSV and the
-// PNG. False if the CSV could not be written.
-bool Report(const Config& c, const std::vector<Cell>& cells);
+// The cells measured on one engine: "minnow", or the MariaDB peer's name.
+struct EngineCells {
+  std::string engine;
+  std::vector<Cell> cells;
+};
+
+// Prints each engine's tables beside W2's and the design brief's figures, and the targets
+// (minnow's: runs[0]; runs[1], if there, is MariaDB's measured in this run), writes the CSV and
+// the PNG. False if the CSV could not be written.
+bool Report(const Config& c, const std::vector<EngineCells>& runs);
 
 }  // namespace minnow::experiments::e3

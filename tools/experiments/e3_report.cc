@@ -1,5 +1,5 @@
-// E3's report: the two scenarios' tables beside W2's and MariaDB 10.11's figures, the targets,
-// the CSV and the PNG.
+// E3's report: the two scenarios' tables of each engine beside W2's and the design brief's
+// MariaDB 10.11 figures, the targets, the CSV and the PNG.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -17,9 +17,16 @@ namespace {
 // lock 0.8 s per statement, 4 writers, 20 s.
 constexpr uint64_t kMariaRows = 100'000, kMariaHolePercent = 40, kMariaWriters = 4;
 constexpr double kMariaHold = 0.8, kMariaSeconds = 20;
-// "far fewer waits": concurrent insert's Table_locks_waited per insert at most this share of
-// NEVER's (W2: 20 waits for 113.2 inserts/s against 390 for 66.6, about 0.03).
+// "far fewer waits": concurrent insert's Table_locks_waited at most this share of NEVER's in a
+// cell of the same length, as W2 counts them (20 against 390: 0.05).
 constexpr double kFewerWaits = 0.25;
+
+// Whether `c` is the design brief's MariaDB run, whose recorded figures are then of the same
+// set-up as this run's.
+bool BriefsMariaDbSetUp(const Config& c) {
+  return c.rows == kMariaRows && c.hole_percent == kMariaHolePercent &&
+         c.writers == kMariaWriters && c.hold == kMariaHold && c.seconds == kMariaSeconds;
+}
 
 double WaitsPerInsert(const Cell& x) {
   return x.inserts > 0 ? static_cast<double>(x.table_locks_waited) / static_cast<double>(x.inserts)
@@ -49,11 +56,11 @@ const Cell* Find(const std::vector<Cell>& cells, Scenario s, int setting, bool h
   return nullptr;
 }
 
-void PrintOltp(const Config& c, const std::vector<Cell>& cells) {
+void PrintOltp(const Config& c, const EngineCells& run) {
   TextTable t({"holes", "concurrent_insert", "tps", "inserts/s", "selects/s", "insert p50 ms",
                "insert p95 ms", "Table_locks_immediate", "Table_locks_waited", "Data_free before",
                "Data_free after", "W2 tps"});
-  for (const Cell& x : cells) {
+  for (const Cell& x : run.cells) {
     if (x.scenario != Scenario::kOltp) continue;
     const Reference ref = ReferenceFor(x.scenario, x.setting.value, x.holes);
     t.AddRow({HolesLabel(x), SettingLabel(x), Rate(x.PerSecond(x.transactions)),
@@ -63,22 +70,22 @@ void PrintOltp(const Config& c, const std::vector<Cell>& cells) {
               Fixed(ref.w2, 2)});
   }
   t.Print(stdout,
-          fmt::format("\nE3 (a): short OLTP statements only: {} sessions, each transaction 10 "
-                      "point SELECTs + a 100-row range SELECT + an INSERT, {} rows, {:g} s per "
+          fmt::format("\nE3 (a) on {}: short OLTP statements only: {} sessions, each transaction "
+                      "10 point SELECTs + a 100-row range SELECT + an INSERT, {} rows, {:g} s per "
                       "cell",
-                      c.oltp_sessions, Commas(c.rows), c.oltp_seconds));
+                      run.engine, c.oltp_sessions, Commas(c.rows), c.oltp_seconds));
   fmt::print(
       "W2 (sysbench OLTP): 532.79 tps with concurrent insert off, 473.84 on (its 'on' is set "
       "beside AUTO and ALWAYS\nwithout holes, where the two are one rule). The design brief "
       "has no MyISAM OLTP figures from MariaDB.\n");
 }
 
-void PrintLongRead(const Config& c, const std::vector<Cell>& cells) {
+void PrintLongRead(const Config& c, const EngineCells& run) {
   TextTable t({"holes", "concurrent_insert", "inserts/s", "point selects/s", "long SELECTs",
                "median s", "insert p50 ms", "insert p95 ms", "Table_locks_immediate",
                "Table_locks_waited", "waits/insert", "Data_free after", "W2 inserts/s", "W2 waited",
-               "MariaDB inserts/s", "MariaDB waits/insert"});
-  for (const Cell& x : cells) {
+               "brief's MariaDB inserts/s", "its waits/insert"});
+  for (const Cell& x : run.cells) {
     if (x.scenario != Scenario::kLongRead) continue;
     const Reference ref = ReferenceFor(x.scenario, x.setting.value, x.holes);
     t.AddRow({HolesLabel(x), SettingLabel(x), Rate(x.PerSecond(x.inserts)),
@@ -91,16 +98,16 @@ void PrintLongRead(const Config& c, const std::vector<Cell>& cells) {
               Rate(ref.mariadb), Fixed(ref.mariadb_per_insert, 1)});
   }
   t.Print(stdout,
-          fmt::format("\nE3 (b): one session's long SELECTs ({:g} s each alone) against {} "
+          fmt::format("\nE3 (b) on {}: one session's long SELECTs ({:g} s each alone) against {} "
                       "sessions looping a point SELECT + an INSERT, {} rows, {:g} s per cell",
-                      c.hold, c.writers, Commas(c.rows), c.seconds));
+                      run.engine, c.hold, c.writers, Commas(c.rows), c.seconds));
   fmt::print(
       "long SELECTs: those that ended in the cell, and their median time with the writers "
       "running; insert latency: INSERTs that\nsucceeded. W2: concurrent insert off / on, "
-      "about 1 s SELECTs (its 'on' beside AUTO and ALWAYS without holes).\nMariaDB 10.11 "
-      "(the design brief): 100,000 rows, 40,000 holes, 0.8 s reader, 4 writers, 20 s; "
-      "1 writer with holes at 2: 7,265/s.\n");
-  for (const Cell& x : cells) {
+      "about 1 s SELECTs (its 'on' beside AUTO and ALWAYS without holes).\nThe brief's MariaDB "
+      "10.11: 100,000 rows, 40,000 holes, 0.8 s reader, 4 writers, 20 s; 1 writer with holes "
+      "at 2: 7,265/s.\n");
+  for (const Cell& x : run.cells) {
     if (x.timeouts + x.other_errors == 0) continue;
     fmt::print("  {} {} holes={}: {} lock wait timeouts, {} other errors{}{}\n",
                x.scenario == Scenario::kOltp ? "(a)" : "(b)", x.setting.name, x.holes ? 1 : 0,
@@ -109,82 +116,101 @@ void PrintLongRead(const Config& c, const std::vector<Cell>& cells) {
   }
 }
 
-void PrintTargets(const Config& c, const std::vector<Cell>& cells) {
-  fmt::print("\nTargets (scenario b):\n");
+// The targets for scenario (b), judged on minnow's cells: W2's shape (ALWAYS at least
+// 1.5x NEVER in inserts/s, far fewer Table_locks_waited), and inserts/s at least MariaDB's at
+// each setting: MariaDB's measured in this run (--compare-mariadb), else the design brief's when
+// this run is its set-up, else not judged (figures of another set-up are no comparison).
+void PrintTargets(const Config& c, const std::vector<EngineCells>& runs) {
+  const std::vector<Cell>& cells = runs[0].cells;
+  fmt::print("\nTargets (scenario b, {}):\n", runs[0].engine);
   for (const bool holes : {false, true}) {
     const Cell* never = Find(cells, Scenario::kLongRead, 0, holes);
     const Cell* always = Find(cells, Scenario::kLongRead, 2, holes);
     if (never == nullptr || always == nullptr) continue;
     const double ratio = always->PerSecond(always->inserts) / never->PerSecond(never->inserts);
-    const double waits = WaitsPerInsert(*always) / WaitsPerInsert(*never);
+    const double waits = static_cast<double>(always->table_locks_waited) /
+                         static_cast<double>(never->table_locks_waited);
     fmt::print(
-        "  {}: ALWAYS / NEVER inserts/s = {}x (target >= 1.5x; W2 1.70x): {}; Table_locks_waited "
-        "{} -> {}, per insert {} -> {} ({}x; target <= {:g}x): {}\n",
+        "  {}: ALWAYS / NEVER inserts/s = {}x (target >= 1.5x; W2 1.70x): {}\n"
+        "    Table_locks_waited {} -> {} in {:g} s ({}x; target <= {:g}x, W2 390 -> 20): {}; "
+        "per insert {} -> {}\n",
         holes ? "with holes" : "no holes", Fixed(ratio, 2),
         std::isfinite(ratio) && ratio >= 1.5 ? "met" : "missed", Commas(never->table_locks_waited),
-        Commas(always->table_locks_waited), Fixed(WaitsPerInsert(*never), 2),
-        Fixed(WaitsPerInsert(*always), 2), Fixed(waits, 3), kFewerWaits,
-        std::isfinite(waits) && waits <= kFewerWaits ? "met" : "missed");
+        Commas(always->table_locks_waited), c.seconds, Fixed(waits, 3), kFewerWaits,
+        std::isfinite(waits) && waits <= kFewerWaits ? "met" : "missed",
+        Fixed(WaitsPerInsert(*never), 2), Fixed(WaitsPerInsert(*always), 2));
   }
-  const bool maria_scale = c.rows == kMariaRows && c.hole_percent == kMariaHolePercent &&
-                           c.writers == kMariaWriters && c.hold == kMariaHold &&
-                           c.seconds == kMariaSeconds;
-  fmt::print("  inserts/s at least MariaDB's at each setting{}:\n",
-             maria_scale ? ""
-                         : " (not MariaDB's set-up: --rows 100000 --hold 0.8 --seconds 20 "
-                           "compares like with like)");
+  const bool measured = runs.size() > 1;
+  if (!measured && !BriefsMariaDbSetUp(c)) {
+    fmt::print(
+        "  inserts/s at least MariaDB's at each setting: not judged: this run is not the design "
+        "brief's MariaDB set-up\n    (--rows 100000 --hole-percent 40 --writers 4 --hold 0.8 "
+        "--seconds 20), and --compare-mariadb measures MariaDB in the same run\n");
+    return;
+  }
+  fmt::print("  inserts/s at least MariaDB's at each setting ({}):\n",
+             measured ? runs[1].engine + ", measured in this run"
+                      : std::string("the design brief's MariaDB 10.11 run, the same set-up"));
   for (const Cell& x : cells) {
     if (x.scenario != Scenario::kLongRead) continue;
-    const double maria = ReferenceFor(x.scenario, x.setting.value, x.holes).mariadb;
+    double maria = ReferenceFor(x.scenario, x.setting.value, x.holes).mariadb;
+    if (measured) {
+      const Cell* y = Find(runs[1].cells, x.scenario, x.setting.value, x.holes);
+      maria = y != nullptr ? y->PerSecond(y->inserts) : NAN;
+    }
     const double ratio = x.PerSecond(x.inserts) / maria;
-    fmt::print("    {:<6} {:<12} minnow {:>9} MariaDB {:>7}  {}x: {}\n", x.setting.name,
+    fmt::print("    {:<6} {:<12} minnow {:>9} MariaDB {:>9}  {}x: {}\n", x.setting.name,
                x.holes ? "with holes" : "no holes", Rate(x.PerSecond(x.inserts)), Rate(maria),
                Fixed(ratio, 2), std::isfinite(ratio) && ratio >= 1 ? "met" : "missed");
   }
 }
 
-bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<Cell>& cells) {
+bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<EngineCells>& runs) {
   std::vector<std::vector<std::string>> rows;
   auto real = [](double v, int decimals) { return std::isfinite(v) ? Fixed(v, decimals) : ""; };
-  for (const Cell& x : cells) {
-    const bool oltp = x.scenario == Scenario::kOltp;
-    const Reference ref = ReferenceFor(x.scenario, x.setting.value, x.holes);
-    rows.push_back({oltp ? "oltp" : "long_read",
-                    x.holes ? "1" : "0",
-                    std::to_string(x.setting.value),
-                    x.setting.name,
-                    std::to_string(c.rows),
-                    std::to_string(x.rows_deleted),
-                    std::to_string(oltp ? c.oltp_sessions : c.writers + 1),
-                    real(x.elapsed, 3),
-                    std::to_string(x.transactions),
-                    std::to_string(x.inserts),
-                    std::to_string(x.point_selects),
-                    std::to_string(x.range_selects),
-                    std::to_string(x.long_selects),
-                    real(x.PerSecond(x.transactions), 2),
-                    real(x.PerSecond(x.inserts), 2),
-                    real(Selects(x), 2),
-                    real(Percentile(x.insert_ms, 50), 4),
-                    real(Percentile(x.insert_ms, 95), 4),
-                    real(Median(x.long_select_s), 4),
-                    real(x.hold_alone, 4),
-                    std::to_string(x.md5_depth),
-                    std::to_string(x.table_locks_immediate),
-                    std::to_string(x.table_locks_waited),
-                    real(WaitsPerInsert(x), 4),
-                    std::to_string(x.timeouts),
-                    std::to_string(x.other_errors),
-                    std::to_string(x.data_free_before),
-                    std::to_string(x.data_free_after),
-                    std::to_string(x.rows_after),
-                    real(ref.w2, 2),
-                    real(ref.w2_waited, 0),
-                    real(ref.mariadb, 1),
-                    real(ref.mariadb_per_insert, 2)});
+  for (const EngineCells& run : runs) {
+    for (const Cell& x : run.cells) {
+      const bool oltp = x.scenario == Scenario::kOltp;
+      const Reference ref = ReferenceFor(x.scenario, x.setting.value, x.holes);
+      rows.push_back({run.engine,
+                      oltp ? "oltp" : "long_read",
+                      x.holes ? "1" : "0",
+                      std::to_string(x.setting.value),
+                      x.setting.name,
+                      std::to_string(c.rows),
+                      std::to_string(x.rows_deleted),
+                      std::to_string(oltp ? c.oltp_sessions : c.writers + 1),
+                      real(x.elapsed, 3),
+                      std::to_string(x.transactions),
+                      std::to_string(x.inserts),
+                      std::to_string(x.point_selects),
+                      std::to_string(x.range_selects),
+                      std::to_string(x.long_selects),
+                      real(x.PerSecond(x.transactions), 2),
+                      real(x.PerSecond(x.inserts), 2),
+                      real(Selects(x), 2),
+                      real(Percentile(x.insert_ms, 50), 4),
+                      real(Percentile(x.insert_ms, 95), 4),
+                      real(Median(x.long_select_s), 4),
+                      real(x.hold_alone, 4),
+                      std::to_string(x.md5_depth),
+                      std::to_string(x.table_locks_immediate),
+                      std::to_string(x.table_locks_waited),
+                      real(WaitsPerInsert(x), 4),
+                      std::to_string(x.timeouts),
+                      std::to_string(x.other_errors),
+                      std::to_string(x.data_free_before),
+                      std::to_string(x.data_free_after),
+                      std::to_string(x.rows_after),
+                      real(ref.w2, 2),
+                      real(ref.w2_waited, 0),
+                      real(ref.mariadb, 1),
+                      real(ref.mariadb_per_insert, 2)});
+    }
   }
   return out.WriteCsv("e3_concurrent_insert.csv",
-                      {"scenario",
+                      {"engine",
+                       "scenario",
                        "holes",
                        "concurrent_insert",
                        "setting",
@@ -215,13 +241,16 @@ bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<Cell>& ce
                        "rows_after",
                        "w2",
                        "w2_table_locks_waited",
-                       "mariadb_inserts_per_s",
-                       "mariadb_waits_per_insert"},
+                       "brief_mariadb_inserts_per_s",
+                       "brief_mariadb_waits_per_insert"},
                       rows);
 }
 
-// Inserts/s per setting: (b) on a log scale with MariaDB's beside minnow's, (a) linear.
-void Plot(const Config& c, const OutputDir& out, const std::vector<Cell>& cells) {
+// Inserts/s per setting: (b) on a log scale with MariaDB's beside minnow's (measured in this
+// run, else the design brief's), (a) linear.
+void Plot(const Config& c, const OutputDir& out, const std::vector<EngineCells>& runs) {
+  const std::vector<Cell>& cells = runs[0].cells;
+  const bool measured = runs.size() > 1;
   std::vector<std::vector<std::string>> b, a;
   for (const Setting& s : kSettings) {
     std::vector<std::string> rb = {fmt::format("{} {}", s.value, s.name)}, ra = rb;
@@ -232,11 +261,26 @@ void Plot(const Config& c, const OutputDir& out, const std::vector<Cell>& cells)
       ra.push_back(y != nullptr ? Fixed(y->PerSecond(y->inserts), 2) : "NaN");
     }
     for (const bool holes : {false, true}) {
-      rb.push_back(Fixed(ReferenceFor(Scenario::kLongRead, s.value, holes).mariadb, 1, "NaN"));
+      if (measured) {
+        const Cell* m = Find(runs[1].cells, Scenario::kLongRead, s.value, holes);
+        rb.push_back(m != nullptr ? Fixed(m->PerSecond(m->inserts), 2) : "NaN");
+        const Cell* n = Find(runs[1].cells, Scenario::kOltp, s.value, holes);
+        ra.push_back(n != nullptr ? Fixed(n->PerSecond(n->inserts), 2) : "NaN");
+      } else {
+        rb.push_back(Fixed(ReferenceFor(Scenario::kLongRead, s.value, holes).mariadb, 1, "NaN"));
+      }
     }
     b.push_back(rb);
     a.push_back(ra);
   }
+  const std::string maria =
+      measured ? runs[1].engine + ", this run" : "MariaDB 10.11 as recorded, 100,000 rows";
+  const std::string a_maria =
+      measured ? fmt::format(
+                     ", '' using 4 title '{0}, no holes' noenhanced, '' using 5 title "
+                     "'{0}, holes' noenhanced",
+                     maria)
+               : "";
   const std::string script =
       GnuplotData("b", b) + GnuplotData("a", a) +
       fmt::format(
@@ -248,12 +292,13 @@ void Plot(const Config& c, const OutputDir& out, const std::vector<Cell>& cells)
           "set title '(b) {} writers beside {:g} s SELECTs (log scale)'\n"
           "set logscale y\nset yrange [0.5:*]\n"
           "plot $b using 2:xtic(1) title 'minnow, no holes', '' using 3 title 'minnow, holes', "
-          "'' using 4 title 'MariaDB 10.11, no holes', '' using 5 title 'MariaDB 10.11, holes'\n"
+          "'' using 4 title '{}, no holes' noenhanced, '' using 5 title '{}, holes' noenhanced\n"
           "unset logscale y\nset yrange [0:*]\n"
           "set title '(a) {} OLTP sessions, short statements only'\n"
-          "plot $a using 2:xtic(1) title 'minnow, no holes', '' using 3 title 'minnow, holes'\n"
+          "plot $a using 2:xtic(1) title 'minnow, no holes', '' using 3 title 'minnow, holes'{}\n"
           "unset multiplot\n",
-          Commas(c.rows), c.hole_percent, c.writers, c.hold, c.oltp_sessions);
+          Commas(c.rows), c.hole_percent, c.writers, c.hold, maria, maria, c.oltp_sessions,
+          a_maria);
   out.Plot("e3_concurrent_insert", 1400, 560, script);
 }
 
@@ -275,14 +320,16 @@ Reference ReferenceFor(Scenario scenario, int setting, bool holes) {
   return r;
 }
 
-bool Report(const Config& c, const std::vector<Cell>& cells) {
-  PrintOltp(c, cells);
-  PrintLongRead(c, cells);
-  PrintTargets(c, cells);
+bool Report(const Config& c, const std::vector<EngineCells>& runs) {
+  for (const EngineCells& run : runs) {
+    PrintOltp(c, run);
+    PrintLongRead(c, run);
+  }
+  PrintTargets(c, runs);
   fmt::print("\n");
   const OutputDir out(c.out);
-  const bool ok = WriteCsv(c, out, cells);
-  Plot(c, out, cells);
+  const bool ok = WriteCsv(c, out, runs);
+  Plot(c, out, runs);
   return ok;
 }
 

@@ -1,5 +1,6 @@
 // E3's cells: the table each one starts from, the long SELECT's calibration and the sessions'
-// loops, each session a SqlSession of the engine on a thread of its own.
+// loops, each session a connection (minnow's SQL session or the MariaDB peer's) on a thread of
+// its own.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 
 #include "tools/experiments/e3_concurrent_insert.h"
 #include "tools/experiments/experiment_common.h"
-#include "tools/experiments/w1_table.h"
+#include "tools/experiments/sql_connection.h"
 
 namespace minnow::experiments::e3 {
 namespace {
@@ -40,29 +41,18 @@ struct TableStatus {
   uint64_t rows = 0, data_free = 0;
 };
 
-TableStatus StatusOfT(sql::SqlSession* s) {
-  const sql::StatementResult r = MustRun(s, "SHOW TABLE STATUS LIKE 't'", kProgram);
+TableStatus StatusOfT(SqlConnection* s) {
+  const sql::StatementResult r = s->Run("SHOW TABLE STATUS LIKE 't'");
   return {Column(r, "Rows"), Column(r, "Data_free")};
-}
-
-std::map<std::string, uint64_t> TableLockCounters(sql::SqlSession* s) {
-  const sql::StatementResult r = MustRun(s, "SHOW GLOBAL STATUS LIKE 'Table_locks%'", kProgram);
-  std::map<std::string, uint64_t> m;
-  for (size_t i = 0; i < r.rows.size(); ++i) {
-    if (!r.rows[i].empty() && r.rows[i][0]) m[*r.rows[i][0]] = CellNumber(r, i, 1);
-  }
-  return m;
 }
 
 // Creates t afresh with c.rows rows; with holes, deletes c.hole_percent of them, spread evenly
 // over the file. Returns the rows deleted.
-uint64_t LoadTable(sql::SqlSession* s, const Config& c, bool holes) {
-  MustRun(s, "DROP TABLE IF EXISTS t", kProgram);
-  const sql::StatementResult created = MustRun(
-      s,
+uint64_t LoadTable(SqlConnection* s, const Config& c, bool holes) {
+  s->Run("DROP TABLE IF EXISTS t");
+  const sql::StatementResult created = s->Run(
       "CREATE TABLE t (id int NOT NULL AUTO_INCREMENT, v varchar(64), n int, PRIMARY KEY (id)) "
-      "ENGINE=MyISAM",
-      kProgram);
+      "ENGINE=MyISAM");
   for (const sql::SqlWarning& w : created.warnings) {
     if (w.code == sql::kErWarnUsingOtherHandler) {
       std::fprintf(stderr, "%s: the table-locking engine is not available: %s\n", kProgram,
@@ -75,11 +65,10 @@ uint64_t LoadTable(sql::SqlSession* s, const Config& c, bool holes) {
     for (uint64_t j = 0; j < kRowsPerInsert && k < c.rows; ++j, ++k) {
       sql += fmt::format("{}(md5(rand()), {})", j == 0 ? "" : ",", k % 1000);
     }
-    MustRun(s, sql, kProgram);
+    s->Run(sql);
   }
   if (!holes) return 0;
-  return MustRun(s, fmt::format("DELETE FROM t WHERE mod(id, 100) < {}", c.hole_percent), kProgram)
-      .affected_rows;
+  return s->Run(fmt::format("DELETE FROM t WHERE mod(id, 100) < {}", c.hole_percent)).affected_rows;
 }
 
 // (b)'s long SELECT: a scan of every row of t computing `depth` md5s of v per row, so that one
@@ -97,15 +86,15 @@ std::string LongSelect(uint64_t depth) {
   return fmt::format("SELECT count(*), sum({}) FROM t", sum);
 }
 
-double TimeOf(sql::SqlSession* s, const std::string& sql) {
+double TimeOf(SqlConnection* s, const std::string& sql) {
   const auto t0 = std::chrono::steady_clock::now();
-  MustRun(s, sql, kProgram);
+  s->Run(sql);
   return SecondsSince(t0);
 }
 
 // The md5 nesting at which LongSelect takes about `hold` seconds on t as it is, alone; sets
 // *alone to the time it took at that depth.
-uint64_t CalibrateDepth(sql::SqlSession* s, double hold, double* alone) {
+uint64_t CalibrateDepth(SqlConnection* s, double hold, double* alone) {
   const double base = std::min(TimeOf(s, LongSelect(0)), TimeOf(s, LongSelect(0)));
   auto depth_for = [&](double per_level) {
     const double d = std::round((hold - base) / std::max(per_level, 1e-9));
@@ -146,18 +135,18 @@ struct Tally {
 
 // Runs one statement of a loop. Returns true if it succeeded within the cell's time (and counts
 // it); a statement that ends after the cell's time (or was cancelled then) is not counted.
-bool Step(sql::SqlSession* s, const std::string& sql, Kind kind, const std::atomic<bool>& stop,
+bool Step(SqlConnection* s, const std::string& sql, Kind kind, const std::atomic<bool>& stop,
           Tally* t) {
   const auto t0 = std::chrono::steady_clock::now();
-  sql::SqlResult<sql::StatementResult> r = s->Execute(sql);
+  const RunOutcome r = s->TryRun(sql);
   const double secs = SecondsSince(t0);
   if (stop.load(std::memory_order_relaxed)) return false;
   if (!r.ok()) {
-    if (r.error().code == sql::kErLockWaitTimeout) {
+    if (r.code == sql::kErLockWaitTimeout) {
       ++t->timeouts;
     } else {
       ++t->other_errors;
-      if (t->first_error.empty()) t->first_error = r.error().ToString();
+      if (t->first_error.empty()) t->first_error = r.message;
     }
     return false;
   }
@@ -191,7 +180,7 @@ std::string PointSelect(std::mt19937_64& rng, uint64_t ids) {
 // (a): sysbench-like transactions without their updates and deletes (which would make holes):
 // 10 point SELECTs, a range SELECT of 100 rows, an INSERT. Autocommit: MyISAM has no
 // transactions, so each statement takes and releases its own table lock.
-void OltpLoop(sql::SqlSession* s, uint64_t ids, uint64_t seed, uint64_t session_no,
+void OltpLoop(SqlConnection* s, uint64_t ids, uint64_t seed, uint64_t session_no,
               const std::atomic<bool>& stop, Tally* t) {
   std::mt19937_64 rng(seed);
   while (!stop.load(std::memory_order_relaxed)) {
@@ -211,7 +200,7 @@ void OltpLoop(sql::SqlSession* s, uint64_t ids, uint64_t seed, uint64_t session_
 }
 
 // (b)'s writers: a point SELECT and an INSERT, again and again, no think time.
-void WriterLoop(sql::SqlSession* s, uint64_t ids, uint64_t seed, uint64_t session_no,
+void WriterLoop(SqlConnection* s, uint64_t ids, uint64_t seed, uint64_t session_no,
                 const std::atomic<bool>& stop, Tally* t) {
   std::mt19937_64 rng(seed);
   while (!stop.load(std::memory_order_relaxed)) {
@@ -222,7 +211,7 @@ void WriterLoop(sql::SqlSession* s, uint64_t ids, uint64_t seed, uint64_t sessio
 }
 
 // (b)'s reader: the long SELECT, again and again.
-void ReaderLoop(sql::SqlSession* s, uint64_t depth, const std::atomic<bool>& stop, Tally* t) {
+void ReaderLoop(SqlConnection* s, uint64_t depth, const std::atomic<bool>& stop, Tally* t) {
   const std::string sql = LongSelect(depth);
   while (!stop.load(std::memory_order_relaxed)) Step(s, sql, Kind::kLongSelect, stop, t);
 }
@@ -235,7 +224,7 @@ struct LongSelectChoice {
   double alone = 0;
 };
 
-Cell RunCell(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c, Scenario scenario,
+Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, Scenario scenario,
              const Setting& setting, bool holes, uint64_t cell_no, LongSelectChoice* choice) {
   Cell cell;
   cell.scenario = scenario;
@@ -249,27 +238,26 @@ Cell RunCell(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c, Sc
   }
   cell.md5_depth = choice->depth;
   cell.hold_alone = choice->alone;
-  MustRun(admin, fmt::format("SET GLOBAL concurrent_insert = {}", setting.value), kProgram);
+  admin->Run(fmt::format("SET GLOBAL concurrent_insert = {}", setting.value));
   cell.data_free_before = StatusOfT(admin).data_free;
 
   // Session 0 of (b) is the reader; the others are writers.
   const uint64_t n = long_read ? c.writers + 1 : c.oltp_sessions;
-  std::vector<std::unique_ptr<sql::SqlSession>> sessions;
+  std::vector<std::unique_ptr<SqlConnection>> sessions;
   for (uint64_t i = 0; i < n; ++i) {
-    sessions.push_back(engine->NewSession());
-    MustRun(sessions.back().get(),
-            fmt::format("SET SESSION lock_wait_timeout = {}", c.lock_wait_timeout), kProgram);
+    sessions.push_back(connect());
+    sessions.back()->Run(fmt::format("SET SESSION lock_wait_timeout = {}", c.lock_wait_timeout));
   }
   std::vector<Tally> tallies(n);
-  const std::map<std::string, uint64_t> before = TableLockCounters(admin);
+  const std::map<std::string, uint64_t> before = GlobalStatus(admin, {"Table_locks%"});
 
   std::atomic<bool> stop{false};
-  std::atomic<uint64_t> running{n};
+  std::atomic<size_t> running{n};
   std::vector<std::thread> threads;
   const auto start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      sql::SqlSession* s = sessions[i].get();
+      SqlConnection* s = sessions[i].get();
       const uint64_t seed = cell_no * 1000 + i;
       if (!long_read) {
         OltpLoop(s, c.rows, seed, i, stop, &tallies[i]);
@@ -285,13 +273,9 @@ Cell RunCell(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c, Sc
       std::chrono::duration<double>(long_read ? c.seconds : c.oltp_seconds));
   stop.store(true);
   cell.elapsed = SecondsSince(start);
-  // A session waiting for a table lock, or in a long SELECT, would otherwise go on.
-  while (running.load() > 0) {
-    for (auto& s : sessions) s->Cancel();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  CancelUntilStopped(sessions, running);
   for (std::thread& t : threads) t.join();
-  const std::map<std::string, uint64_t> after = TableLockCounters(admin);
+  const std::map<std::string, uint64_t> after = GlobalStatus(admin, {"Table_locks%"});
 
   for (const Tally& t : tallies) t.AddTo(&cell);
   auto delta = [&](const char* name) {
@@ -314,18 +298,18 @@ double Cell::PerSecond(uint64_t n) const {
   return elapsed > 0 ? static_cast<double>(n) / elapsed : 0;
 }
 
-std::vector<Cell> RunCells(sql::SqlEngine* engine, sql::SqlSession* admin, const Config& c) {
+std::vector<Cell> RunCells(const Connect& connect, SqlConnection* admin, const Config& c) {
   std::vector<Cell> cells;
   uint64_t cell_no = 0;
   for (const Scenario scenario : {Scenario::kOltp, Scenario::kLongRead}) {
     for (const bool holes : {false, true}) {
       LongSelectChoice choice;
       for (const Setting& setting : kSettings) {
-        cells.push_back(RunCell(engine, admin, c, scenario, setting, holes, cell_no++, &choice));
+        cells.push_back(RunCell(connect, admin, c, scenario, setting, holes, cell_no++, &choice));
         const Cell& x = cells.back();
         std::string what =
-            fmt::format("{}, {}, concurrent_insert={}: {:.1f} inserts/s, {} table lock waits",
-                        ScenarioName(scenario),
+            fmt::format("{}: {}, {}, concurrent_insert={}: {:.1f} inserts/s, {} table lock waits",
+                        admin->name(), ScenarioName(scenario),
                         holes ? fmt::format("{} holes", Commas(x.rows_deleted)) : "no holes",
                         setting.name, x.PerSecond(x.inserts), Commas(x.table_locks_waited));
         if (scenario == Scenario::kLongRead) {
@@ -337,8 +321,8 @@ std::vector<Cell> RunCells(sql::SqlEngine* engine, sql::SqlSession* admin, const
       }
     }
   }
-  MustRun(admin, "DROP TABLE IF EXISTS t", kProgram);
-  MustRun(admin, "SET GLOBAL concurrent_insert = AUTO", kProgram);
+  admin->Run("DROP TABLE IF EXISTS t");
+  admin->Run("SET GLOBAL concurrent_insert = AUTO");
   return cells;
 }
 

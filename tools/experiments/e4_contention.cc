@@ -243,19 +243,10 @@ void MonitorLoop(SqlConnection* s, const Config& c, const Run& run, std::vector<
   }
 }
 
-std::map<std::string, uint64_t> GlobalStatus(SqlConnection* s) {
-  std::map<std::string, uint64_t> m;
-  for (const char* like : {"Innodb_row_lock%", "Innodb_deadlocks"}) {
-    const sql::StatementResult r = s->Run(fmt::format("SHOW GLOBAL STATUS LIKE '{}'", like));
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      if (r.rows[i].size() >= 2 && r.rows[i][0]) m[*r.rows[i][0]] = CellNumber(r, i, 1);
-    }
-  }
-  return m;
+// The row lock counters read before and after each cell.
+std::map<std::string, uint64_t> RowLockStatus(SqlConnection* s) {
+  return GlobalStatus(s, {"Innodb_row_lock%", "Innodb_deadlocks"});
 }
-
-// A new connection to the engine under test (minnow's SQL front or the MariaDB peer).
-using Connect = std::function<std::unique_ptr<SqlConnection>()>;
 
 std::unique_ptr<SqlConnection> NewSession(const Connect& connect, const Config& c,
                                           const Isolation& iso) {
@@ -276,7 +267,7 @@ Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, cons
   std::unique_ptr<SqlConnection> monitor = connect();
   std::vector<LoopStats> stats(sessions.size());
 
-  const std::map<std::string, uint64_t> before = GlobalStatus(admin);
+  const std::map<std::string, uint64_t> before = RowLockStatus(admin);
   Run run;
   run.start = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
@@ -297,14 +288,10 @@ Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, cons
   std::this_thread::sleep_for(std::chrono::duration<double>(c.seconds));
   run.stop.store(true);
   cell.elapsed = SecondsSince(run.start);
-  // A session waiting for a lock would otherwise go on waiting up to the lock wait timeout.
-  while (running.load() > 0) {
-    for (auto& s : sessions) s->Cancel();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  CancelUntilStopped(sessions, running);
   for (std::thread& t : threads) t.join();
   monitor_thread.join();
-  const std::map<std::string, uint64_t> after = GlobalStatus(admin);
+  const std::map<std::string, uint64_t> after = RowLockStatus(admin);
 
   for (size_t i = 0; i < stats.size(); ++i)
     (i < c.readers ? cell.readers : cell.writers).Add(stats[i]);
@@ -611,15 +598,9 @@ int main(int argc, char** argv) {
        .min = 10,
        .max = 60000,
        .help = "monitor's sampling interval"},
-      {.name = "pool-mib",
-       .u64 = &c.pool_mib,
-       .min = 8,
-       .max = 1 << 20,
-       .help = "buffer pool size in MiB"},
-      {.name = "out", .text = &c.out, .help = "directory for the CSV and PNG files"},
-      {.name = "compare-mariadb",
-       .toggle = &c.compare_mariadb,
-       .help = "also run it on a private MariaDB server (Debian's mariadb-server)"},
+      minnow::experiments::PoolMibFlag(&c.pool_mib),
+      minnow::experiments::OutFlag(&c.out),
+      minnow::experiments::CompareMariaDbFlag(&c.compare_mariadb),
   };
   if (!minnow::experiments::ParseFlags(argc, argv, "e4_contention", flags)) return 2;
   if (c.range > c.rows) {

@@ -104,6 +104,21 @@ std::string CsvField(const std::string& s) {
 
 }  // namespace
 
+Flag PoolMibFlag(uint64_t* mib) {
+  return {
+      .name = "pool-mib", .u64 = mib, .min = 8, .max = 1 << 20, .help = "buffer pool size in MiB"};
+}
+
+Flag OutFlag(std::string* dir) {
+  return {.name = "out", .text = dir, .help = "directory for the CSV and PNG files"};
+}
+
+Flag CompareMariaDbFlag(bool* on) {
+  return {.name = "compare-mariadb",
+          .toggle = on,
+          .help = "also run it on a private MariaDB server (Debian's mariadb-server)"};
+}
+
 bool ParseFlags(int argc, char** argv, const char* program, const std::vector<Flag>& flags) {
   for (int i = 1; i < argc; i += 2) {
     const std::string_view a = argv[i];

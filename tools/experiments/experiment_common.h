@@ -32,6 +32,11 @@ struct Flag {
   std::string help;         // e.g. "rows of W1's table"
 };
 
+// The flags the experiments share.
+Flag PoolMibFlag(uint64_t* mib);    // --pool-mib M: the buffer pool in MiB (8 to 1 Mi)
+Flag OutFlag(std::string* dir);     // --out DIR: the directory for the CSV and PNG files
+Flag CompareMariaDbFlag(bool* on);  // --compare-mariadb: also run on a private MariaDB server
+
 // Parses argv as `--name VALUE` pairs and `--name` switches. On an unknown flag, a missing value or
 // a number out of its range prints the usage (built from `flags`) to stderr and returns false.
 bool ParseFlags(int argc, char** argv, const char* program, const std::vector<Flag>& flags);

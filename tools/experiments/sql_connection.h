@@ -3,12 +3,19 @@
 // front and, with --compare-mariadb, a private MariaDB server (mariadb_peer.h) through the same
 // code.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "sql_lite_front/sql_engine.h"
 
@@ -70,5 +77,39 @@ class MinnowConnection final : public SqlConnection {
   sql::SqlSession* session_;
   const char* program_;
 };
+
+// A new connection to the engine under test (minnow's SQL front or the MariaDB peer).
+using Connect = std::function<std::unique_ptr<SqlConnection>()>;
+
+// The number in row `row`, column `col` of `r`; 0 where there is no such cell or it is NULL.
+inline uint64_t CellNumber(const sql::StatementResult& r, size_t row, size_t col) {
+  if (row >= r.rows.size() || col >= r.rows[row].size() || !r.rows[row][col]) return 0;
+  return std::strtoull(r.rows[row][col]->c_str(), nullptr, 10);
+}
+
+// SHOW GLOBAL STATUS LIKE each of `likes`, as name -> value.
+inline std::map<std::string, uint64_t> GlobalStatus(SqlConnection* s,
+                                                    std::initializer_list<std::string_view> likes) {
+  std::map<std::string, uint64_t> m;
+  for (std::string_view like : likes) {
+    const sql::StatementResult r =
+        s->Run(std::string("SHOW GLOBAL STATUS LIKE '").append(like).append("'"));
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      if (r.rows[i].size() >= 2 && r.rows[i][0]) m[*r.rows[i][0]] = CellNumber(r, i, 1);
+    }
+  }
+  return m;
+}
+
+// Ends a measured run: cancels the statements of `sessions` again and again until `running`
+// (their loops still going, each decrementing it as it returns) is 0. A session waiting for a
+// lock, or in a long statement, would otherwise go on until the lock wait timeout.
+inline void CancelUntilStopped(const std::vector<std::unique_ptr<SqlConnection>>& sessions,
+                               const std::atomic<size_t>& running) {
+  while (running.load() > 0) {
+    for (const auto& s : sessions) s->Cancel();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
 
 }  // namespace minnow::experiments

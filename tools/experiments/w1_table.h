@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -30,12 +29,6 @@ inline constexpr std::string_view kW1CreateTable =
 // a statement that failed means nothing.
 inline sql::StatementResult MustRun(sql::SqlSession* s, std::string_view sql, const char* program) {
   return MinnowConnection(s, program).Run(sql);
-}
-
-// The number in row `row`, column `col` of `r`; 0 where there is no such cell or it is NULL.
-inline uint64_t CellNumber(const sql::StatementResult& r, size_t row, size_t col) {
-  if (row >= r.rows.size() || col >= r.rows[row].size() || !r.rows[row][col]) return 0;
-  return std::strtoull(r.rows[row][col]->c_str(), nullptr, 10);
 }
 
 // Creates and fills W1's `sample` table with `rows` rows (REQUIRES: rows >= 100) through `c`.

@@ -294,6 +294,101 @@ TEST_CASE("ddl: CREATE INDEX and DROP INDEX", "[sql][ddl]") {
   CHECK(f.Rows("SELECT count(*) FROM t") == std::vector<std::string>{"3"});
 }
 
+// The keys of keyspace `name`, in order, read in a transaction of their own.
+std::vector<std::string> KeysOf(Fixture& f, const std::string& name) {
+  auto session = Take(f.db->NewSession());
+  auto txn = Take(session->Begin());
+  auto ks = Take(f.db->OpenKeyspace(name));
+  auto it = Take(txn->NewIterator(ks));
+  REQUIRE(it->SeekToFirst().ok());
+  std::vector<std::string> keys;
+  while (it->Valid()) {
+    keys.emplace_back(it->key());
+    REQUIRE(it->Next().ok());
+  }
+  return keys;
+}
+
+// The keys of index `index` of table `table`, whichever keyspace holds it now ("t.k", "t$2.k").
+std::vector<std::string> IndexKeys(Fixture& f, const std::string& table, const std::string& index) {
+  std::vector<std::string> found;
+  for (const std::string& k : f.Keyspaces()) {
+    const bool of_table = k.starts_with(table + ".") || k.starts_with(table + "$");
+    if (of_table && k.ends_with("." + index)) found.push_back(k);
+  }
+  REQUIRE(found.size() == 1);
+  return KeysOf(f, found[0]);
+}
+
+TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put there",
+          "[sql][ddl]") {
+  // k's entries are 8 bytes (int k, then the primary key's int) and m's 6 (smallint m, then the
+  // int): sorted by their prefixes alone (the radix sort, whose low bytes order the ties); s's
+  // differ in length and share 24-byte prefixes, with NULL, '' and bytes above 0x7f: sorted by
+  // prefix, then by their bytes. The entries of t come from the copy's bulk builds; u holds the
+  // same rows under p as its primary key, its entries made by inserts one row at a time.
+  Fixture f;
+  const std::string columns =
+      "id int NOT NULL, p int NOT NULL, k int NOT NULL, m smallint NOT NULL, s varchar(60), "
+      "KEY k (k), KEY m (m), KEY s (s)";
+  f.Ok("CREATE TABLE t (" + columns + ", PRIMARY KEY (id)) DEFAULT CHARSET=utf8mb4");
+  f.Ok("CREATE TABLE u (" + columns + ", PRIMARY KEY (p)) DEFAULT CHARSET=utf8mb4");
+  const std::string shared = "a prefix of 24 bytes ...";
+  uint64_t x = 12345;
+  for (int batch = 0; batch < 8; ++batch) {
+    std::string sql = "INSERT INTO t VALUES ";
+    for (int i = 0; i < 250; ++i) {
+      const int id = batch * 250 + i + 1;
+      const int p = id * 7919 % 2003 + 1;  // a permutation of the ids' order
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      // k: half of them anywhere in int's range (both signs, every byte varies), half among
+      // 301 values near 0; m: 7 values. Their ties are ordered by the primary key.
+      const auto k =
+          id % 2 != 0 ? static_cast<int32_t>(x >> 32) : static_cast<int32_t>((x >> 32) % 301) - 150;
+      const int m = static_cast<int>((x >> 16) % 7) - 3;
+      std::string s;
+      if (id % 17 == 0) {
+        s = "NULL";
+      } else if (id % 13 == 0) {
+        s = "''";
+      } else {
+        std::string tail = std::to_string(x % 100000).substr(0, 1 + id % 5);
+        if (id % 7 == 0) tail += "\xc3\xa9";  // U+00E9: bytes above 0x7f
+        s = "'" + (id % 3 == 0 ? shared : shared.substr(0, 8 + id % 16)) + tail + "'";
+      }
+      sql += std::string(i == 0 ? "(" : ", (") + std::to_string(id) + ", " + std::to_string(p) +
+             ", " + std::to_string(k) + ", " + std::to_string(m) + ", " + s + ")";
+    }
+    f.Ok(sql);
+  }
+  f.Ok("INSERT INTO u SELECT * FROM t");
+  const std::vector<std::string> t_k = IndexKeys(f, "t", "k"), t_m = IndexKeys(f, "t", "m"),
+                                 t_s = IndexKeys(f, "t", "s");
+  REQUIRE(t_k.size() == 2000);
+  REQUIRE(t_m.size() == 2000);
+  REQUIRE(t_s.size() == 2000);
+  CHECK(t_k.front().size() == 8);
+  CHECK(t_m.front().size() == 6);
+
+  // A copy in key order (ALTER ... COPY) builds every index from the rows it gathers.
+  f.Ok("ALTER TABLE t ADD COLUMN z int, ALGORITHM=COPY");
+  CHECK(IndexKeys(f, "t", "k") == t_k);
+  CHECK(IndexKeys(f, "t", "m") == t_m);
+  CHECK(IndexKeys(f, "t", "s") == t_s);
+  // CREATE INDEX builds one from a scan.
+  f.Ok("DROP INDEX s ON t");
+  f.Ok("DROP INDEX k ON t");
+  f.Ok("CREATE INDEX s ON t (s)");
+  f.Ok("CREATE INDEX k ON t (k)");
+  CHECK(IndexKeys(f, "t", "s") == t_s);
+  CHECK(IndexKeys(f, "t", "k") == t_k);
+  // A copy to another primary key gathers the entries out of their order's last bytes.
+  f.Ok("ALTER TABLE t DROP COLUMN z, DROP PRIMARY KEY, ADD PRIMARY KEY (p)");
+  CHECK(IndexKeys(f, "t", "k") == IndexKeys(f, "u", "k"));
+  CHECK(IndexKeys(f, "t", "m") == IndexKeys(f, "u", "m"));
+  CHECK(IndexKeys(f, "t", "s") == IndexKeys(f, "u", "s"));
+}
+
 TEST_CASE("ddl: TRUNCATE and OPTIMIZE", "[sql][ddl]") {
   Fixture f;
   f.Ok(kSample);
