@@ -170,4 +170,18 @@ Status Catalog::Remove(std::string_view name) {
   return st;
 }
 
+KeyspaceCheck ToKeyspaceCheck(std::string name, uint32_t id, const CheckReport& r) {
+  KeyspaceCheck k;
+  k.name = std::move(name);
+  k.id = id;
+  k.records = r.records;
+  k.delete_marked = r.delete_marked;
+  k.leaf_pages = r.leaf_pages;
+  k.node_pages = r.node_pages;
+  k.overflow_pages = r.overflow_pages;
+  k.height = r.height;
+  k.avg_leaf_fill = r.avg_leaf_fill;
+  return k;
+}
+
 }  // namespace minnow

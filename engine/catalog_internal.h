@@ -21,6 +21,7 @@
 
 #include "btree/btree.h"
 #include "buffer_pool/buffer_pool.h"
+#include "minnow/db.h"
 #include "minnow/options.h"
 #include "minnow/status.h"
 
@@ -37,6 +38,9 @@ struct CatalogEntry {
   KeyspaceOptions options;  // secondary_of is not stored: owner_id is
   uint32_t owner_id = 0;    // 0: a table; else the id of the table it is a secondary index of
 };
+
+// A checked tree's figures as CheckIntegrity reports them, under `name` and keyspace `id`.
+KeyspaceCheck ToKeyspaceCheck(std::string name, uint32_t id, const CheckReport& r);
 
 // OK if `name` is 1 to 64 characters of [A-Za-z0-9_$.], else kInvalidArgument saying why.
 Status ValidateKeyspaceName(std::string_view name);

@@ -317,17 +317,7 @@ Result<KeyspaceCheck> CheckTree(const std::string& name, uint32_t id, const BTre
   if (!r.ok()) {
     return Status(r.status().code(), fmt::format("keyspace '{}': {}", name, r.status().message()));
   }
-  KeyspaceCheck k;
-  k.name = name;
-  k.id = id;
-  k.records = r->records;
-  k.delete_marked = r->delete_marked;
-  k.leaf_pages = r->leaf_pages;
-  k.node_pages = r->node_pages;
-  k.overflow_pages = r->overflow_pages;
-  k.height = r->height;
-  k.avg_leaf_fill = r->avg_leaf_fill;
-  return k;
+  return ToKeyspaceCheck(name, id, *r);
 }
 
 }  // namespace

@@ -30,8 +30,8 @@ using heap_internal::CheckUnique;
 using heap_internal::DecodeRecord;
 using heap_internal::EncodeEntry;
 using heap_internal::EncodeRecord;
-using heap_internal::InsertEntry;
 using heap_internal::ExcludesWriters;
+using heap_internal::InsertEntry;
 using heap_internal::NewIndexTrees;
 using heap_internal::RemoveEntry;
 using heap_internal::ToId;
@@ -116,8 +116,8 @@ Status CheckLock(const HeapTableState* t, const HeapTableLock::Impl* lock, bool 
                     TableLockTypeName(type)));
   }
   if (need == Need::kAlone && !ExcludesWriters(type)) {
-    return Status::InvalidArgument(fmt::format("table '{}': this needs WRITE, not {}", t->name,
-                                               TableLockTypeName(type)));
+    return Status::InvalidArgument(
+        fmt::format("table '{}': this needs WRITE, not {}", t->name, TableLockTypeName(type)));
   }
   return Status::OK();
 }
@@ -267,30 +267,30 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
   return ToId(pos);
 }
 
-Status HeapTable::Get(const HeapTableLock& lock, HeapRowId id, std::string* row) const {
+Status HeapTable::ReadRecord(const HeapTableLock& lock, HeapRowId id, std::string* rec,
+                             std::vector<std::string_view>* keys, std::string_view* row) const {
   HeapTableState* t = state_;
   RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
   if (!id.valid()) return Status::NotFound("no row at an invalid position");
-  std::string rec;
   const HeapEnd* bound = lock.impl_->reader ? &lock.impl_->end : nullptr;
-  RETURN_IF_ERROR(t->heap->Get(ToPos(id), &rec, bound));
+  RETURN_IF_ERROR(t->heap->Get(ToPos(id), rec, bound));
+  return DecodeRecord(*rec, t->indexes.size(), keys, row);
+}
+
+Status HeapTable::Get(const HeapTableLock& lock, HeapRowId id, std::string* row) const {
+  std::string rec;
   std::vector<std::string_view> keys;
   std::string_view r;
-  RETURN_IF_ERROR(DecodeRecord(rec, t->indexes.size(), &keys, &r));
+  RETURN_IF_ERROR(ReadRecord(lock, id, &rec, &keys, &r));
   row->assign(r);
   return Status::OK();
 }
 
 Result<std::vector<std::string>> HeapTable::GetKeys(const HeapTableLock& lock, HeapRowId id) const {
-  HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
-  if (!id.valid()) return Status::NotFound("no row at an invalid position");
   std::string rec;
-  const HeapEnd* bound = lock.impl_->reader ? &lock.impl_->end : nullptr;
-  RETURN_IF_ERROR(t->heap->Get(ToPos(id), &rec, bound));
   std::vector<std::string_view> keys;
   std::string_view r;
-  RETURN_IF_ERROR(DecodeRecord(rec, t->indexes.size(), &keys, &r));
+  RETURN_IF_ERROR(ReadRecord(lock, id, &rec, &keys, &r));
   return std::vector<std::string>(keys.begin(), keys.end());
 }
 

@@ -266,18 +266,7 @@ Status HeapTables::CrossCheck(HeapTableState* t, std::vector<KeyspaceCheck>* rep
       return where(Status::Corruption(
           fmt::format("index '{}' has {} entries for {} rows", i.spec.name, r->records, rows)));
     }
-    if (reports != nullptr) {
-      KeyspaceCheck k;
-      k.name = t->name + "." + i.spec.name;
-      k.records = r->records;
-      k.delete_marked = r->delete_marked;
-      k.leaf_pages = r->leaf_pages;
-      k.node_pages = r->node_pages;
-      k.overflow_pages = r->overflow_pages;
-      k.height = r->height;
-      k.avg_leaf_fill = r->avg_leaf_fill;
-      reports->push_back(std::move(k));
-    }
+    if (reports != nullptr) reports->push_back(ToKeyspaceCheck(t->name + "." + i.spec.name, 0, *r));
   }
   // Every row's entry is in every index, pointing at it; with the counts equal, the indexes
   // hold exactly the rows' entries.
@@ -323,17 +312,7 @@ Status HeapTables::CheckAll(std::vector<KeyspaceCheck>* reports) {
       return Status::Corruption(
           fmt::format("heap catalog lists {} tables, {} are open", r->records, by_name_.size()));
     }
-    if (reports != nullptr) {
-      KeyspaceCheck k;
-      k.name = "(heap catalog)";
-      k.records = r->records;
-      k.leaf_pages = r->leaf_pages;
-      k.node_pages = r->node_pages;
-      k.overflow_pages = r->overflow_pages;
-      k.height = r->height;
-      k.avg_leaf_fill = r->avg_leaf_fill;
-      reports->push_back(std::move(k));
-    }
+    if (reports != nullptr) reports->push_back(ToKeyspaceCheck("(heap catalog)", 0, *r));
     for (const auto& [n, t] : by_name_) live.push_back(t);
   }
   // Each table under a lock that keeps writers out (no latch held while waiting).

@@ -226,6 +226,10 @@ class HeapTable {
 
  private:
   explicit HeapTable(HeapTableState* state) : state_(state) {}
+  // The record at `id` into `rec`, split into its index keys and row bytes (views into `rec`),
+  // as a holder of `lock` may see it. What Get and GetKeys share.
+  Status ReadRecord(const HeapTableLock& lock, HeapRowId id, std::string* rec,
+                    std::vector<std::string_view>* keys, std::string_view* row) const;
   HeapTableState* state_ = nullptr;
 };
 
