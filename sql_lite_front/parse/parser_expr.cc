@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "sql_lite_front/parse/parser_internal.h"
@@ -369,7 +370,8 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
 SqlResult<ExprPtr> Parser::ParsePrimary() {
   const uint32_t begin = Cur().begin;
   const Token& t = Cur();
-  SqlResult<ExprPtr> result = SyntaxError();
+  // Built only when needed: a syntax error's message scans the statement text before it.
+  std::optional<SqlResult<ExprPtr>> result;
   switch (t.kind) {
     case TokenKind::kInteger:
     case TokenKind::kDecimal:
@@ -447,8 +449,9 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
     default:
       break;
   }
-  if (result.ok() && IsKw("COLLATE")) return NotSupported("COLLATE");
-  return result;
+  if (!result.has_value()) return SyntaxError();
+  if (result->ok() && IsKw("COLLATE")) return NotSupported("COLLATE");
+  return std::move(*result);
 }
 
 // After name: ( [DISTINCT | ALL] [* | e, ...] )
