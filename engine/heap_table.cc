@@ -46,6 +46,14 @@ struct HeapTableLock::Impl {
   bool concurrent = false;  // a granted concurrent insert
   Status end_status;        // End() at grant, for readers
   HeapEnd end;
+  HeapTables* tables = nullptr;  // outlives the lock (the database's), unlike `table`
+  Lsn unflushed = 0;  // the log's end after the last write under the lock not yet durable
+
+  // The writes under the lock made durable (HeapTableLock::WaitDurable).
+  Status WaitDurable() {
+    const Lsn lsn = std::exchange(unflushed, 0);
+    return tables == nullptr ? Status::OK() : tables->WaitDurable(lsn);
+  }
 
   void Release() {
     if (!ticket.held()) return;
@@ -63,19 +71,24 @@ HeapTableLock::HeapTableLock() = default;
 HeapTableLock::HeapTableLock(HeapTableLock&&) noexcept = default;
 HeapTableLock& HeapTableLock::operator=(HeapTableLock&& other) noexcept {
   if (this != &other) {
-    Release();
+    (void)Release();  // a failed wait leaves the log failed: later writes report it
     impl_ = std::move(other.impl_);
   }
   return *this;
 }
-HeapTableLock::~HeapTableLock() { Release(); }
+HeapTableLock::~HeapTableLock() { (void)Release(); }  // as operator=
 bool HeapTableLock::held() const { return impl_ != nullptr && impl_->ticket.held(); }
 HeapLockType HeapTableLock::type() const {
   return held() ? static_cast<HeapLockType>(impl_->ticket.type()) : HeapLockType::kRead;
 }
 bool HeapTableLock::concurrent_insert() const { return held() && impl_->concurrent; }
-void HeapTableLock::Release() {
-  if (impl_ != nullptr) impl_->Release();
+Status HeapTableLock::Release() {
+  if (impl_ == nullptr) return Status::OK();
+  impl_->Release();  // first: the lock's waiters need not wait for the log (as InnoDB's commit)
+  return impl_->WaitDurable();
+}
+Status HeapTableLock::WaitDurable() {
+  return impl_ == nullptr ? Status::OK() : impl_->WaitDurable();
 }
 
 // ---- HeapTable (public handle) ----
@@ -165,6 +178,7 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
   out.impl_ = std::make_unique<HeapTableLock::Impl>();
   HeapTableLock::Impl* impl = out.impl_.get();
   impl->table = t;
+  impl->tables = t->owner;
   const auto type = static_cast<TableLockType>(options.type);
   const ConcurrentInsert mode = options.concurrent_insert;
   TableLockHooks hooks;
@@ -263,7 +277,7 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
     }
     RefreshHoles(t);
   }
-  RETURN_IF_ERROR(t->owner->AfterWrite());
+  lock.impl_->unflushed = t->owner->WrittenLsn();
   return ToId(pos);
 }
 
@@ -431,7 +445,7 @@ Result<HeapRowId> HeapTable::Update(const HeapTableLock& lock, HeapRowId id, std
     }
     RefreshHoles(t);
   }
-  RETURN_IF_ERROR(t->owner->AfterWrite());
+  lock.impl_->unflushed = t->owner->WrittenLsn();
   return ToId(moved);
 }
 
@@ -456,7 +470,8 @@ Status HeapTable::Delete(const HeapTableLock& lock, HeapRowId id) const {
     RETURN_IF_ERROR(t->heap->Delete(pos));
     RefreshHoles(t);
   }
-  return t->owner->AfterWrite();
+  lock.impl_->unflushed = t->owner->WrittenLsn();
+  return Status::OK();
 }
 
 Result<HeapTableStats> HeapTable::stats() const {

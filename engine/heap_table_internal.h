@@ -112,8 +112,12 @@ class HeapTables {
 
   // Before a write: closed / writable checks, log free check.
   Status BeforeWrite() const;
-  // After a write: the redo log made as durable as the flush policy says.
-  Status AfterWrite() const;
+  // After a DDL write: the redo log made as durable as the flush policy says.
+  Status AfterWrite() const { return WaitDurable(WrittenLsn()); }
+  // The redo log's end now (0 without a log): after a row write, what its lock waits for.
+  Lsn WrittenLsn() const;
+  // The redo log made durable up to `lsn` as the flush policy says for a commit. OK for 0.
+  Status WaitDurable(Lsn lsn) const;
 
   // Writes `t`'s catalog record as it is now (after Compact or a rebuild).
   Status Persist(HeapTableState* t) EXCLUDES(latch_);

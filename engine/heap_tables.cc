@@ -91,10 +91,11 @@ Status HeapTables::BeforeWrite() const {
   return svc_->LogFreeCheck();
 }
 
-Status HeapTables::AfterWrite() const {
-  DurableRedoLog* log = svc_->log;
-  if (log == nullptr) return Status::OK();
-  return log->CommitUpTo(log->current_lsn(), svc_->flush_policy);
+Lsn HeapTables::WrittenLsn() const { return svc_->log == nullptr ? 0 : svc_->log->current_lsn(); }
+
+Status HeapTables::WaitDurable(Lsn lsn) const {
+  if (svc_->log == nullptr || lsn == 0) return Status::OK();
+  return svc_->log->CommitUpTo(lsn, svc_->flush_policy);
 }
 
 Status HeapTables::Create(std::string_view name, const HeapTableSpec& spec) {

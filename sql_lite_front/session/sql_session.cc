@@ -480,8 +480,9 @@ class StatementRunner {
         WritesHeapTable() &&
         ctx.counts->handler_write + ctx.counts->handler_update + ctx.counts->handler_delete !=
             writes_before;
-    s_->statement_table_locks.clear();  // thr_unlock at the statement's end
+    const SqlStatus durable = EndStatementTableLocks(s_);
     if (wrote_heap && !own) s_->txn_changed_non_transactional = true;
+    if (r.ok() && !durable.ok()) r = durable.error();
     if (!r.ok()) {
       if (!txn->active()) {
         // A deadlock victim: the engine rolled back the whole transaction.

@@ -118,6 +118,21 @@ SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRe
   return SqlStatus::OK();
 }
 
+SqlStatus EndStatementTableLocks(SessionState* s) {
+  std::vector<SessionState::HeldLock> held = std::move(s->statement_table_locks);
+  s->statement_table_locks.clear();
+  Status first;
+  for (SessionState::HeldLock& h : held) {
+    Status st = h.lock.Release();
+    if (first.ok()) first = st;
+  }
+  for (SessionState::LockedTable& t : s->locked_tables) {
+    Status st = t.heap_lock.WaitDurable();
+    if (first.ok()) first = st;
+  }
+  return first.ok() ? SqlStatus::OK() : FromStatus(first);
+}
+
 const HeapTableLock* HeldTableLock(const SessionState& s, std::string_view table) {
   for (const SessionState::HeldLock& h : s.statement_table_locks) {
     if (EqualsNoCase(h.table, table)) return &h.lock;

@@ -49,6 +49,12 @@ std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
 // none is held.
 SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRequest>& requests);
 
+// Ends the statement's table locks (thr_unlock at its end), then waits until what the statement
+// wrote to MyISAM tables is durable, under LOCK TABLES' locks too (those stay held): one log
+// flush per statement, after its locks are gone. The first error of those waits (the redo
+// log's).
+SqlStatus EndStatementTableLocks(SessionState* s);
+
 // The lock the session holds on MyISAM table `table` for its statement or by LOCK TABLES, or
 // null.
 const HeapTableLock* HeldTableLock(const SessionState& s, std::string_view table);

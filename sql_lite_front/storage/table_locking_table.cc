@@ -130,6 +130,11 @@ SqlResult<const HeapTableLock*> TableLockingTable::LockFor(HeapLockType type,
   return own;
 }
 
+SqlStatus TableLockingTable::ReleaseOwn(HeapTableLock* own) {
+  Status st = own->Release();  // a statement's held lock waits at the statement's end instead
+  return st.ok() ? SqlStatus::OK() : FromStatus(st);
+}
+
 std::vector<std::string> TableLockingTable::KeysOf(const Row& row) const {
   const TableDef& def = table_.def;
   std::vector<std::string> keys;
@@ -193,7 +198,7 @@ SqlStatus TableLockingTable::Insert(const Row& row) {
   Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
   if (id.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, row);
   if (!id.ok()) return FromStatus(id.status());
-  return SqlStatus::OK();
+  return ReleaseOwn(&own);
 }
 
 SqlStatus TableLockingTable::Update(std::string_view ref, const Row&, const Row& new_row) {
@@ -206,7 +211,7 @@ SqlStatus TableLockingTable::Update(std::string_view ref, const Row&, const Row&
   Result<HeapRowId> moved = table_.heap.Update(*lock, id, bytes, KeysOf(new_row));
   if (moved.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, new_row);
   if (!moved.ok()) return FromStatus(moved.status());
-  return SqlStatus::OK();
+  return ReleaseOwn(&own);
 }
 
 SqlStatus TableLockingTable::Delete(std::string_view ref, const Row&) {
@@ -216,7 +221,7 @@ SqlStatus TableLockingTable::Delete(std::string_view ref, const Row&) {
   SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
   Status st = table_.heap.Delete(*lock, id);
   if (!st.ok()) return FromStatus(st);
-  return SqlStatus::OK();
+  return ReleaseOwn(&own);
 }
 
 SqlStatus TableLockingTable::LockTable(LockMode) {
@@ -239,7 +244,7 @@ SqlStatus TableLockingTable::BulkLoad(const RowSource& next, bool) {
   std::string bytes;
   for (;;) {
     SQL_ASSIGN_OR_RETURN(bool more, next(&row));
-    if (!more) return SqlStatus::OK();
+    if (!more) return ReleaseOwn(&own);
     EncodeHeapRow(table_.def, row, &bytes);
     Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
     if (id.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, row);

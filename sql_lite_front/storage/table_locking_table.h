@@ -49,6 +49,9 @@ class TableLockingTable final : public TableEngine {
  private:
   // The lock the call runs under: the held one, or one taken into `own` (of `type`).
   SqlResult<const HeapTableLock*> LockFor(HeapLockType type, HeapTableLock* own) const;
+  // After a write under `own`: releases it and waits until the write is durable (a lock of
+  // the statement's waits as the statement ends; `own` is then empty and this is OK).
+  static SqlStatus ReleaseOwn(HeapTableLock* own);
   // The heap index keys of `row`, one per heap index in order.
   std::vector<std::string> KeysOf(const Row& row) const;
 

@@ -5,7 +5,7 @@
 //   ASSIGN_OR_RETURN(HeapTable t, HeapTable::Open(db, "t"));
 //   ASSIGN_OR_RETURN(HeapTableLock w, t.Lock(session, {.type = HeapLockType::kWrite}));
 //   ASSIGN_OR_RETURN(HeapRowId id, t.Insert(w, row_bytes, {pk_key, v_key}));
-//   w.Release();
+//   RETURN_IF_ERROR(w.Release());  // lets the lock go, then waits until the insert is durable
 //
 // A heap table is a heap of rows with holes (myisam/row_heap.h) plus zero or more indexes,
 // each a B+tree of key -> row position (MyISAM's .MYD and .MYI). The engine does not parse
@@ -20,9 +20,13 @@
 // (READ_NO_INSERT, WRITE_LOW_PRIORITY, WRITE, WRITE_ONLY); Compact one that keeps every other
 // owner out (WRITE_LOW_PRIORITY, WRITE, WRITE_ONLY). kInvalidArgument otherwise, or for a lock
 // of another table or one released. Locks are the only concurrency control: there
-// are no transactions and no rollback. Each call is durable as Options::flush_log_at_trx_commit
-// says for a commit (1: the redo log is fsynced before a write returns); a statement's rows
-// stay if a later call fails.
+// are no transactions and no rollback. A write is in the redo log when it returns and
+// durable, as Options::flush_log_at_trx_commit says for a commit (1: the log fsynced), once
+// its lock's WaitDurable or Release has returned OK: one log flush for a statement's many rows.
+// Release lets the lock go before it waits, as InnoDB releases a transaction's locks before
+// its commit's log flush, so other holders may read a write before it is durable; a crash in
+// between can lose it only while its own caller has not been told it succeeded. A
+// statement's rows stay if a later call fails.
 //
 // Concurrent insert (MySQL's concurrent_insert, HeapLockOptions::concurrent_insert): a
 // kWriteConcurrentInsert request is granted beside readers if the table has no holes (kAuto)
@@ -138,8 +142,14 @@ class HeapTableLock {
   HeapLockType type() const;
   // True for a granted concurrent insert (inserts append).
   bool concurrent_insert() const;
-  // Releases the lock and starts the requests it held back. No-op when not held.
-  void Release();
+  // Releases the lock and starts the requests it held back, then waits as WaitDurable does
+  // and returns its error. The destructor releases too and drops that error (a failed log
+  // flush leaves the log failed, so later writes report it); call Release to see it. OK and no
+  // effect when not held.
+  Status Release();
+  // Waits until every write made under this lock is durable (flush_log_at_trx_commit); the
+  // lock stays held. OK at once when there is nothing to wait for. A failure is the redo log's.
+  Status WaitDurable();
 
   struct Impl;  // engine-internal
 
