@@ -479,6 +479,64 @@ def test_disconnect_releases_locks(port):
     obs.close()
 
 
+# A client process of its own: takes row 3's lock in an open transaction, says so, then waits.
+LOCK_HOLDER = """
+import sys, time
+sys.path.append("/usr/lib/python3/dist-packages")
+import pymysql
+c = pymysql.connect(host="127.0.0.1", port=int(sys.argv[1]), user="root", autocommit=False)
+c.cursor().execute("UPDATE t SET v = 'holder' WHERE id = 3")
+print("locked", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_killed_client_releases_locks(port):
+    """A client process killed (SIGKILL) while its transaction holds a row lock: the kernel
+    closes its socket, minnowd ends the session, the transaction rolls back, and the
+    connection waiting for the row gets it."""
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(port)],
+                              stdout=subprocess.PIPE, text=True)
+    locked = holder.stdout.readline().strip() == "locked"
+    check("killed client: the holder process locked row 3", locked)
+    b = connect(port, autocommit=False)
+    bc = b.cursor()
+    bc.execute("SET innodb_lock_wait_timeout = 30")
+    result = {}
+
+    def wait_for_row():
+        t0 = time.time()
+        try:
+            bc.execute("SELECT v FROM t WHERE id = 3 FOR UPDATE")
+            result["v"] = bc.fetchone()[0]
+            result["ok"] = time.time() - t0
+        except Exception as e:  # noqa: BLE001
+            result["error"] = e
+    th = threading.Thread(target=wait_for_row)
+    th.start()
+    obs = connect(port)
+    oc = obs.cursor()
+    waiting = False
+    for _ in range(100):
+        oc.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
+        if int(oc.fetchone()[0]) >= 1:
+            waiting = True
+            break
+        time.sleep(0.05)
+    check("killed client: the other connection waits for row 3", waiting and "ok" not in result,
+          result)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(10)
+    th.join(40)
+    check("killed client: the waiter gets row 3 after the holder process is killed",
+          "ok" in result and result["ok"] < 20, result)
+    check("killed client: the killed transaction's change was rolled back",
+          result.get("v") != "holder", result)
+    b.rollback()
+    b.close()
+    obs.close()
+
+
 def test_sysbench(port):
     """sysbench's OLTP statements through minnowd for a few seconds, as prepared statements
     (its default): no error may stop it. No DISTINCT ranges (the SQL front refuses SELECT
@@ -575,6 +633,7 @@ def main():
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
         test_disconnect_releases_locks(srv.port)
+        test_killed_client_releases_locks(srv.port)
         test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)
