@@ -369,7 +369,10 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
 SqlResult<ExprPtr> Parser::ParsePrimary() {
   const uint32_t begin = Cur().begin;
   const Token& t = Cur();
-  SqlResult<ExprPtr> result = SyntaxError();
+  // Every case below assigns `result` or returns. A syntax error is built only when there is
+  // one: building it counts the statement's lines, which for every primary of a long INSERT
+  // made parsing quadratic in the statement's length.
+  SqlResult<ExprPtr> result = ExprPtr{};
   switch (t.kind) {
     case TokenKind::kInteger:
     case TokenKind::kDecimal:
@@ -412,8 +415,9 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         if (IsOp(",")) return NotSupported("row constructors");
         SQL_RETURN_IF_ERROR(ExpectOp(")"));
         result = Finish(std::move(inner), begin);  // its text keeps the parentheses
+        break;
       }
-      break;
+      return SyntaxError();
     case TokenKind::kIdent: {
       std::string upper = ToUpperAscii(t.text);
       if (upper == "NULL" || upper == "TRUE" || upper == "FALSE") {
@@ -445,7 +449,7 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       break;
     }
     default:
-      break;
+      return SyntaxError();
   }
   if (result.ok() && IsKw("COLLATE")) return NotSupported("COLLATE");
   return result;
