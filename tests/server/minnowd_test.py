@@ -6,6 +6,7 @@
 Starts minnowd on a free loopback port over a fresh database, runs every check, stops it with
 SIGTERM (it must exit 0) and exits 1 listing the failed checks.
 """
+import ctypes
 import os
 import shutil
 import signal
@@ -537,6 +538,129 @@ def test_killed_client_releases_locks(port):
     obs.close()
 
 
+class CClient:
+    """One connection through Debian's libmariadb (ctypes): the C client's own
+    mysql_reset_connection and mysql_change_user, which PyMySQL lacks."""
+    lib = None
+
+    def __init__(self, port, user="root", password=None):
+        if CClient.lib is None:
+            lib = ctypes.CDLL("libmariadb.so.3")
+            lib.mysql_init.restype = ctypes.c_void_p
+            lib.mysql_real_connect.restype = ctypes.c_void_p
+            lib.mysql_real_connect.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                               ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.c_char_p, ctypes.c_uint,
+                                               ctypes.c_char_p, ctypes.c_ulong]
+            for name in ["mysql_query", "mysql_errno", "mysql_reset_connection"]:
+                getattr(lib, name).restype = ctypes.c_int
+            lib.mysql_query.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+            lib.mysql_errno.argtypes = [ctypes.c_void_p]
+            lib.mysql_reset_connection.argtypes = [ctypes.c_void_p]
+            lib.mysql_change_user.restype = ctypes.c_char
+            lib.mysql_change_user.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                              ctypes.c_char_p, ctypes.c_char_p]
+            lib.mysql_store_result.restype = ctypes.c_void_p
+            lib.mysql_store_result.argtypes = [ctypes.c_void_p]
+            lib.mysql_fetch_row.restype = ctypes.POINTER(ctypes.c_char_p)
+            lib.mysql_fetch_row.argtypes = [ctypes.c_void_p]
+            lib.mysql_free_result.argtypes = [ctypes.c_void_p]
+            lib.mysql_close.argtypes = [ctypes.c_void_p]
+            CClient.lib = lib
+        self.m = self.lib.mysql_init(None)
+        if not self.lib.mysql_real_connect(self.m, b"127.0.0.1", user.encode(),
+                                           password.encode() if password else None, b"test",
+                                           port, None, 0):
+            raise RuntimeError(f"libmariadb: connect failed ({self.errno()})")
+
+    def errno(self):
+        return self.lib.mysql_errno(self.m)
+
+    def query(self, sql):
+        """The first column of the first row (None without rows); raises on an error."""
+        if self.lib.mysql_query(self.m, sql.encode()) != 0:
+            raise RuntimeError(f"error {self.errno()} for {sql}")
+        res = self.lib.mysql_store_result(self.m)
+        if not res:
+            return None
+        row = self.lib.mysql_fetch_row(res)
+        value = row[0].decode() if row and row[0] is not None else None
+        self.lib.mysql_free_result(res)
+        return value
+
+    def close(self):
+        self.lib.mysql_close(self.m)
+
+
+def row_is_free(port, row):
+    """True when another connection can lock `row` of t at once."""
+    c = connect(port, autocommit=False)
+    cur = c.cursor()
+    cur.execute("SET innodb_lock_wait_timeout = 2")
+    try:
+        cur.execute(f"SELECT v FROM t WHERE id = {row} FOR UPDATE")
+        return True
+    except pymysql.err.MySQLError:
+        return False
+    finally:
+        c.rollback()
+        c.close()
+
+
+def test_reset_connection(port):
+    """COM_RESET_CONNECTION as MySQL: the transaction rolls back, its row locks and LOCK TABLES
+    go, session variables return to the globals', the connection id stays."""
+    a = CClient(port)
+    cid = a.query("SELECT CONNECTION_ID()")
+    default_timeout = a.query("SELECT @@innodb_lock_wait_timeout")
+    a.query("SET SESSION innodb_lock_wait_timeout = 7")
+    a.query("BEGIN")
+    a.query("UPDATE t SET v = 'reset' WHERE id = 1")
+    check("reset: before it, row 1 is locked", not row_is_free(port, 1))
+    check("reset: mysql_reset_connection succeeds", a.lib.mysql_reset_connection(a.m) == 0,
+          a.errno())
+    check("reset: the connection id stays", a.query("SELECT CONNECTION_ID()") == cid)
+    check("reset: session variables are the globals' again",
+          a.query("SELECT @@innodb_lock_wait_timeout") == default_timeout)
+    check("reset: the transaction rolled back and its lock is gone", row_is_free(port, 1))
+    check("reset: the change is undone", a.query("SELECT v FROM t WHERE id = 1") != "reset")
+    check("reset: no open transaction", a.query(
+        "SELECT count(*) FROM information_schema.innodb_trx") == "0")
+    a.query("LOCK TABLES t WRITE")
+    check("reset: LOCK TABLES holds the table", not row_is_free(port, 1))
+    check("reset: a second reset succeeds", a.lib.mysql_reset_connection(a.m) == 0, a.errno())
+    check("reset: LOCK TABLES is released", row_is_free(port, 1))
+    a.close()
+
+
+def test_change_user(port):
+    """COM_CHANGE_USER: the new account's password is checked, the old session ends (rollback,
+    locks released), USER() is the new account; a wrong password is 1045 and ends the
+    connection."""
+    root = connect(port, autocommit=True)
+    root.cursor().execute("CREATE USER 'cu'@'%' IDENTIFIED BY 'pw'")
+    a = CClient(port)
+    cid = a.query("SELECT CONNECTION_ID()")
+    a.query("BEGIN")
+    a.query("UPDATE t SET v = 'change' WHERE id = 2")
+    ok = a.lib.mysql_change_user(a.m, b"cu", b"pw", b"test") == b"\0"
+    check("change user: to cu with its password", ok, a.errno())
+    check("change user: USER() is the new account",
+          a.query("SELECT USER()") == "cu@localhost")
+    check("change user: the connection id stays", a.query("SELECT CONNECTION_ID()") == cid)
+    check("change user: the old transaction rolled back, its lock gone", row_is_free(port, 2))
+    bad = a.lib.mysql_change_user(a.m, b"cu", b"wrong", None) != b"\0"
+    check("change user: a wrong password is 1045", bad and a.errno() == 1045, a.errno())
+    try:
+        a.query("SELECT 1")
+        check("change user: a failed change ends the connection", False, "query ran")
+    except RuntimeError:
+        check("change user: a failed change ends the connection", True)
+    a.close()
+    root.cursor().execute("DROP USER 'cu'@'%'")
+    root.close()
+
+
 def test_sysbench(port):
     """sysbench's OLTP statements through minnowd for a few seconds, as prepared statements
     (its default): no error may stop it. No DISTINCT ranges (the SQL front refuses SELECT
@@ -634,6 +758,8 @@ def main():
         test_prepare_runs_nothing(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_killed_client_releases_locks(srv.port)
+        test_reset_connection(srv.port)
+        test_change_user(srv.port)
         test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)
