@@ -405,6 +405,35 @@ def test_prepare_runs_nothing(port):
     c.close()
 
 
+def start_waiter(conn, sql):
+    """Runs `sql` on `conn` in a thread; returns (thread, result): result gets "ok" (seconds
+    it took) and "row" (its first row, if any), or "error"."""
+    result = {}
+
+    def run():
+        t0 = time.time()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            result["row"] = cur.fetchone()
+            result["ok"] = time.time() - t0
+        except Exception as e:  # noqa: BLE001
+            result["error"] = e
+    th = threading.Thread(target=run)
+    th.start()
+    return th, result
+
+
+def await_lock_wait(cursor):
+    """True once performance_schema.data_lock_waits shows a waiter (within 5 s)."""
+    for _ in range(100):
+        cursor.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
+        if int(cursor.fetchone()[0]) >= 1:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_disconnect_releases_locks(port):
     a = connect(port, autocommit=False)
     ac = a.cursor()
@@ -412,24 +441,10 @@ def test_disconnect_releases_locks(port):
     b = connect(port, autocommit=False)
     bc = b.cursor()
     bc.execute("SET innodb_lock_wait_timeout = 20")
-    result = {}
-
-    def wait_for_row():
-        t0 = time.time()
-        try:
-            bc.execute("UPDATE t SET v = 'b' WHERE id = 1")
-            result["ok"] = time.time() - t0
-        except Exception as e:  # noqa: BLE001
-            result["error"] = e
-    th = threading.Thread(target=wait_for_row)
-    th.start()
+    th, result = start_waiter(b, "UPDATE t SET v = 'b' WHERE id = 1")
     obs = connect(port)
     oc = obs.cursor()
-    for _ in range(100):
-        oc.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
-        if int(oc.fetchone()[0]) >= 1:
-            break
-        time.sleep(0.05)
+    await_lock_wait(oc)
     oc.execute("SELECT count(*) FROM information_schema.innodb_trx")
     check("disconnect: two transactions are seen over the wire", int(oc.fetchone()[0]) == 2)
     # The client vanishes mid-transaction, without COM_QUIT (shutdown: PyMySQL's reader still
@@ -501,29 +516,11 @@ def test_killed_client_releases_locks(port):
     locked = holder.stdout.readline().strip() == "locked"
     check("killed client: the holder process locked row 3", locked)
     b = connect(port, autocommit=False)
-    bc = b.cursor()
-    bc.execute("SET innodb_lock_wait_timeout = 30")
-    result = {}
-
-    def wait_for_row():
-        t0 = time.time()
-        try:
-            bc.execute("SELECT v FROM t WHERE id = 3 FOR UPDATE")
-            result["v"] = bc.fetchone()[0]
-            result["ok"] = time.time() - t0
-        except Exception as e:  # noqa: BLE001
-            result["error"] = e
-    th = threading.Thread(target=wait_for_row)
-    th.start()
+    b.cursor().execute("SET innodb_lock_wait_timeout = 30")
+    th, result = start_waiter(b, "SELECT v FROM t WHERE id = 3 FOR UPDATE")
     obs = connect(port)
     oc = obs.cursor()
-    waiting = False
-    for _ in range(100):
-        oc.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
-        if int(oc.fetchone()[0]) >= 1:
-            waiting = True
-            break
-        time.sleep(0.05)
+    waiting = await_lock_wait(oc)
     check("killed client: the other connection waits for row 3", waiting and "ok" not in result,
           result)
     holder.send_signal(signal.SIGKILL)
@@ -532,7 +529,7 @@ def test_killed_client_releases_locks(port):
     check("killed client: the waiter gets row 3 after the holder process is killed",
           "ok" in result and result["ok"] < 20, result)
     check("killed client: the killed transaction's change was rolled back",
-          result.get("v") != "holder", result)
+          "row" in result and result["row"][0] != "holder", result)
     b.rollback()
     b.close()
     obs.close()
