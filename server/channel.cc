@@ -2,31 +2,43 @@
 
 #include "server/channel.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 namespace minnow::server {
 
-Channel::Channel(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
+Channel::Channel(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {
+  // Blocking I/O (Read's timeout is SO_RCVTIMEO), whatever the acceptor left set.
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags >= 0 && (flags & O_NONBLOCK) != 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
+}
 
 Channel::~Channel() { ::close(fd_); }
 
 Channel::ReadOutcome Channel::Read(std::string* out, int timeout_ms) {
-  pollfd p{fd_, POLLIN, 0};
-  for (;;) {
-    const int n = ::poll(&p, 1, timeout_ms);
-    if (n < 0 && errno == EINTR) continue;
-    if (n == 0) return ReadOutcome::kTimeout;
-    if (n < 0) return ReadOutcome::kClosed;
-    break;
+  // One blocking recv under SO_RCVTIMEO rather than poll + recv: a command costs one system
+  // call fewer. The option is set again only when the timeout changes (handshake, then idle).
+  if (timeout_ms != receive_timeout_ms_) {
+    timeval tv{};
+    if (timeout_ms > 0) {
+      tv.tv_sec = timeout_ms / 1000;
+      tv.tv_usec = static_cast<suseconds_t>(timeout_ms % 1000) * 1000;
+    }
+    if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+      return ReadOutcome::kClosed;
+    }
+    receive_timeout_ms_ = timeout_ms;
   }
   char buf[16384];
   for (;;) {
     const ssize_t got = ::recv(fd_, buf, sizeof(buf), 0);
     if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return ReadOutcome::kTimeout;
     if (got <= 0) return ReadOutcome::kClosed;
     out->append(buf, static_cast<size_t>(got));
     return ReadOutcome::kData;

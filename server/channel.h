@@ -18,7 +18,8 @@ class Channel {
   Channel& operator=(const Channel&) = delete;
 
   enum class ReadOutcome : uint8_t { kData, kTimeout, kClosed };
-  // Appends what arrives (at least one byte) to *out; waits at most `timeout_ms` (< 0: forever).
+  // Appends what arrives (at least one byte) to *out; waits at most `timeout_ms` (<= 0:
+  // forever).
   ReadOutcome Read(std::string* out, int timeout_ms);
   // Sends all of `bytes` in one write where the kernel takes it; false when the peer is gone.
   bool WriteAll(std::string_view bytes);
@@ -33,6 +34,7 @@ class Channel {
  private:
   int fd_;
   std::string peer_;
+  int receive_timeout_ms_ = 0;  // the socket's SO_RCVTIMEO (0: none, the kernel's default)
 };
 
 }  // namespace minnow::server

@@ -14,22 +14,11 @@ namespace {
 // MySQL's error numbers for what goes wrong on the wire.
 constexpr uint16_t kErConCount = 1040;                  // 08004 Too many connections
 constexpr uint16_t kErHandshake = 1043;                 // 08S01 Bad handshake
-constexpr uint16_t kErAccessDenied = 1045;              // 28000
 constexpr uint16_t kErUnknownCom = 1047;                // 08S01 Unknown command
 constexpr uint16_t kErNetPacketTooLarge = 1153;         // 08S01
 constexpr uint16_t kErNetPacketsOutOfOrder = 1156;      // 08S01
 constexpr uint16_t kErMalformedPacket = 1835;           // HY000
 constexpr uint16_t kErClientInteractionTimeout = 4031;  // HY000
-
-std::string QuoteIdent(std::string_view name) {
-  std::string q = "`";
-  for (char c : name) {
-    if (c == '`') q.push_back('`');
-    q.push_back(c);
-  }
-  q.push_back('`');
-  return q;
-}
 
 }  // namespace
 
@@ -49,11 +38,11 @@ void Connection::Kill(bool query_only) {
     killed_.store(true);
     channel_->ShutDown();
   }
-  session_->Cancel();
+  if (session_ != nullptr) session_->Cancel();  // null only while RenewSession swaps it
 }
 
 void Connection::CancelIfHungUp() {
-  if (executing_.load() && channel_->PeerHungUp()) session_->Cancel();
+  if (executing_.load() && session_ != nullptr && channel_->PeerHungUp()) session_->Cancel();
 }
 
 bool Connection::Flush() {
@@ -140,10 +129,10 @@ void Connection::Run() {
 }
 
 bool Connection::Handshake() {
-  const std::string scramble = NewScramble();
+  scramble_ = NewScramble();
   seq_ = 0;
-  Append(BuildHandshake(server_->options().version, static_cast<uint32_t>(session_->id()), scramble,
-                        kStatusAutocommit));
+  Append(BuildHandshake(server_->options().version, static_cast<uint32_t>(session_->id()),
+                        scramble_, kStatusAutocommit));
   if (!Flush()) return false;
   const int timeout_ms = static_cast<int>(server_->options().connect_timeout_s * 1000);
   std::string payload;
@@ -160,21 +149,14 @@ bool Connection::Handshake() {
   std::string token = h->auth_response;
   if ((h->capabilities & kClientPluginAuth) != 0 && !h->auth_plugin.empty() &&
       h->auth_plugin != kNativePasswordPlugin) {
-    Append(BuildAuthSwitch(scramble));
+    Append(BuildAuthSwitch(scramble_));
     if (!Flush() || !ReadPayload(&payload, &first_seq, timeout_ms)) return false;
     token = payload;
   }
-  const std::string& peer = channel_->peer();
-  const std::optional<std::string> stored = server_->users().Lookup(h->user, peer);
-  if (!stored || !CheckNativePassword(*stored, scramble, token)) {
-    AppendError(
-        kErAccessDenied, "28000",
-        fmt::format("Access denied for user '{}'@'{}' (using password: {})", h->user,
-                    IsLoopbackPeer(peer) ? "localhost" : peer, token.empty() ? "NO" : "YES"));
+  if (!Authenticate(h->user, token)) {
     (void)Flush();
     return false;
   }
-  session_->set_user(h->user + "@" + (IsLoopbackPeer(peer) ? "localhost" : peer));
   if (!h->database.empty()) {
     auto r = session_->Execute("USE " + QuoteIdent(h->database));
     if (!r.ok()) {
@@ -223,6 +205,12 @@ Connection::Next Connection::Dispatch(std::string_view payload) {
       break;
     case kComSetOption:
       SetOption(body);
+      break;
+    case kComResetConnection:
+      ResetConnection();
+      break;
+    case kComChangeUser:
+      if (!ChangeUser(body)) return Next::kClose;
       break;
     case kComStmtPrepare:
       StmtPrepare(body);

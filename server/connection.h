@@ -7,6 +7,14 @@
 // Every response is built whole and sent with one write. When the connection ends, its session
 // is destroyed, which rolls back an open transaction and releases its locks.
 //
+// COM_RESET_CONNECTION and COM_CHANGE_USER replace the session with a fresh one of the same id
+// (SqlEngine::RenewSession: the transaction rolls back, locks and LOCK TABLES go, session
+// variables come from the globals, LAST_INSERT_ID and warnings clear) and close every prepared
+// statement; the current database stays (reset) or becomes the one asked for (change user).
+// COM_CHANGE_USER, as MySQL, ends the old session first and then authenticates the new account
+// (mysql_native_password against the handshake's scramble, or an AuthSwitchRequest with a new
+// one); when that fails the client gets 1045 and the connection ends.
+//
 // Thread safety: Run() belongs to the connection's thread; Kill() and CancelIfHungUp() may be
 // called from any thread while the ConnectionRegistry's latch is held (the connection removes
 // itself from the registry, under that latch, before its session goes).
@@ -54,6 +62,14 @@ class Connection {
   void Statistics();
   void ProcessKill(std::string_view payload);
   void SetOption(std::string_view payload);
+  void ResetConnection();
+  // False when the connection must end (authentication failed; the ERR is appended).
+  bool ChangeUser(std::string_view body);
+  // A fresh session with the same id in place of session_ (see the top of this file).
+  void RenewSession();
+  // Checks `token` (the client's auth response to scramble_) for `user` from this peer, and
+  // appends 1045 when it fails.
+  bool Authenticate(const std::string& user, const std::string& token);
   void StmtPrepare(std::string_view sql);
   sql::StatementResult DescribeColumns(const PreparedStatement& stmt);
   void StmtExecute(std::string_view body);
@@ -83,6 +99,7 @@ class Connection {
   uint8_t seq_ = 0;
   uint32_t capabilities_ = 0;
   std::string user_;
+  std::string scramble_;  // the handshake's (or the last AuthSwitchRequest's) 20 bytes
   std::atomic<bool> executing_{false};
   std::atomic<bool> killed_{false};
   std::map<uint32_t, PreparedStatement> statements_;

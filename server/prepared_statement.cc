@@ -174,6 +174,16 @@ std::vector<size_t> FindPlaceholders(std::string_view sql) {
   return out;
 }
 
+std::string QuoteIdent(std::string_view name) {
+  std::string q = "`";
+  for (char c : name) {
+    if (c == '`') q.push_back('`');
+    q.push_back(c);
+  }
+  q.push_back('`');
+  return q;
+}
+
 std::string QuoteStringLiteral(std::string_view s) {
   std::string q = "'";
   q.reserve(s.size() + 2);

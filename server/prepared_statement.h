@@ -35,6 +35,8 @@ std::vector<size_t> FindPlaceholders(std::string_view sql);
 
 // `s` as a quoted, escaped SQL string literal.
 std::string QuoteStringLiteral(std::string_view s);
+// `name` as a backquoted identifier (a ` inside doubled).
+std::string QuoteIdent(std::string_view name);
 
 struct PreparedStatement {
   std::string sql;

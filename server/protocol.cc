@@ -26,6 +26,53 @@ std::string BuildHandshake(std::string_view server_version, uint32_t connection_
   return w.Take();
 }
 
+namespace {
+
+// The connection attributes (lenenc length, then key/value strings): read to check their
+// framing, then dropped.
+bool SkipConnectAttrs(WireReader* r) {
+  auto len = r->LenencInt();
+  if (!len || *len > r->remaining()) return false;
+  WireReader attrs(*r->Bytes(static_cast<size_t>(*len)));
+  while (!attrs.at_end()) {
+    if (!attrs.LenencString() || !attrs.LenencString()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<ChangeUserRequest> ParseChangeUser(std::string_view body, uint32_t capabilities) {
+  WireReader r(body);
+  ChangeUserRequest c;
+  auto user = r.NulString();
+  if (!user) return std::nullopt;
+  c.user = std::string(*user);
+  std::optional<std::string_view> auth;
+  if ((capabilities & kClientSecureConnection) != 0) {
+    auto n = r.Int1();
+    if (n) auth = r.Bytes(*n);
+  } else {
+    auth = r.NulString();
+  }
+  if (!auth) return std::nullopt;
+  c.auth_response = std::string(*auth);
+  auto db = r.NulString();
+  if (!db) return std::nullopt;
+  c.database = std::string(*db);
+  if (r.at_end()) return c;
+  if (!r.Int2()) return std::nullopt;  // the character set (minnowd speaks utf8mb4 only)
+  if ((capabilities & kClientPluginAuth) != 0 && !r.at_end()) {
+    auto plugin = r.NulString();
+    if (!plugin) return std::nullopt;
+    c.auth_plugin = std::string(*plugin);
+  }
+  if ((capabilities & kClientConnectAttrs) != 0 && !r.at_end() && !SkipConnectAttrs(&r)) {
+    return std::nullopt;
+  }
+  return c;
+}
+
 std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload) {
   WireReader r(payload);
   HandshakeResponse h;
@@ -66,14 +113,8 @@ std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload
     if (!plugin) return std::nullopt;
     h.auth_plugin = std::string(*plugin);
   }
-  if ((h.capabilities & kClientConnectAttrs) != 0 && !r.at_end()) {
-    // Attributes (key/value strings) are read to check the framing, then dropped.
-    auto len = r.LenencInt();
-    if (!len || *len > r.remaining()) return std::nullopt;
-    WireReader attrs(*r.Bytes(static_cast<size_t>(*len)));
-    while (!attrs.at_end()) {
-      if (!attrs.LenencString() || !attrs.LenencString()) return std::nullopt;
-    }
+  if ((h.capabilities & kClientConnectAttrs) != 0 && !r.at_end() && !SkipConnectAttrs(&r)) {
+    return std::nullopt;
   }
   return h;
 }

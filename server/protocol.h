@@ -68,6 +68,7 @@ enum Command : uint8_t {
   kComStatistics = 0x09,
   kComProcessKill = 0x0c,
   kComPing = 0x0e,
+  kComChangeUser = 0x11,
   kComStmtPrepare = 0x16,
   kComStmtExecute = 0x17,
   kComStmtSendLongData = 0x18,
@@ -130,6 +131,18 @@ struct HandshakeResponse {
 };
 // Parses HandshakeResponse41; nullopt when malformed or truncated (or a pre-4.1 client).
 std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload);
+
+// COM_CHANGE_USER's body (after the command byte), read as the connection's negotiated
+// `capabilities` say: user, auth response, database, then (when present) the character set,
+// the auth plugin and the connection attributes (checked for framing, dropped).
+struct ChangeUserRequest {
+  std::string user;
+  std::string auth_response;
+  std::string database;     // empty: none
+  std::string auth_plugin;  // empty unless sent
+};
+// nullopt when malformed or truncated.
+std::optional<ChangeUserRequest> ParseChangeUser(std::string_view body, uint32_t capabilities);
 
 // AuthSwitchRequest to mysql_native_password with `scramble` (20 bytes).
 std::string BuildAuthSwitch(std::string_view scramble);

@@ -50,6 +50,11 @@ void ConnectionRegistry::KillAll() {
   for (auto& [id, c] : live_) c->Kill(false);
 }
 
+void ConnectionRegistry::Exclusively(const std::function<void()>& fn) {
+  LatchGuard g(latch_);
+  fn();
+}
+
 size_t ConnectionRegistry::size() const {
   LatchGuard g(latch_);
   return live_.size();

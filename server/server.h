@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,9 @@ class ConnectionRegistry {
   // The watcher's pass: cancels the running statement of every connection whose client left.
   void CancelHungUp();
   void KillAll();  // Stop()
+  // Runs `fn` with the registry's latch held, so that Kill and the watcher see a connection
+  // before or after what `fn` changes, never during (a connection swapping its session).
+  void Exclusively(const std::function<void()>& fn);
   size_t size() const;
 
  private:

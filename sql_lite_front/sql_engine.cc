@@ -20,11 +20,20 @@ SqlEngine::~SqlEngine() = default;
 Database* SqlEngine::db() const { return state_->db; }
 
 std::unique_ptr<SqlSession> SqlEngine::NewSession() {
+  return SessionWithId(state_->next_session_id.fetch_add(1));
+}
+
+std::unique_ptr<SqlSession> SqlEngine::RenewSession(std::unique_ptr<SqlSession> old) {
+  const uint64_t id = old->id();
+  old.reset();  // first: never two live sessions with one id
+  return SessionWithId(id);
+}
+
+std::unique_ptr<SqlSession> SqlEngine::SessionWithId(uint64_t id) {
   Result<std::unique_ptr<Session>> kv = state_->db->NewSession();
   // NewSession fails only on a closed database; the session then answers every statement
   // with the engine's kClosed error (its kv_session is null, checked per statement).
   std::unique_ptr<Session> kv_session = kv.ok() ? std::move(kv).value() : nullptr;
-  const uint64_t id = state_->next_session_id.fetch_add(1);
   auto session = std::make_unique<SessionState>(state_.get(), id, std::move(kv_session));
   {
     LatchGuard g(state_->sessions_latch);

@@ -61,10 +61,17 @@ class SqlEngine {
   ~SqlEngine();
   // A new connection, with the global variables' current values as its session values.
   std::unique_ptr<SqlSession> NewSession();
+  // COM_RESET_CONNECTION and COM_CHANGE_USER: ends `old` as its destructor does (rolls back
+  // its transaction, releases its row, table and metadata locks and LOCK TABLES) and returns
+  // a fresh session with the same id (CONNECTION_ID() does not change): session variables from
+  // the globals' current values, no LAST_INSERT_ID, no warnings, session status from zero (the
+  // global status keeps what it counted). REQUIRES: `old` came from this engine and is idle.
+  std::unique_ptr<SqlSession> RenewSession(std::unique_ptr<SqlSession> old);
   Database* db() const;
 
  private:
   explicit SqlEngine(std::unique_ptr<SqlEngineState> state);
+  std::unique_ptr<SqlSession> SessionWithId(uint64_t id);
   std::unique_ptr<SqlEngineState> state_;
 };
 

@@ -414,8 +414,9 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         if (IsOp(",")) return NotSupported("row constructors");
         SQL_RETURN_IF_ERROR(ExpectOp(")"));
         result = Finish(std::move(inner), begin);  // its text keeps the parentheses
+        break;
       }
-      break;
+      return SyntaxError();
     case TokenKind::kIdent: {
       std::string upper = ToUpperAscii(t.text);
       if (upper == "NULL" || upper == "TRUE" || upper == "FALSE") {
@@ -447,7 +448,7 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       break;
     }
     default:
-      break;
+      return SyntaxError();
   }
   if (!result.has_value()) return SyntaxError();
   if (result->ok() && IsKw("COLLATE")) return NotSupported("COLLATE");

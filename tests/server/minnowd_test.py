@@ -6,6 +6,7 @@
 Starts minnowd on a free loopback port over a fresh database, runs every check, stops it with
 SIGTERM (it must exit 0) and exits 1 listing the failed checks.
 """
+import ctypes
 import os
 import shutil
 import signal
@@ -404,6 +405,35 @@ def test_prepare_runs_nothing(port):
     c.close()
 
 
+def start_waiter(conn, sql):
+    """Runs `sql` on `conn` in a thread; returns (thread, result): result gets "ok" (seconds
+    it took) and "row" (its first row, if any), or "error"."""
+    result = {}
+
+    def run():
+        t0 = time.time()
+        try:
+            cur = conn.cursor()
+            cur.execute(sql)
+            result["row"] = cur.fetchone()
+            result["ok"] = time.time() - t0
+        except Exception as e:  # noqa: BLE001
+            result["error"] = e
+    th = threading.Thread(target=run)
+    th.start()
+    return th, result
+
+
+def await_lock_wait(cursor):
+    """True once performance_schema.data_lock_waits shows a waiter (within 5 s)."""
+    for _ in range(100):
+        cursor.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
+        if int(cursor.fetchone()[0]) >= 1:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_disconnect_releases_locks(port):
     a = connect(port, autocommit=False)
     ac = a.cursor()
@@ -411,24 +441,10 @@ def test_disconnect_releases_locks(port):
     b = connect(port, autocommit=False)
     bc = b.cursor()
     bc.execute("SET innodb_lock_wait_timeout = 20")
-    result = {}
-
-    def wait_for_row():
-        t0 = time.time()
-        try:
-            bc.execute("UPDATE t SET v = 'b' WHERE id = 1")
-            result["ok"] = time.time() - t0
-        except Exception as e:  # noqa: BLE001
-            result["error"] = e
-    th = threading.Thread(target=wait_for_row)
-    th.start()
+    th, result = start_waiter(b, "UPDATE t SET v = 'b' WHERE id = 1")
     obs = connect(port)
     oc = obs.cursor()
-    for _ in range(100):
-        oc.execute("SELECT count(*) FROM performance_schema.data_lock_waits")
-        if int(oc.fetchone()[0]) >= 1:
-            break
-        time.sleep(0.05)
+    await_lock_wait(oc)
     oc.execute("SELECT count(*) FROM information_schema.innodb_trx")
     check("disconnect: two transactions are seen over the wire", int(oc.fetchone()[0]) == 2)
     # The client vanishes mid-transaction, without COM_QUIT (shutdown: PyMySQL's reader still
@@ -477,6 +493,169 @@ def test_disconnect_releases_locks(port):
         check("KILL of no such thread is 1094", e.args[0] == 1094, e)
     b.close()
     obs.close()
+
+
+# A client process of its own: takes row 3's lock in an open transaction, says so, then waits.
+LOCK_HOLDER = """
+import sys, time
+sys.path.append("/usr/lib/python3/dist-packages")
+import pymysql
+c = pymysql.connect(host="127.0.0.1", port=int(sys.argv[1]), user="root", autocommit=False)
+c.cursor().execute("UPDATE t SET v = 'holder' WHERE id = 3")
+print("locked", flush=True)
+time.sleep(3600)
+"""
+
+
+def test_killed_client_releases_locks(port):
+    """A client process killed (SIGKILL) while its transaction holds a row lock: the kernel
+    closes its socket, minnowd ends the session, the transaction rolls back, and the
+    connection waiting for the row gets it."""
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(port)],
+                              stdout=subprocess.PIPE, text=True)
+    locked = holder.stdout.readline().strip() == "locked"
+    check("killed client: the holder process locked row 3", locked)
+    b = connect(port, autocommit=False)
+    b.cursor().execute("SET innodb_lock_wait_timeout = 30")
+    th, result = start_waiter(b, "SELECT v FROM t WHERE id = 3 FOR UPDATE")
+    obs = connect(port)
+    oc = obs.cursor()
+    waiting = await_lock_wait(oc)
+    check("killed client: the other connection waits for row 3", waiting and "ok" not in result,
+          result)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(10)
+    th.join(40)
+    check("killed client: the waiter gets row 3 after the holder process is killed",
+          "ok" in result and result["ok"] < 20, result)
+    check("killed client: the killed transaction's change was rolled back",
+          "row" in result and result["row"][0] != "holder", result)
+    b.rollback()
+    b.close()
+    obs.close()
+
+
+class CClient:
+    """One connection through Debian's libmariadb (ctypes): the C client's own
+    mysql_reset_connection and mysql_change_user, which PyMySQL lacks."""
+    lib = None
+
+    def __init__(self, port, user="root", password=None):
+        if CClient.lib is None:
+            lib = ctypes.CDLL("libmariadb.so.3")
+            lib.mysql_init.restype = ctypes.c_void_p
+            lib.mysql_real_connect.restype = ctypes.c_void_p
+            lib.mysql_real_connect.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                               ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.c_char_p, ctypes.c_uint,
+                                               ctypes.c_char_p, ctypes.c_ulong]
+            for name in ["mysql_query", "mysql_errno", "mysql_reset_connection"]:
+                getattr(lib, name).restype = ctypes.c_int
+            lib.mysql_query.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+            lib.mysql_errno.argtypes = [ctypes.c_void_p]
+            lib.mysql_reset_connection.argtypes = [ctypes.c_void_p]
+            lib.mysql_change_user.restype = ctypes.c_char
+            lib.mysql_change_user.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                              ctypes.c_char_p, ctypes.c_char_p]
+            lib.mysql_store_result.restype = ctypes.c_void_p
+            lib.mysql_store_result.argtypes = [ctypes.c_void_p]
+            lib.mysql_fetch_row.restype = ctypes.POINTER(ctypes.c_char_p)
+            lib.mysql_fetch_row.argtypes = [ctypes.c_void_p]
+            lib.mysql_free_result.argtypes = [ctypes.c_void_p]
+            lib.mysql_close.argtypes = [ctypes.c_void_p]
+            CClient.lib = lib
+        self.m = self.lib.mysql_init(None)
+        if not self.lib.mysql_real_connect(self.m, b"127.0.0.1", user.encode(),
+                                           password.encode() if password else None, b"test",
+                                           port, None, 0):
+            raise RuntimeError(f"libmariadb: connect failed ({self.errno()})")
+
+    def errno(self):
+        return self.lib.mysql_errno(self.m)
+
+    def query(self, sql):
+        """The first column of the first row (None without rows); raises on an error."""
+        if self.lib.mysql_query(self.m, sql.encode()) != 0:
+            raise RuntimeError(f"error {self.errno()} for {sql}")
+        res = self.lib.mysql_store_result(self.m)
+        if not res:
+            return None
+        row = self.lib.mysql_fetch_row(res)
+        value = row[0].decode() if row and row[0] is not None else None
+        self.lib.mysql_free_result(res)
+        return value
+
+    def close(self):
+        self.lib.mysql_close(self.m)
+
+
+def row_is_free(port, row):
+    """True when another connection can lock `row` of t at once."""
+    c = connect(port, autocommit=False)
+    cur = c.cursor()
+    cur.execute("SET innodb_lock_wait_timeout = 2")
+    try:
+        cur.execute(f"SELECT v FROM t WHERE id = {row} FOR UPDATE")
+        return True
+    except pymysql.err.MySQLError:
+        return False
+    finally:
+        c.rollback()
+        c.close()
+
+
+def test_reset_connection(port):
+    """COM_RESET_CONNECTION as MySQL: the transaction rolls back, its row locks and LOCK TABLES
+    go, session variables return to the globals', the connection id stays."""
+    a = CClient(port)
+    cid = a.query("SELECT CONNECTION_ID()")
+    default_timeout = a.query("SELECT @@innodb_lock_wait_timeout")
+    a.query("SET SESSION innodb_lock_wait_timeout = 7")
+    a.query("BEGIN")
+    a.query("UPDATE t SET v = 'reset' WHERE id = 1")
+    check("reset: before it, row 1 is locked", not row_is_free(port, 1))
+    check("reset: mysql_reset_connection succeeds", a.lib.mysql_reset_connection(a.m) == 0,
+          a.errno())
+    check("reset: the connection id stays", a.query("SELECT CONNECTION_ID()") == cid)
+    check("reset: session variables are the globals' again",
+          a.query("SELECT @@innodb_lock_wait_timeout") == default_timeout)
+    check("reset: the transaction rolled back and its lock is gone", row_is_free(port, 1))
+    check("reset: the change is undone", a.query("SELECT v FROM t WHERE id = 1") != "reset")
+    check("reset: no open transaction", a.query(
+        "SELECT count(*) FROM information_schema.innodb_trx") == "0")
+    a.query("LOCK TABLES t WRITE")
+    check("reset: LOCK TABLES holds the table", not row_is_free(port, 1))
+    check("reset: a second reset succeeds", a.lib.mysql_reset_connection(a.m) == 0, a.errno())
+    check("reset: LOCK TABLES is released", row_is_free(port, 1))
+    a.close()
+
+
+def test_change_user(port):
+    """COM_CHANGE_USER: the new account's password is checked, the old session ends (rollback,
+    locks released), USER() is the new account; a wrong password is 1045 and ends the
+    connection."""
+    root = connect(port, autocommit=True)
+    root.cursor().execute("CREATE USER 'cu'@'%' IDENTIFIED BY 'pw'")
+    a = CClient(port)
+    cid = a.query("SELECT CONNECTION_ID()")
+    a.query("BEGIN")
+    a.query("UPDATE t SET v = 'change' WHERE id = 2")
+    ok = a.lib.mysql_change_user(a.m, b"cu", b"pw", b"test") == b"\0"
+    check("change user: to cu with its password", ok, a.errno())
+    check("change user: USER() is the new account",
+          a.query("SELECT USER()") == "cu@localhost")
+    check("change user: the connection id stays", a.query("SELECT CONNECTION_ID()") == cid)
+    check("change user: the old transaction rolled back, its lock gone", row_is_free(port, 2))
+    bad = a.lib.mysql_change_user(a.m, b"cu", b"wrong", None) != b"\0"
+    check("change user: a wrong password is 1045", bad and a.errno() == 1045, a.errno())
+    try:
+        a.query("SELECT 1")
+        check("change user: a failed change ends the connection", False, "query ran")
+    except RuntimeError:
+        check("change user: a failed change ends the connection", True)
+    a.close()
+    root.cursor().execute("DROP USER 'cu'@'%'")
+    root.close()
 
 
 def test_sysbench(port):
@@ -575,6 +754,9 @@ def main():
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
         test_disconnect_releases_locks(srv.port)
+        test_killed_client_releases_locks(srv.port)
+        test_reset_connection(srv.port)
+        test_change_user(srv.port)
         test_deadlock(srv.port)
         test_sysbench(srv.port)
         test_max_connections(binary, tmp)

@@ -124,6 +124,45 @@ TEST_CASE("a handshake response is parsed, a truncated one refused", "[server]")
   for (size_t n = 0; n < 36; ++n) CHECK(!ParseHandshakeResponse(w.data().substr(0, n)));
 }
 
+TEST_CASE("COM_CHANGE_USER's body is parsed as the capabilities say", "[server]") {
+  const uint32_t caps =
+      kClientProtocol41 | kClientSecureConnection | kClientPluginAuth | kClientConnectAttrs;
+  WireWriter w;
+  w.NulString("cu");
+  w.Int1(3);
+  w.Bytes("xyz");
+  w.NulString("test");
+  w.Int2(kCharsetUtf8mb4);
+  w.NulString("mysql_native_password");
+  WireWriter attrs;
+  attrs.LenencString("_client_name");
+  attrs.LenencString("libmariadb");
+  w.LenencString(attrs.data());
+  auto c = ParseChangeUser(w.data(), caps);
+  REQUIRE(c.has_value());
+  CHECK(c->user == "cu");
+  CHECK(c->auth_response == "xyz");
+  CHECK(c->database == "test");
+  CHECK(c->auth_plugin == "mysql_native_password");
+  // A cut is refused unless it falls after a whole field of those that are optional: after
+  // the database, the character set or the plugin.
+  const size_t after_db = 3 + 1 + 3 + 5;
+  const size_t after_plugin = after_db + 2 + 22;
+  for (size_t n = 0; n < w.data().size(); ++n) {
+    const bool whole = n == after_db || n == after_db + 2 || n == after_plugin;
+    CHECK(ParseChangeUser(w.data().substr(0, n), caps).has_value() == whole);
+  }
+  // Without CLIENT_SECURE_CONNECTION the auth response is a NUL-terminated string.
+  WireWriter old;
+  old.NulString("cu");
+  old.NulString("tok");
+  old.NulString("");
+  auto o = ParseChangeUser(old.data(), kClientProtocol41);
+  REQUIRE(o.has_value());
+  CHECK(o->auth_response == "tok");
+  CHECK(o->database.empty());
+}
+
 TEST_CASE("KILL and the account statements are the server's", "[server]") {
   auto k = ParseAdminStatement("KILL QUERY 42");
   REQUIRE(k.has_value());
