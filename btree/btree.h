@@ -108,6 +108,12 @@ struct WriteNotice {
   // store a record; null otherwise). The hook may set them: the undo record's roll pointer
   // is known only once the hook has written it.
   std::byte* sys = nullptr;
+  // An insert's neighbours on its leaf (kInsert only), for a unique check under the latch:
+  // the keys of the records just before and after the new one's place (valid for the call).
+  // Empty with `*_elsewhere` false: no record on that side in the whole tree; `*_elsewhere`
+  // true: the neighbour is on the sibling leaf, not read here.
+  ConstBytes before, after;
+  bool before_elsewhere = false, after_elsewhere = false;
 };
 
 // A write's hook: BeforeWrite is called once by the write, under the leaf's X latch, after the

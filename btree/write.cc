@@ -30,6 +30,11 @@ Status CheckSys(const TreeOptions& options, ConstBytes sys) {
   return Status::OK();
 }
 
+// The hidden bytes a stored record will get, for the notice to set (null without sys fields).
+std::byte* RecordSys(WriteOp* op) {
+  return op->rec->spec.sys.empty() ? nullptr : op->rec->sys.data();
+}
+
 // Tells the write's hook (btree.h WriteHook), if it has one, what is about to change in tree
 // `index`. For a transaction's write this is where its lock-and-undo hook runs
 // (txn/transaction_write.cc TransactionCore::OnWrite): under the leaf's X latch, before the
@@ -42,9 +47,28 @@ Status Notify(WriteOp* op, PageNo index, WriteChange change, const RecordData* o
   return op->hook->BeforeWrite(&notice);
 }
 
-// The hidden bytes a stored record will get, for the notice to set (null without sys fields).
-std::byte* RecordSys(WriteOp* op) {
-  return op->rec->spec.sys.empty() ? nullptr : op->rec->sys.data();
+// Notify for an insert at slot `idx` of leaf `v`, telling its neighbours (WriteNotice::before,
+// after).
+Status NotifyInsert(WriteOp* op, PageNo index, const PageView& v, size_t idx,
+                    RecordLocation successor) {
+  if (op->hook == nullptr) return Status::OK();
+  WriteNotice notice{.change = WriteChange::kInsert,
+                     .index = index,
+                     .key = op->key,
+                     .where = successor,
+                     .sys = RecordSys(op)};
+  RecordView rec;
+  if (idx > 0 && v.Record(idx - 1, &rec)) {
+    notice.before = rec.key;
+  } else {
+    notice.before_elsewhere = v.prev() != kInvalidPageNo;
+  }
+  if (idx < v.n_slots() && v.Record(idx, &rec)) {
+    notice.after = rec.key;
+  } else {
+    notice.after_elsewhere = v.next() != kInvalidPageNo;
+  }
+  return op->hook->BeforeWrite(&notice);
 }
 
 // Points op->old at scratch space when a hook needs the old record and the caller gave none.
@@ -95,14 +119,14 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
       // The transaction's lock-and-undo hook runs here (and at each Notify below): leaf X
       // latched, nothing changed yet.
-      RETURN_IF_ERROR(Notify(op, root, WriteChange::kInsert, nullptr, successor, RecordSys(op)));
+      RETURN_IF_ERROR(NotifyInsert(op, root, v, idx, successor));
       op->applied = true;
       HeapNo h = InsertRecord(&ed, idx, spec);
       if (listener != nullptr) listener->OnRecordInserted({leaf.page_no(), h}, successor);
       return true;
     }
     if (path == nullptr) return false;
-    RETURN_IF_ERROR(Notify(op, root, WriteChange::kInsert, nullptr, successor, RecordSys(op)));
+    RETURN_IF_ERROR(NotifyInsert(op, root, v, idx, successor));
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
     op->applied = true;

@@ -41,12 +41,20 @@ Status Transaction::Put(const Keyspace& ks, std::string_view key, std::string_vi
 }
 
 Status Transaction::Insert(const Keyspace& ks, std::string_view key, std::string_view value) {
+  return Insert(ks, key, value, InsertOptions{});
+}
+
+Status Transaction::Insert(const Keyspace& ks, std::string_view key, std::string_view value,
+                           const InsertOptions& options) {
   TransactionCore& t = impl_->core;
   RETURN_IF_ERROR(t.CheckOpen());
   ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
   RETURN_IF_ERROR(CheckValueSize(value));
-  return t.Insert(s, key, value);
+  if (options.unique_prefix > key.size()) {
+    return Status::InvalidArgument("InsertOptions::unique_prefix is longer than the key");
+  }
+  return t.Insert(s, key, value, options);
 }
 
 Status Transaction::Erase(const Keyspace& ks, std::string_view key) {

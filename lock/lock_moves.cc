@@ -170,8 +170,12 @@ void LockSys::OnRecordRemoved(RecordId removed, RecordId successor) {
     if (s->type() != RecLockType::kInsertIntention) grants.push_back({s->owner, s->mode()});
   }
   for (LockStruct* s : holders) impl_->ClearBits(rem.head, s, std::span<const HeapNo>(&h, 1));
-  // A waiter's record is gone: its wait ends as granted with no lock; it re-reads the page.
+  // A waiter's record is gone: its wait ends as granted, with the gap lock its request
+  // leaves on the successor as a granted one's does (InnoDB's lock_rec_inherit_to_gap takes
+  // waiting requests too), so waiters that then insert there conflict, as in InnoDB; it
+  // re-reads the page.
   for (LockStruct* w : waiters) {
+    if (w->type() != RecLockType::kInsertIntention) grants.push_back({w->owner, w->mode()});
     impl_->Unlink(rem.head, w);
     impl_->EndWait(impl_->Owner(w), w, WaitState::kGranted);
     impl_->Kill(w);

@@ -256,9 +256,10 @@ class LockSys {
   // locks, if any, are inherited too.
   void OnRecordInserted(RecordId inserted, RecordId successor);
   // A record was removed (purge, rollback of an insert): every lock on it passes to
-  // `successor` as a GAP lock (granted ones, insert intentions excepted; waiting requests on
-  // it are removed and their Wait() returns OK with no lock, so that their transactions
-  // re-read and find the record gone); its bits are cleared.
+  // `successor` as a GAP lock (insert intentions excepted; a waiting request on it is removed,
+  // leaves its GAP lock there granted, as InnoDB's lock_rec_inherit_to_gap, and its Wait()
+  // returns OK, so that its transaction re-reads and finds the record gone); its bits are
+  // cleared.
   void OnRecordRemoved(RecordId removed, RecordId successor);
   // The page was freed: no lock may remain on it (the moves were reported first). Debug
   // builds check it; release builds drop any lock left.

@@ -75,7 +75,9 @@ class TransactionCore {
   // Point read: consistent (the view's version) or locking (the latest, locked).
   Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value, LockMode mode);
   Status Put(KeyspaceState* ks, std::string_view key, std::string_view value);
-  Status Insert(KeyspaceState* ks, std::string_view key, std::string_view value);
+  // Transaction::Insert with its InsertOptions (db.h, options.h).
+  Status Insert(KeyspaceState* ks, std::string_view key, std::string_view value,
+                const InsertOptions& io = {});
   Status Erase(KeyspaceState* ks, std::string_view key);
   Status BulkInsert(KeyspaceState* ks,
                     const std::function<bool(std::string_view*, std::string_view*)>& next);
@@ -157,7 +159,15 @@ class TransactionCore {
   Status EnsureId();
   Status EnsureTableLock(KeyspaceState* ks, TrxLockMode mode);
   // The hook of every write (see the header comment): locks, undo, hidden fields.
-  Status OnWrite(const KeyspaceState& ks, bool refuse_duplicate, WriteNotice* n);
+  // `dup_lock`: the lock an Insert's duplicate gets (InsertOptions::duplicate_lock).
+  Status OnWrite(const KeyspaceState& ks, bool refuse_duplicate, TrxLockMode dup_lock,
+                 WriteNotice* n);
+  // InnoDB's row_ins_scan_sec_index_for_duplicate: locks (next-key, `mode`) the records of
+  // `ks` from the first >= `prefix` on, with each leaf's supremum passed, until the first that
+  // does not start with `prefix` or is not delete-marked; returns true with its key in
+  // *duplicate (if set) for a live one that does.
+  Result<bool> ScanForDuplicate(KeyspaceState* ks, std::string_view prefix, TrxLockMode mode,
+                                std::string* duplicate);
   // Runs one B+tree write (its hook passed by `write`), waiting for locks and retrying.
   Status RunWrite(KeyspaceState* ks, const std::function<Status()>& write);
   Result<bool> LockingGet(KeyspaceState* ks, std::string_view key, std::string* value,

@@ -21,20 +21,48 @@ constexpr std::array<std::byte, kSysFieldsSize> kNoSys{};
 // does not know to OnWrite.
 class TransactionCore::RecordWriteHook final : public WriteHook {
  public:
-  // `refuse_duplicate`: Insert, which refuses a live record with the key (Put replaces it).
-  RecordWriteHook(TransactionCore* trx, const KeyspaceState& ks, bool refuse_duplicate)
-      : trx_(trx), ks_(ks), refuse_duplicate_(refuse_duplicate) {}
+  // `refuse_duplicate`: Insert, which refuses a live record with the key (Put replaces it),
+  // locking it `dup_lock` first. `unique_prefix` > 0: an insert into a unique secondary index
+  // that gives up (unique_check_needed()) when a record might share the key's first
+  // `unique_prefix` bytes (InsertOptions::unique_prefix).
+  RecordWriteHook(TransactionCore* trx, const KeyspaceState& ks, bool refuse_duplicate,
+                  TrxLockMode dup_lock = TrxLockMode::kS, size_t unique_prefix = 0)
+      : trx_(trx),
+        ks_(ks),
+        refuse_duplicate_(refuse_duplicate),
+        dup_lock_(dup_lock),
+        unique_prefix_(unique_prefix) {}
   Status BeforeWrite(WriteNotice* n) const override {
-    return trx_->OnWrite(ks_, refuse_duplicate_, n);
+    if (unique_prefix_ > 0 && MightShareUniquePart(*n)) {
+      unique_check_needed_ = true;
+      return Status::DuplicateKey("unique check needed");
+    }
+    return trx_->OnWrite(ks_, refuse_duplicate_, dup_lock_, n);
   }
+  bool unique_check_needed() const { return unique_check_needed_; }
 
  private:
+  // Whether a record next to the insert (the only places one sharing the unique part can be:
+  // such records are adjacent in key order) shares it, or is not known here.
+  bool MightShareUniquePart(const WriteNotice& n) const {
+    if (n.old != nullptr || n.before_elsewhere || n.after_elsewhere) return true;
+    const auto part = n.key.first(unique_prefix_);
+    auto shares = [&](ConstBytes k) {
+      return k.size() >= part.size() && std::equal(part.begin(), part.end(), k.begin());
+    };
+    return shares(n.before) || shares(n.after);
+  }
+
   TransactionCore* const trx_;
   const KeyspaceState& ks_;
   const bool refuse_duplicate_;
+  const TrxLockMode dup_lock_;
+  const size_t unique_prefix_;
+  mutable bool unique_check_needed_ = false;
 };
 
-Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate, WriteNotice* n) {
+Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate,
+                                TrxLockMode dup_lock, WriteNotice* n) {
   LockSys* locks = svc_->lock_sys;
   const RecordId rec = LockRecordId(n->where);
   // A secondary index (KeyspaceState::secondary()) keeps implicit locks and counts no row.
@@ -45,6 +73,12 @@ Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate, 
   if (n->old != nullptr) {
     // The record exists (perhaps delete-marked): lock it, as the latest version we change.
     ConvertImplicit(SysTrxId(n->old->sys.data()), rec);
+    if (refuse_duplicate && !secondary) {
+      // InnoDB's row_ins_duplicate_error_in_clust: the possible duplicate is locked S (X for
+      // REPLACE and ON DUPLICATE KEY UPDATE), record only, before it is judged.
+      RETURN_IF_ERROR(locks->LockRecord(locks_.get(), rec, dup_lock, RecLockType::kRecNotGap));
+      if (!n->old->delete_marked) return Status::DuplicateKey("duplicate key");
+    }
     if (secondary) {
       // InnoDB's lock_sec_rec_modify_check_and_lock: wait for a conflicting lock, else no
       // struct; the DB_TRX_ID written below is our implicit lock (ConvertImplicit above is
@@ -92,18 +126,94 @@ Status TransactionCore::Put(KeyspaceState* ks, std::string_view key, std::string
   });
 }
 
-Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value) {
-  const RecordWriteHook hook(this, *ks, /*refuse_duplicate=*/true);
-  Status st = RunWrite(ks, [&] {
-    // Upsert, so that an insert over a delete-marked record updates it in place (InnoDB);
-    // the hook refuses a live duplicate.
-    return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &hook);
-  });
+Status TransactionCore::Insert(KeyspaceState* ks, std::string_view key, std::string_view value,
+                               const InsertOptions& io) {
+  const TrxLockMode dup_lock =
+      io.duplicate_lock == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  // A unique secondary key: first an insert that gives up if a record might share the unique
+  // part (checked under the leaf latch, so nothing sharing it can appear meanwhile); then, if
+  // it gave up, the locking scan for a live one, whose next-key locks keep every record that
+  // could share the part out until we end, and the insert.
+  size_t unique_prefix = io.unique_prefix;
+  Status st;
+  for (;;) {
+    const RecordWriteHook hook(this, *ks, /*refuse_duplicate=*/true, dup_lock, unique_prefix);
+    st = RunWrite(ks, [&] {
+      // Upsert, so that an insert over a delete-marked record updates it in place (InnoDB);
+      // the hook refuses a live duplicate.
+      return ks->tree->Upsert(AsBytes(key), AsBytes(value), kNoSys, nullptr, nullptr, &hook);
+    });
+    if (!hook.unique_check_needed()) break;
+    ASSIGN_OR_RETURN(bool dup,
+                     ScanForDuplicate(ks, key.substr(0, unique_prefix), dup_lock, io.duplicate));
+    if (dup)
+      return Status::DuplicateKey(fmt::format("duplicate unique part ({} bytes) in keyspace '{}'",
+                                              unique_prefix, ks->name));
+    unique_prefix = 0;  // checked: the locks keep it so
+  }
   if (st.code() == Code::kDuplicateKey) {
+    if (io.duplicate != nullptr) io.duplicate->assign(key);
     return Status::DuplicateKey(
         fmt::format("duplicate key ({} bytes) in keyspace '{}'", key.size(), ks->name));
   }
   return st;
+}
+
+Result<bool> TransactionCore::ScanForDuplicate(KeyspaceState* ks, std::string_view prefix,
+                                               TrxLockMode mode, std::string* duplicate) {
+  auto cur = ks->tree->NewCursor();
+  std::string at(prefix);
+  // Positions the cursor on the first record >= `at`, and locks the supremum of the leaf `at`
+  // belongs to when no record >= at is on it (the cursor went on to the next leaf, or found
+  // nothing): an insert there goes before that supremum.
+  auto seek = [&]() -> Status {
+    RETURN_IF_ERROR(cur->Seek(AsBytes(at)));
+    for (;;) {
+      Result<bool> r = ks->tree->ReadLatched(AsBytes(at), nullptr, [&](const LatchedRead& lr) {
+        if (lr.where.heap_no != kSupremumHeapNo) return Status::OK();
+        return svc_->lock_sys->LockRecord(locks_.get(), LockRecordId(lr.where), mode,
+                                          RecLockType::kOrdinary);
+      });
+      if (r.ok()) return Status::OK();
+      if (r.status().code() != Code::kLockWait) return r.status();
+      RETURN_IF_ERROR(WaitForLock());
+    }
+  };
+  RETURN_IF_ERROR(seek());
+  for (;;) {
+    if (!cur->Valid()) return false;  // past the last record: its leaf's supremum is locked
+    const RecordView& rec = *cur->current();
+    const RecordLocation where = cur->location();
+    const std::string_view key = AsStringView(rec.key);
+    const bool shares = key.substr(0, prefix.size()) == prefix;
+    const bool live = !rec.delete_marked();
+    const bool last_on_leaf = cur->slot() + 1 == cur->leaf().n;
+    const TrxId writer = SysTrxId(rec.sys.data());
+    Result<bool> locked = cur->WithLeafLatched([&] {
+      ConvertImplicit(writer, LockRecordId(where));
+      RETURN_IF_ERROR(svc_->lock_sys->LockRecord(locks_.get(), LockRecordId(where), mode,
+                                                 RecLockType::kOrdinary));
+      if (!shares || live || !last_on_leaf) return Status::OK();
+      // On to the next leaf: the gap after this one's last record is passed too (a supremum
+      // lock never waits).
+      return svc_->lock_sys->LockRecord(locks_.get(), {where.page_no, kSupremumHeapNo}, mode,
+                                        RecLockType::kOrdinary);
+    });
+    if (!locked.ok() && locked.status().code() != Code::kLockWait) return locked.status();
+    if (!locked.ok() || !*locked) {
+      // We waited, or the leaf changed since the copy: read it again from this key.
+      at.assign(key);
+      if (!locked.ok()) RETURN_IF_ERROR(WaitForLock());
+      RETURN_IF_ERROR(seek());
+      continue;
+    }
+    if (!shares) return false;
+    if (live) {
+      if (duplicate != nullptr) duplicate->assign(key);
+      return true;
+    }
+    RETURN_IF_ERROR(cur->Next());
+  }
 }
 
 Status TransactionCore::Erase(KeyspaceState* ks, std::string_view key) {

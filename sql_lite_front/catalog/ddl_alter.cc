@@ -66,10 +66,6 @@ SqlResult<size_t> Position(const TableDraft& d, const AlterAction& a, size_t oth
 // MODIFY / CHANGE: column `at` gets `spec`'s definition (and maybe a new place).
 SqlStatus Redefine(TableDraft* d, size_t at, const AlterAction& a) {
   const ColumnSpec& spec = a.column;
-  if (spec.unique && !spec.primary_key) {
-    return SqlErr(kErNotSupportedYet,
-                  "This version of minnow doesn't yet support 'UNIQUE secondary keys'");
-  }
   TableDraft::Column col = d->columns[at];
   std::string old_name = col.def.name;
   col.def = spec.def;
@@ -85,6 +81,11 @@ SqlStatus Redefine(TableDraft* d, size_t at, const AlterAction& a) {
     if (d->primary_key.has_value())
       return SqlErr(kErMultiplePriKey, "Multiple primary key defined");
     d->primary_key = std::vector<std::string>{spec.def.name};
+  } else if (spec.unique) {
+    IndexSpec unique_key;  // MODIFY c ... UNIQUE adds a unique index on c, as in MySQL
+    unique_key.unique = true;
+    unique_key.columns = {spec.def.name};
+    return AddDraftIndex(d, unique_key);
   }
   return SqlStatus::OK();
 }

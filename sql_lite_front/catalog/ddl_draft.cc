@@ -88,7 +88,7 @@ TableDraft DraftOf(const TableDef& def) {
     d.primary_key = std::move(pk);
   }
   for (const IndexDef& ix : def.indexes) {
-    TableDraft::Index di{ix.name, {}};
+    TableDraft::Index di{ix.name, {}, ix.unique};
     for (uint32_t c : ix.columns) di.columns.push_back(def.columns[c].name);
     d.indexes.push_back(std::move(di));
   }
@@ -101,13 +101,18 @@ TableDraft DraftOf(const TableDef& def) {
 }
 
 SqlStatus AddDraftColumn(TableDraft* d, const ColumnSpec& spec, size_t position) {
-  if (spec.unique && !spec.primary_key) return NotYet("UNIQUE secondary keys");
   position = std::min(position, d->columns.size());
   d->columns.insert(d->columns.begin() + static_cast<long>(position),
                     TableDraft::Column{spec.def, -1, true});
   if (spec.primary_key) {
     if (d->primary_key.has_value()) return MultiplePrimaryKey();
     d->primary_key = std::vector<std::string>{spec.def.name};
+  } else if (spec.unique) {
+    // An inline UNIQUE [KEY] is a unique index named after its column, as in MySQL.
+    IndexSpec unique_key;
+    unique_key.unique = true;
+    unique_key.columns = {spec.def.name};
+    return AddDraftIndex(d, unique_key);
   }
   return SqlStatus::OK();
 }
@@ -118,7 +123,6 @@ SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec) {
     d->primary_key = spec.columns;
     return SqlStatus::OK();
   }
-  if (spec.unique) return NotYet("UNIQUE secondary keys");
   if (spec.columns.empty()) return SqlErr(kErParse, "You have an error in your SQL syntax");
   std::string name = spec.name;
   if (name.empty()) {
@@ -131,7 +135,7 @@ SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec) {
     }
     return SqlErr(kErDupKeyName, "Duplicate key name '", name, "'");
   }
-  d->indexes.push_back(TableDraft::Index{name, spec.columns});
+  d->indexes.push_back(TableDraft::Index{name, spec.columns, spec.unique});
   return SqlStatus::OK();
 }
 
@@ -297,6 +301,7 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
     SQL_RETURN_IF_ERROR(CheckIdentifier(ix.name, false));
     IndexDef index;
     index.name = ix.name;
+    index.unique = ix.unique;
     SQL_RETURN_IF_ERROR(ResolveKeyColumns(d, def, ix.columns, &index.columns));
     def.indexes.push_back(std::move(index));
   }

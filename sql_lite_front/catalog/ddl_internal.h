@@ -29,6 +29,7 @@ struct TableDraft {
   struct Index {
     std::string name;
     std::vector<std::string> columns;
+    bool unique = false;
   };
   std::string name;
   std::vector<Column> columns;

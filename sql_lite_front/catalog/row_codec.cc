@@ -134,9 +134,30 @@ std::string EncodePrimaryKey(const TableDef& def, const Row& row) {
   return key;
 }
 
+bool AppendUniquePart(const TableDef& def, const IndexDef& index, const Row& row,
+                      std::string* out) {
+  bool null = false;
+  for (uint32_t c : index.columns) {
+    AppendKeyColumn(def.columns[c], row[c], out);
+    null = null || row[c].is_null();
+  }
+  return !null;
+}
+
+SqlResult<size_t> UniquePartLength(const TableDef& def, const IndexDef& index, std::string_view key,
+                                   bool* has_null) {
+  size_t pos = 0;
+  *has_null = false;
+  for (uint32_t c : index.columns) {
+    SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(def.columns[c], key, &pos));
+    *has_null = *has_null || v.is_null();
+  }
+  return pos;
+}
+
 void AppendIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
                     std::string_view clustered_key, std::string* out) {
-  for (uint32_t c : index.columns) AppendKeyColumn(def.columns[c], row[c], out);
+  AppendUniquePart(def, index, row, out);  // the index's columns, then the row's key
   if (def.has_hidden_primary_key()) {
     out->append(clustered_key);
   } else {

@@ -53,6 +53,14 @@ void AppendRowId(uint64_t row_id, std::string* out);
 
 // The clustered key of `row`. REQUIRES: !def.has_hidden_primary_key().
 std::string EncodePrimaryKey(const TableDef& def, const Row& row);
+// The unique part of `index`'s keys for `row`: its own columns' encodings, with which every
+// key of a row starts (a UNIQUE index refuses two rows whose parts are equal). Appended to
+// `*out`; returns false if a column of it is NULL (a NULL never conflicts).
+bool AppendUniquePart(const TableDef& def, const IndexDef& index, const Row& row, std::string* out);
+// The length of the unique part at the start of `key`, a key of `index`; *has_null says
+// whether a column of it is NULL. 1105 on malformed bytes.
+SqlResult<size_t> UniquePartLength(const TableDef& def, const IndexDef& index, std::string_view key,
+                                   bool* has_null);
 // The secondary key of `row` in `index`; `clustered_key` is the row's clustered key (its
 // primary key or DB_ROW_ID encoding), whose columns are appended as the format says.
 std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,

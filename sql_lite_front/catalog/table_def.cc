@@ -407,7 +407,16 @@ std::string SerializeTableDef(const TableDef& def) {
   // Zig-zag, so a (theoretical) negative time stays short.
   w.Varint((static_cast<uint64_t>(def.create_time) << 1) ^
            static_cast<uint64_t>(def.create_time >> 63));
-  if (def.core_columns != 0) w.Varint(def.core_columns);
+  // Optional tail (absent in records from before it): core_columns (0: none), then the
+  // positions of the UNIQUE indexes, written only when there is something to say.
+  std::vector<uint64_t> unique;
+  for (size_t i = 0; i < def.indexes.size(); ++i)
+    if (def.indexes[i].unique) unique.push_back(i);
+  if (def.core_columns != 0 || !unique.empty()) w.Varint(def.core_columns);
+  if (!unique.empty()) {
+    w.Varint(unique.size());
+    for (uint64_t i : unique) w.Varint(i);
+  }
   return w.Take();
 }
 
@@ -497,8 +506,18 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
   def.create_time = static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
   if (!r.failed() && !r.at_end()) {
     uint64_t core = r.Varint();
-    if (core == 0 || core >= def.columns.size()) return Damaged("bad core column count");
+    if (core >= def.columns.size() || (core == 0 && r.at_end()))
+      return Damaged("bad core column count");
     def.core_columns = static_cast<uint32_t>(core);
+  }
+  if (!r.failed() && !r.at_end()) {
+    uint64_t n = r.Count();
+    if (n == 0) return Damaged("empty list of unique indexes");
+    for (uint64_t i = 0; i < n && !r.failed(); ++i) {
+      uint64_t ix = r.Varint();
+      if (ix >= def.indexes.size()) return Damaged("bad unique index");
+      def.indexes[ix].unique = true;
+    }
   }
   if (r.failed()) return Damaged("truncated record");
   if (!r.at_end()) return Damaged("trailing bytes");
@@ -520,8 +539,13 @@ std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
     return s + ")";
   };
   if (!def.primary_key.empty()) lines.push_back("  PRIMARY KEY " + column_list(def.primary_key));
-  for (const IndexDef& ix : def.indexes) {
-    lines.push_back("  KEY " + QuoteIdentifier(ix.name) + " " + column_list(ix.columns));
+  // MySQL lists the UNIQUE keys before the others.
+  for (bool unique : {true, false}) {
+    for (const IndexDef& ix : def.indexes) {
+      if (ix.unique != unique) continue;
+      lines.push_back(std::string(unique ? "  UNIQUE KEY " : "  KEY ") + QuoteIdentifier(ix.name) +
+                      " " + column_list(ix.columns));
+    }
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     out += lines[i];

@@ -67,6 +67,8 @@ struct IndexDef {
   std::string name;               // "j"; the primary key is not an IndexDef
   std::vector<uint32_t> columns;  // positions in TableDef::columns
   std::string keyspace;           // where its entries live
+  // UNIQUE: no two rows have equal values in all of `columns` unless one of them is NULL.
+  bool unique = false;
 };
 
 struct TableDef {

@@ -15,7 +15,9 @@
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/plan/planner.h"
+#include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/storage/table_engine.h"
 
 namespace minnow::sql {
@@ -98,6 +100,50 @@ SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& 
 
 // The clustered plan's lock mode for a SELECT lock clause.
 LockMode LockModeOf(RowLockClause clause);
+
+// The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
+// nullable column or an AUTO_INCREMENT one (generated later), else 1364.
+SqlResult<Value> DefaultOf(const ColumnDef& col);
+
+// ---- an INSERT's duplicate keys (insert_duplicates.cc)
+
+// What an INSERT does with a row whose primary key or UNIQUE index values are taken.
+struct OnDuplicate {
+  enum class Kind : uint8_t {
+    kError,    // 1062, the statement fails
+    kIgnore,   // INSERT IGNORE: the row is skipped, 1062 becomes a warning
+    kReplace,  // REPLACE: the rows holding its keys are deleted (or the last updated in place)
+    kUpdate,   // ON DUPLICATE KEY UPDATE: the row holding the key is updated by `sets`
+  };
+  struct Set {
+    uint32_t column;
+    std::optional<BoundExpr> value;  // over (existing row, inserted row); nullopt: DEFAULT
+  };
+  Kind kind = Kind::kError;
+  std::vector<Set> sets;
+  std::vector<std::string> inserted_names;  // the bound names of the inserted row's columns
+};
+
+// MySQL's counts of an INSERT's rows: inserted (copied), deleted by REPLACE, updated by ON
+// DUPLICATE KEY UPDATE; affected rows are their sum, Duplicates: deleted + updated (IGNORE:
+// the rows skipped).
+struct InsertCounts {
+  uint64_t copied = 0, deleted = 0, updated = 0;
+  std::vector<SqlWarning> warnings;
+};
+
+// Binds ON DUPLICATE KEY UPDATE's assignments (VALUES(c), the row alias's `alias.c` and its
+// column aliases name the inserted row; other columns the existing one): 1054 for an unknown
+// column.
+SqlResult<OnDuplicate> BindOnDuplicate(ExecContext& ctx, const TableDef& def,
+                                       const InsertStmt& stmt,
+                                       const std::vector<uint32_t>& targets);
+// Writes source row n (`row`, coerced) through `engine` as `dup` says, counting into
+// *counts. A duplicate found locks as the engine's Insert says (REPLACE and ON DUPLICATE KEY
+// UPDATE: X); the row holding it is then read (and locked) by its ref.
+SqlStatus WriteInsertedRow(ExecContext& ctx, const OpenTable& t, const OnDuplicate& dup,
+                           TableEngine& engine, const Row& row, uint64_t n, EvalState& st,
+                           InsertCounts* counts);
 
 // Adds n to ctx.progress and checks for cancellation every 1024 rows.
 inline SqlStatus CountProgress(ExecContext& ctx, uint64_t* since_last, uint64_t n = 1) {

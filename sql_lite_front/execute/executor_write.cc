@@ -21,14 +21,6 @@ void SeeAutoIncrement(const OpenTable& t, const Value& v) {
   if (next > t.counters->next_auto_inc) t.counters->next_auto_inc = next;
 }
 
-// Writes a new row (its index entries too) through the table's engine.
-SqlStatus InsertRow(ExecContext& ctx, TableEngine& engine, const Row& row) {
-  SQL_RETURN_IF_ERROR(engine.Insert(row));
-  ++ctx.counts->handler_write;
-  ++ctx.counts->innodb_rows_inserted;
-  return SqlStatus::OK();
-}
-
 // True when MySQL, past the statement's first row, would store a bad value converted (with a
 // warning) instead of failing: a MyISAM table under STRICT_TRANS_TABLES without
 // STRICT_ALL_TABLES. minnow has no such conversion: such a statement converts every row before
@@ -131,14 +123,6 @@ SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable&
   return targets;
 }
 
-// The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
-// nullable column or an AUTO_INCREMENT one (generated later), else 1364.
-SqlResult<Value> DefaultOf(const ColumnDef& col) {
-  if (col.default_value.has_value()) return *col.default_value;
-  if (col.nullable || col.auto_increment) return Value::Null();
-  return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
-}
-
 // The positions of the columns an INSERT names (all, in order, if it names none): 1054, 1110.
 SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const InsertStmt& stmt) {
   std::vector<uint32_t> targets;
@@ -205,15 +189,18 @@ SqlResult<SourceRows> InsertSource(ExecContext& ctx, const InsertStmt& stmt, siz
 
 }  // namespace
 
+SqlResult<Value> DefaultOf(const ColumnDef& col) {
+  if (col.default_value.has_value()) return *col.default_value;
+  if (col.nullable || col.auto_increment) return Value::Null();
+  return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
+}
+
 SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
-  if (stmt.ignore)
-    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'INSERT IGNORE'");
-  if (stmt.replace)
-    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'REPLACE'");
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
   const TableDef& def = t.def;
   SQL_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, InsertColumns(def, stmt));
+  SQL_ASSIGN_OR_RETURN(OnDuplicate dup, BindOnDuplicate(ctx, def, stmt, targets));
   // The source rows, all of them before the first write (nullopt: DEFAULT).
   EvalState st;
   SeedEvalState(&st);
@@ -259,6 +246,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
     }
   }
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
+  InsertCounts counts;
   for (size_t n = 0; n < source.size(); ++n) {
     Row row;
     if (converted.empty()) {
@@ -266,20 +254,27 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
     } else {
       row = std::move(converted[n]);
     }
-    SQL_RETURN_IF_ERROR(InsertRow(ctx, *engine, row));
+    SQL_RETURN_IF_ERROR(WriteInsertedRow(ctx, t, dup, *engine, row, n + 1, st, &counts));
     if (auto_col >= 0) SeeAutoIncrement(t, row[auto_col]);
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
   }
   if (ctx.progress != nullptr) ctx.progress->fetch_add(progress, std::memory_order_relaxed);
 
   StatementResult r;
-  r.affected_rows = source.size();
+  // MySQL: REPLACE counts each deleted row, ON DUPLICATE KEY UPDATE 2 per changed row.
+  r.affected_rows = counts.copied + counts.deleted + 2 * counts.updated;
+  const uint64_t duplicates = dup.kind == OnDuplicate::Kind::kIgnore
+                                  ? source.size() - counts.copied
+                                  : counts.deleted + counts.updated;
+  r.warnings = std::move(counts.warnings);
   if (first_generated != 0) {
     r.last_insert_id = first_generated;
     if (ctx.last_insert_id != nullptr) *ctx.last_insert_id = first_generated;
   }
   if (stmt.select != nullptr || stmt.rows.size() > 1)
-    r.info = "Records: " + std::to_string(source.size()) + "  Duplicates: 0  Warnings: 0";
+    r.info = "Records: " + std::to_string(source.size()) +
+             "  Duplicates: " + std::to_string(duplicates) +
+             "  Warnings: " + std::to_string(r.warnings.size());
   return r;
 }
 

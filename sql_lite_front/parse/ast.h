@@ -110,19 +110,23 @@ struct SelectStmt {
 };
 
 // ---- DML
+struct Assignment {
+  std::string column;
+  ExprPtr value;  // null: DEFAULT
+};
+
 struct InsertStmt {
   TableName table;
   std::vector<std::string> columns;        // empty: all columns in table order
   std::vector<std::vector<ExprPtr>> rows;  // VALUES (...), (...); a null ExprPtr is DEFAULT
   std::unique_ptr<SelectStmt> select;      // INSERT ... SELECT
-  bool ignore = false;                     // INSERT IGNORE (parsed; 1235 for now)
-  bool replace = false;                    // REPLACE INTO (parsed; 1235 for now)
+  bool ignore = false;   // INSERT IGNORE: a duplicate row is skipped (1062 warning)
+  bool replace = false;  // REPLACE INTO: a duplicate's rows are deleted first
   WritePriority priority = WritePriority::kDefault;
-};
-
-struct Assignment {
-  std::string column;
-  ExprPtr value;
+  // VALUES (...) AS row_alias [(column_aliases)]: MySQL 8's name for the row being inserted.
+  std::string row_alias;
+  std::vector<std::string> column_aliases;
+  std::vector<Assignment> on_duplicate;  // ON DUPLICATE KEY UPDATE col = e, ...
 };
 
 struct UpdateStmt {

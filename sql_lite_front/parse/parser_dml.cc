@@ -231,8 +231,37 @@ SqlResult<Statement> Parser::ParseInsert() {
   } else {
     return SyntaxError();
   }
-  if (IsKw("ON") && IsKw("DUPLICATE", 1)) return NotSupported("ON DUPLICATE KEY UPDATE");
-  if (IsKw("AS")) return NotSupported("INSERT ... AS");
+  if (!ins.rows.empty() && AcceptKw("AS")) {
+    // MySQL 8.0.19's row alias (VALUES and SET forms; not after a SELECT).
+    SQL_ASSIGN_OR_RETURN(ins.row_alias, Ident());
+    if (AcceptOp("(")) {
+      for (;;) {
+        SQL_ASSIGN_OR_RETURN(std::string alias, Ident());
+        ins.column_aliases.push_back(std::move(alias));
+        if (AcceptOp(")")) break;
+        SQL_RETURN_IF_ERROR(ExpectOp(","));
+      }
+    }
+  }
+  if (!ins.replace && IsKw("ON") && IsKw("DUPLICATE", 1)) {
+    Skip();
+    Skip();
+    if (!AcceptKw("KEY")) return SyntaxError();
+    if (!AcceptKw("UPDATE")) return SyntaxError();
+    for (;;) {
+      Assignment a;
+      SQL_ASSIGN_OR_RETURN(a.column, Ident());
+      if (AcceptOp(".")) {  // t.col
+        SQL_ASSIGN_OR_RETURN(a.column, Ident());
+      }
+      if (!AcceptOp("=") && !AcceptOp(":=")) return SyntaxError();
+      if (!AcceptKw("DEFAULT")) {
+        SQL_ASSIGN_OR_RETURN(a.value, ParseExpr());
+      }
+      ins.on_duplicate.push_back(std::move(a));
+      if (!AcceptOp(",")) break;
+    }
+  }
   return Statement(std::move(ins));
 }
 

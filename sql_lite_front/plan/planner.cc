@@ -142,23 +142,6 @@ std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v) {
   return out;
 }
 
-// The smallest string greater than every string with prefix `s`; nullopt: none (unbounded).
-std::optional<std::string> Successor(std::string s) {
-  while (!s.empty() && static_cast<unsigned char>(s.back()) == 0xFF) s.pop_back();
-  if (s.empty()) return std::nullopt;
-  s.back() = static_cast<char>(static_cast<unsigned char>(s.back()) + 1);
-  return s;
-}
-
-KeyRange PrefixRange(const std::string& prefix) {
-  KeyRange r;
-  r.start = prefix;
-  std::optional<std::string> end = Successor(prefix);
-  r.end_unbounded = !end.has_value();
-  if (end.has_value()) r.end = *end;
-  return r;
-}
-
 void Intersect(KeyRange* r, const KeyRange& o) {
   r->start = std::max(r->start, o.start);
   if (!o.end_unbounded && (r->end_unbounded || o.end < r->end)) {

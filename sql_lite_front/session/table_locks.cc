@@ -49,7 +49,12 @@ struct Collector {
     if (s.from.has_value()) Add(*s.from, SelectLock(s), out);
   }
   void operator()(const InsertStmt& s) const {
-    Add(s.table, Insert(s.priority), out);
+    HeapLockType type = Insert(s.priority);
+    // REPLACE and ON DUPLICATE KEY UPDATE may delete and update rows: MySQL's
+    // upgrade_lock_type makes their concurrent insert a plain WRITE.
+    if ((s.replace || !s.on_duplicate.empty()) && type == HeapLockType::kWriteConcurrentInsert)
+      type = HeapLockType::kWrite;
+    Add(s.table, type, out);
     if (s.select != nullptr && s.select->from.has_value()) {
       // The source is read whole before the first write: no concurrent insert may overlap.
       Add(*s.select->from, HeapLockType::kReadNoInsert, out);

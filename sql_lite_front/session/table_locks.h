@@ -5,7 +5,9 @@
 //                                  READ_WITH_SHARED_LOCKS; FOR UPDATE: WRITE)
 //   INSERT                         WRITE_CONCURRENT_INSERT (WRITE_LOW_PRIORITY under
 //                                  low_priority_updates: THD::insert_lock_default; LOW_PRIORITY:
-//                                  WRITE_LOW_PRIORITY; HIGH_PRIORITY: WRITE)
+//                                  WRITE_LOW_PRIORITY; HIGH_PRIORITY: WRITE; REPLACE and
+//                                  ON DUPLICATE KEY UPDATE: WRITE for WRITE_CONCURRENT_INSERT,
+//                                  as MySQL's upgrade_lock_type)
 //   INSERT ... SELECT's source     READ_NO_INSERT (the same table as the target: WRITE)
 //   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates or
 //                                  with LOW_PRIORITY)

@@ -187,9 +187,12 @@ SqlResult<StatementResult> ShowCreate(ExecContext& ctx, const ShowStmt& stmt) {
   return r;
 }
 
-// PRI for primary key columns; MUL for the first column of a (non-unique) secondary index.
+// PRI for primary key columns; UNI for the column of a one-column UNIQUE index; MUL for the
+// first column of another secondary index (MySQL's order of precedence).
 std::string KeyFlag(const TableDef& def, uint32_t c) {
   if (def.IsPrimaryKeyColumn(c)) return "PRI";
+  for (const IndexDef& ix : def.indexes)
+    if (ix.unique && ix.columns.size() == 1 && ix.columns[0] == c) return "UNI";
   for (const IndexDef& ix : def.indexes)
     if (ix.columns[0] == c) return "MUL";
   return "";
@@ -243,7 +246,10 @@ SqlResult<StatementResult> ShowIndex(ExecContext& ctx, const ShowStmt& stmt) {
     }
   };
   if (!def.primary_key.empty()) add("PRIMARY", true, def.primary_key);
-  for (const IndexDef& ix : def.indexes) add(ix.name, false, ix.columns);
+  for (bool unique : {true, false}) {  // MySQL lists the UNIQUE keys first
+    for (const IndexDef& ix : def.indexes)
+      if (ix.unique == unique) add(ix.name, unique, ix.columns);
+  }
   return r;
 }
 

@@ -2,6 +2,7 @@
 // A range of one index's encoded keys, as the planner builds them and a table engine walks
 // them (table_engine.h). Keys are row_codec's memcomparable encodings, so ranges compare bytes.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,5 +19,23 @@ struct KeyRange {
   // True if `key` is past the range's end.
   bool AfterEnd(std::string_view key) const { return !end_unbounded && key >= end; }
 };
+
+// The smallest string greater than every string with prefix `s`; nullopt: none (unbounded).
+inline std::optional<std::string> Successor(std::string s) {
+  while (!s.empty() && static_cast<unsigned char>(s.back()) == 0xFF) s.pop_back();
+  if (s.empty()) return std::nullopt;
+  s.back() = static_cast<char>(static_cast<unsigned char>(s.back()) + 1);
+  return s;
+}
+
+// The keys that start with `prefix` (a key prefix of whole columns, or a LIKE prefix).
+inline KeyRange PrefixRange(const std::string& prefix) {
+  KeyRange r;
+  r.start = prefix;
+  std::optional<std::string> end = Successor(prefix);
+  r.end_unbounded = !end.has_value();
+  if (end.has_value()) r.end = *end;
+  return r;
+}
 
 }  // namespace minnow::sql

@@ -104,14 +104,29 @@ SqlResult<int64_t> MaxOfColumn(Transaction* txn, const OpenTable& table, int aut
 
 }  // namespace
 
-SqlError DuplicateEntry(const TableDef& def, const Row& row) {
+namespace {
+
+// MySQL's "Duplicate entry" value: the key's columns of `row`, joined by '-'.
+std::string DuplicateValue(const Row& row, const std::vector<uint32_t>& columns) {
   std::string value;
-  for (size_t i = 0; i < def.primary_key.size(); ++i) {
+  for (size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) value += '-';
-    const Value& v = row[def.primary_key[i]];
+    const Value& v = row[columns[i]];
     value += v.is_null() ? "NULL" : v.ToString();
   }
-  return SqlErr(kErDupEntry, "Duplicate entry '", value, "' for key '", def.name, ".PRIMARY'");
+  return value;
+}
+
+}  // namespace
+
+SqlError DuplicateEntry(const TableDef& def, const Row& row) {
+  return SqlErr(kErDupEntry, "Duplicate entry '", DuplicateValue(row, def.primary_key),
+                "' for key '", def.name, ".PRIMARY'");
+}
+
+SqlError DuplicateUniqueEntry(const TableDef& def, const IndexDef& index, const Row& row) {
+  return SqlErr(kErDupEntry, "Duplicate entry '", DuplicateValue(row, index.columns), "' for key '",
+                def.name, ".", index.name, "'");
 }
 
 std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction* txn,
@@ -233,7 +248,50 @@ SqlStatus RowLockingTable::LoadCounters(TableCounters* counters) {
 
 // ---- RowLockingTable: writes
 
-SqlStatus RowLockingTable::Insert(const Row& row) {
+namespace {
+
+// What a row-locking write asks the engine's duplicate checks (InsertRequest::overwrite: X).
+InsertOptions DuplicateCheck(const InsertRequest& request, std::string* duplicate) {
+  InsertOptions io;
+  io.duplicate_lock = request.overwrite ? LockMode::kExclusive : LockMode::kShare;
+  io.duplicate = duplicate;
+  return io;
+}
+
+}  // namespace
+
+SqlStatus RowLockingTable::InsertEntry(size_t i, const Row& row, std::string_view ckey,
+                                       const InsertRequest& request) {
+  const TableDef& def = table_.def;
+  const IndexDef& ix = def.indexes[i];
+  std::string duplicate;
+  InsertOptions io = DuplicateCheck(request, &duplicate);
+  std::string entry;
+  // A UNIQUE index's entries must not share its columns' part (unless NULL is among them).
+  if (ix.unique && AppendUniquePart(def, ix, row, &entry)) io.unique_prefix = entry.size();
+  entry.clear();
+  AppendIndexKey(def, ix, row, ckey, &entry);
+  Status st = txn_->Insert(table_.indexes[i], entry, "", io);
+  if (st.ok()) return SqlStatus::OK();
+  if (st.code() != Code::kDuplicateKey || io.unique_prefix == 0) return FromStatus(st);
+  if (request.conflict != nullptr) {
+    Row holder(def.columns.size());
+    request.conflict->index = static_cast<int>(i);
+    SQL_RETURN_IF_ERROR(DecodeIndexKey(def, ix, duplicate, &holder, &request.conflict->ref));
+  }
+  return DuplicateUniqueEntry(def, ix, row);
+}
+
+// A 1062 leaves the table as it was: the row's writes so far are undone (InnoDB rolls a row
+// back to its start on a duplicate); its locks stay.
+SqlStatus RowLockingTable::UndoRow(uint64_t savepoint, SqlStatus error) {
+  if (error.ok() || error.error().code != kErDupEntry) return error;
+  Status st = txn_->RollbackToSavepoint(savepoint);
+  if (!st.ok()) return FromStatus(st);
+  return error;
+}
+
+SqlStatus RowLockingTable::Insert(const Row& row, const InsertRequest& request) {
   const TableDef& def = table_.def;
   std::string ckey;
   if (def.has_hidden_primary_key()) {
@@ -248,31 +306,45 @@ SqlStatus RowLockingTable::Insert(const Row& row) {
   }
   std::string value;
   EncodeRowValue(def, row, &value);
-  Status st = txn_->Insert(table_.clustered, ckey, value);
-  if (st.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
+  std::string duplicate;
+  const uint64_t savepoint = txn_->Savepoint();
+  Status st = txn_->Insert(table_.clustered, ckey, value, DuplicateCheck(request, &duplicate));
+  if (st.code() == Code::kDuplicateKey) {
+    if (request.conflict != nullptr) *request.conflict = {kClusteredIndex, duplicate};
+    return DuplicateEntry(def, row);
+  }
   if (!st.ok()) return FromStatus(st);
   for (size_t i = 0; i < def.indexes.size(); ++i) {
-    st = txn_->Insert(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey), "");
-    if (!st.ok()) return FromStatus(st);
+    SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, row, ckey, request)));
   }
   return SqlStatus::OK();
 }
 
-SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, const Row& new_row) {
+SqlResult<bool> RowLockingTable::Read(std::string_view ref, LockMode lock, Row* row) {
+  return Get(ref, lock, row);  // a ref is the clustered key
+}
+
+SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, const Row& new_row,
+                                  const InsertRequest& request) {
   const TableDef& def = table_.def;
   const std::string_view old_key = ref;
   const std::string new_key =
       def.has_hidden_primary_key() ? std::string(old_key) : EncodePrimaryKey(def, new_row);
   std::string value;
   EncodeRowValue(def, new_row, &value);
+  const uint64_t savepoint = txn_->Savepoint();
   Status s;
   if (new_key == old_key) {
     s = txn_->Put(table_.clustered, old_key, value);
   } else {
     s = txn_->Erase(table_.clustered, old_key);
     if (s.ok()) {
-      s = txn_->Insert(table_.clustered, new_key, value);
-      if (s.code() == Code::kDuplicateKey) return DuplicateEntry(def, new_row);
+      std::string duplicate;
+      s = txn_->Insert(table_.clustered, new_key, value, DuplicateCheck(request, &duplicate));
+      if (s.code() == Code::kDuplicateKey) {
+        if (request.conflict != nullptr) *request.conflict = {kClusteredIndex, duplicate};
+        return UndoRow(savepoint, DuplicateEntry(def, new_row));
+      }
     }
   }
   if (!s.ok()) return FromStatus(s);
@@ -281,8 +353,8 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
     if (old_entry == new_entry) continue;
     s = txn_->Erase(table_.indexes[i], old_entry);
-    if (s.ok()) s = txn_->Insert(table_.indexes[i], new_entry, "");
     if (!s.ok()) return FromStatus(s);
+    SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, new_row, new_key, request)));
   }
   return SqlStatus::OK();
 }
@@ -382,9 +454,33 @@ class GatheredEntries {
   std::vector<Entry> entries_;
 };
 
-// Sorts `entries` and bulk-loads them (empty values) into `ks` in `txn`.
-SqlStatus LoadIndex(Transaction* txn, const Keyspace& ks, GatheredEntries* entries) {
+// 1062 if two of the sorted `entries` of UNIQUE index `ix` share its part without a NULL
+// (equal parts are neighbours: a part is a prefix of whole key columns).
+SqlStatus CheckUniqueEntries(const TableDef& def, const IndexDef& ix,
+                             const GatheredEntries& entries) {
+  std::string_view previous;  // the last entry's part; empty: none, or it had a NULL
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string_view entry = entries.at(i);
+    bool has_null = false;
+    SQL_ASSIGN_OR_RETURN(size_t part, UniquePartLength(def, ix, entry, &has_null));
+    const std::string_view unique = has_null ? std::string_view() : entry.substr(0, part);
+    if (!unique.empty() && unique == previous) {
+      Row row(def.columns.size());
+      std::string ckey;
+      SQL_RETURN_IF_ERROR(DecodeIndexKey(def, ix, entry, &row, &ckey));
+      return DuplicateUniqueEntry(def, ix, row);
+    }
+    previous = unique;
+  }
+  return SqlStatus::OK();
+}
+
+// Sorts `entries` of index `ix` and bulk-loads them (empty values) into `ks` in `txn`; 1062
+// for a UNIQUE index's duplicate.
+SqlStatus LoadIndex(Transaction* txn, const TableDef& def, const IndexDef& ix, const Keyspace& ks,
+                    GatheredEntries* entries) {
   entries->Sort();
+  if (ix.unique) SQL_RETURN_IF_ERROR(CheckUniqueEntries(def, ix, *entries));
   size_t i = 0;
   Status st = txn->BulkInsert(ks, [&](std::string_view* k, std::string_view* v) {
     if (i == entries->size()) return false;
@@ -456,7 +552,7 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     if (!bs.ok()) return FromStatus(bs);
   }
   for (size_t i = 0; i < def.indexes.size(); ++i) {
-    SQL_RETURN_IF_ERROR(LoadIndex(txn_, table_.indexes[i], &index_entries[i]));
+    SQL_RETURN_IF_ERROR(LoadIndex(txn_, def, def.indexes[i], table_.indexes[i], &index_entries[i]));
   }
   return SqlStatus::OK();
 }
@@ -471,7 +567,7 @@ SqlStatus RowLockingTable::BuildIndex(size_t index, const RefRowSource& next) {
     if (!more) break;
     entries.Add([&](std::string* out) { AppendIndexKey(def, def.indexes[index], *row, ref, out); });
   }
-  return LoadIndex(txn_, table_.indexes[index], &entries);
+  return LoadIndex(txn_, def, def.indexes[index], table_.indexes[index], &entries);
 }
 
 }  // namespace minnow::sql

@@ -23,8 +23,12 @@ class RowLockingTable final : public TableEngine {
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
   SqlResult<bool> Get(std::string_view primary_key, LockMode lock, Row* row) override;
   SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) override;
-  SqlStatus Insert(const Row& row) override;
-  SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row) override;
+  using TableEngine::Insert;
+  using TableEngine::Update;
+  SqlStatus Insert(const Row& row, const InsertRequest& request) override;
+  SqlResult<bool> Read(std::string_view ref, LockMode lock, Row* row) override;
+  SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row,
+                   const InsertRequest& request) override;
   SqlStatus Delete(std::string_view ref, const Row& row) override;
   SqlStatus LockTable(LockMode mode) override;
   SqlStatus LockForDdl() override;
@@ -33,6 +37,12 @@ class RowLockingTable final : public TableEngine {
   SqlStatus LoadCounters(TableCounters* counters) override;
 
  private:
+  // Inserts `row`'s entry of index i (its clustered key `ckey`), checking a UNIQUE index's
+  // part; 1062 telling the conflict as Insert does.
+  SqlStatus InsertEntry(size_t i, const Row& row, std::string_view ckey,
+                        const InsertRequest& request);
+  // `error`, after undoing the row's writes since `savepoint` if it is a 1062.
+  SqlStatus UndoRow(uint64_t savepoint, SqlStatus error);
   const Keyspace& KeyspaceOf(int index) const {
     return index == kClusteredIndex ? table_.clustered : table_.indexes[index];
   }

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "minnow/db.h"
@@ -90,6 +91,20 @@ class CursorVisitor {
   ~CursorVisitor() = default;
 };
 
+// What an Insert does about a duplicate key, and tells of it.
+struct InsertRequest {
+  // REPLACE and INSERT ... ON DUPLICATE KEY UPDATE, which go on to change the row holding the
+  // key: row-locking, the possible duplicates are locked exclusive (InnoDB's X), not shared.
+  bool overwrite = false;
+  // Set on 1062: the key taken (kClusteredIndex or a TableDef::indexes position) and the ref
+  // of the row that holds it (for Read, Update, Delete).
+  struct Conflict {
+    int index = kClusteredIndex;
+    std::string ref;
+  };
+  Conflict* conflict = nullptr;
+};
+
 // Yields the rows of a bulk load, one per call into `*row`; false at the end.
 using RowSource = std::function<SqlResult<bool>(Row* row)>;
 // Yields the rows of an index build with their refs; false at the end. The views must stay
@@ -123,12 +138,27 @@ class TableEngine {
   virtual SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) = 0;
 
   // Writes a new row (REQUIRES: coerced to the columns) and its index entries. 1062
-  // "Duplicate entry '<pk>' for key '<table>.PRIMARY'" if its primary key is taken.
-  // Row-locking: a hidden primary key gets the table's next DB_ROW_ID.
-  virtual SqlStatus Insert(const Row& row) = 0;
+  // "Duplicate entry '<pk>' for key '<table>.PRIMARY'" if its primary key is taken, "...
+  // for key '<table>.<index>'" with the index's values if a UNIQUE index holds them (a NULL
+  // among them never conflicts); a 1062 leaves the table as it was (row-locking: the row's
+  // writes are rolled back, the locks its duplicate checks took stay, as InnoDB's).
+  // Row-locking: a hidden primary key gets the table's next DB_ROW_ID; a duplicate check
+  // locks as InnoDB's (minnow/options.h InsertOptions): S (request.overwrite: X) on the
+  // primary key's duplicate, next-key S (X) on a UNIQUE index's possible duplicates.
+  virtual SqlStatus Insert(const Row& row, const InsertRequest& request) = 0;
+  SqlStatus Insert(const Row& row) { return Insert(row, InsertRequest{}); }
+  // Reads the row `ref` names (a Conflict's), every column, locked as Get locks; false if
+  // it is gone.
+  virtual SqlResult<bool> Read(std::string_view ref, LockMode lock, Row* row) = 0;
   // Replaces the row `ref` (read in this statement, as `old_row`) by `new_row`, and every
-  // index entry that changes. 1062 if a changed primary key is taken.
-  virtual SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row) = 0;
+  // index entry that changes. 1062 if a changed primary key or UNIQUE index's values are
+  // taken (as Insert, `request` saying how to lock and telling the conflict; the table left
+  // as it was).
+  virtual SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row,
+                           const InsertRequest& request) = 0;
+  SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row) {
+    return Update(ref, old_row, new_row, InsertRequest{});
+  }
   // Removes the row `ref` (read in this statement, as `row`) and its index entries.
   virtual SqlStatus Delete(std::string_view ref, const Row& row) = 0;
 
@@ -174,5 +204,7 @@ std::unique_ptr<TableEngine> OpenTableEngine(const OpenTable& table, Transaction
 // "Duplicate entry '5' for key 'sample.PRIMARY'" for the row's primary key: the 1062 an
 // engine's Insert and Update return.
 SqlError DuplicateEntry(const TableDef& def, const Row& row);
+// "Duplicate entry 'a-1' for key 't.k'" for the row's values of UNIQUE index `index`.
+SqlError DuplicateUniqueEntry(const TableDef& def, const IndexDef& index, const Row& row);
 
 }  // namespace minnow::sql

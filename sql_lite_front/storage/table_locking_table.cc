@@ -190,9 +190,45 @@ SqlResult<uint64_t> TableLockingTable::Count(int index, const KeyRange& range, L
   return n;
 }
 
-SqlStatus TableLockingTable::Insert(const Row& row) {
+SqlStatus TableLockingTable::CheckKeysFree(const HeapTableLock& lock, const Row& row,
+                                           const HeapRowId* self,
+                                           const InsertRequest& request) const {
+  const TableDef& def = table_.def;
+  auto taken = [&](int index, HeapRowId holder) {
+    if (request.conflict != nullptr) *request.conflict = {index, EncodeHeapRef(holder)};
+  };
+  // In MyISAM's order: the primary key, then each UNIQUE index.
+  if (!def.has_hidden_primary_key()) {
+    Result<std::vector<HeapRowId>> ids = table_.heap.Lookup(lock, 0, EncodePrimaryKey(def, row));
+    if (!ids.ok()) return FromStatus(ids.status());
+    for (HeapRowId id : *ids) {
+      if (self != nullptr && id == *self) continue;
+      taken(kClusteredIndex, id);
+      return DuplicateEntry(def, row);
+    }
+  }
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    const IndexDef& ix = def.indexes[i];
+    std::string part;
+    if (!ix.unique || !AppendUniquePart(def, ix, row, &part)) continue;  // NULL: no conflict
+    const KeyRange r = PrefixRange(part);
+    Result<std::vector<HeapRowId>> ids =
+        table_.heap.Range(lock, static_cast<size_t>(HeapIndexOf(def, static_cast<int>(i))), r.start,
+                          r.end_unbounded ? std::string_view() : r.end, 2);
+    if (!ids.ok()) return FromStatus(ids.status());
+    for (HeapRowId id : *ids) {
+      if (self != nullptr && id == *self) continue;
+      taken(static_cast<int>(i), id);
+      return DuplicateUniqueEntry(def, ix, row);
+    }
+  }
+  return SqlStatus::OK();
+}
+
+SqlStatus TableLockingTable::Insert(const Row& row, const InsertRequest& request) {
   HeapTableLock own;
   SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  SQL_RETURN_IF_ERROR(CheckKeysFree(*lock, row, nullptr, request));
   std::string bytes;
   EncodeHeapRow(table_.def, row, &bytes);
   Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
@@ -201,11 +237,26 @@ SqlStatus TableLockingTable::Insert(const Row& row) {
   return ReleaseOwn(&own);
 }
 
-SqlStatus TableLockingTable::Update(std::string_view ref, const Row&, const Row& new_row) {
+SqlResult<bool> TableLockingTable::Read(std::string_view ref, LockMode, Row* row) {
+  HeapRowId id;
+  if (!DecodeHeapRef(ref, &id)) return Internal("not a heap row reference");
+  HeapTableLock own;
+  SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
+  std::string bytes;
+  Status st = table_.heap.Get(*lock, id, &bytes);
+  if (st.IsNotFound()) return false;
+  if (!st.ok()) return FromStatus(st);
+  SQL_RETURN_IF_ERROR(DecodeHeapRow(table_.def, bytes, row));
+  return true;
+}
+
+SqlStatus TableLockingTable::Update(std::string_view ref, const Row&, const Row& new_row,
+                                    const InsertRequest& request) {
   HeapRowId id;
   if (!DecodeHeapRef(ref, &id)) return Internal("not a heap row reference");
   HeapTableLock own;
   SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kWrite, &own));
+  SQL_RETURN_IF_ERROR(CheckKeysFree(*lock, new_row, &id, request));
   std::string bytes;
   EncodeHeapRow(table_.def, new_row, &bytes);
   Result<HeapRowId> moved = table_.heap.Update(*lock, id, bytes, KeysOf(new_row));
@@ -245,6 +296,7 @@ SqlStatus TableLockingTable::BulkLoad(const RowSource& next, bool) {
   for (;;) {
     SQL_ASSIGN_OR_RETURN(bool more, next(&row));
     if (!more) return ReleaseOwn(&own);
+    SQL_RETURN_IF_ERROR(CheckKeysFree(*lock, row, nullptr, InsertRequest{}));
     EncodeHeapRow(table_.def, row, &bytes);
     Result<HeapRowId> id = table_.heap.Insert(*lock, bytes, KeysOf(row));
     if (id.status().code() == Code::kDuplicateKey) return DuplicateEntry(table_.def, row);

@@ -35,8 +35,12 @@ class TableLockingTable final : public TableEngine {
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
   SqlResult<bool> Get(std::string_view primary_key, LockMode lock, Row* row) override;
   SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) override;
-  SqlStatus Insert(const Row& row) override;
-  SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row) override;
+  using TableEngine::Insert;
+  using TableEngine::Update;
+  SqlStatus Insert(const Row& row, const InsertRequest& request) override;
+  SqlResult<bool> Read(std::string_view ref, LockMode lock, Row* row) override;
+  SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row,
+                   const InsertRequest& request) override;
   SqlStatus Delete(std::string_view ref, const Row& row) override;
   // LOCK TABLES takes heap table locks itself (the session holds them): 1105 here.
   SqlStatus LockTable(LockMode mode) override;
@@ -52,6 +56,10 @@ class TableLockingTable final : public TableEngine {
   // After a write under `own`: releases it and waits until the write is durable (a lock of
   // the statement's waits as the statement ends; `own` is then empty and this is OK).
   static SqlStatus ReleaseOwn(HeapTableLock* own);
+  // 1062 if a row other than `self` holds `row`'s primary key or a UNIQUE index's values
+  // (telling request.conflict), checked under `lock`, which keeps other writers out.
+  SqlStatus CheckKeysFree(const HeapTableLock& lock, const Row& row, const HeapRowId* self,
+                          const InsertRequest& request) const;
   // The heap index keys of `row`, one per heap index in order.
   std::vector<std::string> KeysOf(const Row& row) const;
 

@@ -336,8 +336,13 @@ class Transaction {
                    const ReadOptions& ro = {});
   // Inserts or replaces.
   Status Put(const Keyspace& ks, std::string_view key, std::string_view value);
-  // Inserts; kDuplicateKey if the key is present.
+  // Inserts; kDuplicateKey if the key is present (InsertOptions{} locks it S,REC_NOT_GAP).
   Status Insert(const Keyspace& ks, std::string_view key, std::string_view value);
+  // Inserts as `options` say: the duplicate's lock, a unique part of a secondary key
+  // (kDuplicateKey if a live record shares it), the duplicate's key. The locks taken to find
+  // a duplicate stay (as InnoDB's) when the insert fails.
+  Status Insert(const Keyspace& ks, std::string_view key, std::string_view value,
+                const InsertOptions& options);
   // Removes; kNotFound if absent.
   Status Erase(const Keyspace& ks, std::string_view key);
   // Inserts the records `next` yields (it returns false at the end) in strictly ascending key

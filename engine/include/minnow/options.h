@@ -72,6 +72,26 @@ struct ReadOptions {
   RangeEndLock range_end_lock = RangeEndLock::kNextKey;
 };
 
+// How Transaction::Insert checks that a key is free, as InnoDB's duplicate checks do.
+struct InsertOptions {
+  // What a record that may be a duplicate gets locked with before the insert refuses or goes
+  // on: kShare for INSERT, kExclusive for REPLACE and INSERT ... ON DUPLICATE KEY UPDATE
+  // (InnoDB's trx->duplicates). kNone is taken as kShare.
+  LockMode duplicate_lock = LockMode::kShare;
+  // 0: the key itself must be free (a primary key); the record with the key, live or
+  // delete-marked, is locked duplicate_lock REC_NOT_GAP. Otherwise the keyspace is a unique
+  // secondary index whose keys start with a unique part of this many bytes (the index's
+  // columns; the rest names the row): no live record may share it. Checked under the leaf's
+  // latch as the record goes in; only when a record sharing the part (delete-marked or not)
+  // sits next to the new one, or the new one goes at the edge of a leaf with a sibling there,
+  // every record sharing it and the first record after them (and each leaf's supremum passed)
+  // is locked next-key with duplicate_lock, at every isolation level (InnoDB's
+  // row_ins_scan_sec_index_for_duplicate), stopping at the first live one.
+  size_t unique_prefix = 0;
+  // If set, receives the key of the live record that made Insert return kDuplicateKey.
+  std::string* duplicate = nullptr;
+};
+
 enum class IsolationLevel : uint8_t {
   kReadUncommitted,
   kReadCommitted,

@@ -457,10 +457,9 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
                      P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
                      P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
 
-  for (const char* t :
-       {"DECIMAL(10,2)", "NUMERIC", "DATE", "DATETIME", "TIMESTAMP", "ENUM('a')", "JSON", "FLOAT",
-        "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB",
-        "MEDIUMBLOB", "LONGBLOB"}) {
+  for (const char* t : {"DECIMAL(10,2)", "NUMERIC", "DATE", "DATETIME", "TIMESTAMP", "ENUM('a')",
+                        "JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT",
+                        "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
     std::string type_name = t;
     type_name = type_name.substr(0, type_name.find('('));
     SqlError e = MustFail(std::string("CREATE TABLE t (a ") + t + ")");
@@ -698,6 +697,14 @@ TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
   CHECK(As<InsertStmt>(st).ignore);
   st = MustParse("REPLACE INTO t VALUES (1)");
   CHECK(As<InsertStmt>(st).replace);
+  st = MustParse(
+      "INSERT INTO t VALUES (1, 2) AS new (x, y) ON DUPLICATE KEY UPDATE b = new.y, c = VALUES(a)");
+  auto& i4 = As<InsertStmt>(st);
+  CHECK(i4.row_alias == "new");
+  CHECK(i4.column_aliases == std::vector<std::string>{"x", "y"});
+  REQUIRE(i4.on_duplicate.size() == 2);
+  CHECK(i4.on_duplicate[0].column == "b");
+  CHECK(i4.on_duplicate[1].value->kind == Expr::Kind::kFunction);
 }
 
 TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
