@@ -223,12 +223,12 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
   ASSIGN_OR_RETURN(impl->ticket,
                    t->lock->Lock(session->table_lock_owner_internal(), type, timeout, hooks));
   if (t->dropped.load(std::memory_order_acquire)) {
-    out.Release();
+    (void)out.Release();  // nothing was written under it
     return Status::InvalidArgument(fmt::format("table '{}' was dropped", t->name));
   }
   if (!impl->end_status.ok()) {
     Status st = impl->end_status;
-    out.Release();
+    (void)out.Release();  // nothing was written under it
     return st;
   }
   return out;

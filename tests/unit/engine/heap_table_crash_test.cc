@@ -194,7 +194,7 @@ TEST_CASE("heap table: a crash inside Create, Drop or Compact loses no row",
       REQUIRE_OK(t.Delete(w, ids[i]));
       rows.erase(i);
     }
-    w.Release();
+    REQUIRE_OK(w.Release());
     REQUIRE_OK(db->Close());
   }
   const ChildOutcome out = RunChild([&](Child& ch) {

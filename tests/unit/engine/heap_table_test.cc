@@ -166,7 +166,7 @@ TEST_CASE("heap table: persists across reopen", "[heap_table]") {
     HeapTableLock w = Take(t.Lock(s.get(), L(HeapLockType::kWrite)));
     for (uint64_t i = 0; i < 500; ++i) ids.push_back(Take(t.Insert(w, Row(i), Keys(i, Row(i)))));
     for (uint64_t i = 0; i < 500; i += 5) REQUIRE_OK(t.Delete(w, ids[i]));
-    w.Release();
+    REQUIRE_OK(w.Release());
     REQUIRE_OK(db->Close());
   }
   {
@@ -191,7 +191,7 @@ TEST_CASE("heap table: persists across reopen", "[heap_table]") {
       }
     }
     REQUIRE_OK(t.Check(r));
-    r.Release();
+    REQUIRE_OK(r.Release());
     REQUIRE_OK(db->CheckIntegrity());
     REQUIRE_OK(db->Close());
   }
@@ -227,8 +227,8 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     // The index already has it; Get filters it out for this reader.
     REQUIRE(Take(t.Lookup(r, 0, Key(10))) == std::vector<HeapRowId>{added});
     REQUIRE(ScanAll(t, w).size() == 11);
-    w.Release();
-    r.Release();
+    REQUIRE_OK(w.Release());
+    REQUIRE_OK(r.Release());
     // A new reader sees it.
     HeapTableLock r2 = Take(t.Lock(reader.get(), L(HeapLockType::kRead)));
     REQUIRE(ScanAll(t, r2).size() == 11);
@@ -248,7 +248,7 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     const DatabaseStats after = db->stats();
     REQUIRE(after.table_locks_immediate - before.table_locks_immediate == 1);  // the WRITE
     REQUIRE(after.table_locks_waited == before.table_locks_waited);
-    w.Release();
+    REQUIRE_OK(w.Release());
     REQUIRE_OK(HeapTable::Drop(db.get(), "t"));
     REQUIRE_CODE(t.stats().status(), Code::kInvalidArgument);
   }
@@ -300,8 +300,8 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     REQUIRE(added > ids.back());
     REQUIRE(Take(t.has_holes()));
     REQUIRE(ScanAll(t, r).size() == 9);
-    w.Release();
-    r.Release();
+    REQUIRE_OK(w.Release());
+    REQUIRE_OK(r.Release());
     // The counters, exactly: 2 + 1 + 1 immediate grants (the two writes, the reader, the ALWAYS
     // appender), 2 waits (both timed out).
     const DatabaseStats after = db->stats();
@@ -324,7 +324,7 @@ TEST_CASE("heap table: a waiting writer is granted when the reader releases", "[
     if (w.ok()) got = t.Insert(*w, Row(1), Keys(1, Row(1))).status();
   });
   while (db->stats().table_locks_waited == 0) std::this_thread::yield();
-  r.Release();
+  REQUIRE_OK(r.Release());
   th.join();
   REQUIRE_OK(got);
   const DatabaseStats s = db->stats();
@@ -354,7 +354,7 @@ TEST_CASE("heap table: drop", "[heap_table]") {
     HeapTableLock r = Take(t.Lock(s.get(), L(HeapLockType::kRead)));
     std::thread th([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      r.Release();
+      (void)r.Release();  // a read lock: nothing to wait for (no assertion off the test's thread)
     });
     REQUIRE_OK(HeapTable::Drop(db.get(), "t"));  // waited for the reader
     th.join();
