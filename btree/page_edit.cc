@@ -254,13 +254,15 @@ void Reorganize(PageEditor* ed) {
   Store16(all.data() + btree_offset::kGarbage, 0);
 }
 
+// Only the header is cleared: the slots and records below heap_top are written by Append, and
+// the free space between them is never read here and is zeroed by CopyTo in the page itself.
 PageBuilder::PageBuilder()
     : buf_(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))) {
-  std::memset(buf_.get(), 0, kPageSize);
+  std::memset(buf_.get(), 0, kBtreeHeaderEnd);
 }
 
 void PageBuilder::Reset(const PageInit& init) {
-  std::memset(buf_.get(), 0, kPageSize);
+  std::memset(buf_.get(), 0, kBtreeHeaderEnd);
   BufferEditor ed(buf_.get());
   InitPage(&ed, init);
   max_heap_ = kSupremumHeapNo;
@@ -295,10 +297,14 @@ void PageBuilder::Finish() {
 
 void PageBuilder::CopyTo(PageEditor* ed) {
   Finish();
+  const std::byte* src = buf_.get();
+  const size_t slots_end = btree_offset::kSlots + kSlotSize * view().n_slots();
+  const size_t top = view().heap_top();
   Bytes all = ed->MutateAll();
-  std::memcpy(all.data() + page_offset::kPageType, buf_.get() + page_offset::kPageType, 2);
-  std::memcpy(all.data() + kPageHeaderSize, buf_.get() + kPageHeaderSize,
-              kPageSize - kPageHeaderSize);
+  std::memcpy(all.data() + page_offset::kPageType, src + page_offset::kPageType, 2);
+  std::memcpy(all.data() + kPageHeaderSize, src + kPageHeaderSize, slots_end - kPageHeaderSize);
+  std::memset(all.data() + slots_end, 0, top - slots_end);
+  std::memcpy(all.data() + top, src + top, kPageSize - top);
 }
 
 }  // namespace minnow
