@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "buffer_pool/buffer_pool.h"
 #include "buffer_pool/buffer_pool_internal.h"
@@ -201,6 +202,42 @@ size_t VarintLength(uint64_t v) {
   return n;
 }
 
+// A whole-page image leaves out its longest run of zero bytes when it is at least this long
+// (a B+tree page's free space between the slots and the records).
+constexpr size_t kMinImageGap = 64;
+
+// The longest run of zero bytes in the page body, in whole 8-byte words: {offset, length}.
+std::pair<size_t, size_t> LongestZeroRun(const std::byte* page) {
+  size_t best = 0, best_len = 0, run = 0;
+  constexpr size_t kBlock = 64;
+  // Whole zero blocks first (few branches), then each run's edges word by word.
+  size_t block_run_start = kPageHeaderSize;
+  auto word = [&](size_t off) { return Load64(page + off); };
+  auto consider = [&](size_t start, size_t end) {
+    // Extend [start, end) of zero blocks over the zero words on each side.
+    while (start > kPageHeaderSize && word(start - 8) == 0) start -= 8;
+    while (end < kPageSize && word(end) == 0) end += 8;
+    if (end - start > best_len) {
+      best = start;
+      best_len = end - start;
+    }
+  };
+  for (size_t off = kPageHeaderSize; off < kPageSize; off += kBlock) {
+    const size_t n = std::min(kBlock, kPageSize - off);
+    uint64_t any = 0;
+    for (size_t i = 0; i < n; i += 8) any |= word(off + i);
+    if (any == 0) {
+      if (run == 0) block_run_start = off;
+      run += n;
+    } else if (run > 0) {
+      consider(block_run_start, off);
+      run = 0;
+    }
+  }
+  if (run > 0) consider(block_run_start, kPageSize);
+  return {best, best_len};
+}
+
 }  // namespace
 
 size_t MiniTransaction::PrepareRedo() {
@@ -237,7 +274,12 @@ size_t MiniTransaction::PrepareRedo() {
       Store32(page + page_offset::kPageNo, page_no);
       Store16(page + page_offset::kFlags, HeaderFlags(page) & ~kFlagStoredCompressed);
       std::memset(page + page_offset::kStoredLen, 0, kPageHeaderSize - page_offset::kStoredLen);
+      auto [gap, gap_len] = LongestZeroRun(page);
+      if (gap_len < kMinImageGap) gap_len = 0;
+      h.gap = static_cast<uint16_t>(gap);
+      h.gap_len = static_cast<uint16_t>(gap_len);
       size += kPageBodySize + 4;
+      if (gap_len > 0) size += VarintLength(gap) + VarintLength(gap_len) - gap_len;
     } else {
       size += bytes_size;
     }
@@ -254,10 +296,19 @@ void MiniTransaction::EncodeRedo(std::byte* out) const {
     if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
     const std::byte* page = h.guard.data();
     const PageNo page_no = h.guard.page_no();
-    *out++ = std::byte{static_cast<uint8_t>(h.whole ? RedoType::kPageImage : RedoType::kPageBytes)};
+    const RedoType type = !h.whole         ? RedoType::kPageBytes
+                          : h.gap_len == 0 ? RedoType::kPageImage
+                                           : RedoType::kPageImageSparse;
+    *out++ = std::byte{static_cast<uint8_t>(type)};
     out += PutVarint64(out, page_no);
-    if (h.whole) {
+    if (type == RedoType::kPageImage) {
       put(page + kPageHeaderSize, kPageBodySize);
+      put(page + page_offset::kPageType, 4);  // type, flags
+    } else if (type == RedoType::kPageImageSparse) {
+      out += PutVarint64(out, h.gap);
+      out += PutVarint64(out, h.gap_len);
+      put(page + kPageHeaderSize, h.gap - kPageHeaderSize);
+      put(page + h.gap + h.gap_len, kPageSize - h.gap - h.gap_len);
       put(page + page_offset::kPageType, 4);  // type, flags
     } else {
       out += PutVarint64(out, h.ranges.size());

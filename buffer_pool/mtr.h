@@ -115,6 +115,7 @@ class MiniTransaction {
     WritePageGuard guard;
     InlineVector<Range, 6> ranges;  // changed byte ranges, unsorted, may overlap
     bool whole = false;             // log the whole page
+    uint16_t gap = 0, gap_len = 0;  // whole: the zero run the image leaves out (PrepareRedo)
     bool freed = false;             // Free() was called: the handle is dead
     bool free_at_commit = false;    // link into the free list after commit (system mtr)
   };

@@ -9,6 +9,11 @@
 //   kPageBytes  payload := n:varint { offset:varint len:varint bytes[len] } * n
 //   kPageImage  payload := kPageSize - kPageHeaderSize bytes (the page body) + page_type:u16
 //                          + flags:u16          (whole-page image: new pages, reorganized pages)
+//   kPageImageSparse  payload := gap_offset:varint gap_len:varint
+//                          + the page body without [gap_offset, gap_offset + gap_len)
+//                          + page_type:u16 + flags:u16
+//                          (a whole-page image whose bytes in the gap are zero: the longest run
+//                          of zeros, a B+tree page's free space, is not written out)
 // Applying a record to a page whose page_lsn >= the record's mtr end LSN is a no-op.
 
 #include <cstdint>
@@ -20,7 +25,7 @@
 
 namespace minnow {
 
-enum class RedoType : uint8_t { kPageBytes = 1, kPageImage = 2 };
+enum class RedoType : uint8_t { kPageBytes = 1, kPageImage = 2, kPageImageSparse = 3 };
 
 class RedoLog {
  public:
