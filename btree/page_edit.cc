@@ -135,9 +135,9 @@ HeapNo InsertRecord(PageEditor* ed, size_t idx, const RecordSpec& rec, HeapNo he
   h.heap_top = static_cast<uint16_t>(h.heap_top - size);
   EncodeRecord(ed->Mutate(h.heap_top, size).data(), rec, heap_no);
   size_t n = h.n_slots;
-  Bytes slots = ed->Mutate(btree_offset::kSlots + kSlotSize * idx, kSlotSize * (n - idx + 1));
-  std::memmove(slots.data() + kSlotSize, slots.data(), kSlotSize * (n - idx));
-  Store16(slots.data(), h.heap_top);
+  const size_t at = btree_offset::kSlots + kSlotSize * idx;
+  ed->Move(at + kSlotSize, at, kSlotSize * (n - idx));
+  Store16(ed->Mutate(at, kSlotSize).data(), h.heap_top);
   h.n_slots = static_cast<uint16_t>(n + 1);
   h.last_insert = heap_no;
   WriteHeader(ed, h);
@@ -169,8 +169,8 @@ void RemoveRecord(PageEditor* ed, size_t idx) {
   if (h.last_insert == rec.heap_no) h.last_insert = 0;
   size_t n = h.n_slots;
   if (idx + 1 < n) {
-    Bytes slots = ed->Mutate(btree_offset::kSlots + kSlotSize * idx, kSlotSize * (n - idx));
-    std::memmove(slots.data(), slots.data() + kSlotSize, kSlotSize * (n - idx - 1));
+    const size_t at = btree_offset::kSlots + kSlotSize * idx;
+    ed->Move(at, at + kSlotSize, kSlotSize * (n - idx - 1));
   }
   h.n_slots = static_cast<uint16_t>(n - 1);
   if (h.n_slots == 0) {  // an empty page: every heap number is free again

@@ -97,6 +97,20 @@ Status Walk(ConstBytes records, Lsn end_lsn,
         std::memcpy(page + page_offset::kPageType, body + kPageBodySize, 4);  // type, flags
         Store32(page + page_offset::kPageNo, static_cast<PageNo>(page_no));
       }
+    } else if (type == static_cast<uint8_t>(RedoType::kPageMoves)) {
+      uint64_t n = 0;
+      if (!in.Varint(&n)) return Malformed(in.pos(), "truncated move count");
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t dst = 0, src = 0, len = 0;
+        if (!in.Varint(&dst) || !in.Varint(&src) || !in.Varint(&len)) {
+          return Malformed(in.pos(), "truncated move");
+        }
+        if (dst < kPageHeaderSize || src < kPageHeaderSize || len > kPageSize ||
+            dst > kPageSize - len || src > kPageSize - len) {
+          return Malformed(in.pos(), "move outside the page body");
+        }
+        if (page != nullptr) std::memmove(page + dst, page + src, len);
+      }
     } else if (type == static_cast<uint8_t>(RedoType::kPageImageSparse)) {
       uint64_t gap = 0;
       uint64_t gap_len = 0;
