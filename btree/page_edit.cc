@@ -135,9 +135,9 @@ HeapNo InsertRecord(PageEditor* ed, size_t idx, const RecordSpec& rec, HeapNo he
   h.heap_top = static_cast<uint16_t>(h.heap_top - size);
   EncodeRecord(ed->Mutate(h.heap_top, size).data(), rec, heap_no);
   size_t n = h.n_slots;
-  Bytes slots = ed->Mutate(btree_offset::kSlots + kSlotSize * idx, kSlotSize * (n - idx + 1));
-  std::memmove(slots.data() + kSlotSize, slots.data(), kSlotSize * (n - idx));
-  Store16(slots.data(), h.heap_top);
+  const size_t at = btree_offset::kSlots + kSlotSize * idx;
+  ed->Move(at + kSlotSize, at, kSlotSize * (n - idx));
+  Store16(ed->Mutate(at, kSlotSize).data(), h.heap_top);
   h.n_slots = static_cast<uint16_t>(n + 1);
   h.last_insert = heap_no;
   WriteHeader(ed, h);
@@ -169,8 +169,8 @@ void RemoveRecord(PageEditor* ed, size_t idx) {
   if (h.last_insert == rec.heap_no) h.last_insert = 0;
   size_t n = h.n_slots;
   if (idx + 1 < n) {
-    Bytes slots = ed->Mutate(btree_offset::kSlots + kSlotSize * idx, kSlotSize * (n - idx));
-    std::memmove(slots.data(), slots.data() + kSlotSize, kSlotSize * (n - idx - 1));
+    const size_t at = btree_offset::kSlots + kSlotSize * idx;
+    ed->Move(at, at + kSlotSize, kSlotSize * (n - idx - 1));
   }
   h.n_slots = static_cast<uint16_t>(n - 1);
   if (h.n_slots == 0) {  // an empty page: every heap number is free again
@@ -254,13 +254,15 @@ void Reorganize(PageEditor* ed) {
   Store16(all.data() + btree_offset::kGarbage, 0);
 }
 
+// Only the header is cleared: the slots and records below heap_top are written by Append, and
+// the free space between them is never read here and is zeroed by CopyTo in the page itself.
 PageBuilder::PageBuilder()
     : buf_(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))) {
-  std::memset(buf_.get(), 0, kPageSize);
+  std::memset(buf_.get(), 0, kBtreeHeaderEnd);
 }
 
 void PageBuilder::Reset(const PageInit& init) {
-  std::memset(buf_.get(), 0, kPageSize);
+  std::memset(buf_.get(), 0, kBtreeHeaderEnd);
   BufferEditor ed(buf_.get());
   InitPage(&ed, init);
   max_heap_ = kSupremumHeapNo;
@@ -295,10 +297,14 @@ void PageBuilder::Finish() {
 
 void PageBuilder::CopyTo(PageEditor* ed) {
   Finish();
+  const std::byte* src = buf_.get();
+  const size_t slots_end = btree_offset::kSlots + kSlotSize * view().n_slots();
+  const size_t top = view().heap_top();
   Bytes all = ed->MutateAll();
-  std::memcpy(all.data() + page_offset::kPageType, buf_.get() + page_offset::kPageType, 2);
-  std::memcpy(all.data() + kPageHeaderSize, buf_.get() + kPageHeaderSize,
-              kPageSize - kPageHeaderSize);
+  std::memcpy(all.data() + page_offset::kPageType, src + page_offset::kPageType, 2);
+  std::memcpy(all.data() + kPageHeaderSize, src + kPageHeaderSize, slots_end - kPageHeaderSize);
+  std::memset(all.data() + slots_end, 0, top - slots_end);
+  std::memcpy(all.data() + top, src + top, kPageSize - top);
 }
 
 }  // namespace minnow

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -25,6 +26,8 @@ class PageEditor {
   virtual Bytes Mutate(size_t offset, size_t len) = 0;
   // The whole page for writing, logged as one image.
   virtual Bytes MutateAll() = 0;
+  // memmove within the page (the slot directory shifting by a slot); an mtr logs it as a move.
+  virtual void Move(size_t dst, size_t src, size_t len) = 0;
   PageView view() const { return PageView(data()); }
 };
 
@@ -34,6 +37,7 @@ class BufferEditor final : public PageEditor {
   const std::byte* data() const override { return p_; }
   Bytes Mutate(size_t offset, size_t len) override { return {p_ + offset, len}; }
   Bytes MutateAll() override { return {p_, kPageSize}; }
+  void Move(size_t dst, size_t src, size_t len) override { std::memmove(p_ + dst, p_ + src, len); }
 
  private:
   std::byte* p_;
@@ -45,6 +49,7 @@ class MtrEditor final : public PageEditor {
   const std::byte* data() const override { return page_.data(); }
   Bytes Mutate(size_t offset, size_t len) override { return page_.Mutate(offset, len); }
   Bytes MutateAll() override { return page_.MutateAll(); }
+  void Move(size_t dst, size_t src, size_t len) override { page_.Move(dst, src, len); }
   MtrPage page() const { return page_; }
 
  private:

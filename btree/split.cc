@@ -213,21 +213,26 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
 
   RecordLocation new_loc{};
   std::vector<RecordMove> moves;
+  std::vector<RecordMove> left_moves;
 
-  // Left page: the first m entries keep their heap numbers.
+  // Left page: the first m entries, renumbered densely from kFirstUserHeapNo so that the page
+  // keeps no free heap numbers (InsertRecord then never scans for one). Renumbered records are
+  // reported as moves within the page, after the moves to the right page (those name the old
+  // numbers, which the renumbering reuses).
   MtrEditor led(page);
   if (idx == n - 1 && m == n - 1) {
     SetNext(&led, right.page_no());  // nothing leaves the page
   } else {
-    HeapNoAllocator heaps;
-    for (size_t i = 0; i < m; ++i) heaps.MarkUsed(entries[i].heap_no);
     PageBuilder b;
     b.Reset(Init(old.level(), old.prev(), right.page_no()));
     for (size_t i = 0; i < m; ++i) {
       const RecordEntry& e = entries[i];
-      HeapNo h = e.is_new && e.heap_no == 0 ? heaps.Next() : e.heap_no;
-      b.Append(e.spec, h);
-      if (e.is_new) new_loc = {page.page_no(), h};
+      HeapNo h = b.Append(e.spec);
+      if (e.is_new) {
+        new_loc = {page.page_no(), h};
+      } else if (leaf && h != e.heap_no) {
+        left_moves.push_back({{page.page_no(), e.heap_no}, {page.page_no(), h}});
+      }
     }
     b.CopyTo(&led);
   }
@@ -254,9 +259,13 @@ Result<RecordLocation> BTree::Impl::InsertWithSplit(MiniTransaction* mtr,
   }
   if (leaf) {
     moves.push_back({{page.page_no(), kSupremumHeapNo}, {right.page_no(), kSupremumHeapNo}});
-    if (moved_from.page_no != kInvalidPageNo && !(moved_from == new_loc)) {
-      moves.push_back({moved_from, new_loc});
-    }
+    const bool moved = moved_from.page_no != kInvalidPageNo && !(moved_from == new_loc);
+    // A moved record landing on the right page leaves by its old number, before the left page
+    // reuses the numbers; landing on the left page it joins the renumbering (one permutation)
+    // or, from another page, comes after it.
+    if (moved && new_loc.page_no == right.page_no()) moves.push_back({moved_from, new_loc});
+    moves.insert(moves.end(), left_moves.begin(), left_moves.end());
+    if (moved && new_loc.page_no == page.page_no()) moves.push_back({moved_from, new_loc});
     ReportMoves(moves);
   }
 

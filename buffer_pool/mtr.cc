@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "buffer_pool/buffer_pool.h"
 #include "buffer_pool/buffer_pool_internal.h"
@@ -41,10 +42,38 @@ void MtrPage::Write(size_t offset, ConstBytes src) {
   std::memcpy(Mutate(offset, src.size()).data(), src.data(), src.size());
 }
 
+void MtrPage::Move(size_t dst, size_t src, size_t len) {
+  MINNOW_DCHECK(dst + len <= kPageSize && src + len <= kPageSize && dst >= kPageHeaderSize &&
+                    src >= kPageHeaderSize,
+                "Move({}, {}, {}) outside the page body", dst, src, len);
+  if (len == 0) return;
+  auto& held = mtr_->held_[slot_];
+  std::byte* p = held.guard.mutable_data();
+  if (held.whole) {
+    std::memmove(p + dst, p + src, len);
+    return;
+  }
+  // Replay runs the moves on the page as this mtr found it, before the ranges: a source that a
+  // range of this mtr already changed would be read stale, so that move is logged as bytes.
+  constexpr size_t kMaxMoves = 8;  // then bytes: the check below stays short
+  bool source_changed = held.moves.size() >= kMaxMoves;
+  for (const auto& r : held.ranges) {
+    if (r.offset < src + len && src < r.offset + r.len) source_changed = true;
+  }
+  std::memmove(p + dst, p + src, len);
+  if (source_changed) {
+    Mutate(dst, len);
+  } else {
+    held.moves.push_back(
+        {static_cast<uint32_t>(dst), static_cast<uint32_t>(src), static_cast<uint32_t>(len)});
+  }
+}
+
 Bytes MtrPage::MutateAll() {
   auto& held = mtr_->held_[slot_];
   held.whole = true;
   held.ranges.clear();
+  held.moves.clear();
   return {held.guard.mutable_data(), kPageSize};
 }
 
@@ -102,7 +131,7 @@ void MiniTransaction::ReleaseUnchanged(MtrPage page) {
 
 bool MiniTransaction::changed(MtrPage page) const {
   const Held& h = held_[page.slot_];
-  return h.whole || !h.ranges.empty();
+  return h.dirty();
 }
 
 Result<WritePageGuard> MiniTransaction::AllocateIn(MiniTransaction* m) {
@@ -201,12 +230,48 @@ size_t VarintLength(uint64_t v) {
   return n;
 }
 
+// A whole-page image leaves out its longest run of zero bytes when it is at least this long
+// (a B+tree page's free space between the slots and the records).
+constexpr size_t kMinImageGap = 64;
+
+// The longest run of zero bytes in the page body, in whole 8-byte words: {offset, length}.
+std::pair<size_t, size_t> LongestZeroRun(const std::byte* page) {
+  size_t best = 0, best_len = 0, run = 0;
+  constexpr size_t kBlock = 64;
+  // Whole zero blocks first (few branches), then each run's edges word by word.
+  size_t block_run_start = kPageHeaderSize;
+  auto word = [&](size_t off) { return Load64(page + off); };
+  auto consider = [&](size_t start, size_t end) {
+    // Extend [start, end) of zero blocks over the zero words on each side.
+    while (start > kPageHeaderSize && word(start - 8) == 0) start -= 8;
+    while (end < kPageSize && word(end) == 0) end += 8;
+    if (end - start > best_len) {
+      best = start;
+      best_len = end - start;
+    }
+  };
+  for (size_t off = kPageHeaderSize; off < kPageSize; off += kBlock) {
+    const size_t n = std::min(kBlock, kPageSize - off);
+    uint64_t any = 0;
+    for (size_t i = 0; i < n; i += 8) any |= word(off + i);
+    if (any == 0) {
+      if (run == 0) block_run_start = off;
+      run += n;
+    } else if (run > 0) {
+      consider(block_run_start, off);
+      run = 0;
+    }
+  }
+  if (run > 0) consider(block_run_start, kPageSize);
+  return {best, best_len};
+}
+
 }  // namespace
 
 size_t MiniTransaction::PrepareRedo() {
   size_t size = 0;
   for (Held& h : held_) {
-    if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+    if (!h.guard.valid() || !h.dirty()) continue;
     std::byte* page = h.guard.mutable_data();
     const PageNo page_no = h.guard.page_no();
     size_t bytes_size = 0;
@@ -224,20 +289,32 @@ size_t MiniTransaction::PrepareRedo() {
         }
       }
       r.truncate(w);
-      bytes_size = VarintLength(r.size());
-      for (const Range& x : r) {
-        total += x.len;
-        bytes_size += VarintLength(x.offset) + VarintLength(x.len) + x.len;
+      if (!r.empty()) {
+        bytes_size = 1 + VarintLength(page_no) + VarintLength(r.size());
+        for (const Range& x : r) {
+          total += x.len;
+          bytes_size += VarintLength(x.offset) + VarintLength(x.len) + x.len;
+        }
+      }
+      if (!h.moves.empty()) {
+        bytes_size += 1 + VarintLength(page_no) + VarintLength(h.moves.size());
+        for (const MoveOp& m : h.moves) {
+          bytes_size += VarintLength(m.dst) + VarintLength(m.src) + VarintLength(m.len);
+        }
       }
       h.whole = total > kPageBodySize / 2;
     }
-    size += 1 + VarintLength(page_no);
     if (h.whole) {
       // The pool owns these header fields; MutateAll callers may have overwritten them.
       Store32(page + page_offset::kPageNo, page_no);
       Store16(page + page_offset::kFlags, HeaderFlags(page) & ~kFlagStoredCompressed);
       std::memset(page + page_offset::kStoredLen, 0, kPageHeaderSize - page_offset::kStoredLen);
-      size += kPageBodySize + 4;
+      auto [gap, gap_len] = LongestZeroRun(page);
+      if (gap_len < kMinImageGap) gap_len = 0;
+      h.gap = static_cast<uint16_t>(gap);
+      h.gap_len = static_cast<uint16_t>(gap_len);
+      size += 1 + VarintLength(page_no) + kPageBodySize + 4;
+      if (gap_len > 0) size += VarintLength(gap) + VarintLength(gap_len) - gap_len;
     } else {
       size += bytes_size;
     }
@@ -251,13 +328,33 @@ void MiniTransaction::EncodeRedo(std::byte* out) const {
     out += n;
   };
   for (const Held& h : held_) {
-    if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+    if (!h.guard.valid() || !h.dirty()) continue;
     const std::byte* page = h.guard.data();
     const PageNo page_no = h.guard.page_no();
-    *out++ = std::byte{static_cast<uint8_t>(h.whole ? RedoType::kPageImage : RedoType::kPageBytes)};
+    const RedoType type = !h.whole         ? RedoType::kPageBytes
+                          : h.gap_len == 0 ? RedoType::kPageImage
+                                           : RedoType::kPageImageSparse;
+    if (type == RedoType::kPageBytes && !h.moves.empty()) {
+      *out++ = std::byte{static_cast<uint8_t>(RedoType::kPageMoves)};
+      out += PutVarint64(out, page_no);
+      out += PutVarint64(out, h.moves.size());
+      for (const MoveOp& m : h.moves) {
+        out += PutVarint64(out, m.dst);
+        out += PutVarint64(out, m.src);
+        out += PutVarint64(out, m.len);
+      }
+    }
+    if (type == RedoType::kPageBytes && h.ranges.empty()) continue;
+    *out++ = std::byte{static_cast<uint8_t>(type)};
     out += PutVarint64(out, page_no);
-    if (h.whole) {
+    if (type == RedoType::kPageImage) {
       put(page + kPageHeaderSize, kPageBodySize);
+      put(page + page_offset::kPageType, 4);  // type, flags
+    } else if (type == RedoType::kPageImageSparse) {
+      out += PutVarint64(out, h.gap);
+      out += PutVarint64(out, h.gap_len);
+      put(page + kPageHeaderSize, h.gap - kPageHeaderSize);
+      put(page + h.gap + h.gap_len, kPageSize - h.gap - h.gap_len);
       put(page + page_offset::kPageType, 4);  // type, flags
     } else {
       out += PutVarint64(out, h.ranges.size());
@@ -283,7 +380,7 @@ Lsn MiniTransaction::Commit() {
     // Encoded straight into the log's buffer (no intermediate copy).
     end = log->AppendEncoded(redo_size, [this](Bytes dst) { EncodeRedo(dst.data()); });
     for (Held& h : held_) {
-      if (!h.guard.valid() || (!h.whole && h.ranges.empty())) continue;
+      if (!h.guard.valid() || !h.dirty()) continue;
       Store64(h.guard.mutable_data() + page_offset::kPageLsn, end);
       impl.MarkDirty(h.guard.frame_, start);
     }

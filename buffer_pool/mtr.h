@@ -52,6 +52,10 @@ class MtrPage {
   // Mutate) and logs one page image (body, type, flags) at commit. The pool-owned header fields
   // are restored at commit, so the caller may overwrite the whole span.
   Bytes MutateAll();
+  // memmove of [src, src+len) to [dst, dst+len), logged as a move (a few bytes) when no change
+  // this mtr already made to the page touches the source, else as the bytes written. Offsets in
+  // the page body. REQUIRES: src + len and dst + len <= kPageSize.
+  void Move(size_t dst, size_t src, size_t len);
   // Sets the page type / flags (e.g. kFlagCompressLz4) through Mutate.
   void SetType(PageType type) { Write16(page_offset::kPageType, static_cast<uint16_t>(type)); }
   void SetFlags(uint16_t flags) { Write16(page_offset::kFlags, flags); }
@@ -111,12 +115,18 @@ class MiniTransaction {
     uint32_t offset;
     uint32_t len;
   };
+  struct MoveOp {
+    uint32_t dst, src, len;
+  };
   struct Held {
     WritePageGuard guard;
     InlineVector<Range, 6> ranges;  // changed byte ranges, unsorted, may overlap
+    InlineVector<MoveOp, 2> moves;  // replayed in order, before the ranges (not with `whole`)
     bool whole = false;             // log the whole page
+    uint16_t gap = 0, gap_len = 0;  // whole: the zero run the image leaves out (PrepareRedo)
     bool freed = false;             // Free() was called: the handle is dead
     bool free_at_commit = false;    // link into the free list after commit (system mtr)
+    bool dirty() const { return whole || !ranges.empty() || !moves.empty(); }
   };
   // Coalesces each changed page's ranges, turns heavily changed pages into page images and
   // returns the exact size of the redo EncodeRedo will write (0: nothing changed).

@@ -97,6 +97,38 @@ Status Walk(ConstBytes records, Lsn end_lsn,
         std::memcpy(page + page_offset::kPageType, body + kPageBodySize, 4);  // type, flags
         Store32(page + page_offset::kPageNo, static_cast<PageNo>(page_no));
       }
+    } else if (type == static_cast<uint8_t>(RedoType::kPageMoves)) {
+      uint64_t n = 0;
+      if (!in.Varint(&n)) return Malformed(in.pos(), "truncated move count");
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t dst = 0, src = 0, len = 0;
+        if (!in.Varint(&dst) || !in.Varint(&src) || !in.Varint(&len)) {
+          return Malformed(in.pos(), "truncated move");
+        }
+        if (dst < kPageHeaderSize || src < kPageHeaderSize || len > kPageSize ||
+            dst > kPageSize - len || src > kPageSize - len) {
+          return Malformed(in.pos(), "move outside the page body");
+        }
+        if (page != nullptr) std::memmove(page + dst, page + src, len);
+      }
+    } else if (type == static_cast<uint8_t>(RedoType::kPageImageSparse)) {
+      uint64_t gap = 0;
+      uint64_t gap_len = 0;
+      if (!in.Varint(&gap) || !in.Varint(&gap_len)) return Malformed(in.pos(), "truncated gap");
+      if (gap < kPageHeaderSize || gap > kPageSize || gap_len > kPageSize - gap) {
+        return Malformed(in.pos(), "gap outside the page body");
+      }
+      const size_t head = gap - kPageHeaderSize;
+      const size_t tail = kPageSize - gap - gap_len;
+      const std::byte* body = in.Take(head + tail + 4);
+      if (body == nullptr) return Malformed(in.pos(), "truncated sparse page image");
+      if (page != nullptr) {
+        std::memcpy(page + kPageHeaderSize, body, head);
+        std::memset(page + gap, 0, gap_len);
+        std::memcpy(page + gap + gap_len, body + head, tail);
+        std::memcpy(page + page_offset::kPageType, body + head + tail, 4);  // type, flags
+        Store32(page + page_offset::kPageNo, static_cast<PageNo>(page_no));
+      }
     } else {
       return Malformed(in.pos(), "unknown record type");
     }

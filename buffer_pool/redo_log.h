@@ -9,6 +9,15 @@
 //   kPageBytes  payload := n:varint { offset:varint len:varint bytes[len] } * n
 //   kPageImage  payload := kPageSize - kPageHeaderSize bytes (the page body) + page_type:u16
 //                          + flags:u16          (whole-page image: new pages, reorganized pages)
+//   kPageImageSparse  payload := gap_offset:varint gap_len:varint
+//                          + the page body without [gap_offset, gap_offset + gap_len)
+//                          + page_type:u16 + flags:u16
+//                          (a whole-page image whose bytes in the gap are zero: the longest run
+//                          of zeros, a B+tree page's free space, is not written out)
+//   kPageMoves  payload := n:varint { dst:varint src:varint len:varint } * n
+//                          (memmove within the page, applied in order; an mtr logs a page's
+//                          moves before its kPageBytes record, and the moves read the page as
+//                          the mtr found it: a slot directory shifted by one slot)
 // Applying a record to a page whose page_lsn >= the record's mtr end LSN is a no-op.
 
 #include <cstdint>
@@ -20,7 +29,12 @@
 
 namespace minnow {
 
-enum class RedoType : uint8_t { kPageBytes = 1, kPageImage = 2 };
+enum class RedoType : uint8_t {
+  kPageBytes = 1,
+  kPageImage = 2,
+  kPageImageSparse = 3,
+  kPageMoves = 4,
+};
 
 class RedoLog {
  public:

@@ -109,6 +109,28 @@ TEST_CASE("mtr redo replayed onto an old copy gives the same pages", "[buffer_po
           std::memset(all.data() + kPageHeaderSize, static_cast<int>(rng() % 256), kPageBodySize);
           break;
         }
+        case 2: {  // whole page with a run of zeros: logged as a sparse image
+          Bytes all = p->MutateAll();
+          for (size_t j = kPageHeaderSize; j < kPageSize; ++j) {
+            all[j] = static_cast<std::byte>(1 + rng() % 255);
+          }
+          const size_t gap = kPageHeaderSize + rng() % kPageBodySize;
+          const size_t len = std::min<size_t>(rng() % 12000, kPageSize - gap);
+          std::memset(all.data() + gap, 0, len);
+          break;
+        }
+        case 3:
+        case 4: {  // moves (logged as moves unless a write of this mtr touched the source)
+          const int n = 1 + rng() % 4;
+          for (int j = 0; j < n; ++j) {
+            const size_t len = rng() % 3000;
+            const size_t src = kPageHeaderSize + rng() % (kPageBodySize - len);
+            const size_t dst = kPageHeaderSize + rng() % (kPageBodySize - len);
+            if (rng() % 2 == 0) p->Write64(kPageHeaderSize + rng() % (kPageBodySize - 8), rng());
+            p->Move(dst, src, len);
+          }
+          break;
+        }
         case 1: {  // big ranges: become an image
           Bytes b = p->Mutate(kPageHeaderSize + rng() % 100, 9000);
           std::memset(b.data(), static_cast<int>(rng()), b.size());
@@ -196,6 +218,16 @@ TEST_CASE("ApplyRedo rejects a malformed stream without changing anything", "[bu
   const std::byte bad[] = {std::byte{1}, std::byte{3}, std::byte{1}, std::byte{40},
                            std::byte{100}};  // 100 bytes promised, none given
   CHECK(ApplyRedo(ConstBytes(bad, sizeof(bad)), 10, page_for).code() == Code::kCorruption);
+  // A sparse image whose gap ends past the page (offset 16000, 1000 bytes).
+  const std::byte past_end[] = {std::byte{3},    std::byte{3},    std::byte{0x80},
+                                std::byte{0x7d}, std::byte{0xe8}, std::byte{0x07}};
+  CHECK(ApplyRedo(ConstBytes(past_end, sizeof(past_end)), 10, page_for).code() ==
+        Code::kCorruption);
+  // A move of 16384 bytes from offset 40.
+  const std::byte long_move[] = {std::byte{4},  std::byte{3},    std::byte{1},    std::byte{40},
+                                 std::byte{40}, std::byte{0x80}, std::byte{0x80}, std::byte{1}};
+  CHECK(ApplyRedo(ConstBytes(long_move, sizeof(long_move)), 10, page_for).code() ==
+        Code::kCorruption);
   const std::byte unknown[] = {std::byte{9}, std::byte{3}};
   CHECK(ApplyRedo(ConstBytes(unknown, sizeof(unknown)), 10, page_for).code() == Code::kCorruption);
   CHECK(std::all_of(page.begin(), page.end(), [](std::byte b) { return b == std::byte{0}; }));
