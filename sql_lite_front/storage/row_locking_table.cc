@@ -40,11 +40,11 @@ Status Position(Iterator* it, const KeyRange& r, bool reverse, StatusCounters* c
   return Status::OK();
 }
 
-// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from a clustered key's columns.
-SqlError DuplicateKey(const TableDef& def, std::string_view key) {
+// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from a clustered record's columns.
+SqlError DuplicateKey(const TableDef& def, std::string_view key, std::string_view value) {
   Row row(def.columns.size());
   std::string shown;
-  if (DecodePrimaryKey(def, key, &row).ok()) {
+  if (DecodePrimaryKey(def, key, &row).ok() && DecodeRowValue(def, value, &row).ok()) {
     for (size_t i = 0; i < def.primary_key.size(); ++i) {
       if (i > 0) shown += '-';
       const Value& v = row[def.primary_key[i]];
@@ -96,6 +96,23 @@ SqlResult<int64_t> MaxOfColumn(Transaction* txn, const OpenTable& table, int aut
   return max;
 }
 
+// A secondary entry as one string that sorts as its key (no key is a proper prefix of
+// another: every column's encoding delimits itself): key, value, the value's length (4 bytes).
+std::string PackEntry(std::string key, std::string_view value) {
+  key.append(value);
+  const auto n = static_cast<uint32_t>(value.size());
+  for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  return key;
+}
+
+void UnpackEntry(std::string_view packed, std::string_view* key, std::string_view* value) {
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i)
+    n |= static_cast<uint32_t>(static_cast<uint8_t>(packed[packed.size() - 4 + i])) << (8 * i);
+  *key = packed.substr(0, packed.size() - 4 - n);
+  *value = packed.substr(packed.size() - 4 - n, n);
+}
+
 }  // namespace
 
 SqlError DuplicateEntry(const TableDef& def, const Row& row) {
@@ -125,7 +142,8 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
       row_read_{request.lock},
       fetch_(request.fetch),
       reverse_(request.reverse),
-      per_range_(per_range) {}
+      per_range_(per_range),
+      index_value_(index_ != nullptr && IndexHasWeights(table.def, *index_)) {}
 
 Status RowLockingCursor::Open() {
   ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ReadOptions{lock_}));
@@ -244,7 +262,8 @@ SqlStatus RowLockingTable::Insert(const Row& row) {
   if (st.code() == Code::kDuplicateKey) return DuplicateEntry(def, row);
   if (!st.ok()) return FromStatus(st);
   for (size_t i = 0; i < def.indexes.size(); ++i) {
-    st = txn_->Insert(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey), "");
+    st = txn_->Insert(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ckey),
+                      EncodeIndexValue(def, def.indexes[i], row));
     if (!st.ok()) return FromStatus(st);
   }
   return SqlStatus::OK();
@@ -271,9 +290,16 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
   for (size_t i = 0; i < def.indexes.size(); ++i) {
     std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
-    if (old_entry == new_entry) continue;
+    std::string new_value = EncodeIndexValue(def, def.indexes[i], new_row);
+    if (old_entry == new_entry) {
+      // Same weights, maybe another text ('alice' -> 'Alice' under a _ci collation).
+      if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) continue;
+      s = txn_->Put(table_.indexes[i], new_entry, new_value);
+      if (!s.ok()) return FromStatus(s);
+      continue;
+    }
     s = txn_->Erase(table_.indexes[i], old_entry);
-    if (s.ok()) s = txn_->Insert(table_.indexes[i], new_entry, "");
+    if (s.ok()) s = txn_->Insert(table_.indexes[i], new_entry, new_value);
     if (!s.ok()) return FromStatus(s);
   }
   return SqlStatus::OK();
@@ -306,13 +332,18 @@ SqlStatus RowLockingTable::LockForDdl() {
 
 // ---- RowLockingTable: DDL's bulk loads
 
-SqlStatus RowLockingTable::LoadIndex(const Keyspace& ks, std::vector<std::string>* keys) {
+SqlStatus RowLockingTable::LoadIndex(const Keyspace& ks, std::vector<std::string>* keys,
+                                     bool packed) {
   std::sort(keys->begin(), keys->end());
   size_t i = 0;
   Status st = txn_->BulkInsert(ks, [&](std::string_view* k, std::string_view* v) {
     if (i == keys->size()) return false;
-    *k = (*keys)[i++];
-    *v = {};
+    if (packed) {
+      UnpackEntry((*keys)[i++], k, v);
+    } else {
+      *k = (*keys)[i++];
+      *v = {};
+    }
     return true;
   });
   if (!st.ok()) return FromStatus(st);
@@ -324,6 +355,8 @@ SqlStatus RowLockingTable::LoadIndex(const Keyspace& ks, std::vector<std::string
 SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
   const TableDef& def = table_.def;
   std::vector<std::vector<std::string>> index_keys(def.indexes.size());
+  std::vector<bool> packed(def.indexes.size());
+  for (size_t i = 0; i < def.indexes.size(); ++i) packed[i] = IndexHasWeights(def, def.indexes[i]);
   Row row(def.columns.size());
   std::string key, value;
   uint64_t rows = 0;
@@ -344,7 +377,10 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     value.clear();
     EncodeRowValue(def, row, &value);
     for (size_t i = 0; i < def.indexes.size(); ++i) {
-      index_keys[i].push_back(EncodeIndexKey(def, def.indexes[i], row, key));
+      std::string entry = EncodeIndexKey(def, def.indexes[i], row, key);
+      if (packed[i])
+        entry = PackEntry(std::move(entry), EncodeIndexValue(def, def.indexes[i], row));
+      index_keys[i].push_back(std::move(entry));
     }
     return true;
   };
@@ -364,7 +400,9 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     SQL_RETURN_IF_ERROR(row_st);
     std::sort(records.begin(), records.end());
     for (size_t i = 1; i < records.size(); ++i) {
-      if (records[i].first == records[i - 1].first) return DuplicateKey(def, records[i].first);
+      if (records[i].first == records[i - 1].first) {
+        return DuplicateKey(def, records[i].first, records[i].second);
+      }
     }
     size_t i = 0;
     Status bs = txn_->BulkInsert(table_.clustered, [&](std::string_view* k, std::string_view* v) {
@@ -377,22 +415,26 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     if (!bs.ok()) return FromStatus(bs);
   }
   for (size_t i = 0; i < def.indexes.size(); ++i) {
-    SQL_RETURN_IF_ERROR(LoadIndex(table_.indexes[i], &index_keys[i]));
+    SQL_RETURN_IF_ERROR(LoadIndex(table_.indexes[i], &index_keys[i], packed[i]));
   }
   return SqlStatus::OK();
 }
 
 SqlStatus RowLockingTable::BuildIndex(size_t index, const RefRowSource& next) {
   const TableDef& def = table_.def;
+  const IndexDef& ix = def.indexes[index];
+  const bool packed = IndexHasWeights(def, ix);
   std::vector<std::string> keys;
   for (;;) {
     const Row* row = nullptr;
     std::string_view ref;
     SQL_ASSIGN_OR_RETURN(bool more, next(&row, &ref));
     if (!more) break;
-    keys.push_back(EncodeIndexKey(def, def.indexes[index], *row, ref));
+    std::string entry = EncodeIndexKey(def, ix, *row, ref);
+    if (packed) entry = PackEntry(std::move(entry), EncodeIndexValue(def, ix, *row));
+    keys.push_back(std::move(entry));
   }
-  return LoadIndex(table_.indexes[index], &keys);
+  return LoadIndex(table_.indexes[index], &keys, packed);
 }
 
 }  // namespace minnow::sql

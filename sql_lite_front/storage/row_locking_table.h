@@ -37,7 +37,9 @@ class RowLockingTable final : public TableEngine {
     return index == kClusteredIndex ? table_.clustered : table_.indexes[index];
   }
   // Sorts `keys` and bulk-loads them (empty values) into `ks`.
-  SqlStatus LoadIndex(const Keyspace& ks, std::vector<std::string>* keys);
+  // Sorts and bulk-loads `entries` into `ks`: keys alone, or, if `packed`, each a key then
+  // its value then the value's length in 4 bytes (PackEntry).
+  SqlStatus LoadIndex(const Keyspace& ks, std::vector<std::string>* entries, bool packed);
 
   const OpenTable& table_;
   Transaction* const txn_;

@@ -103,9 +103,20 @@ TEST_CASE("the catalog record round-trips", "[sql][table_def]") {
   def.max_rows = 1u << 30;
   def.auto_increment_start = 1000;
   def.create_time = 1700000000;
+  REQUIRE(ResolveCollations(&def).ok());  // the text columns take utf8mb3_bin
   std::string bytes = SerializeTableDef(def);
   auto back = ParseTableDef(bytes);
   REQUIRE(back.ok());
+  for (const ColumnDef& c : back->columns) {
+    CHECK((c.collation != nullptr) == IsStringType(c.type));
+    if (c.collation != nullptr) CHECK(c.collation->name == "utf8mb3_bin");
+  }
+  // A record of format 1 (no collations) is refused with a message saying why.
+  std::string old = bytes;
+  old[0] = 1;
+  auto refused = ParseTableDef(old);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("format 1") != std::string::npos);
   CHECK(SerializeTableDef(*back) == bytes);
   CHECK(back->name == "sample");
   CHECK(back->columns.size() == def.columns.size());
