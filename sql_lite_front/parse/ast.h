@@ -242,6 +242,7 @@ struct ShowStmt {
     kEngines,             // SHOW ENGINES
     kWarnings,            // SHOW WARNINGS
     kProcesslist,         // SHOW [FULL] PROCESSLIST
+    kCollation,           // SHOW COLLATION [LIKE 'p']
   };
   Kind kind = Kind::kTables;
   VarScope scope = VarScope::kDefault;

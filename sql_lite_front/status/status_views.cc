@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -165,6 +166,22 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
     }
     case ShowStmt::Kind::kProcesslist:
       return ProcesslistResult(ctx);
+    case ShowStmt::Kind::kCollation: {
+      // The collations minnow implements (collation.h), in MySQL 8.0's columns.
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen", "Pad_attribute"};
+      for (const Collation& c : AllCollations()) {
+        if (stmt.like.has_value() && !LikeMatch(ToLowerAscii(c.name), ToLowerAscii(*stmt.like))) {
+          continue;
+        }
+        const bool uca = c.kind == Collation::Kind::kIcu && !c.pad_space;  // the 0900 ones
+        r.rows.push_back({std::string(c.name), std::string(c.charset), std::to_string(c.id),
+                          c.is_default ? "Yes" : "", "Yes", uca ? "0" : "1",
+                          std::string(c.pad_attribute())});
+      }
+      return r;
+    }
     default:
       return SqlErr(kErUnknownError, "ExecuteShowStatus: not a status statement");
   }
