@@ -365,24 +365,7 @@ std::string OperationName(const BoundExpr& b) {
     default:
       break;
   }
-  switch (b.binary_op) {
-    case BinaryOp::kEq:
-      return "=";
-    case BinaryOp::kNe:
-      return "<>";
-    case BinaryOp::kLt:
-      return "<";
-    case BinaryOp::kLe:
-      return "<=";
-    case BinaryOp::kGt:
-      return ">";
-    case BinaryOp::kGe:
-      return ">=";
-    case BinaryOp::kNullSafeEq:
-      return "<=>";
-    default:
-      return "?";
-  }
+  return BinaryOpText(b.binary_op);
 }
 
 // Sets b->collation from its arguments' (the rules in expr.h).
