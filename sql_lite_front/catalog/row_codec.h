@@ -79,8 +79,7 @@ std::string EncodePrimaryKey(const TableDef& def, const Row& row);
 // The value of `row`'s entry in `index` (the texts of its weights columns; usually empty).
 std::string EncodeIndexValue(const TableDef& def, const IndexDef& index, const Row& row);
 // The same value appended to `*out`.
-void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row,
-                      std::string* out);
+void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row, std::string* out);
 // The secondary key of `row` in `index`; `clustered_key` is the row's clustered key (its
 // primary key or DB_ROW_ID encoding), whose columns are appended as the format says.
 std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,

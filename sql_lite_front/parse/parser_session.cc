@@ -302,10 +302,10 @@ SqlResult<Statement> Parser::ParseShow() {
   } else if (AcceptKw("DATABASES") || AcceptKw("SCHEMAS")) {
     show.kind = ShowStmt::Kind::kDatabases;
     SQL_RETURN_IF_ERROR(parse_like());
-  } else if (IsKw("ERRORS") || IsKw("GRANTS") ||
-             IsKw("TRIGGERS") || IsKw("PLUGINS") || IsKw("CHARSET") ||
-             IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") || IsKw("BINARY") ||
-             IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") || IsKw("PROFILES")) {
+  } else if (IsKw("ERRORS") || IsKw("GRANTS") || IsKw("TRIGGERS") || IsKw("PLUGINS") ||
+             IsKw("CHARSET") || IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") ||
+             IsKw("BINARY") || IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") ||
+             IsKw("PROFILES")) {
     return NotSupported("SHOW " + ToUpperAscii(Cur().text));
   } else {
     return SyntaxError();

@@ -342,8 +342,14 @@ TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put th
   f.Ok("CREATE TABLE t (" + columns + ", PRIMARY KEY (id)) DEFAULT CHARSET=utf8mb4");
   f.Ok("CREATE TABLE u (" + columns + ", PRIMARY KEY (p)) DEFAULT CHARSET=utf8mb4");
   const std::string shared = "a prefix of 24 bytes ...";
-  const char* const spellings[] = {"\xc3\x89t\xc3\xa9", "ete", "ETE", "Stra\xc3\x9f" "e",
-                                   "strasse", "\xc3\x85ngstr\xc3\xb6m", "angstrom"};
+  const char* const spellings[] = {"\xc3\x89t\xc3\xa9",
+                                   "ete",
+                                   "ETE",
+                                   "Stra\xc3\x9f"
+                                   "e",
+                                   "strasse",
+                                   "\xc3\x85ngstr\xc3\xb6m",
+                                   "angstrom"};
   uint64_t x = 12345;
   for (int batch = 0; batch < 8; ++batch) {
     std::string sql = "INSERT INTO t VALUES ";
@@ -381,7 +387,7 @@ TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put th
   REQUIRE(t_c.size() == 2000);
   CHECK(t_k.front().first.size() == 8);
   CHECK(t_m.front().first.size() == 6);
-  CHECK(t_s.back().second.empty());  // a binary collation: the key is the text
+  CHECK(t_s.back().second.empty());     // a binary collation: the key is the text
   CHECK(t_c.back().second.size() > 1);  // weights: the text beside them
   // Equal weights, different texts: what only the entries' values tell apart.
   CHECK(f.Rows("SELECT count(DISTINCT c), count(DISTINCT md5(c)) FROM t") ==
