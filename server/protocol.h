@@ -109,8 +109,9 @@ enum ColumnFlag : uint16_t {
   kFlagNum = 32768,
 };
 
-// utf8mb4_bin: minnow compares strings as bytes (the SQL front's collation is utf8mb4_0900_bin,
-// id 309, which MariaDB's client library does not know; 46 is the same binary order).
+// The character set number sent in the handshake and column definitions: 46 (utf8mb4_bin),
+// which every client library knows. It tells the client only that text is utf8mb4; how the
+// server compares text is each column's collation (SHOW FULL COLUMNS), not this number.
 inline constexpr uint8_t kCharsetUtf8mb4 = 46;
 inline constexpr uint8_t kCharsetBinary = 63;
 inline constexpr std::string_view kNativePasswordPlugin = "mysql_native_password";

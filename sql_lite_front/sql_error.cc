@@ -43,6 +43,8 @@ const char* SqlState(ErrorCode code) {
     case kErWrongValueForVar:
     case kErWrongTypeForVar:
     case kErNotSupportedYet:
+    case kErUnknownCharacterSet:
+    case kErCollationCharsetMismatch:
     case kErUnknownStorageEngine:
     case kErSpDoesNotExist:
     case kErWrongParamCountToNativeFct:

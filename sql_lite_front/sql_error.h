@@ -88,6 +88,9 @@ enum ErrorCode : uint16_t {
   kErSpDoesNotExist = 1305,              // 42000 FUNCTION test.%s does not exist
   kErWrongParamCountToNativeFct = 1582,  // 42000 Incorrect parameter count in the call to
                                          // native function '%s'
+  kErUnknownCharacterSet = 1115,         // 42000 Unknown character set: '%s'
+  kErCollationCharsetMismatch = 1253,    // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
+  kErCantAggregate2Collations = 1267,    // HY000 Illegal mix of collations (%s,%s) and (%s,%s) ...
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
   kErDataOutOfRange = 1690,      // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,    // HY000 Unknown collation: '%s'

@@ -2,6 +2,8 @@
 
 #include "tools/minnow_shell_input.h"
 
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -37,7 +39,26 @@ std::string Trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+namespace {
+
+// libedit reads the terminal as multibyte characters of LC_CTYPE; in the "C" locale every byte
+// above 0x7f is an invalid character and is dropped, so 'José' would reach the shell as 'Jos'.
+// Take the user's locale, and where that is not UTF-8 (unset, "C", "POSIX") fall back to
+// C.UTF-8: SQL text is UTF-8 whatever the terminal's locale says.
+void UseUtf8CharacterLocale() {
+  const char* got = setlocale(LC_CTYPE, "");
+  const char* codeset = got != nullptr ? nl_langinfo(CODESET) : nullptr;
+  if (codeset != nullptr &&
+      (std::string_view(codeset) == "UTF-8" || std::string_view(codeset) == "utf8")) {
+    return;
+  }
+  if (setlocale(LC_CTYPE, "C.UTF-8") == nullptr) setlocale(LC_CTYPE, "C.utf8");
+}
+
+}  // namespace
+
 TerminalSource::TerminalSource() {
+  UseUtf8CharacterLocale();
 #ifdef MINNOW_HAVE_LIBEDIT
   if (const char* home = std::getenv("HOME")) history_ = std::string(home) + "/.minnow_history";
   if (!history_.empty()) read_history(history_.c_str());

@@ -293,6 +293,7 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
     }
     def.columns.push_back(c);
   }
+  SQL_RETURN_IF_ERROR(ResolveCollations(&def));  // before the defaults are converted
   if (d.primary_key.has_value()) {
     SQL_RETURN_IF_ERROR(ResolveKeyColumns(d, def, *d.primary_key, &def.primary_key));
     for (uint32_t c : def.primary_key) def.columns[c].nullable = false;  // as MySQL does

@@ -85,15 +85,52 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
   return false;
 }
 
-bool InPrimaryKey(const TableDef& def, uint32_t col) { return def.IsPrimaryKeyColumn(col); }
-
 bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
   for (uint32_t x : cols)
     if (x == c) return true;
   return false;
 }
 
+// True if column `col`'s value is read back from the clustered key (not kept in the row value).
+bool InPrimaryKey(const TableDef& def, uint32_t col) {
+  return def.IsPrimaryKeyColumn(col) && !KeyIsWeights(def.columns[col]);
+}
+
+// Skips a key's weights (up to and including their terminating 0x00).
+bool SkipWeights(std::string_view key, size_t* pos) {
+  size_t end = key.find('\0', *pos);
+  if (end == std::string_view::npos) return false;
+  *pos = end + 1;
+  return true;
+}
+
+// Calls fn(c) for the columns of `index`'s key in key order: its own, then the primary key's
+// not among them (no allocation: the bulk builds call it per row).
+template <typename Fn>
+void ForEachIndexKeyColumn(const TableDef& def, const IndexDef& index, Fn&& fn) {
+  for (uint32_t c : index.columns) fn(c);
+  for (uint32_t c : def.primary_key)
+    if (!Contains(index.columns, c)) fn(c);
+}
+
+// The columns of `index`'s key in key order (ForEachIndexKeyColumn's).
+std::vector<uint32_t> IndexKeyColumns(const TableDef& def, const IndexDef& index) {
+  std::vector<uint32_t> cols;
+  ForEachIndexKeyColumn(def, index, [&](uint32_t c) { cols.push_back(c); });
+  return cols;
+}
+
 }  // namespace
+
+bool KeyIsWeights(const ColumnDef& col) {
+  return col.collation != nullptr && col.collation->kind == Collation::Kind::kIcu;
+}
+
+bool IndexHasWeights(const TableDef& def, const IndexDef& index) {
+  bool weights = false;
+  ForEachIndexKeyColumn(def, index, [&](uint32_t c) { weights |= KeyIsWeights(def.columns[c]); });
+  return weights;
+}
 
 void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
   if (col.nullable) {
@@ -111,11 +148,13 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
   } else if (col.type == ColumnType::kDouble) {
     AppendBE(DoubleKeyBits(v.ToDouble()), 8, out);
   } else {
-    if (v.is_string()) {
-      AppendEscaped(v.as_string(), out);
-    } else {
-      AppendEscaped(v.ToString(), out);
+    const std::string text = v.is_string() ? v.as_string() : v.ToString();
+    const Collation& coll = col.EffectiveCollation();
+    if (coll.kind == Collation::Kind::kIcu) {
+      AppendCollationKey(coll, text, out);  // ends in its 0x00
+      return;
     }
+    AppendEscaped(PaddedForm(coll, text), out);
     out->push_back('\0');
     out->push_back('\0');
   }
@@ -123,7 +162,18 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
 
 void AppendKeyPrefix(const ColumnDef& col, std::string_view prefix, std::string* out) {
   if (col.nullable) out->push_back('\1');
-  AppendEscaped(prefix, out);
+  const Collation& coll = col.EffectiveCollation();
+  if (coll.kind == Collation::Kind::kIcu) {
+    out->append(CollationKeyPrefix(coll, prefix));
+  } else {
+    AppendEscaped(PaddedForm(coll, prefix), out);
+  }
+}
+
+bool KeyPrefixIsExact(const ColumnDef& col, std::string_view prefix) {
+  const Collation& coll = col.EffectiveCollation();
+  if (coll.kind == Collation::Kind::kIcu) return false;
+  return PaddedForm(coll, prefix).size() == prefix.size();
 }
 
 void AppendRowId(uint64_t row_id, std::string* out) { AppendBE(row_id, kRowIdBytes, out); }
@@ -149,8 +199,11 @@ SqlResult<size_t> UniquePartLength(const TableDef& def, const IndexDef& index, s
   size_t pos = 0;
   *has_null = false;
   for (uint32_t c : index.columns) {
-    SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(def.columns[c], key, &pos));
-    *has_null = *has_null || v.is_null();
+    const ColumnDef& col = def.columns[c];
+    // From the null flag: a weights column decodes as NULL whatever its text.
+    if (col.nullable && pos < key.size() && key[pos] == '\0') *has_null = true;
+    SQL_ASSIGN_OR_RETURN(Value skipped, DecodeKeyColumn(col, key, &pos));
+    (void)skipped;
   }
   return pos;
 }
@@ -164,6 +217,23 @@ void AppendIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
     for (uint32_t c : def.primary_key)
       if (!Contains(index.columns, c)) AppendKeyColumn(def.columns[c], row[c], out);
   }
+}
+
+void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row,
+                      std::string* out) {
+  ForEachIndexKeyColumn(def, index, [&](uint32_t c) {
+    if (!KeyIsWeights(def.columns[c]) || row[c].is_null()) return;
+    const std::string text = row[c].is_string() ? std::string() : row[c].ToString();
+    const std::string& s = row[c].is_string() ? row[c].as_string() : text;
+    AppendVarint(s.size(), out);
+    out->append(s);
+  });
+}
+
+std::string EncodeIndexValue(const TableDef& def, const IndexDef& index, const Row& row) {
+  std::string out;
+  AppendIndexValue(def, index, row, &out);
+  return out;
 }
 
 std::string EncodeIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
@@ -318,6 +388,11 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     *pos = p + 8;
     return Value::Double(DoubleFromKeyBits(LoadBE(key, p, 8)));
   }
+  if (KeyIsWeights(col)) {
+    if (!SkipWeights(key, &p)) return Malformed("key ends inside collation weights");
+    *pos = p;
+    return Value::Null();  // the text is kept beside the key (row value, index value)
+  }
   std::string s;
   for (;;) {
     if (p >= key.size()) return Malformed("key ends inside a string");
@@ -372,26 +447,63 @@ SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row) 
   return SqlStatus::OK();
 }
 
-SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key, Row* row,
-                         std::string* clustered_key) {
+namespace {
+
+// DecodeIndexKey's part that reads the key alone. *texts: the weights columns that are not
+// NULL, whose texts the entry's value holds in key order.
+SqlStatus DecodeIndexKeyBytes(const TableDef& def, const IndexDef& index, std::string_view key,
+                              Row* row, std::string* clustered_key, std::vector<uint32_t>* texts) {
   if (row->size() < def.columns.size()) row->resize(def.columns.size());
+  // Each key column's bytes, to copy the primary key's into the clustered key (weights cannot
+  // be encoded again from the row: the text is what the row has).
+  const std::vector<uint32_t> cols = IndexKeyColumns(def, index);
+  std::vector<std::string_view> bytes(def.columns.size());
   size_t pos = 0;
-  for (uint32_t c : index.columns) {
+  for (uint32_t c : cols) {
+    const size_t start = pos;
     SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
+    bytes[c] = key.substr(start, pos - start);
+    const ColumnDef& col = def.columns[c];
+    if (KeyIsWeights(col) && !(col.nullable && bytes[c] == std::string_view("\0", 1))) {
+      texts->push_back(c);
+    }
   }
   if (def.has_hidden_primary_key()) {
     if (key.size() - pos != kRowIdBytes) return Malformed("bad DB_ROW_ID in index key");
     clustered_key->assign(key.substr(pos));
     return SqlStatus::OK();
   }
-  for (uint32_t c : def.primary_key) {
-    if (Contains(index.columns, c)) continue;
-    SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
-  }
   if (pos != key.size()) return Malformed("trailing bytes in index key");
   clustered_key->clear();
-  for (uint32_t c : def.primary_key) AppendKeyColumn(def.columns[c], (*row)[c], clustered_key);
+  for (uint32_t c : def.primary_key) clustered_key->append(bytes[c]);
   return SqlStatus::OK();
+}
+
+}  // namespace
+
+SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
+                         std::string_view value, Row* row, std::string* clustered_key) {
+  std::vector<uint32_t> texts;
+  SQL_RETURN_IF_ERROR(DecodeIndexKeyBytes(def, index, key, row, clustered_key, &texts));
+  // The texts of the weights columns, from the entry's value (EncodeIndexValue).
+  size_t vpos = 0;
+  for (uint32_t c : texts) {
+    uint64_t n;
+    if (!ReadVarint(value, &vpos, &n) || value.size() - vpos < n) {
+      return Malformed("index value ends inside a string");
+    }
+    (*row)[c] = Value::String(std::string(value.substr(vpos, n)));
+    vpos += n;
+  }
+  if (vpos != value.size()) return Malformed("trailing bytes in index value");
+  return SqlStatus::OK();
+}
+
+SqlStatus ClusteredKeyOfIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
+                                 std::string* clustered_key) {
+  Row row;
+  std::vector<uint32_t> texts;
+  return DecodeIndexKeyBytes(def, index, key, &row, clustered_key, &texts);
 }
 
 }  // namespace minnow::sql

@@ -7,16 +7,28 @@
 //   - integers: big-endian in the type's width (TINYINT 1, SMALLINT 2, MEDIUMINT 3, INT 4,
 //     BIGINT 8 bytes), the sign bit flipped for signed types;
 //   - DOUBLE: 8 bytes, IEEE bits with the sign bit flipped (all bits for negatives);
-//   - strings: the bytes with 0x00 written as 0x00 0xFF, then the terminator 0x00 0x00 (so a
-//     string's escaped bytes without the terminator are a prefix of every longer string that
-//     starts with it: `LIKE 'p%'` is the key range starting with AppendKeyPrefix(col, "p")).
+//   - strings of a binary collation (BLOB: binary; utf8mb4_bin, utf8mb3_bin: PAD SPACE, so
+//     trailing spaces are dropped first): the bytes with 0x00 written as 0x00 0xFF, then the
+//     terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a prefix of
+//     every longer string that starts with it: `LIKE 'p%'` is the key range starting with
+//     AppendKeyPrefix(col, "p"));
+//   - strings of an ICU collation (utf8mb4_0900_ai_ci, ...: collation.h): the collation's sort
+//     key ("weights"), which ends in 0x00 and has no other 0x00. Strings equal under the
+//     collation have one key ('Alice' and 'alice' under _ai_ci), so a PRIMARY KEY refuses the
+//     second (1062) and an index lookup of 'alice' finds 'Alice'. Weights cannot be decoded:
+//     the text is kept beside the key, in the row value for a primary key column and in the
+//     entry's value for a secondary index (EncodeIndexValue);
 //   - the hidden DB_ROW_ID: 6 bytes big-endian.
 // Clustered key = primary key columns (or DB_ROW_ID). Secondary key = index columns, then the
 // primary key columns not already among them (InnoDB appends the missing PK columns too), or
 // DB_ROW_ID.
 //
-// Row value (the compact format, as InnoDB's COMPACT): the columns not in the primary key, in
-// table order:
+// Secondary index entry value: for each key column (index columns, then the appended primary
+// key columns) whose key is weights and that is not NULL, its text as varint length + bytes;
+// empty for an index without such columns.
+//
+// Row value (the compact format, as InnoDB's COMPACT): the columns not read back from the
+// primary key (those not in it, and those in it whose key is weights), in table order:
 //   null bitmap     ceil(nullable non-PK columns / 8) bytes, bit i = the i-th nullable one
 //   lengths         for each non-NULL string column: its length as a varint (1 byte < 128)
 //   data            each non-NULL column: integers in their width (little-endian), doubles
@@ -43,16 +55,31 @@ using Row = std::vector<Value>;  // one Value per TableDef column, in table orde
 
 inline constexpr size_t kRowIdBytes = 6;
 
+// True if column `col`'s key is collation weights (an ICU collation), not its value.
+bool KeyIsWeights(const ColumnDef& col);
+// True if some column of `index`'s key (its own or the appended primary key's) is weights,
+// that is if its entries carry a value (EncodeIndexValue).
+bool IndexHasWeights(const TableDef& def, const IndexDef& index);
+
 // Appends `v`'s key encoding for column `col`. REQUIRES: v already coerced to the column
 // (CoerceToColumn), or NULL.
 void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out);
 // Appends the start of the key encoding of strings beginning with `prefix` (null flag and
-// escaped bytes, no terminator). REQUIRES: IsStringType(col.type).
+// escaped bytes or leading weights, no terminator): every string LIKE 'prefix%' matches has a
+// key that starts so. REQUIRES: IsStringType(col.type).
 void AppendKeyPrefix(const ColumnDef& col, std::string_view prefix, std::string* out);
+// True if the keys starting with AppendKeyPrefix(col, prefix) are exactly LIKE 'prefix%''s
+// rows (a binary collation, and no trailing space that PAD SPACE would drop); else the LIKE
+// must be checked on each row of the range.
+bool KeyPrefixIsExact(const ColumnDef& col, std::string_view prefix);
 void AppendRowId(uint64_t row_id, std::string* out);
 
 // The clustered key of `row`. REQUIRES: !def.has_hidden_primary_key().
 std::string EncodePrimaryKey(const TableDef& def, const Row& row);
+// The value of `row`'s entry in `index` (the texts of its weights columns; usually empty).
+std::string EncodeIndexValue(const TableDef& def, const IndexDef& index, const Row& row);
+// The same value appended to `*out`.
+void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row, std::string* out);
 // The unique part of `index`'s keys for `row`: its own columns' encodings, with which every
 // key of a row starts (a UNIQUE index refuses two rows whose parts are equal). Appended to
 // `*out`; returns false if a column of it is NULL (a NULL never conflicts).
@@ -73,16 +100,23 @@ void EncodeRowValue(const TableDef& def, const Row& row, std::string* out);
 
 // Fills the primary key columns of `*row` (sized to def.columns) from a clustered key; for a
 // hidden primary key sets *row_id instead (may be null otherwise). 1105 on malformed bytes.
+// Columns whose key is weights are left NULL: DecodeRowValue fills them.
 SqlStatus DecodePrimaryKey(const TableDef& def, std::string_view key, Row* row,
                            uint64_t* row_id = nullptr);
 // Fills the non-primary-key columns of `*row` from a compact value.
 SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row);
-// Fills the index's columns and the primary key columns of `*row` from a secondary key, and
-// returns in *clustered_key the clustered key it names (for the lookup of the whole row).
-SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key, Row* row,
-                         std::string* clustered_key);
+// Fills the index's columns and the primary key columns of `*row` from a secondary entry (key
+// and value), and returns in *clustered_key the clustered key it names (for the lookup of the
+// whole row).
+SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
+                         std::string_view value, Row* row, std::string* clustered_key);
+// The clustered key a secondary entry's key names, without its value (a duplicate found by
+// the engine, whose value is not at hand).
+SqlStatus ClusteredKeyOfIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
+                                 std::string* clustered_key);
 
-// Decodes one key column at *pos (advancing it). 1105 on malformed bytes.
+// Decodes one key column at *pos (advancing it). 1105 on malformed bytes. A column whose key
+// is weights decodes as NULL (its bytes are skipped).
 SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, size_t* pos);
 
 }  // namespace minnow::sql

@@ -29,10 +29,13 @@ std::string Quote(std::string_view s) {
 
 // ---- the catalog record's encoding
 //
-// Version 1: u8 version, then the fields of TableDef in declaration order: strings and counts
+// Version 2: u8 version, then the fields of TableDef in declaration order: strings and counts
 // as varint length + bytes, enums as u8, numbers as varints (create_time zig-zagged), a
-// column's default as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string) + payload.
-constexpr uint8_t kFormatVersion = 1;
+// column's default as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string) + payload, then the
+// column's collation name (empty for numbers). Version 1 had no collations: its tables' string
+// keys are bytes, which version 2 reads as collation weights, so it is refused, not read.
+constexpr uint8_t kFormatVersion = 2;
+constexpr uint8_t kFormatWithoutCollations = 1;
 
 class Writer {
  public:
@@ -204,22 +207,113 @@ SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t r
   return Value::Double(d);
 }
 
+// MySQL's rendering of the bytes from an invalid one on (1366): printable ASCII as it is,
+// other bytes as \xHH, at most 6 bytes, "..." after a longer rest.
+std::string InvalidBytes(std::string_view s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < 6; ++i) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b < 0x7f) {
+      out += static_cast<char>(b);
+    } else {
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+    }
+  }
+  if (s.size() > 6) out += "...";
+  return out;
+}
+
 SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t row) {
   std::string s = v.is_string() ? v.as_string() : v.ToString();
+  const Collation& coll = col.EffectiveCollation();
+  const bool characters = coll.kind != Collation::Kind::kBytes;
+  if (characters) {
+    size_t bad = Utf8InvalidAt(s, coll.charset == "utf8mb3");
+    if (bad != std::string::npos) {
+      return SqlErr(kErTruncatedWrongValueForField, "Incorrect string value: '",
+                    InvalidBytes(std::string_view(s).substr(bad)), "' for column '", col.name, "'",
+                    RowSuffix(row));
+    }
+  }
   if (col.type == ColumnType::kChar) {
     while (!s.empty() && s.back() == ' ') s.pop_back();
   }
-  uint64_t max = col.MaxBytes();
-  if (s.size() > max) {
-    // Trailing spaces past CHAR/VARCHAR's length are cut silently (MySQL: a note, not an error).
-    bool only_spaces = col.type == ColumnType::kVarchar &&
-                       s.find_first_not_of(' ', static_cast<size_t>(max)) == std::string::npos;
-    if (!only_spaces) {
-      return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
+  if (col.type == ColumnType::kChar || col.type == ColumnType::kVarchar) {
+    // CHAR(n)/VARCHAR(n) hold n characters (bytes for a binary column).
+    size_t n = characters ? Utf8Length(s) : s.size();
+    if (n > col.length) {
+      // Trailing spaces past the length are cut silently (MySQL: a note, not an error).
+      size_t cut = 0;  // the byte offset of character number `length`
+      for (uint32_t k = 0; k < col.length && cut < s.size(); ++k) {
+        if (!characters) {
+          ++cut;
+          continue;
+        }
+        auto b = static_cast<unsigned char>(s[cut]);
+        cut += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+      }
+      bool only_spaces =
+          col.type == ColumnType::kVarchar && s.find_first_not_of(' ', cut) == std::string::npos;
+      if (!only_spaces) {
+        return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
+      }
+      s.resize(cut);
     }
-    s.resize(static_cast<size_t>(max));
+  } else if (s.size() > col.MaxBytes()) {
+    return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
   }
   return Value::String(std::move(s));
+}
+
+SqlError NotYet(std::string_view what) {
+  return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support '", what, "'");
+}
+
+// The charsets MySQL 8.0 has and minnow does not (1235 rather than 1115).
+bool IsMysqlCharset(std::string_view cs) {
+  static constexpr std::string_view kNames[] = {
+      "armscii8", "ascii",   "big5",   "cp1250", "cp1251",  "cp1256",   "cp1257",  "cp850",
+      "cp852",    "cp866",   "cp932",  "dec8",   "eucjpms", "euckr",    "gb18030", "gb2312",
+      "gbk",      "geostd8", "greek",  "hebrew", "hp8",     "keybcs2",  "koi8r",   "koi8u",
+      "latin1",   "latin2",  "latin5", "latin7", "macce",   "macroman", "sjis",    "swe7",
+      "tis620",   "ucs2",    "ujis",   "utf16",  "utf16le", "utf32"};
+  for (std::string_view n : kNames)
+    if (n == cs) return true;
+  return false;
+}
+
+// The collation a charset name and a collation name (either may be empty) select; `fallback`
+// when both are empty.
+SqlResult<const Collation*> SelectCollation(std::string_view charset, std::string_view collation,
+                                            const Collation* fallback) {
+  const std::string cs = CanonicalCharset(charset);
+  const Collation* by_charset = nullptr;
+  if (!cs.empty()) {
+    by_charset = DefaultCollation(cs);
+    if (by_charset == nullptr) {
+      if (IsMysqlCharset(cs)) return NotYet("CHARACTER SET " + cs);
+      return SqlErr(kErUnknownCharacterSet, "Unknown character set: '", cs, "'");
+    }
+  }
+  if (!collation.empty()) {
+    const Collation* c = FindCollation(collation);
+    if (c == nullptr) return SqlErr(kErUnknownCollation, "Unknown collation: '", collation, "'");
+    if (by_charset != nullptr && c->charset != by_charset->charset) {
+      return SqlErr(kErCollationCharsetMismatch, "COLLATION '", c->name,
+                    "' is not valid for CHARACTER SET '", cs, "'");
+    }
+    return c;
+  }
+  return by_charset != nullptr ? by_charset : fallback;
+}
+
+// The charset's _bin collation (the BINARY column attribute).
+const Collation* BinCollationOf(const Collation& c) {
+  if (c.kind == Collation::Kind::kBytes) return &c;
+  return FindCollation(std::string(c.charset) + "_bin");
 }
 
 }  // namespace
@@ -308,8 +402,11 @@ uint64_t ColumnDef::MaxBytes() const {
     case ColumnType::kDouble:
       return 8;
     case ColumnType::kChar:
-    case ColumnType::kVarchar:
-      return length;
+    case ColumnType::kVarchar: {
+      const Collation& c = EffectiveCollation();
+      uint64_t per_char = c.kind == Collation::Kind::kBytes ? 1 : c.charset == "utf8mb3" ? 3 : 4;
+      return uint64_t{length} * per_char;
+    }
     case ColumnType::kText:
       return 65535;
     case ColumnType::kBlob:
@@ -387,6 +484,7 @@ std::string SerializeTableDef(const TableDef& def) {
           break;
       }
     }
+    w.Str(c.collation != nullptr ? c.collation->name : std::string_view());
   }
   w.Varint(def.primary_key.size());
   for (uint32_t c : def.primary_key) w.Varint(c);
@@ -424,6 +522,11 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
   Reader r(bytes);
   uint8_t version = r.U8();
   if (r.failed()) return Damaged("empty record");
+  if (version == kFormatWithoutCollations) {
+    return SqlErr(kErUnknownError,
+                  "Table definition of format 1 (from a minnow without collations: its string "
+                  "keys are bytes): dump it with that minnow and load it into this one");
+  }
   if (version != kFormatVersion) {
     return Damaged("unknown format version " + std::to_string(version));
   }
@@ -466,6 +569,13 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
       default:
         return Damaged("bad default value");
     }
+    std::string collation = r.Str();
+    if (!collation.empty()) {
+      c.collation = FindCollation(collation);
+      if (c.collation == nullptr) return Damaged("unknown collation " + collation);
+    }
+    // (A text column without one compares as bytes: a definition made without DDL, in tests.)
+    if (!IsStringType(c.type) && c.collation != nullptr) return Damaged("bad column collation");
     def.columns.push_back(std::move(c));
   }
   auto column_ref = [&](uint32_t* out) {
@@ -528,8 +638,21 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
 std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
   std::string out = "CREATE TABLE " + QuoteIdentifier(def.name) + " (\n";
   std::vector<std::string> lines;
-  for (const ColumnDef& c : def.columns)
-    lines.push_back("  " + QuoteIdentifier(c.name) + " " + c.TypeString());
+  const Collation& table_collation = TableCollation(def);
+  for (const ColumnDef& c : def.columns) {
+    std::string type = c.TypeString();
+    // A column whose collation is not the table's says so, as MySQL 8 prints it (the charset
+    // too when that differs). BLOB's binary is its type's.
+    if (c.collation != nullptr && c.collation != &table_collation && c.type != ColumnType::kBlob) {
+      std::string clause;
+      if (c.collation->charset != table_collation.charset) {
+        clause += " CHARACTER SET " + std::string(c.collation->charset);
+      }
+      clause += " COLLATE " + std::string(c.collation->name);
+      type.insert(c.BaseTypeString().size(), clause);
+    }
+    lines.push_back("  " + QuoteIdentifier(c.name) + " " + type);
+  }
   auto column_list = [&](const std::vector<uint32_t>& cols) {
     std::string s = "(";
     for (size_t i = 0; i < cols.size(); ++i) {
@@ -570,9 +693,54 @@ bool FitsColumnUnchanged(const ColumnDef& col, const Value& v) {
   if (v.is_null()) return col.nullable;
   if (!v.is_string() || !IsStringType(col.type)) return false;
   const std::string& s = v.as_string();
-  // CoerceToString: CHAR drops trailing spaces; longer than the column is cut or refused.
+  // CoerceToString: CHAR drops trailing spaces; text that is not UTF-8 is refused; longer than
+  // the column is cut or refused.
   if (col.type == ColumnType::kChar && !s.empty() && s.back() == ' ') return false;
+  const Collation& coll = col.EffectiveCollation();
+  const bool characters = coll.kind != Collation::Kind::kBytes;
+  if (characters && Utf8InvalidAt(s, coll.charset == "utf8mb3") != std::string::npos) return false;
+  if (col.type == ColumnType::kChar || col.type == ColumnType::kVarchar) {
+    return (characters ? Utf8Length(s) : s.size()) <= col.length;
+  }
   return s.size() <= col.MaxBytes();
+}
+
+SqlStatus ResolveCollations(TableDef* def) {
+  SQL_ASSIGN_OR_RETURN(const Collation* table,
+                       SelectCollation(def->charset, def->collation, DefaultCollation("utf8mb4")));
+  if (table->kind == Collation::Kind::kBytes) {
+    return NotYet("DEFAULT CHARSET=binary");
+  }
+  for (ColumnDef& c : def->columns) {
+    const bool declared =
+        !c.declared_charset.empty() || !c.declared_collation.empty() || c.declared_binary;
+    if (!IsStringType(c.type)) {
+      if (declared) return SqlErr(kErParse, "You have an error in your SQL syntax near 'COLLATE'");
+      c.collation = nullptr;
+      continue;
+    }
+    if (declared) {
+      SQL_ASSIGN_OR_RETURN(c.collation,
+                           SelectCollation(c.declared_charset, c.declared_collation, table));
+      if (c.declared_binary) c.collation = BinCollationOf(*c.collation);
+      c.declared_charset.clear();
+      c.declared_collation.clear();
+      c.declared_binary = false;
+    } else if (c.collation == nullptr) {
+      c.collation = table;
+    }
+    if (c.type == ColumnType::kBlob) {
+      c.collation = &BinaryCollation();
+    } else if (c.collation->kind == Collation::Kind::kBytes) {
+      return NotYet("CHARACTER SET binary on a CHAR/VARCHAR/TEXT column");
+    }
+  }
+  return SqlStatus::OK();
+}
+
+const Collation& TableCollation(const TableDef& def) {
+  auto c = SelectCollation(def.charset, def.collation, DefaultCollation("utf8mb4"));
+  return c.ok() && *c != nullptr ? **c : ConnectionCollation();
 }
 
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "minnow/options.h"
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
 
@@ -31,8 +32,8 @@ enum class ColumnType : uint8_t {
   kInt,        // 4 bytes
   kBigInt,     // 8 bytes
   kDouble,     // 8 bytes (FLOAT and REAL are read as DOUBLE)
-  kChar,       // CHAR(n): n characters (bytes: minnow's charset is binary), trailing spaces dropped
-  kVarchar,    // VARCHAR(n)
+  kChar,       // CHAR(n): n characters (UTF-8 code points), trailing spaces dropped
+  kVarchar,    // VARCHAR(n): n characters
   kText,       // TEXT (64 KiB - 1), MEDIUMTEXT, LONGTEXT
   kBlob,       // BLOB and its sizes
 };
@@ -54,13 +55,25 @@ struct ColumnDef {
   bool nullable = true;
   bool auto_increment = false;
   std::optional<Value> default_value;  // unset: no DEFAULT clause (NULL if nullable)
+  // CHAR/VARCHAR/TEXT: the column's collation, fixed when the column is made (its COLLATE /
+  // CHARACTER SET / BINARY, else the table's default: ResolveCollations); BLOB: binary;
+  // numbers: null. It decides comparisons, LIKE and the column's key encoding (row_codec.h).
+  const Collation* collation = nullptr;
+  // As written in the column definition (lower case), until ResolveCollations reads them.
+  std::string declared_charset, declared_collation;
+  bool declared_binary = false;  // the BINARY attribute: the charset's _bin collation
   // "int unsigned NOT NULL AUTO_INCREMENT" as SHOW CREATE TABLE prints it (MySQL 8 style):
   // everything after the column's name (type, NOT NULL, DEFAULT, AUTO_INCREMENT).
   std::string TypeString() const;
   // The type alone, SHOW COLUMNS' Type: "int unsigned", "varchar(255)", "text".
   std::string BaseTypeString() const;
-  // The largest number of bytes a value may hold (CHAR/VARCHAR n, TEXT 65,535, BLOB 64 MiB).
+  // The largest number of bytes a value may hold (CHAR/VARCHAR n characters of up to 4 bytes
+  // each (3 for utf8mb3), TEXT 65,535, BLOB 64 MiB).
   uint64_t MaxBytes() const;
+  // The collation the column compares with: `collation`, or binary for numbers.
+  const Collation& EffectiveCollation() const {
+    return collation != nullptr ? *collation : BinaryCollation();
+  }
 };
 
 struct IndexDef {
@@ -116,9 +129,20 @@ struct TableDef {
 // The value a column gets in a row that had none (ALTER ADD COLUMN, by copy or instantly): its
 // DEFAULT, else NULL if nullable, else MySQL's implicit default (0, '').
 Value AddedColumnValue(const ColumnDef& c);
+// Checks the table's CHARSET/COLLATE and gives every text column its collation (ColumnDef::
+// collation). Errors as MySQL's: 1273 "Unknown collation: 'x'" (also for a collation MySQL has
+// and minnow does not, as latin1_swedish_ci), 1115 "Unknown character set: 'x'", 1253
+// "COLLATION 'x' is not valid for CHARACTER SET 'y'"; 1235 for a character set MySQL has and
+// minnow does not (latin1, ...) and for CHARACTER SET binary on a CHAR/VARCHAR/TEXT column
+// (MySQL's BINARY/VARBINARY/BLOB, which minnow does not substitute).
+SqlStatus ResolveCollations(TableDef* def);
+// The table's default collation (its COLLATE=, else its charset's default).
+// REQUIRES: the table passed ResolveCollations.
+const Collation& TableCollation(const TableDef& def);
 
 // The catalog record's bytes (a versioned binary encoding) and back. Parse fails with 1105 on
-// damaged bytes.
+// damaged bytes, and on a record of format 1 (from before collations: its string keys are
+// binary, so the table must be re-created).
 std::string SerializeTableDef(const TableDef& def);
 SqlResult<TableDef> ParseTableDef(std::string_view bytes);
 

@@ -36,5 +36,7 @@ Value IntegerIfFits(Decimal d);
 // parentheses "(`test`.`t`.`b` + 1)", unary minus "-(x)", functions "abs(x)", literals as
 // written. Columns of `scope` by name.
 std::string PrintExpr(const Expr& e, const BindScope& scope);
+// A binary operator as MySQL prints it there ("=", "<=>", "DIV", "and").
+const char* BinaryOpText(BinaryOp op);
 
 }  // namespace minnow::sql

@@ -14,16 +14,19 @@
 namespace minnow::sql {
 namespace {
 
-// NULL first, then Value::Compare.
-int CompareNullsFirst(const Value& a, const Value& b) {
+// NULL first, then CompareUnder `e`'s collation (the expression the values come from).
+int CompareNullsFirst(const Value& a, const Value& b, const BoundExpr& e) {
   if (a.is_null() || b.is_null()) return static_cast<int>(!a.is_null()) - !b.is_null();
-  return Value::Compare(a, b);
+  return CompareUnder(a, b, CollationOf(e));
 }
 
+// GROUP BY's order of group keys (the values of `exprs`), so that strings equal under their
+// collation ('a', 'A' under _ci) are one group.
 struct ValuesLess {
+  const std::vector<BoundExpr>* exprs = nullptr;
   bool operator()(const std::vector<Value>& a, const std::vector<Value>& b) const {
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-      int c = CompareNullsFirst(a[i], b[i]);
+      int c = CompareNullsFirst(a[i], b[i], (*exprs)[i]);
       if (c != 0) return c < 0;
     }
     return a.size() < b.size();
@@ -64,8 +67,16 @@ struct AggState {
     Value v = Eval(spec.arg, row, st);
     if (v.is_null()) return;
     if (spec.distinct) {
+      // Values equal under the argument's collation are one value.
       std::string k(1, static_cast<char>(v.kind()));
-      k += v.ToString();
+      const Collation& coll = CollationOf(spec.arg);
+      if (v.is_string() && coll.kind == Collation::Kind::kIcu) {
+        AppendCollationKey(coll, v.as_string(), &k);
+      } else if (v.is_string()) {
+        k += PaddedForm(coll, v.as_string());
+      } else {
+        k += v.ToString();
+      }
       if (!seen.insert(std::move(k)).second) return;
     }
     ++count;
@@ -75,10 +86,10 @@ struct AggState {
         AddToSum(v, st);
         break;
       case AggFunc::kMin:
-        if (best.is_null() || Value::Compare(v, best) < 0) best = std::move(v);
+        if (best.is_null() || CompareUnder(v, best, CollationOf(spec.arg)) < 0) best = std::move(v);
         break;
       case AggFunc::kMax:
-        if (best.is_null() || Value::Compare(v, best) > 0) best = std::move(v);
+        if (best.is_null() || CompareUnder(v, best, CollationOf(spec.arg)) > 0) best = std::move(v);
         break;
       case AggFunc::kCount:
         break;
@@ -434,7 +445,8 @@ class SelectRun {
         specs_(p.scope.aggregates),
         limit_(stmt.limit.value_or(UINT64_MAX)),
         offset_(stmt.offset),
-        sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)) {
+        sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)),
+        groups_(ValuesLess{&p.group_by}) {
     SeedEvalState(&st_);
   }
 
@@ -570,7 +582,7 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
     ctx_.counts->sort_rows += rows_.size();
     std::stable_sort(rows_.begin(), rows_.end(), [&](const OutRow& a, const OutRow& b) {
       for (size_t i = 0; i < a.keys.size(); ++i) {
-        int c = CompareNullsFirst(a.keys[i], b.keys[i]);
+        int c = CompareNullsFirst(a.keys[i], b.keys[i], p_.order[i]);
         if (c != 0) return p_.order_desc[i] ? c > 0 : c < 0;
       }
       return false;

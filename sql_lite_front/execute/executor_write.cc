@@ -8,9 +8,10 @@
 namespace minnow::sql {
 namespace {
 
-int CompareNullsFirst(const Value& a, const Value& b) {
+// NULL first, then CompareUnder `e`'s collation (ORDER BY's expression).
+int CompareNullsFirst(const Value& a, const Value& b, const BoundExpr& e) {
   if (a.is_null() || b.is_null()) return static_cast<int>(!a.is_null()) - !b.is_null();
-  return Value::Compare(a, b);
+  return CompareUnder(a, b, CollationOf(e));
 }
 
 // Moves the table's AUTO_INCREMENT counter past an explicit value.
@@ -113,7 +114,7 @@ SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable&
     ctx.counts->sort_rows += targets.size();
     std::stable_sort(targets.begin(), targets.end(), [&](const Target& a, const Target& b) {
       for (size_t i = 0; i < a.order_keys.size(); ++i) {
-        int c = CompareNullsFirst(a.order_keys[i], b.order_keys[i]);
+        int c = CompareNullsFirst(a.order_keys[i], b.order_keys[i], order[i]);
         if (c != 0) return desc[i] ? c > 0 : c < 0;
       }
       return false;

@@ -114,12 +114,6 @@ int64_t ClampToInt(double d, bool* fits) {
 
 Value Bool(bool b) { return Value::Int(b ? 1 : 0); }
 
-size_t Utf8Chars(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
   auto arg = [&](size_t i) { return Eval(e.args[i], row, st); };
   switch (e.func) {
@@ -158,18 +152,18 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       Value v = arg(0);
       if (v.is_null()) return v;
       std::string s = v.is_string() ? v.as_string() : v.ToString();
-      return Value::Int(static_cast<int64_t>(e.func == Func::kLength ? s.size() : Utf8Chars(s)));
+      // LENGTH counts bytes; CHAR_LENGTH characters (bytes for a binary string).
+      const bool bytes = e.func == Func::kLength || CollationOf(e).kind == Collation::Kind::kBytes;
+      return Value::Int(static_cast<int64_t>(bytes ? s.size() : Utf8Length(s)));
     }
     case Func::kLower:
     case Func::kUpper: {
       Value v = arg(0);
       if (v.is_null()) return v;
       std::string s = v.is_string() ? v.as_string() : v.ToString();
-      for (char& c : s) {
-        c = static_cast<char>(e.func == Func::kLower ? std::tolower(static_cast<unsigned char>(c))
-                                                     : std::toupper(static_cast<unsigned char>(c)));
-      }
-      return Value::String(std::move(s));
+      // A binary string has no letters (MySQL returns it unchanged).
+      if (CollationOf(e).kind == Collation::Kind::kBytes) return Value::String(std::move(s));
+      return Value::String(e.func == Func::kLower ? Utf8Lower(s) : Utf8Upper(s));
     }
     case Func::kAbs: {
       Value v = arg(0);
@@ -223,13 +217,18 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
 
 }  // namespace
 
-Value CompareValues(BinaryOp op, const Value& a, const Value& b) {
+int CompareUnder(const Value& a, const Value& b, const Collation& c) {
+  if (a.is_string() && b.is_string()) return CollationCompare(c, a.as_string(), b.as_string());
+  return Value::Compare(a, b);
+}
+
+Value CompareValues(BinaryOp op, const Value& a, const Value& b, const Collation& coll) {
   if (op == BinaryOp::kNullSafeEq) {
     if (a.is_null() || b.is_null()) return Bool(a.is_null() && b.is_null());
-    return Bool(Value::Compare(a, b) == 0);
+    return Bool(CompareUnder(a, b, coll) == 0);
   }
   if (a.is_null() || b.is_null()) return Value::Null();
-  int c = Value::Compare(a, b);
+  int c = CompareUnder(a, b, coll);
   switch (op) {
     case BinaryOp::kEq:
       return Bool(c == 0);
@@ -298,6 +297,7 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
   for (const ColumnDef& c : def.columns) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
+    s.collations.push_back(c.collation);
   }
   s.used.assign(def.columns.size(), false);
   return s;
@@ -353,6 +353,47 @@ bool CanBeOutOfRange(const BoundExpr& b) {
   }
 }
 
+// The operation's name in 1267's message.
+std::string OperationName(const BoundExpr& b) {
+  switch (b.kind) {
+    case BoundExpr::Kind::kLike:
+      return "like";
+    case BoundExpr::Kind::kIn:
+      return "IN";
+    case BoundExpr::Kind::kBetween:
+      return "between";
+    default:
+      break;
+  }
+  return BinaryOpText(b.binary_op);
+}
+
+// Sets b->collation from its arguments' (the rules in expr.h).
+SqlStatus DeriveCollation(BoundExpr* b) {
+  const bool comparison =
+      b->kind == BoundExpr::Kind::kBetween || b->kind == BoundExpr::Kind::kIn ||
+      b->kind == BoundExpr::Kind::kLike ||
+      (b->kind == BoundExpr::Kind::kBinary && b->binary_op <= BinaryOp::kNullSafeEq);
+  const bool carries =
+      b->kind == BoundExpr::Kind::kFunction && b->func != Func::kMd5 && b->func != Func::kRand;
+  if (!comparison && !carries) return SqlStatus::OK();
+  const Collation* chosen = nullptr;
+  for (size_t i = 0; i < b->args.size(); ++i) {
+    if (b->func == Func::kIf && carries && i == 0) continue;  // IF's condition
+    const Collation* c = b->args[i].collation;
+    if (c == nullptr || c == chosen) continue;
+    if (chosen == nullptr || c->kind == Collation::Kind::kBytes) {
+      chosen = c;
+    } else if (chosen->kind != Collation::Kind::kBytes) {
+      return SqlErr(kErCantAggregate2Collations, "Illegal mix of collations (", chosen->name,
+                    ",IMPLICIT) and (", c->name, ",IMPLICIT) for operation '",
+                    comparison ? OperationName(*b) : "concat", "'");
+    }
+  }
+  b->collation = chosen;
+  return SqlStatus::OK();
+}
+
 SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, const char* clause,
                    bool inside_aggregate, BoundExpr* out) {
   for (const ExprPtr& a : e.args) {
@@ -384,6 +425,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
           b.kind = BoundExpr::Kind::kColumn;
           b.column = static_cast<int>(i);
           b.is_unsigned = i < scope.unsigned_columns.size() && scope.unsigned_columns[i];
+          if (i < scope.collations.size()) b.collation = scope.collations[i];
           if (i < scope.used.size()) scope.used[i] = true;
           if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
             scope.saw_column_outside_aggregate = true;
@@ -467,6 +509,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
   SetResultSignedness(&b, scope);
   if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
+  SQL_RETURN_IF_ERROR(DeriveCollation(&b));
   return b;
 }
 
@@ -522,13 +565,13 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
         if (a.is_null() || b.is_null()) return Value::Null();
         return Bool(a.IsTrue() != b.IsTrue());
       }
-      if (op <= BinaryOp::kNullSafeEq) return CompareValues(op, a, b);
+      if (op <= BinaryOp::kNullSafeEq) return CompareValues(op, a, b, CollationOf(e));
       return EvalArithmetic(e, a, b, st);
     }
     case BoundExpr::Kind::kBetween: {
       Value v = Eval(e.args[0], row, st);
-      Value ge = CompareValues(BinaryOp::kGe, v, Eval(e.args[1], row, st));
-      Value le = CompareValues(BinaryOp::kLe, v, Eval(e.args[2], row, st));
+      Value ge = CompareValues(BinaryOp::kGe, v, Eval(e.args[1], row, st), CollationOf(e));
+      Value le = CompareValues(BinaryOp::kLe, v, Eval(e.args[2], row, st), CollationOf(e));
       Value r;
       if ((!ge.is_null() && !ge.IsTrue()) || (!le.is_null() && !le.IsTrue())) {
         r = Bool(false);
@@ -547,7 +590,7 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
         Value x = Eval(e.args[i], row, st);
         if (x.is_null()) {
           saw_null = true;
-        } else if (Value::Compare(v, x) == 0) {
+        } else if (CompareUnder(v, x, CollationOf(e)) == 0) {
           return Bool(!e.negated);
         }
       }
@@ -560,10 +603,10 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       if (v.is_null() || p.is_null()) return Value::Null();
       bool m;
       if (v.is_string() && p.is_string()) {
-        m = LikeMatch(v.as_string(), p.as_string());
+        m = CollationLike(CollationOf(e), v.as_string(), p.as_string());
       } else {
-        m = LikeMatch(v.is_string() ? v.as_string() : v.ToString(),
-                      p.is_string() ? p.as_string() : p.ToString());
+        m = CollationLike(CollationOf(e), v.is_string() ? v.as_string() : v.ToString(),
+                          p.is_string() ? p.as_string() : p.ToString());
       }
       return Bool(m != e.negated);
     }

@@ -12,11 +12,19 @@
 //   1193 "Unknown system variable 'x'"
 //
 // Evaluation (Eval) is a tree walk with MySQL's semantics: three-valued logic (NULL is unknown:
-// NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare, exact arithmetic
-// (arithmetic.h: 64-bit integers, decimals, doubles where MySQL uses doubles), x/0 and x%0
-// NULL, LIKE with % _ and the backslash escape (byte-wise: minnow's collation is binary). The
-// one failure is an arithmetic result out of its type's range (1690): Eval then records the
-// error in EvalState::error and returns NULL; callers check it after each row (EvalError).
+// NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare (strings under a collation,
+// below), exact arithmetic (arithmetic.h: 64-bit integers, decimals, doubles where MySQL uses
+// doubles), x/0 and x%0 NULL, LIKE with % _ and the backslash escape. The one failure is an
+// arithmetic result out of its type's range (1690): Eval then records the error in
+// EvalState::error and returns NULL; callers check it after each row (EvalError).
+//
+// Collations (collation.h): a column reference carries its column's collation, a string
+// function's result its first string argument's, a literal none. A comparison (=, <, BETWEEN,
+// IN, LIKE) of two strings uses its operands' collation (a column's beats a literal's; binary
+// beats any other; two different text collations are MySQL's 1267 "Illegal mix of
+// collations"), and with none of them, the connection's (utf8mb4_0900_ai_ci), as MySQL's
+// coercibility rules pick it for the shapes minnow has. ORDER BY, GROUP BY, MIN/MAX and
+// count(DISTINCT) compare under their expression's collation.
 
 #include <cstdint>
 #include <memory>
@@ -27,6 +35,7 @@
 #include <vector>
 
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_error.h"
@@ -78,6 +87,9 @@ struct BoundExpr {
   // arithmetic checks its range as unsigned (arithmetic.h).
   bool is_unsigned = false;
   std::string text;  // arithmetic nodes: the expression as MySQL prints it, for 1690
+  // String-valued nodes: the collation their value carries (null: a literal's, coercible);
+  // comparisons (kBinary =..>=, kBetween, kIn, kLike): the collation they compare under.
+  const Collation* collation = nullptr;
   std::vector<BoundExpr> args;
 };
 
@@ -97,6 +109,8 @@ struct BindScope {
   std::vector<std::string_view> columns;  // the row's column names, case-insensitive
   std::vector<bool> unsigned_columns;     // integer columns declared UNSIGNED (may be empty)
   bool unsigned_subtraction = true;       // false under sql_mode NO_UNSIGNED_SUBTRACTION
+  // Per column, its collation (null or missing: none).
+  std::vector<const Collation*> collations;
 
   // Filled by BindExpr:
   std::vector<bool> used;                 // columns referenced (sized to columns)
@@ -148,7 +162,14 @@ std::string Md5Hex(std::string_view bytes);
 // The literal prefix of a LIKE pattern before its first wildcard (escapes resolved), and
 // whether the pattern is exactly that prefix followed by a single trailing '%' (or nothing).
 std::string LikePrefix(std::string_view pattern, bool* prefix_then_percent);
-// Three-valued comparison: NULL if either side is NULL, else the Compare result's truth.
-Value CompareValues(BinaryOp op, const Value& a, const Value& b);
+// Three-valued comparison: NULL if either side is NULL, else the CompareUnder result's truth.
+Value CompareValues(BinaryOp op, const Value& a, const Value& b,
+                    const Collation& c = ConnectionCollation());
+// Three-way comparison of two non-NULL values: two strings under `c`, else Value::Compare.
+int CompareUnder(const Value& a, const Value& b, const Collation& c);
+// The collation `e` compares under: its own, or the connection's when it has none.
+inline const Collation& CollationOf(const BoundExpr& e) {
+  return e.collation != nullptr ? *e.collation : ConnectionCollation();
+}
 
 }  // namespace minnow::sql

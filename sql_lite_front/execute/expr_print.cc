@@ -8,7 +8,20 @@
 namespace minnow::sql {
 namespace {
 
-const char* OpText(BinaryOp op) {
+std::string Literal(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (!v.is_string()) return v.ToString();
+  std::string out = "'";
+  for (char c : v.as_string()) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+const char* BinaryOpText(BinaryOp op) {
   switch (op) {
     case BinaryOp::kEq:
       return "=";
@@ -46,19 +59,6 @@ const char* OpText(BinaryOp op) {
   return "?";
 }
 
-std::string Literal(const Value& v) {
-  if (v.is_null()) return "NULL";
-  if (!v.is_string()) return v.ToString();
-  std::string out = "'";
-  for (char c : v.as_string()) {
-    if (c == '\'' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "'";
-}
-
-}  // namespace
-
 std::string PrintExpr(const Expr& e, const BindScope& scope) {
   auto arg = [&](size_t i) {
     return i < e.args.size() && e.args[i] != nullptr ? PrintExpr(*e.args[i], scope)
@@ -81,7 +81,7 @@ std::string PrintExpr(const Expr& e, const BindScope& scope) {
     case Expr::Kind::kUnary:
       return e.unary_op == UnaryOp::kNeg ? "-(" + arg(0) + ")" : "(not(" + arg(0) + "))";
     case Expr::Kind::kBinary:
-      return "(" + arg(0) + " " + OpText(e.binary_op) + " " + arg(1) + ")";
+      return "(" + arg(0) + " " + BinaryOpText(e.binary_op) + " " + arg(1) + ")";
     case Expr::Kind::kBetween:
       return "(" + arg(0) + (e.negated ? " not" : "") + " between " + arg(1) + " and " + arg(2) +
              ")";

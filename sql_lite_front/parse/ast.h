@@ -255,6 +255,7 @@ struct ShowStmt {
     kWarnings,            // SHOW WARNINGS
     kProcesslist,         // SHOW [FULL] PROCESSLIST
     kDatabases,           // SHOW {DATABASES | SCHEMAS} [LIKE 'p']
+    kCollation,           // SHOW COLLATION [LIKE 'p']
   };
   Kind kind = Kind::kTables;
   VarScope scope = VarScope::kDefault;

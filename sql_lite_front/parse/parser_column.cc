@@ -161,19 +161,38 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
       }
     }
   }
-  return ParseCharsetClauses();
+  return ParseCharsetClauses(def);
 }
 
-// A column's [CHARACTER SET | CHARSET cs] [COLLATE c] [BINARY] [ASCII] [UNICODE]: refused with
-// 1235 naming the clause. A column has the table's character set and compares bytes; a clause
-// naming another set or collation would not be what the column does.
-SqlStatus Parser::ParseCharsetClauses() {
-  if (IsKw("CHARACTER") && IsKw("SET", 1)) return NotSupported("column CHARACTER SET");
-  if (IsKw("CHARSET")) return NotSupported("column CHARACTER SET");
-  if (IsKw("COLLATE")) return NotSupported("column COLLATE");
-  if (IsKw("BINARY") || IsKw("ASCII") || IsKw("UNICODE"))
-    return NotSupported("column " + ToUpperAscii(Cur().text));
-  return SqlStatus::OK();
+// [CHARACTER SET | CHARSET cs] [COLLATE c] [BINARY] [ASCII] [UNICODE], kept as written in
+// *def (ASCII is CHARACTER SET latin1, UNICODE ucs2, as MySQL reads them); the catalog
+// resolves them (ResolveCollations).
+SqlStatus Parser::ParseCharsetClauses(ColumnDef* def) {
+  for (;;) {
+    std::string* target = &def->declared_charset;
+    if (IsKw("CHARACTER") && IsKw("SET", 1)) {
+      Skip();
+      Skip();
+    } else if (AcceptKw("COLLATE")) {
+      target = &def->declared_collation;
+    } else if (!AcceptKw("CHARSET")) {
+      if (AcceptKw("BINARY")) {
+        def->declared_binary = true;
+      } else if (AcceptKw("ASCII")) {
+        def->declared_charset = "latin1";
+      } else if (AcceptKw("UNICODE")) {
+        def->declared_charset = "ucs2";
+      } else {
+        return SqlStatus::OK();
+      }
+      continue;
+    }
+    SQL_ASSIGN_OR_RETURN(std::string value, OptionValue());
+    if (value.size() >= 2 && (value[0] == '\'' || value[0] == '"') && value.back() == value[0]) {
+      value = value.substr(1, value.size() - 2);
+    }
+    *target = ToLowerAscii(value);
+  }
 }
 
 // NOT NULL, NULL, DEFAULT v, AUTO_INCREMENT, [PRIMARY] KEY, UNIQUE [KEY], COMMENT 's',
@@ -202,7 +221,7 @@ SqlStatus Parser::ParseColumnAttributes(ColumnSpec* out) {
       if (Cur().kind != TokenKind::kString) return SyntaxError();
       Skip();
     } else if (IsKw("COLLATE") || IsKw("CHARSET") || (IsKw("CHARACTER") && IsKw("SET", 1))) {
-      SQL_RETURN_IF_ERROR(ParseCharsetClauses());
+      SQL_RETURN_IF_ERROR(ParseCharsetClauses(&out->def));
     } else if (AcceptKw("VISIBLE") || AcceptKw("INVISIBLE")) {
       // accepted
     } else if (IsKw("ON") && IsKw("UPDATE", 1)) {

@@ -163,7 +163,7 @@ class Parser {
   SqlStatus ParseColumnType(ColumnDef* def);
   SqlStatus ParseColumnAttributes(ColumnSpec* out);
   SqlStatus ParseDefaultValue(ColumnDef* def);
-  SqlStatus ParseCharsetClauses();
+  SqlStatus ParseCharsetClauses(ColumnDef* def);
   SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
   SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...
   // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...

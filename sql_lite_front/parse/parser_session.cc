@@ -278,6 +278,10 @@ SqlResult<Statement> Parser::ParseShow() {
   } else if (AcceptKw("STORAGE") || IsKw("ENGINES")) {
     SQL_RETURN_IF_ERROR(ExpectKw("ENGINES"));
     show.kind = ShowStmt::Kind::kEngines;
+  } else if (AcceptKw("COLLATION")) {
+    show.kind = ShowStmt::Kind::kCollation;
+    if (IsKw("WHERE")) return NotSupported("SHOW ... WHERE");
+    SQL_RETURN_IF_ERROR(parse_like());
   } else if (AcceptKw("WARNINGS")) {
     show.kind = ShowStmt::Kind::kWarnings;
     if (IsKw("LIMIT")) return NotSupported("SHOW WARNINGS LIMIT");
@@ -298,10 +302,10 @@ SqlResult<Statement> Parser::ParseShow() {
   } else if (AcceptKw("DATABASES") || AcceptKw("SCHEMAS")) {
     show.kind = ShowStmt::Kind::kDatabases;
     SQL_RETURN_IF_ERROR(parse_like());
-  } else if (IsKw("ERRORS") || IsKw("GRANTS") ||
-             IsKw("TRIGGERS") || IsKw("PLUGINS") || IsKw("CHARSET") || IsKw("COLLATION") ||
-             IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") || IsKw("BINARY") ||
-             IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") || IsKw("PROFILES")) {
+  } else if (IsKw("ERRORS") || IsKw("GRANTS") || IsKw("TRIGGERS") || IsKw("PLUGINS") ||
+             IsKw("CHARSET") || IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") ||
+             IsKw("BINARY") || IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") ||
+             IsKw("PROFILES")) {
     return NotSupported("SHOW " + ToUpperAscii(Cur().text));
   } else {
     return SyntaxError();

@@ -158,8 +158,18 @@ struct Candidate {
   int rank = 9;
 };
 
+// The primary key columns a clustered key gives back (not those whose key is collation
+// weights: the row value holds their text).
+std::vector<uint32_t> HeldPrimaryKey(const TableDef& def) {
+  std::vector<uint32_t> held;
+  for (uint32_t c : def.primary_key)
+    if (!KeyIsWeights(def.columns[c])) held.push_back(c);
+  return held;
+}
+
 // True if a walk of `key_cols` needs no row read. Never for a table-locking (MyISAM) table:
-// its index entries hold only the row's position, so every index walk reads the row.
+// its index entries hold only the row's position, so every index walk reads the row (which
+// also holds the texts of columns whose key is collation weights).
 bool Covers(const TableDef& def, const std::vector<uint32_t>& key_cols,
             const std::vector<bool>& needed) {
   if (def.table_locking()) return false;
@@ -281,7 +291,7 @@ std::optional<KeyRange> BoundOf(const ColumnDef& col, const std::string& prefix,
 // appended to *ranges. False if none bounds it.
 bool ComparisonRange(const ColumnDef& col, uint32_t column, const std::string& prefix,
                      const std::vector<ColumnPredicate>& preds, std::vector<KeyRange>* ranges,
-                     std::vector<const Expr*>* consumed) {
+                     std::vector<const Expr*>* consumed, std::vector<const Expr*>* rechecked) {
   KeyRange r = PrefixRange(prefix);
   // Comparisons never match NULL: an open lower end starts after the NULLs.
   if (col.nullable) r.start = prefix + '\x01';
@@ -291,7 +301,14 @@ bool ComparisonRange(const ColumnDef& col, uint32_t column, const std::string& p
     std::optional<KeyRange> b = BoundOf(col, prefix, p);
     if (!b.has_value()) continue;
     Intersect(&r, *b);
-    consumed->push_back(p.source);
+    // A LIKE's range under a collation with weights is only a superset of its rows.
+    const bool exact = p.kind != ColumnPredicate::Kind::kLikePrefix ||
+                       KeyPrefixIsExact(col, p.values[0].as_string());
+    if (exact) {
+      consumed->push_back(p.source);
+    } else {
+      rechecked->push_back(p.source);
+    }
     range_part = true;
   }
   if (range_part) ranges->push_back(r);
@@ -313,8 +330,9 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
   std::vector<KeyRange> ranges;
   if (k < searchable) {
     const ColumnDef& col = def.columns[key_cols[k]];
-    range_part = InListRanges(col, key_cols[k], prefix, preds, &ranges, &c.consumed) ||
-                 ComparisonRange(col, key_cols[k], prefix, preds, &ranges, &c.consumed);
+    range_part =
+        InListRanges(col, key_cols[k], prefix, preds, &ranges, &c.consumed) ||
+        ComparisonRange(col, key_cols[k], prefix, preds, &ranges, &c.consumed, &c.plan.rechecked);
   }
   if (k == 0 && !range_part) return std::nullopt;
   if (!range_part) {
@@ -324,7 +342,7 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
   AccessPlan& plan = c.plan;
   plan.index = index;
   plan.key_parts = k + (range_part ? 1 : 0);
-  plan.covering = Covers(def, key_cols, needed);
+  plan.covering = Covers(def, index < 0 ? HeldPrimaryKey(def) : key_cols, needed);
   for (const KeyRange& r : ranges) {
     if (!IsEmpty(r)) plan.ranges.push_back(r);
   }
@@ -406,12 +424,14 @@ std::vector<uint32_t> KeyColumns(const TableDef& def, int index) {
 }
 
 uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
-  const std::string cs = ToLowerAscii(def.charset);
-  uint32_t per_char = cs == "utf8mb4" ? 4 : (cs == "utf8" || cs == "utf8mb3") ? 3 : 1;
   std::vector<uint32_t> cols = KeyColumns(def, index);
   uint32_t len = 0;
   for (uint32_t i = 0; i < parts && i < cols.size(); ++i) {
     const ColumnDef& c = def.columns[cols[i]];
+    // The column's charset (a definition made without DDL has none: the table's).
+    const std::string cs =
+        c.collation != nullptr ? std::string(c.collation->charset) : CanonicalCharset(def.charset);
+    const uint32_t per_char = cs == "utf8mb4" ? 4 : cs == "utf8mb3" ? 3 : 1;
     switch (c.type) {
       case ColumnType::kTinyInt:
         len += 1;
@@ -490,14 +510,14 @@ AccessPlan ChoosePlan(const PlanRequest& req) {
     consumed = std::move(best->consumed);
   } else {
     plan.ranges.push_back(KeyRange{});
-    if (!def.has_hidden_primary_key() && Covers(def, def.primary_key, needed)) {
+    if (!def.has_hidden_primary_key() && Covers(def, HeldPrimaryKey(def), needed)) {
       plan.type = AccessType::kIndex;
       plan.index = -1;
       plan.covering = true;
     } else {
       plan.type = AccessType::kAll;
       plan.index = -1;
-      plan.covering = Covers(def, def.primary_key, needed);
+      plan.covering = Covers(def, HeldPrimaryKey(def), needed);
       for (size_t i = 0; i < def.indexes.size(); ++i) {
         if (Covers(def, KeyColumns(def, static_cast<int>(i)), needed)) {
           plan.type = AccessType::kIndex;

@@ -69,6 +69,9 @@ struct AccessPlan {
   bool needs_sort = false;            // ORDER BY not given by the walk order
   bool empty = false;                 // the ranges select nothing (Impossible WHERE)
   std::vector<int> possible_keys;     // indexes (-1 = PRIMARY) with a usable conjunct
+  // Residual conjuncts that also bound the ranges (a LIKE 'p%' under a collation with
+  // weights, row_codec.h): checked again on each row, they filter nothing more.
+  std::vector<const Expr*> rechecked;
 
   bool clustered() const { return index < 0; }
 };

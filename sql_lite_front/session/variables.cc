@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
@@ -249,10 +250,11 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
         "character_set_results", "character_set_server"}) {
     m[cs] = Value::String("utf8mb4");
   }
-  // minnow compares strings as bytes: the binary collation is the honest name.
-  m["collation_connection"] = Value::String("utf8mb4_0900_bin");
-  m["collation_server"] = Value::String("utf8mb4_0900_bin");
-  m["collation_database"] = Value::String("utf8mb4_0900_bin");
+  // What string literals compare under (collation.h's ConnectionCollation), and the default of
+  // a table that names no charset.
+  m["collation_connection"] = Value::String(std::string(ConnectionCollation().name));
+  m["collation_server"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
+  m["collation_database"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
   m["concurrent_insert"] = Value::String("AUTO");
   m["innodb_autoinc_lock_mode"] = Value::Int(2);
   m["innodb_buffer_pool_size"] = Value::Int(static_cast<int64_t>(options.buffer_pool_bytes));

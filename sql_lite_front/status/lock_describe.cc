@@ -58,9 +58,16 @@ SqlResult<std::string> DecodeForLockData(const TableDef& def, const IndexDef* in
   std::string out;
   size_t pos = 0;
   for (uint32_t c : cols) {
+    const size_t start = pos;
     SQL_ASSIGN_OR_RETURN(Value v, DecodeKeyColumn(def.columns[c], key, &pos));
     if (!out.empty()) out += ", ";
-    out += LockDataValue(def.columns[c], v);
+    const bool flag = def.columns[c].nullable;
+    if (KeyIsWeights(def.columns[c]) && !(flag && key[start] == '\0')) {
+      // The record holds the collation's weights, not the text.
+      out += Hex(key.substr(start + (flag ? 1 : 0), pos - start - (flag ? 1 : 0)));
+    } else {
+      out += LockDataValue(def.columns[c], v);
+    }
   }
   if (def.has_hidden_primary_key()) {
     if (key.size() - pos != kRowIdBytes) return SqlErr(kErUnknownError, "bad row id");

@@ -30,16 +30,8 @@ bool Matches(const ShowStmt& stmt, std::string_view name) {
   return !stmt.like.has_value() || LikeMatch(name, *stmt.like);
 }
 
-// The table's collation as MySQL 8 names it (the charset's default when none was given).
-std::string Collation(const TableDef& def) {
-  if (!def.collation.empty()) return def.collation;
-  std::string cs = ToLowerAscii(def.charset);
-  if (cs.empty() || cs == "utf8mb4") return "utf8mb4_0900_ai_ci";
-  if (cs == "utf8" || cs == "utf8mb3") return "utf8mb3_general_ci";
-  if (cs == "latin1") return "latin1_swedish_ci";
-  if (cs == "binary") return "binary";
-  return cs + "_general_ci";
-}
+// The table's default collation (the charset's default when none was given).
+std::string Collation(const TableDef& def) { return std::string(TableCollation(def).name); }
 
 std::string FormatTime(int64_t unix_seconds) {
   std::time_t t = static_cast<std::time_t>(unix_seconds);
@@ -218,7 +210,7 @@ SqlResult<StatementResult> ShowColumns(ExecContext& ctx, const ShowStmt& stmt) {
       Cell collation;
       if (col.type == ColumnType::kChar || col.type == ColumnType::kVarchar ||
           col.type == ColumnType::kText) {
-        collation = Collation(def);
+        collation = std::string(col.EffectiveCollation().name);
       }
       r.rows.push_back({col.name, col.BaseTypeString(), collation, null, KeyFlag(def, c), deflt,
                         extra, "select,insert,update,references", ""});

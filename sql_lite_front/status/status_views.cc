@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -180,6 +181,22 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
       for (const char* name : {"information_schema", "performance_schema", kSchemaName}) {
         if (stmt.like.has_value() && !LikeMatch(name, ToLowerAscii(*stmt.like))) continue;
         r.rows.push_back({std::string(name)});
+      }
+      return r;
+    }
+    case ShowStmt::Kind::kCollation: {
+      // The collations minnow implements (collation.h), in MySQL 8.0's columns.
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen", "Pad_attribute"};
+      for (const Collation& c : AllCollations()) {
+        if (stmt.like.has_value() && !LikeMatch(ToLowerAscii(c.name), ToLowerAscii(*stmt.like))) {
+          continue;
+        }
+        const bool uca = c.kind == Collation::Kind::kIcu && !c.pad_space;  // the 0900 ones
+        r.rows.push_back({std::string(c.name), std::string(c.charset), std::to_string(c.id),
+                          c.is_default ? "Yes" : "", "Yes", uca ? "0" : "1",
+                          std::string(c.pad_attribute())});
       }
       return r;
     }

@@ -38,7 +38,8 @@ SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name);
 // True if `name` names a system table schema (performance_schema, information_schema).
 bool IsSystemSchema(std::string_view schema);
 
-// SHOW STATUS / VARIABLES / ENGINE INNODB STATUS / ENGINES / PROCESSLIST / WARNINGS.
+// SHOW STATUS / VARIABLES / ENGINE INNODB STATUS / ENGINES / PROCESSLIST / WARNINGS /
+// COLLATION.
 SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& stmt);
 
 }  // namespace minnow::sql

@@ -58,7 +58,13 @@ class RowLockingCursor {
       if (!v.ok()) return FromStatus(v.status());
       return DecodeRowValue(def, *v, row);
     }
-    SQL_RETURN_IF_ERROR(DecodeIndexKey(def, *index_, key_, row, &clustered_key_));
+    std::string_view entry_value;
+    if (index_value_) {
+      Result<std::string_view> v = it_->value();
+      if (!v.ok()) return FromStatus(v.status());
+      entry_value = *v;
+    }
+    SQL_RETURN_IF_ERROR(DecodeIndexKey(def, *index_, key_, entry_value, row, &clustered_key_));
     ref_ = clustered_key_;
     if (fetch_ != RowFetch::kRow) return SqlStatus::OK();
     // The row itself, locked REC_NOT_GAP when the walk locks (InnoDB's clustered lookup from
@@ -86,6 +92,7 @@ class RowLockingCursor {
   const RowFetch fetch_;
   const bool reverse_;
   const bool per_range_;
+  const bool index_value_;  // the walked secondary index's entries carry texts (row_codec.h)
   std::unique_ptr<Iterator> iterator_;
   Iterator* it_ = nullptr;
   const KeyRange* range_ = nullptr;

@@ -46,11 +46,11 @@ Status Position(Iterator* it, const KeyRange& r, bool reverse, StatusCounters* c
   return Status::OK();
 }
 
-// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from a clustered key's columns.
-SqlError DuplicateKey(const TableDef& def, std::string_view key) {
+// "1062 Duplicate entry 'a-b' for key 'PRIMARY'" from a clustered record's columns.
+SqlError DuplicateKey(const TableDef& def, std::string_view key, std::string_view value) {
   Row row(def.columns.size());
   std::string shown;
-  if (DecodePrimaryKey(def, key, &row).ok()) {
+  if (DecodePrimaryKey(def, key, &row).ok() && DecodeRowValue(def, value, &row).ok()) {
     for (size_t i = 0; i < def.primary_key.size(); ++i) {
       if (i > 0) shown += '-';
       const Value& v = row[def.primary_key[i]];
@@ -148,7 +148,8 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
       row_read_{request.lock},
       fetch_(request.fetch),
       reverse_(request.reverse),
-      per_range_(per_range) {}
+      per_range_(per_range),
+      index_value_(index_ != nullptr && IndexHasWeights(table.def, *index_)) {}
 
 Status RowLockingCursor::Open() {
   ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ReadOptions{lock_}));
@@ -271,13 +272,12 @@ SqlStatus RowLockingTable::InsertEntry(size_t i, const Row& row, std::string_vie
   if (ix.unique && AppendUniquePart(def, ix, row, &entry)) io.unique_prefix = entry.size();
   entry.clear();
   AppendIndexKey(def, ix, row, ckey, &entry);
-  Status st = txn_->Insert(table_.indexes[i], entry, "", io);
+  Status st = txn_->Insert(table_.indexes[i], entry, EncodeIndexValue(def, ix, row), io);
   if (st.ok()) return SqlStatus::OK();
   if (st.code() != Code::kDuplicateKey || io.unique_prefix == 0) return FromStatus(st);
   if (request.conflict != nullptr) {
-    Row holder(def.columns.size());
     request.conflict->index = static_cast<int>(i);
-    SQL_RETURN_IF_ERROR(DecodeIndexKey(def, ix, duplicate, &holder, &request.conflict->ref));
+    SQL_RETURN_IF_ERROR(ClusteredKeyOfIndexKey(def, ix, duplicate, &request.conflict->ref));
   }
   return DuplicateUniqueEntry(def, ix, row);
 }
@@ -351,7 +351,14 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
   for (size_t i = 0; i < def.indexes.size(); ++i) {
     std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
-    if (old_entry == new_entry) continue;
+    std::string new_value = EncodeIndexValue(def, def.indexes[i], new_row);
+    if (old_entry == new_entry) {
+      // Same weights, maybe another text ('alice' -> 'Alice' under a _ci collation).
+      if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) continue;
+      s = txn_->Put(table_.indexes[i], new_entry, new_value);
+      if (!s.ok()) return FromStatus(s);
+      continue;
+    }
     s = txn_->Erase(table_.indexes[i], old_entry);
     if (!s.ok()) return FromStatus(s);
     SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, new_row, new_key, request)));
@@ -388,23 +395,29 @@ SqlStatus RowLockingTable::LockForDdl() {
 
 namespace {
 
-// A secondary index's entries gathered for its bulk build: their bytes back to back in one
-// buffer, each named by its first 8 bytes (big-endian, zero-padded: the order of the bytes)
-// and where it lies, so a million entries cost no allocation each and most comparisons of the
-// sort are one of integers.
+// A secondary index's entries gathered for its bulk build: their keys and values back to back
+// in one buffer, each named by its key's first 8 bytes (big-endian, zero-padded: the order of
+// the bytes) and where it lies, so a million entries cost no allocation each and most
+// comparisons of the sort are one of integers. Entries sort by key alone (an index's keys are
+// unique: the clustered key ends each); the value (EncodeIndexValue: the texts of columns whose
+// key is collation weights, usually empty) travels with its key.
 class GatheredEntries {
  public:
-  // The entry is appended by `append` (the bytes it adds to the buffer).
-  template <typename Append>
-  void Add(Append&& append) {
+  // The entry's key is appended by `append_key`, then its value by `append_value` (the bytes
+  // each adds to the buffer).
+  template <typename AppendKey, typename AppendValue>
+  void Add(AppendKey&& append_key, AppendValue&& append_value) {
     const size_t at = bytes_.size();
-    append(&bytes_);
-    const std::string_view key(bytes_.data() + at, bytes_.size() - at);
+    append_key(&bytes_);
+    const size_t key_size = bytes_.size() - at;
+    append_value(&bytes_);
+    const std::string_view key(bytes_.data() + at, key_size);
     uint64_t prefix = 0;
     for (size_t i = 0; i < 8; ++i) {
       prefix = (prefix << 8) | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0u);
     }
-    entries_.push_back(Entry{prefix, at, key.size()});
+    entries_.push_back(Entry{prefix, at, static_cast<uint32_t>(key_size),
+                             static_cast<uint32_t>(bytes_.size() - at - key_size)});
   }
   void Sort() {
     if (RadixSortable()) {
@@ -413,11 +426,15 @@ class GatheredEntries {
     }
     std::sort(entries_.begin(), entries_.end(), [this](const Entry& a, const Entry& b) {
       if (a.prefix != b.prefix) return a.prefix < b.prefix;
-      return View(a) < View(b);
+      return Key(a) < Key(b);
     });
   }
   size_t size() const { return entries_.size(); }
-  std::string_view at(size_t i) const { return View(entries_[i]); }
+  std::string_view key(size_t i) const { return Key(entries_[i]); }
+  std::string_view value(size_t i) const {
+    const Entry& e = entries_[i];
+    return {bytes_.data() + e.offset + e.key_size, e.value_size};
+  }
   void Clear() {
     std::vector<Entry>().swap(entries_);
     std::string().swap(bytes_);
@@ -426,15 +443,16 @@ class GatheredEntries {
  private:
   struct Entry {
     uint64_t prefix;
-    size_t offset, size;
+    size_t offset;  // of the key; the value follows it
+    uint32_t key_size, value_size;
   };
-  std::string_view View(const Entry& e) const { return {bytes_.data() + e.offset, e.size}; }
-  // Every entry has the same length of at most 8 bytes (an index of fixed-width columns, such
+  std::string_view Key(const Entry& e) const { return {bytes_.data() + e.offset, e.key_size}; }
+  // Every key has the same length of at most 8 bytes (an index of fixed-width columns, such
   // as sbtest's (k, id)): the prefixes alone order them.
   bool RadixSortable() const {
-    if (entries_.empty() || entries_[0].size > 8) return false;
+    if (entries_.empty() || entries_[0].key_size > 8) return false;
     for (const Entry& e : entries_)
-      if (e.size != entries_[0].size) return false;
+      if (e.key_size != entries_[0].key_size) return false;
     return true;
   }
   // LSD radix sort on the prefixes, a byte per pass, skipping the bytes all share.
@@ -460,14 +478,14 @@ SqlStatus CheckUniqueEntries(const TableDef& def, const IndexDef& ix,
                              const GatheredEntries& entries) {
   std::string_view previous;  // the last entry's part; empty: none, or it had a NULL
   for (size_t i = 0; i < entries.size(); ++i) {
-    const std::string_view entry = entries.at(i);
+    const std::string_view entry = entries.key(i);
     bool has_null = false;
     SQL_ASSIGN_OR_RETURN(size_t part, UniquePartLength(def, ix, entry, &has_null));
     const std::string_view unique = has_null ? std::string_view() : entry.substr(0, part);
     if (!unique.empty() && unique == previous) {
       Row row(def.columns.size());
       std::string ckey;
-      SQL_RETURN_IF_ERROR(DecodeIndexKey(def, ix, entry, &row, &ckey));
+      SQL_RETURN_IF_ERROR(DecodeIndexKey(def, ix, entry, entries.value(i), &row, &ckey));
       return DuplicateUniqueEntry(def, ix, row);
     }
     previous = unique;
@@ -475,7 +493,16 @@ SqlStatus CheckUniqueEntries(const TableDef& def, const IndexDef& ix,
   return SqlStatus::OK();
 }
 
-// Sorts `entries` of index `ix` and bulk-loads them (empty values) into `ks` in `txn`; 1062
+// Gathers `row`'s entry of `index` (key and value; `clustered_key` is the row's clustered key).
+void GatherEntry(const TableDef& def, const IndexDef& index, bool has_value, const Row& row,
+                 std::string_view clustered_key, GatheredEntries* entries) {
+  entries->Add([&](std::string* out) { AppendIndexKey(def, index, row, clustered_key, out); },
+               [&](std::string* out) {
+                 if (has_value) AppendIndexValue(def, index, row, out);
+               });
+}
+
+// Sorts `entries` of index `ix` and bulk-loads them (keys and values) into `ks` in `txn`; 1062
 // for a UNIQUE index's duplicate.
 SqlStatus LoadIndex(Transaction* txn, const TableDef& def, const IndexDef& ix, const Keyspace& ks,
                     GatheredEntries* entries) {
@@ -484,8 +511,9 @@ SqlStatus LoadIndex(Transaction* txn, const TableDef& def, const IndexDef& ix, c
   size_t i = 0;
   Status st = txn->BulkInsert(ks, [&](std::string_view* k, std::string_view* v) {
     if (i == entries->size()) return false;
-    *k = entries->at(i++);
-    *v = {};
+    *k = entries->key(i);
+    *v = entries->value(i);
+    ++i;
     return true;
   });
   if (!st.ok()) return FromStatus(st);
@@ -498,6 +526,9 @@ SqlStatus LoadIndex(Transaction* txn, const TableDef& def, const IndexDef& ix, c
 SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
   const TableDef& def = table_.def;
   std::vector<GatheredEntries> index_entries(def.indexes.size());
+  std::vector<bool> has_value(def.indexes.size());
+  for (size_t i = 0; i < def.indexes.size(); ++i)
+    has_value[i] = IndexHasWeights(def, def.indexes[i]);
   Row row(def.columns.size());
   std::string key, value;
   uint64_t rows = 0;
@@ -518,8 +549,7 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     value.clear();
     EncodeRowValue(def, row, &value);
     for (size_t i = 0; i < def.indexes.size(); ++i) {
-      index_entries[i].Add(
-          [&](std::string* out) { AppendIndexKey(def, def.indexes[i], row, key, out); });
+      GatherEntry(def, def.indexes[i], has_value[i], row, key, &index_entries[i]);
     }
     return true;
   };
@@ -539,7 +569,9 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
     SQL_RETURN_IF_ERROR(row_st);
     std::sort(records.begin(), records.end());
     for (size_t i = 1; i < records.size(); ++i) {
-      if (records[i].first == records[i - 1].first) return DuplicateKey(def, records[i].first);
+      if (records[i].first == records[i - 1].first) {
+        return DuplicateKey(def, records[i].first, records[i].second);
+      }
     }
     size_t i = 0;
     Status bs = txn_->BulkInsert(table_.clustered, [&](std::string_view* k, std::string_view* v) {
@@ -559,13 +591,15 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
 
 SqlStatus RowLockingTable::BuildIndex(size_t index, const RefRowSource& next) {
   const TableDef& def = table_.def;
+  const IndexDef& ix = def.indexes[index];
+  const bool has_value = IndexHasWeights(def, ix);
   GatheredEntries entries;
   for (;;) {
     const Row* row = nullptr;
     std::string_view ref;
     SQL_ASSIGN_OR_RETURN(bool more, next(&row, &ref));
     if (!more) break;
-    entries.Add([&](std::string* out) { AppendIndexKey(def, def.indexes[index], *row, ref, out); });
+    GatherEntry(def, ix, has_value, *row, ref, &entries);
   }
   return LoadIndex(txn_, def, def.indexes[index], table_.indexes[index], &entries);
 }

@@ -152,9 +152,9 @@ TEST_CASE("ddl: CREATE TABLE errors carry MySQL's codes", "[sql][ddl]") {
   e = f.Err("CREATE TABLE t (a varchar(2100), KEY (a))");
   CHECK(e.code == 1071);
   CHECK(e.message == "Specified key was too long; max key length is 2048 bytes");
-  CHECK(code("CREATE TABLE t (a varchar(1100), b varchar(1100), PRIMARY KEY (a), KEY (b))") ==
-        1071);  // the secondary key carries the primary key too
-  f.Ok("CREATE TABLE ok2 (a varchar(1000), KEY (a))");
+  CHECK(code("CREATE TABLE t (a varchar(300), b varchar(300), PRIMARY KEY (a), KEY (b))") ==
+        1071);  // the secondary key carries the primary key too (2 x 1,202 bytes)
+  f.Ok("CREATE TABLE ok2 (a varchar(500), KEY (a))");  // 4 bytes a character: 2003 <= 2048
   e = f.Err("CREATE TABLE t (a tinyint DEFAULT 300)");
   CHECK(e.code == 1067);
   CHECK(e.message == "Invalid default value for 'a'");
@@ -300,46 +300,62 @@ TEST_CASE("ddl: CREATE INDEX and DROP INDEX", "[sql][ddl]") {
   CHECK(f.Rows("SELECT count(*) FROM t") == std::vector<std::string>{"3"});
 }
 
-// The keys of keyspace `name`, in order, read in a transaction of their own.
-std::vector<std::string> KeysOf(Fixture& f, const std::string& name) {
+// An index entry: key and value (the value holds the texts of collated columns, row_codec.h).
+using Entry = std::pair<std::string, std::string>;
+
+// The entries of keyspace `name`, in order, read in a transaction of their own.
+std::vector<Entry> EntriesOf(Fixture& f, const std::string& name) {
   auto session = Take(f.db->NewSession());
   auto txn = Take(session->Begin());
   auto ks = Take(f.db->OpenKeyspace(name));
   auto it = Take(txn->NewIterator(ks));
   REQUIRE(it->SeekToFirst().ok());
-  std::vector<std::string> keys;
+  std::vector<Entry> entries;
   while (it->Valid()) {
-    keys.emplace_back(it->key());
+    entries.emplace_back(std::string(it->key()), std::string(Take(it->value())));
     REQUIRE(it->Next().ok());
   }
-  return keys;
+  return entries;
 }
 
-// The keys of index `index` of table `table`, whichever keyspace holds it now ("t.k", "t$2.k").
-std::vector<std::string> IndexKeys(Fixture& f, const std::string& table, const std::string& index) {
+// The entries of index `index` of table `table`, whichever keyspace holds it now ("t.k",
+// "t$2.k").
+std::vector<Entry> IndexEntries(Fixture& f, const std::string& table, const std::string& index) {
   std::vector<std::string> found;
   for (const std::string& k : f.Keyspaces()) {
     const bool of_table = k.starts_with(table + ".") || k.starts_with(table + "$");
     if (of_table && k.ends_with("." + index)) found.push_back(k);
   }
   REQUIRE(found.size() == 1);
-  return KeysOf(f, found[0]);
+  return EntriesOf(f, found[0]);
 }
 
 TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put there",
           "[sql][ddl]") {
-  // k's entries are 8 bytes (int k, then the primary key's int) and m's 6 (smallint m, then the
+  // k's keys are 8 bytes (int k, then the primary key's int) and m's 6 (smallint m, then the
   // int): sorted by their prefixes alone (the radix sort, whose low bytes order the ties); s's
-  // differ in length and share 24-byte prefixes, with NULL, '' and bytes above 0x7f: sorted by
-  // prefix, then by their bytes. The entries of t come from the copy's bulk builds; u holds the
-  // same rows under p as its primary key, its entries made by inserts one row at a time.
+  // (utf8mb4_bin: the bytes) differ in length and share 24-byte prefixes, with NULL, '' and
+  // bytes above 0x7f: sorted by prefix, then by their bytes. c is under utf8mb4_0900_ai_ci: its
+  // keys are collation weights, shared by 'Été', 'ete' and 'ETE', and each entry's value holds
+  // the row's own text, which the bulk build must carry with its key. The entries of t come from
+  // the copy's bulk builds; u holds the same rows under p as its primary key, its entries made
+  // by inserts one row at a time.
   Fixture f;
   const std::string columns =
-      "id int NOT NULL, p int NOT NULL, k int NOT NULL, m smallint NOT NULL, s varchar(60), "
-      "KEY k (k), KEY m (m), KEY s (s)";
+      "id int NOT NULL, p int NOT NULL, k int NOT NULL, m smallint NOT NULL, "
+      "s varchar(60) COLLATE utf8mb4_bin, c varchar(30) COLLATE utf8mb4_0900_ai_ci, "
+      "KEY k (k), KEY m (m), KEY s (s), KEY c (c)";
   f.Ok("CREATE TABLE t (" + columns + ", PRIMARY KEY (id)) DEFAULT CHARSET=utf8mb4");
   f.Ok("CREATE TABLE u (" + columns + ", PRIMARY KEY (p)) DEFAULT CHARSET=utf8mb4");
   const std::string shared = "a prefix of 24 bytes ...";
+  const char* const spellings[] = {"\xc3\x89t\xc3\xa9",
+                                   "ete",
+                                   "ETE",
+                                   "Stra\xc3\x9f"
+                                   "e",
+                                   "strasse",
+                                   "\xc3\x85ngstr\xc3\xb6m",
+                                   "angstrom"};
   uint64_t x = 12345;
   for (int batch = 0; batch < 8; ++batch) {
     std::string sql = "INSERT INTO t VALUES ";
@@ -362,37 +378,52 @@ TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put th
         if (id % 7 == 0) tail += "\xc3\xa9";  // U+00E9: bytes above 0x7f
         s = "'" + (id % 3 == 0 ? shared : shared.substr(0, 8 + id % 16)) + tail + "'";
       }
+      std::string c = id % 19 == 0 ? "NULL" : std::string("'") + spellings[(x >> 40) % 7] + "'";
       sql += std::string(i == 0 ? "(" : ", (") + std::to_string(id) + ", " + std::to_string(p) +
-             ", " + std::to_string(k) + ", " + std::to_string(m) + ", " + s + ")";
+             ", " + std::to_string(k) + ", " + std::to_string(m) + ", " + s + ", " + c + ")";
     }
     f.Ok(sql);
   }
   f.Ok("INSERT INTO u SELECT * FROM t");
-  const std::vector<std::string> t_k = IndexKeys(f, "t", "k"), t_m = IndexKeys(f, "t", "m"),
-                                 t_s = IndexKeys(f, "t", "s");
+  const std::vector<Entry> t_k = IndexEntries(f, "t", "k"), t_m = IndexEntries(f, "t", "m"),
+                           t_s = IndexEntries(f, "t", "s"), t_c = IndexEntries(f, "t", "c");
   REQUIRE(t_k.size() == 2000);
   REQUIRE(t_m.size() == 2000);
   REQUIRE(t_s.size() == 2000);
-  CHECK(t_k.front().size() == 8);
-  CHECK(t_m.front().size() == 6);
+  REQUIRE(t_c.size() == 2000);
+  CHECK(t_k.front().first.size() == 8);
+  CHECK(t_m.front().first.size() == 6);
+  CHECK(t_s.back().second.empty());     // a binary collation: the key is the text
+  CHECK(t_c.back().second.size() > 1);  // weights: the text beside them
+  // Equal weights, different texts: what only the entries' values tell apart.
+  CHECK(f.Rows("SELECT count(DISTINCT c), count(DISTINCT md5(c)) FROM t") ==
+        std::vector<std::string>{"3|7"});
 
   // A copy in key order (ALTER ... COPY) builds every index from the rows it gathers.
   f.Ok("ALTER TABLE t ADD COLUMN z int, ALGORITHM=COPY");
-  CHECK(IndexKeys(f, "t", "k") == t_k);
-  CHECK(IndexKeys(f, "t", "m") == t_m);
-  CHECK(IndexKeys(f, "t", "s") == t_s);
+  CHECK(IndexEntries(f, "t", "k") == t_k);
+  CHECK(IndexEntries(f, "t", "m") == t_m);
+  CHECK(IndexEntries(f, "t", "s") == t_s);
+  CHECK(IndexEntries(f, "t", "c") == t_c);
   // CREATE INDEX builds one from a scan.
   f.Ok("DROP INDEX s ON t");
   f.Ok("DROP INDEX k ON t");
+  f.Ok("DROP INDEX c ON t");
   f.Ok("CREATE INDEX s ON t (s)");
   f.Ok("CREATE INDEX k ON t (k)");
-  CHECK(IndexKeys(f, "t", "s") == t_s);
-  CHECK(IndexKeys(f, "t", "k") == t_k);
+  f.Ok("CREATE INDEX c ON t (c)");
+  CHECK(IndexEntries(f, "t", "s") == t_s);
+  CHECK(IndexEntries(f, "t", "k") == t_k);
+  CHECK(IndexEntries(f, "t", "c") == t_c);
   // A copy to another primary key gathers the entries out of their order's last bytes.
   f.Ok("ALTER TABLE t DROP COLUMN z, DROP PRIMARY KEY, ADD PRIMARY KEY (p)");
-  CHECK(IndexKeys(f, "t", "k") == IndexKeys(f, "u", "k"));
-  CHECK(IndexKeys(f, "t", "m") == IndexKeys(f, "u", "m"));
-  CHECK(IndexKeys(f, "t", "s") == IndexKeys(f, "u", "s"));
+  CHECK(IndexEntries(f, "t", "k") == IndexEntries(f, "u", "k"));
+  CHECK(IndexEntries(f, "t", "m") == IndexEntries(f, "u", "m"));
+  CHECK(IndexEntries(f, "t", "s") == IndexEntries(f, "u", "s"));
+  CHECK(IndexEntries(f, "t", "c") == IndexEntries(f, "u", "c"));
+  // Read through the index (covering), each row keeps its own spelling.
+  CHECK(f.Rows("SELECT count(DISTINCT md5(c)) FROM t WHERE c = 'ete'") ==
+        std::vector<std::string>{"3"});
 }
 
 TEST_CASE("ddl: TRUNCATE and OPTIMIZE", "[sql][ddl]") {

@@ -249,7 +249,8 @@ TEST_CASE("rows round-trip through key, value and index entries", "[sql][row_cod
         std::string ik = EncodeIndexKey(def, ix, row, key);
         Row from_index(def.columns.size());
         std::string clustered;
-        REQUIRE(DecodeIndexKey(def, ix, ik, &from_index, &clustered).ok());
+        REQUIRE(DecodeIndexKey(def, ix, ik, EncodeIndexValue(def, ix, row), &from_index, &clustered)
+                    .ok());
         CHECK(clustered == key);
         for (uint32_t c : ix.columns) CHECK(SameValue(from_index[c], row[c]));
         for (uint32_t c : def.primary_key) CHECK(SameValue(from_index[c], row[c]));
@@ -350,7 +351,7 @@ TEST_CASE("malformed keys and values are refused with 1105, never read out of bo
     Row r(def.columns.size());
     std::string ck;
     std::string cut = ik.substr(0, n);
-    CHECK_FALSE(DecodeIndexKey(def, def.indexes[0], cut, &r, &ck).ok());
+    CHECK_FALSE(DecodeIndexKey(def, def.indexes[0], cut, "", &r, &ck).ok());
   }
   CHECK_FALSE(DecodeRowValue(def, value + "x", &row).ok());
   CHECK_FALSE(DecodePrimaryKey(def, key + "x", &row).ok());
@@ -362,7 +363,7 @@ TEST_CASE("malformed keys and values are refused with 1105, never read out of bo
     std::string ck;
     (void)DecodePrimaryKey(def, b, &r).ok();
     (void)DecodeRowValue(def, b, &r).ok();
-    (void)DecodeIndexKey(def, def.indexes[1], b, &r, &ck).ok();
+    (void)DecodeIndexKey(def, def.indexes[1], b, "", &r, &ck).ok();
   }
   // A bad escape inside a string.
   ColumnDef s = Col("s", ColumnType::kVarchar, false, false, 10);

@@ -103,9 +103,20 @@ TEST_CASE("the catalog record round-trips", "[sql][table_def]") {
   def.max_rows = 1u << 30;
   def.auto_increment_start = 1000;
   def.create_time = 1700000000;
+  REQUIRE(ResolveCollations(&def).ok());  // the text columns take utf8mb3_bin
   std::string bytes = SerializeTableDef(def);
   auto back = ParseTableDef(bytes);
   REQUIRE(back.ok());
+  for (const ColumnDef& c : back->columns) {
+    CHECK((c.collation != nullptr) == IsStringType(c.type));
+    if (c.collation != nullptr) CHECK(c.collation->name == "utf8mb3_bin");
+  }
+  // A record of format 1 (no collations) is refused with a message saying why.
+  std::string old = bytes;
+  old[0] = 1;
+  auto refused = ParseTableDef(old);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("format 1") != std::string::npos);
   CHECK(SerializeTableDef(*back) == bytes);
   CHECK(back->name == "sample");
   CHECK(back->columns.size() == def.columns.size());
@@ -135,9 +146,9 @@ TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql]
     CHECK(r.error().code == kErUnknownError);
   }
   CHECK_FALSE(ParseTableDef(bytes + "x").ok());
-  std::string v2 = bytes;
-  v2[0] = 2;
-  CHECK_FALSE(ParseTableDef(v2).ok());
+  std::string v3 = bytes;
+  v3[0] = 3;  // a format from the future
+  CHECK_FALSE(ParseTableDef(v3).ok());
   // Random damage: whatever happens, no crash, and a success is a plausible definition.
   std::mt19937 rng(5);
   for (int i = 0; i < 20000; ++i) {
@@ -157,7 +168,7 @@ TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql]
   for (int i = 0; i < 20000; ++i) {
     std::string b(rng() % 64, '\0');
     for (char& c : b) c = static_cast<char>(rng());
-    if (!b.empty()) b[0] = 1;
+    if (!b.empty()) b[0] = 2;
     (void)ParseTableDef(b).ok();
   }
 }

@@ -29,7 +29,7 @@ TEST_CASE("variables: defaults come from the options", "[sql][variables]") {
   CHECK(*globals.GetGlobal("lock_wait_timeout") == Value::Int(31536000));
   CHECK(*globals.GetGlobal("version") == Str("8.0.36-minnow"));
   CHECK(*globals.GetGlobal("concurrent_insert") == Str("AUTO"));
-  CHECK(*globals.GetGlobal("collation_server") == Str("utf8mb4_0900_bin"));
+  CHECK(*globals.GetGlobal("collation_server") == Str("utf8mb4_0900_ai_ci"));
 
   options.lock_wait_timeout_ms = 300;  // under a second still waits at least 1 s
   CHECK(*SystemVariables(options).GetGlobal("innodb_lock_wait_timeout") == Value::Int(1));
