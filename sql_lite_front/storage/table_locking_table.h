@@ -33,8 +33,10 @@ class TableLockingTable final : public TableEngine {
       : table_(table), access_(access) {}
 
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
-  SqlResult<bool> Get(std::string_view primary_key, LockMode lock, Row* row) override;
-  SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) override;
+  SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
+                      Row* row) override;
+  SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock,
+                            LockWait wait) override;
   SqlStatus Insert(const Row& row) override;
   SqlStatus Update(std::string_view ref, const Row& old_row, const Row& new_row) override;
   SqlStatus Delete(std::string_view ref, const Row& row) override;
