@@ -15,7 +15,7 @@ struct Database::Impl {
 
 struct Session::Impl {
   DatabaseCore* db;
-  TransactionOptions autocommit;
+  TransactionOptions autocommit{.autocommit = true};
   // Made with the session, so other threads (KILL QUERY, processlist) may ask it at any time.
   std::unique_ptr<TableLockOwner> table_lock_owner;
 };
@@ -116,6 +116,7 @@ Result<std::unique_ptr<Transaction>> Session::Begin(const TransactionOptions& op
 
 void Session::set_autocommit_options(const TransactionOptions& options) {
   impl_->autocommit = options;
+  impl_->autocommit.autocommit = true;  // each call is a statement of its own
 }
 
 Result<bool> Session::Get(const Keyspace& ks, std::string_view key, std::string* value,

@@ -17,7 +17,7 @@ Result<bool> Transaction::Get(const Keyspace& ks, std::string_view key, std::str
   RETURN_IF_ERROR(t.CheckOpen());
   ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
   RETURN_IF_ERROR(CheckKeySize(key));
-  return t.Get(s, key, value, ro.lock_mode);
+  return t.Get(s, key, value, ro.lock_mode, ro.wait);
 }
 
 Result<std::string> Transaction::Get(const Keyspace& ks, std::string_view key,

@@ -80,7 +80,7 @@ std::string LockModeName(TrxLockMode mode, RecLockType type) {
       name += ",REC_NOT_GAP";
       break;
     case RecLockType::kInsertIntention:
-      name += ",INSERT_INTENTION";
+      name += ",GAP,INSERT_INTENTION";  // InnoDB sets LOCK_GAP on it too
       break;
   }
   return name;

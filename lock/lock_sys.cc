@@ -295,14 +295,15 @@ size_t LockSys::Impl::LockBatchAlone(const Cell& cell, TrxImpl* trx, PageNo page
   return k;
 }
 
-Status LockSys::LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type) {
+Status LockSys::LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type,
+                           bool may_wait) {
   size_t granted;
   return LockRecords(trx, rec.page_no, std::span<const HeapNo>(&rec.heap_no, 1), mode, type,
-                     &granted);
+                     &granted, may_wait);
 }
 
 Status LockSys::LockRecords(TrxLocks* trx_locks, PageNo page_no, std::span<const HeapNo> heap_nos,
-                            TrxLockMode mode, RecLockType type, size_t* granted) {
+                            TrxLockMode mode, RecLockType type, size_t* granted, bool may_wait) {
   MINNOW_DCHECK(mode == TrxLockMode::kS || mode == TrxLockMode::kX, "record locks are S or X");
   TrxLocks::Impl* trx = trx_locks->impl_.get();
   const Cell cell = impl_->RecordCell(page_no);
@@ -311,9 +312,10 @@ Status LockSys::LockRecords(TrxLocks* trx_locks, PageNo page_no, std::span<const
   for (; k < heap_nos.size(); ++k) {
     const HeapNo h = heap_nos[k];
     if (!impl_->LockOne(cell, trx, page_no, h, mode, type)) {
+      *granted = k;
+      if (!may_wait) return Status::LockNoWait("the record is locked by another transaction");
       impl_->EnqueueWaiting(cell, trx, page_no, h,
                             lock_internal::MakeKind(mode, Normalize(type, h), false));
-      *granted = k;
       return LockWaitStatus();
     }
   }

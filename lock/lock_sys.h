@@ -196,9 +196,13 @@ class LockSys {
   // request (X covers S; ordinary covers GAP and REC_NOT_GAP). An INSERT_INTENTION request
   // that does not wait creates no struct (InnoDB). A GAP or REC_NOT_GAP request on the
   // supremum is stored as an ordinary one (InnoDB lock_rec_add_to_queue). kLockWait as
-  // LockTable.
+  // LockTable. With `may_wait` false (NOWAIT, SKIP LOCKED: InnoDB's SELECT_NOWAIT and
+  // SELECT_SKIP_LOCKED) a conflict enqueues nothing and returns kLockNoWait instead, changing
+  // nothing: no waiting request, no wait counted (GAP requests and locks on the supremum never
+  // conflict, so they never get kLockNoWait).
   // REQUIRES: the caller holds the page's latch (so the record cannot move meanwhile).
-  Status LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type);
+  Status LockRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type,
+                    bool may_wait = true);
 
   // A write's lock on a record whose DB_TRX_ID the caller is about to set to its own id (an
   // update or delete-mark in a secondary index: InnoDB's lock_rec_lock with impl = true).
@@ -212,9 +216,10 @@ class LockSys {
   // A scan's batch: locks heap_nos[0], heap_nos[1], ... of one page (in the order the scan
   // reads them; kSupremumHeapNo allowed) under one shard latch. Sets *granted to the number
   // of leading records granted; if it stopped at a conflict, a waiting request for
-  // heap_nos[*granted] is enqueued and kLockWait returned. REQUIRES as LockRecord.
+  // heap_nos[*granted] is enqueued and kLockWait returned (with `may_wait` false: nothing is
+  // enqueued and kLockNoWait returned, as LockRecord). REQUIRES as LockRecord.
   Status LockRecords(TrxLocks* trx, PageNo page_no, std::span<const HeapNo> heap_nos,
-                     TrxLockMode mode, RecLockType type, size_t* granted);
+                     TrxLockMode mode, RecLockType type, size_t* granted, bool may_wait = true);
 
   // Sleeps until the transaction's waiting request is granted (OK), `timeout` passes
   // (kLockWaitTimeout, the request removed), it is chosen as a deadlock victim (kDeadlock,

@@ -92,6 +92,10 @@ SqlError FromStatus(const Status& st) {
     case Code::kDeadlock:
       return SqlErr(kErLockDeadlock,
                     "Deadlock found when trying to get lock; try restarting transaction");
+    case Code::kLockNoWait:
+      return SqlErr(kErLockNowait,
+                    "Statement aborted because lock(s) could not be acquired immediately and "
+                    "NOWAIT is set.");
     case Code::kDuplicateKey:
       return SqlErr(kErDupEntry, st.message());
     case Code::kAborted:

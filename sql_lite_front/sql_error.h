@@ -92,9 +92,13 @@ enum ErrorCode : uint16_t {
   kErCollationCharsetMismatch = 1253,    // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
   kErCantAggregate2Collations = 1267,    // HY000 Illegal mix of collations (%s,%s) and (%s,%s) ...
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
-  kErDataOutOfRange = 1690,      // 22003 %s value is out of range in '%s'
-  kErUnknownCollation = 1273,    // HY000 Unknown collation: '%s'
-  kErWarnDataTruncated = 1265,   // (a warning) Data truncated for column '%s' at row %ld
+  kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
+  kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
+  kErWarnDataTruncated = 1265,    // (a warning) Data truncated for column '%s' at row %ld
+  kErUnresolvedTableLock = 3568,  // HY000 Unresolved table name %s in locking clause.
+  kErDuplicateTableLock = 3569,   // HY000 Table %s appears in multiple locking clauses.
+  kErLockNowait = 3572,           // HY000 Statement aborted because lock(s) could not be acquired
+                                  // immediately and NOWAIT is set.
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).
@@ -109,8 +113,8 @@ struct SqlError {
 };
 
 // An engine Status as MySQL would report it: kLockWaitTimeout -> 1205, kDeadlock -> 1213,
-// kDuplicateKey -> 1062 (the caller usually builds a better 1062 message itself), anything
-// else -> 1105 with the Status's text. REQUIRES: !st.ok().
+// kLockNoWait -> 3572, kDuplicateKey -> 1062 (the caller usually builds a better 1062 message
+// itself), anything else -> 1105 with the Status's text. REQUIRES: !st.ok().
 SqlError FromStatus(const Status& st);
 
 // OK, or an SqlError: the status type of SqlResult<T> (status.h's Result<T, S>).

@@ -19,7 +19,8 @@
 // Where it stops: at the first record with key >= hi, delete-marked or not (the record that
 // ends the range, which a locking read locks as ReadOptions::range_end_lock says, and only
 // under next-key locking), or at the end (the last leaf's supremum locked, as every leaf's
-// supremum the scan passes). Nothing after the range's end is locked.
+// supremum the scan passes). Nothing after the range's end is locked. NOWAIT and SKIP LOCKED
+// (ReadOptions::wait) lock record by record, so they count through the Iterator's own steps.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,6 +148,16 @@ Result<uint64_t> TransactionCore::Count(KeyspaceState* s, std::string_view lo, s
   ReadOptions bounded = ro;
   if (!hi.empty()) bounded.upper_bound = hi;
   TxnIterator it(this, s, bounded);
+  if (mode != LockMode::kNone && ro.wait != LockWait::kWait) {
+    // NOWAIT and SKIP LOCKED lock record by record: count what the Iterator shows.
+    uint64_t n = 0;
+    RETURN_IF_ERROR(it.Seek(lo));
+    while (it.Valid()) {
+      ++n;
+      RETURN_IF_ERROR(it.Next());
+    }
+    return n;
+  }
   if (it.LocksEdges()) RETURN_IF_ERROR(it.LockEdgeAt(lo, /*gap=*/false));
   RETURN_IF_ERROR(it.cursor->Seek(AsBytes(lo)));
   return it.CountTo();

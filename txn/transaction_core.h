@@ -30,7 +30,9 @@
 // (mvcc/read_view.h); locking reads lock the latest version, as InnoDB's: a point read locks the
 // record (REC_NOT_GAP) or, under REPEATABLE READ, the gap where it would be; scans lock next-key
 // under REPEATABLE READ and SERIALIZABLE, REC_NOT_GAP under READ COMMITTED and READ
-// UNCOMMITTED. SERIALIZABLE turns plain reads into share-locking reads.
+// UNCOMMITTED. SERIALIZABLE turns plain reads into share-locking reads (not in an autocommit
+// transaction, as InnoDB). ReadOptions::wait says what a conflict does: wait (LockSys::Wait),
+// fail (kLockNoWait) or skip the record; the last two lock record by record.
 //
 // Commit: the commit number (TrxSys::AssignTrxNo), the commit mini-transaction (the undo logs
 // change state: its redo is the commit record), the transaction leaves the active set, the
@@ -72,8 +74,10 @@ class TransactionCore {
     return ClosedStatus();
   }
 
-  // Point read: consistent (the view's version) or locking (the latest, locked).
-  Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value, LockMode mode);
+  // Point read: consistent (the view's version) or locking (the latest, locked; `wait` as
+  // ReadOptions::wait: kSkipLocked returns false for a record locked by another).
+  Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value, LockMode mode,
+                   LockWait wait = LockWait::kWait);
   Status Put(KeyspaceState* ks, std::string_view key, std::string_view value);
   // Transaction::Insert with its InsertOptions (db.h, options.h).
   Status Insert(KeyspaceState* ks, std::string_view key, std::string_view value,
@@ -118,9 +122,11 @@ class TransactionCore {
   bool Describe(TransactionInfo* out) const;
 
   // ---- for iterators (txn_iterator.cc)
-  // The effective lock mode of a read: SERIALIZABLE turns plain reads into share reads.
+  // The effective lock mode of a read: SERIALIZABLE turns plain reads into share reads, except
+  // in an autocommit transaction (TransactionOptions::autocommit), whose reads stay consistent.
   LockMode EffectiveMode(LockMode asked) const {
-    if (asked == LockMode::kNone && options_.isolation == IsolationLevel::kSerializable) {
+    if (asked == LockMode::kNone && options_.isolation == IsolationLevel::kSerializable &&
+        !options_.autocommit) {
       return LockMode::kShare;
     }
     return asked;
@@ -171,7 +177,7 @@ class TransactionCore {
   // Runs one B+tree write (its hook passed by `write`), waiting for locks and retrying.
   Status RunWrite(KeyspaceState* ks, const std::function<Status()>& write);
   Result<bool> LockingGet(KeyspaceState* ks, std::string_view key, std::string* value,
-                          LockMode mode);
+                          LockMode mode, LockWait wait);
   Result<bool> ConsistentGet(KeyspaceState* ks, std::string_view key, std::string* value);
   Status BulkBuild(KeyspaceState* ks,
                    const std::function<bool(std::string_view*, std::string_view*)>& next);

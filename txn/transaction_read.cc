@@ -5,9 +5,9 @@
 namespace minnow {
 
 Result<bool> TransactionCore::Get(KeyspaceState* ks, std::string_view key, std::string* value,
-                                  LockMode mode) {
+                                  LockMode mode, LockWait wait) {
   mode = EffectiveMode(mode);
-  if (mode != LockMode::kNone) return LockingGet(ks, key, value, mode);
+  if (mode != LockMode::kNone) return LockingGet(ks, key, value, mode, wait);
   return ConsistentGet(ks, key, value);
 }
 
@@ -42,7 +42,7 @@ Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view 
 }
 
 Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key,
-                                         std::string* value, LockMode mode) {
+                                         std::string* value, LockMode mode, LockWait wait) {
   RETURN_IF_ERROR(PrepareLocking(ks, mode));
   const TrxLockMode lock_mode = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   const bool gaps = options_.isolation >= IsolationLevel::kRepeatableRead;
@@ -60,9 +60,12 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
       // also the gap before it (InnoDB's row_search_mvcc).
       RecLockType type = gaps && r.delete_marked ? RecLockType::kOrdinary : RecLockType::kRecNotGap;
       visible = !r.delete_marked;
-      return svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type);
+      return svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type,
+                                        wait == LockWait::kWait);
     });
     if (found.ok()) return *found && visible;
+    // SKIP LOCKED: the record is another's; NOWAIT: kLockNoWait is the answer.
+    if (found.status().code() == Code::kLockNoWait && wait == LockWait::kSkipLocked) return false;
     if (found.status().code() != Code::kLockWait) return found.status();
     RETURN_IF_ERROR(WaitForLock());  // then read again: the record may have changed
   }

@@ -36,7 +36,8 @@ TxnIterator::TxnIterator(TransactionCore* t, KeyspaceState* k, const ReadOptions
       bounded(ro.upper_bound.has_value()),
       bound(ro.upper_bound.value_or(std::string_view())),
       end_type(ro.range_end_lock == RangeEndLock::kGap ? RecLockType::kGap
-                                                       : RecLockType::kOrdinary) {
+                                                       : RecLockType::kOrdinary),
+      wait(ro.wait) {
   if (locking) {
     lock_type = t->ScanLockType();
   } else if (t->isolation() == IsolationLevel::kReadCommitted) {
@@ -95,15 +96,26 @@ Status TxnIterator::LockBatchLatched(PageNo page, bool last_ends) {
   }
   const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   LockSys* lock_sys = txn->services()->lock_sys;
+  const bool may_wait = wait == LockWait::kWait;
+  skipped.clear();
   std::span<const HeapNo> batch(heap_nos);
   if (last_ends) batch = batch.first(batch.size() - 1);
-  if (!batch.empty()) {
+  while (!batch.empty()) {
     size_t granted = 0;
-    RETURN_IF_ERROR(lock_sys->LockRecords(txn->locks(), page, batch, m, lock_type, &granted));
+    Status st = lock_sys->LockRecords(txn->locks(), page, batch, m, lock_type, &granted, may_wait);
+    if (st.ok()) break;
+    if (st.code() != Code::kLockNoWait || wait != LockWait::kSkipLocked) return st;
+    skipped.push_back(batch[granted]);
+    batch = batch.subspan(granted + 1);
   }
   if (!last_ends) return Status::OK();
   // The record that ends the range (a GAP request never waits: lock/lock_mode.h rule 2).
-  return lock_sys->LockRecord(txn->locks(), {page, heap_nos.back()}, m, end_type);
+  Status st = lock_sys->LockRecord(txn->locks(), {page, heap_nos.back()}, m, end_type, may_wait);
+  if (st.code() == Code::kLockNoWait && wait == LockWait::kSkipLocked) {
+    skipped.push_back(heap_nos.back());
+    return Status::OK();
+  }
+  return st;
 }
 
 Result<bool> TxnIterator::LockFromCurrent(bool forward) {
@@ -115,6 +127,13 @@ Result<bool> TxnIterator::LockFromCurrent(bool forward) {
     // Up to the leaf's end, where next-key locking also locks the gap after the leaf's last
     // record (InnoDB's scans lock every page's supremum), or to the record that ends the range.
     ASSIGN_OR_RETURN(last_ends, ShapeForwardBatch(cursor->leaf(), cursor->slot()));
+    // Record by record: the current one, and the supremum after a leaf's last record.
+    const bool last_with_supremum = heap_nos.size() == 2 && heap_nos[1] == kSupremumHeapNo;
+    if (PerRecord() && heap_nos.size() > 1 && !last_with_supremum) {
+      heap_nos.resize(1);
+      sys8.resize(std::min<size_t>(sys8.size(), 1));
+      last_ends = false;
+    }
   } else {
     // Moving backwards onto a leaf's last record (from the next leaf): the gap after it, where
     // inserts at the end of this leaf go, is inside the range read too.
@@ -133,6 +152,7 @@ Result<bool> TxnIterator::LockFromCurrent(bool forward) {
   Result<bool> current = cursor->WithLeafLatched([&] { return LockBatchLatched(page, last_ends); });
   if (current.ok() && *current) {
     locked_copy = cursor->leaf_copies();
+    skip_current = !skipped.empty() && skipped.front() == heap_nos.front();
     return true;
   }
   if (!current.ok() && current.status().code() != Code::kLockWait) return current.status();
@@ -223,14 +243,17 @@ Status TxnIterator::Settle(bool forward) {
           valid = false;
           return locked.status();
         }
-        if (!*locked) continue;                    // re-seeked: look at the current record again
-        if (!forward) locked_copy = ~uint64_t{0};  // backwards: lock each record
+        if (!*locked) continue;  // re-seeked: look at the current record again
+        // Backwards, and NOWAIT / SKIP LOCKED: lock each record.
+        if (!forward || PerRecord()) locked_copy = ~uint64_t{0};
       }
       if (past_end) {
         valid = false;
         return Status::OK();
       }
-      if (!rec->delete_marked()) {
+      if (skip_current) {
+        skip_current = false;  // SKIP LOCKED: not shown
+      } else if (!rec->delete_marked()) {
         CacheRow(*rec);
         show = true;
       }

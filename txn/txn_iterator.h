@@ -19,7 +19,11 @@
 //                `end_type` says (REPEATABLE READ and up; READ COMMITTED leaves it unlocked)
 //                and the leaf's supremum and the records after it are not.
 // A lock wait releases the latch, waits, and re-seeks to the current key (the records may
-// have changed meanwhile).
+// have changed meanwhile). With ReadOptions::wait kNoWait or kSkipLocked nothing waits and
+// each record is locked as the scan reaches it (a batch of one record, plus the page's
+// supremum after a leaf's last record), as InnoDB's row_search_mvcc: a conflict on it fails
+// the move with kLockNoWait (NOWAIT) or steps over the record (SKIP LOCKED: not shown, not
+// locked; a skipped record that ends the range ends it).
 //
 // The scan loop (Valid / key / value / Next per row) is the hottest path of the API, so each
 // move settles the cursor once and caches what the row's accessors return.
@@ -118,9 +122,12 @@ struct TxnIterator {
     overflow = rec.overflow();
     if (!overflow) value = AsStringView(rec.value);
   }
-  // Locks the current record (and, moving forward, the rest of the leaf). False if the cursor
-  // had to re-seek (the leaf changed, or a lock wait ended): settle again.
+  // Locks the current record (and, moving forward and waiting allowed, the rest of the leaf).
+  // False if the cursor had to re-seek (the leaf changed, or a lock wait ended): settle again.
+  // True with skip_current set: SKIP LOCKED passed over the current record.
   Result<bool> LockFromCurrent(bool forward);
+  // Record by record (NOWAIT, SKIP LOCKED) rather than a leaf ahead.
+  bool PerRecord() const { return wait != LockWait::kWait; }
   // A forward batch: heap_nos and sys8 hold slots [from, leaf.n) of `leaf` (HeapNos). Cuts
   // them where the range ends: after the record that ends it (the first slot at or after the
   // bound) when LocksRangeEnd(), else before it; with no such record on the leaf, appends the
@@ -135,8 +142,9 @@ struct TxnIterator {
   // The lock batch of LockFromCurrent and of a counting scan's latched leaves: turns the
   // implicit locks of active writers of the batch's records (sys8: their DB_TRX_IDs) into
   // explicit ones, then locks heap_nos of `page` in one LockRecords call (with `last_ends`,
-  // all but the last, which is locked as end_type). REQUIRES: `page` S-latched, unchanged
-  // since heap_nos and sys8 were read from it.
+  // all but the last, which is locked as end_type). SKIP LOCKED: a record another holds is
+  // left unlocked and its heap number put in `skipped` (cleared first); NOWAIT: kLockNoWait.
+  // REQUIRES: `page` S-latched, unchanged since heap_nos and sys8 were read from it.
   Status LockBatchLatched(PageNo page, bool last_ends = false);
   // Next-key locking scans (REPEATABLE READ, SERIALIZABLE) also close the gap at the edge
   // where they start, as InnoDB's row_search_mvcc does; otherwise an insert there is a phantom
@@ -182,6 +190,9 @@ struct TxnIterator {
   const bool bounded;
   const std::string bound;
   const RecLockType end_type;      // kOrdinary or kGap: the lock on the record that ends the range
+  const LockWait wait;             // ReadOptions::wait (locking reads)
+  std::vector<HeapNo> skipped;     // LockBatchLatched's records passed over (SKIP LOCKED)
+  bool skip_current = false;       // LockFromCurrent passed over the current record
   const ReadView* view = nullptr;  // consistent reads; null: the latest (READ UNCOMMITTED)
   ReadView statement_view;         // READ COMMITTED's, owned here
   uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked

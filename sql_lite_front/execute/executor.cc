@@ -33,6 +33,18 @@ LockMode LockModeOf(RowLockClause clause) {
   return LockMode::kNone;
 }
 
+LockWait LockWaitOf(LockedRowAction action) {
+  switch (action) {
+    case LockedRowAction::kNoWait:
+      return LockWait::kNoWait;
+    case LockedRowAction::kSkipLocked:
+      return LockWait::kSkipLocked;
+    case LockedRowAction::kWait:
+      break;
+  }
+  return LockWait::kWait;
+}
+
 std::unique_ptr<TableEngine> OpenEngine(const ExecContext& ctx, const OpenTable& table) {
   TableLockAccess access;
   if (ctx.session != nullptr && table.def.table_locking()) {
@@ -63,7 +75,7 @@ SqlStatus ConstLookups(ExecContext& ctx, const ScanSpec& spec, TableEngine& engi
   Row row(spec.table->def.columns.size());
   for (const KeyRange& r : spec.plan->ranges) {
     ++ctx.counts->handler_read_key;
-    SQL_ASSIGN_OR_RETURN(bool found, engine.Get(r.start, spec.lock, &row));
+    SQL_ASSIGN_OR_RETURN(bool found, engine.Get(r.start, spec.lock, spec.wait, &row));
     if (!found) continue;
     ++ctx.counts->innodb_rows_read;
     bool passes = PassesAll(spec.residual, row, state);
@@ -152,6 +164,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   ScanRequest request;
   request.index = plan.index;
   request.lock = spec.lock;
+  request.wait = spec.wait;
   request.reverse = plan.reverse;
   request.fetch = !spec.decode ? RowFetch::kNone : plan.covering ? RowFetch::kKey : RowFetch::kRow;
   PlanWalk walk(ctx, spec, state, fn);
@@ -159,14 +172,14 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
 }
 
 SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
-                                 LockMode lock) {
+                                 LockMode lock, LockWait wait) {
   if (plan.empty) return uint64_t{0};
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, table);
   StatusCounters& counts = *ctx.counts;
   uint64_t total = 0;
   for (const KeyRange& r : plan.ranges) {
     SQL_RETURN_IF_ERROR(ctx.CheckCancel());
-    SQL_ASSIGN_OR_RETURN(uint64_t n, engine->Count(plan.index, r, lock));
+    SQL_ASSIGN_OR_RETURN(uint64_t n, engine->Count(plan.index, r, lock, wait));
     ++(r.start.empty() ? counts.handler_read_first : counts.handler_read_key);
     if (n > 0) {
       if (plan.type == AccessType::kAll) {

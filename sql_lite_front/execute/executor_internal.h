@@ -34,6 +34,7 @@ struct ScanSpec {
   const OpenTable* table = nullptr;
   const AccessPlan* plan = nullptr;
   LockMode lock = LockMode::kNone;
+  LockWait wait = LockWait::kWait;  // NOWAIT / SKIP LOCKED (ScanRequest::wait)
   // Read the columns (false: the callback gets an empty row, for counting).
   bool decode = true;
   const std::vector<BoundExpr>* residual = nullptr;  // rows failing one are skipped
@@ -52,7 +53,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state, con
 // The number of entries in the plan's ranges (TableEngine::Count: no row is handed out; the
 // fast path of count(*)), locking the walked index's records as a walk with `lock` would.
 SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
-                                 LockMode lock);
+                                 LockMode lock, LockWait wait = LockWait::kWait);
 
 // A prepared single-table SELECT (bound and planned, not run).
 struct PreparedSelect {
@@ -71,6 +72,7 @@ struct PreparedSelect {
   bool aggregate = false;           // aggregates or GROUP BY
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
+  LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
 };
 
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
@@ -98,8 +100,9 @@ struct WritePlan {
 SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
                                const Expr* where, const std::vector<OrderItem>& order_by);
 
-// The clustered plan's lock mode for a SELECT lock clause.
+// The clustered plan's lock mode for a SELECT lock clause, and what a locked row does.
 LockMode LockModeOf(RowLockClause clause);
+LockWait LockWaitOf(LockedRowAction action);
 
 // The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
 // nullable column or an AUTO_INCREMENT one (generated later), else 1364.

@@ -399,12 +399,9 @@ SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderC
 }  // namespace
 
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
-  if (stmt.nowait)
-    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'NOWAIT'");
-  if (stmt.skip_locked)
-    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SKIP LOCKED'");
   PreparedSelect p;
   p.lock = LockModeOf(stmt.lock);
+  p.wait = LockWaitOf(stmt.locked_row);
   SQL_RETURN_IF_ERROR(BindFrom(ctx, stmt, &p));
 
   bool has_aggregates = !stmt.group_by.empty();
@@ -532,7 +529,7 @@ SqlStatus SelectRun::Read() {
   if (limit_ == 0 && !p_.aggregate) return SqlStatus::OK();
   // (Without ONLY_FULL_GROUP_BY a bare column reads the first row: rows must be read.)
   if (p_.table != nullptr && CountOnly(p_) && OnlyFullGroupBy(ctx_)) {
-    SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock));
+    SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock, p_.wait));
     Group& g = groups_.begin()->second;
     for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].count = n;
     return SqlStatus::OK();
@@ -542,6 +539,7 @@ SqlStatus SelectRun::Read() {
     spec.table = p_.table.get();
     spec.plan = &p_.plan;
     spec.lock = p_.lock;
+    spec.wait = p_.wait;
     spec.residual = &p_.residual;
     return ScanPlan(ctx_, spec, st_, [&](Row& row, std::string_view) -> SqlResult<bool> {
       bool more = Consume(row);

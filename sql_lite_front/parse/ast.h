@@ -76,6 +76,9 @@ enum class RowLockClause : uint8_t {
   kUpdate
 };  // LOCK IN SHARE MODE / FOR SHARE, FOR UPDATE
 
+// A locking clause's NOWAIT / SKIP LOCKED (MySQL's Locked_row_action).
+enum class LockedRowAction : uint8_t { kWait, kNoWait, kSkipLocked };
+
 struct TableName {
   std::string schema;  // "performance_schema", "information_schema", or empty
   std::string name;
@@ -105,8 +108,10 @@ struct SelectStmt {
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
+  // The locking clauses resolved against the one table: the strength and what a locked row
+  // does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN SHARE MODE waits).
   RowLockClause lock = RowLockClause::kNone;
-  bool nowait = false, skip_locked = false;  // parsed; NOWAIT/SKIP LOCKED give 1235 for now
+  LockedRowAction locked_row = LockedRowAction::kWait;
 };
 
 // ---- DML
@@ -224,8 +229,18 @@ struct TruncateStmt {
 
 // ---- transactions, session
 struct TransactionStmt {
-  enum class Kind : uint8_t { kBegin, kCommit, kRollback };  // BEGIN [WORK] / START TRANSACTION
+  // BEGIN [WORK] / START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT x, ROLLBACK TO [SAVEPOINT] x,
+  // RELEASE SAVEPOINT x
+  enum class Kind : uint8_t {
+    kBegin,
+    kCommit,
+    kRollback,
+    kSavepoint,
+    kRollbackToSavepoint,
+    kReleaseSavepoint
+  };
   Kind kind = Kind::kBegin;
+  std::string savepoint;             // the savepoint kinds' name
   bool consistent_snapshot = false;  // START TRANSACTION WITH CONSISTENT SNAPSHOT
   bool read_only = false;            // START TRANSACTION READ ONLY
 };

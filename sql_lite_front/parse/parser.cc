@@ -221,7 +221,7 @@ SqlResult<Statement> Parser::ParseStatement() {
   if (kw == "EXPLAIN" || kw == "DESCRIBE" || kw == "DESC") return ParseExplain();
   if (kw == "USE") return ParseUse();
   if (kw == "WITH") return NotSupported("WITH");
-  if (kw == "SAVEPOINT" || kw == "RELEASE") return NotSupported("SAVEPOINT");
+  if (kw == "SAVEPOINT" || kw == "RELEASE") return ParseSavepoint();
   return SyntaxError();
 }
 

@@ -5,12 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/parse/parser_internal.h"
 
 namespace minnow::sql {
 
 // SELECT [ALL] items [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [ORDER BY ...]
-//   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR UPDATE | FOR SHARE [NOWAIT | SKIP LOCKED] |
+//   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] |
 //   LOCK IN SHARE MODE]
 SqlResult<SelectStmt> Parser::ParseSelect() {
   SelectStmt s;
@@ -115,30 +116,66 @@ SqlStatus Parser::ParseSelectLimit(SelectStmt* s) {
   return SqlStatus::OK();
 }
 
-// [FOR UPDATE | FOR SHARE [NOWAIT | SKIP LOCKED] | LOCK IN SHARE MODE]
+// Locking clauses, each FOR {UPDATE | SHARE} [OF t, ...] [NOWAIT | SKIP LOCKED] or LOCK IN
+// SHARE MODE, resolved against the FROM table as MySQL does: OF names the table by its alias
+// if it has one (3568 for another name), and a table no two clauses may lock (3569).
 SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
-  if (AcceptKw("FOR")) {
-    if (AcceptKw("UPDATE")) {
-      s->lock = RowLockClause::kUpdate;
-    } else if (AcceptKw("SHARE")) {
-      s->lock = RowLockClause::kShare;
+  bool locked = false;
+  const std::string& as_named =
+      s->from_alias.empty() && s->from.has_value() ? s->from->name : s->from_alias;
+  for (;;) {
+    RowLockClause strength = RowLockClause::kNone;
+    LockedRowAction action = LockedRowAction::kWait;
+    std::vector<TableName> of;
+    if (AcceptKw("FOR")) {
+      if (AcceptKw("UPDATE")) {
+        strength = RowLockClause::kUpdate;
+      } else if (AcceptKw("SHARE")) {
+        strength = RowLockClause::kShare;
+      } else {
+        return SyntaxError();
+      }
+      if (AcceptKw("OF")) {
+        do {
+          SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
+          of.push_back(std::move(t));
+        } while (AcceptOp(","));
+      }
+      if (AcceptKw("NOWAIT")) {
+        action = LockedRowAction::kNoWait;
+      } else if (AcceptKw("SKIP")) {
+        SQL_RETURN_IF_ERROR(ExpectKw("LOCKED"));
+        action = LockedRowAction::kSkipLocked;
+      }
+    } else if (AcceptKw("LOCK")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("IN"));
+      SQL_RETURN_IF_ERROR(ExpectKw("SHARE"));
+      SQL_RETURN_IF_ERROR(ExpectKw("MODE"));
+      strength = RowLockClause::kShare;
     } else {
-      return SyntaxError();
+      return SqlStatus::OK();
     }
-    if (IsKw("OF")) return NotSupported("FOR UPDATE OF");
-    if (AcceptKw("NOWAIT")) {
-      s->nowait = true;
-    } else if (AcceptKw("SKIP")) {
-      SQL_RETURN_IF_ERROR(ExpectKw("LOCKED"));
-      s->skip_locked = true;
+    // Without OF a clause locks every table of the query (here: the one, if any).
+    size_t names_ours = of.empty() && s->from.has_value() ? 1 : 0;
+    for (const TableName& t : of) {
+      const bool schema_ok =
+          t.schema.empty() || (s->from_alias.empty() && EqualsNoCase(t.schema, kSchemaName));
+      const bool ours = s->from.has_value() && schema_ok && EqualsNoCase(t.name, as_named);
+      if (!ours) {
+        return SqlErr(kErUnresolvedTableLock, "Unresolved table name `", t.name,
+                      "` in locking clause.");
+      }
+      ++names_ours;
     }
-  } else if (AcceptKw("LOCK")) {
-    SQL_RETURN_IF_ERROR(ExpectKw("IN"));
-    SQL_RETURN_IF_ERROR(ExpectKw("SHARE"));
-    SQL_RETURN_IF_ERROR(ExpectKw("MODE"));
-    s->lock = RowLockClause::kShare;
+    if (names_ours == 0) continue;  // SELECT 1 FOR UPDATE: nothing to lock
+    if (locked || names_ours > 1) {
+      return SqlErr(kErDuplicateTableLock, "Table ", as_named,
+                    " appears in multiple locking clauses.");
+    }
+    locked = true;
+    s->lock = strength;
+    s->locked_row = action;
   }
-  return SqlStatus::OK();
 }
 
 SqlStatus Parser::ParseOrderBy(std::vector<OrderItem>* out) {

@@ -99,6 +99,7 @@ class Parser {
   SqlStatus ParseOrderBy(std::vector<OrderItem>* out);  // after ORDER BY
   // parser_session.cc
   SqlResult<Statement> ParseTransaction();
+  SqlResult<Statement> ParseSavepoint();  // SAVEPOINT x, RELEASE SAVEPOINT x
   SqlResult<Statement> ParseSet();
   SqlResult<Statement> ParseShow();
   SqlResult<Statement> ParseLockTables();

@@ -11,6 +11,7 @@
 namespace minnow::sql {
 
 // | COMMIT [WORK] [AND NO CHAIN] [NO RELEASE] | ROLLBACK [WORK] [AND NO CHAIN] [NO RELEASE]
+// | ROLLBACK [WORK] TO [SAVEPOINT] x
 SqlResult<Statement> Parser::ParseTransaction() {
   TransactionStmt tx;
   if (AcceptKw("BEGIN")) {
@@ -44,8 +45,11 @@ SqlResult<Statement> Parser::ParseTransaction() {
   tx.kind = IsKw("COMMIT") ? TransactionStmt::Kind::kCommit : TransactionStmt::Kind::kRollback;
   Skip();  // COMMIT or ROLLBACK
   AcceptKw("WORK");
-  if (tx.kind == TransactionStmt::Kind::kRollback && IsKw("TO")) {
-    return NotSupported("ROLLBACK TO SAVEPOINT");
+  if (tx.kind == TransactionStmt::Kind::kRollback && AcceptKw("TO")) {
+    AcceptKw("SAVEPOINT");
+    tx.kind = TransactionStmt::Kind::kRollbackToSavepoint;
+    SQL_ASSIGN_OR_RETURN(tx.savepoint, Ident());
+    return Statement(tx);
   }
   if (AcceptKw("AND")) {
     if (!AcceptKw("NO")) return NotSupported("AND CHAIN");
@@ -56,6 +60,20 @@ SqlResult<Statement> Parser::ParseTransaction() {
   } else if (IsKw("RELEASE")) {
     return NotSupported("RELEASE");
   }
+  return Statement(tx);
+}
+
+// SAVEPOINT x | RELEASE SAVEPOINT x
+SqlResult<Statement> Parser::ParseSavepoint() {
+  TransactionStmt tx;
+  if (AcceptKw("RELEASE")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("SAVEPOINT"));
+    tx.kind = TransactionStmt::Kind::kReleaseSavepoint;
+  } else {
+    SQL_RETURN_IF_ERROR(ExpectKw("SAVEPOINT"));
+    tx.kind = TransactionStmt::Kind::kSavepoint;
+  }
+  SQL_ASSIGN_OR_RETURN(tx.savepoint, Ident());
   return Statement(tx);
 }
 

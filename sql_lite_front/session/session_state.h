@@ -38,6 +38,14 @@ struct SessionState {
   bool explicit_txn = false;  // BEGIN or autocommit=0: the transaction outlives the statement
   // The open transaction's statements changed a MyISAM table (ROLLBACK then warns 1196).
   bool txn_changed_non_transactional = false;
+  // SAVEPOINT's marks in the open transaction, oldest first: a name (compared without case, as
+  // MySQL's) and the transaction's undo number then (Transaction::Savepoint). Cleared when the
+  // transaction ends.
+  struct NamedSavepoint {
+    std::string name;
+    uint64_t undo_no = 0;
+  };
+  std::vector<NamedSavepoint> savepoints;
   std::optional<IsolationLevel> next_txn_isolation;  // SET TRANSACTION ISOLATION LEVEL
   IsolationLevel txn_isolation = IsolationLevel::kRepeatableRead;  // the open transaction's
   // A running DDL statement's exclusive metadata locks (a transaction of their own, ended with

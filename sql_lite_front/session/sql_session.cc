@@ -206,8 +206,60 @@ class StatementRunner {
         }
         return result;
       }
+      case TransactionStmt::Kind::kSavepoint:
+        return SetSavepoint(st.savepoint);
+      case TransactionStmt::Kind::kRollbackToSavepoint:
+        return RollbackToSavepoint(st.savepoint);
+      case TransactionStmt::Kind::kReleaseSavepoint: {
+        SQL_ASSIGN_OR_RETURN(size_t at, FindSavepoint(st.savepoint));
+        s_->savepoints.resize(at);  // it and every later one (MySQL's trans_release_savepoint)
+        return StatementResult{};
+      }
     }
     return StatementResult{};
+  }
+
+  // SAVEPOINT x (MySQL's trans_savepoint): outside a multi-statement transaction (autocommit=1
+  // and no BEGIN) nothing to mark; otherwise the transaction (begun now under autocommit=0)
+  // marks its undo number, replacing an older savepoint of the same name.
+  SqlResult<StatementResult> SetSavepoint(const std::string& name) {
+    if (s_->txn != nullptr && !s_->txn->active()) SQL_RETURN_IF_ERROR(RollbackOpen());
+    if (s_->txn == nullptr) {
+      if (s_->vars.autocommit()) return StatementResult{};
+      SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
+    }
+    auto& v = s_->savepoints;
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const auto& sp) { return EqualsNoCase(sp.name, name); }),
+            v.end());
+    v.push_back({name, s_->txn->Savepoint()});
+    return StatementResult{};
+  }
+
+  // The position of savepoint `name` in the open transaction, or 1305.
+  SqlResult<size_t> FindSavepoint(const std::string& name) {
+    if (s_->txn != nullptr && !s_->txn->active()) s_->savepoints.clear();  // rolled back
+    for (size_t i = 0; i < s_->savepoints.size(); ++i) {
+      if (EqualsNoCase(s_->savepoints[i].name, name)) return i;
+    }
+    return SqlErr(kErSpDoesNotExist, "SAVEPOINT ", name, " does not exist");
+  }
+
+  // ROLLBACK TO SAVEPOINT x: undoes the changes made since x, newest first, keeping x, the
+  // transaction's earlier changes and every lock (InnoDB releases none); later savepoints go.
+  // MyISAM changes stay (1196, as MySQL warns when the transaction changed such a table).
+  SqlResult<StatementResult> RollbackToSavepoint(const std::string& name) {
+    SQL_ASSIGN_OR_RETURN(size_t at, FindSavepoint(name));
+    Status st = s_->txn->RollbackToSavepoint(s_->savepoints[at].undo_no);
+    if (!st.ok()) return FromStatus(st);
+    s_->savepoints.resize(at + 1);
+    StatementResult result;
+    if (s_->txn_changed_non_transactional) {
+      result.warnings.push_back(
+          SqlWarning{"Warning", kErWarningNotCompleteRollback,
+                     "Some non-transactional changed tables couldn't be rolled back"});
+    }
+    return result;
   }
 
   // ---- SET
@@ -403,6 +455,7 @@ class StatementRunner {
     opts.isolation = s_->next_txn_isolation.value_or(s_->vars.isolation());
     opts.lock_wait_timeout_ms = s_->vars.innodb_lock_wait_timeout_s() * 1000u;
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
+    opts.autocommit = !explicit_txn;  // SERIALIZABLE's plain reads stay consistent in it
     s_->next_txn_isolation.reset();
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
@@ -430,6 +483,7 @@ class StatementRunner {
       s_->explicit_txn = false;
     }
     s_->txn_changed_non_transactional = false;
+    s_->savepoints.clear();
     done.reset();
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();

@@ -88,6 +88,7 @@ class RowLockingCursor {
   const Keyspace& keyspace_;     // the walked index's
   const IndexDef* const index_;  // null for the clustered index
   const LockMode lock_;
+  const LockWait wait_;
   const ReadOptions row_read_;  // the clustered lookups of a kRow secondary walk
   const RowFetch fetch_;
   const bool reverse_;

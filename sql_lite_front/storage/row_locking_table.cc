@@ -21,8 +21,9 @@ namespace {
 // of a secondary index (<, <=, BETWEEN, LIKE 'p%') locks that record next-key (the handler reads
 // it, then finds it past the range's end); an unbounded range locks to the supremum. The upper
 // bound views r.end (an iterator copies it when made).
-ReadOptions RangeRead(LockMode lock, bool clustered, const KeyRange& r) {
+ReadOptions RangeRead(LockMode lock, LockWait wait, bool clustered, const KeyRange& r) {
   ReadOptions ro{lock};
+  ro.wait = wait;
   if (!r.end_unbounded) ro.upper_bound = r.end;
   const bool gap = r.equality || clustered;
   ro.range_end_lock = gap ? RangeEndLock::kGap : RangeEndLock::kNextKey;
@@ -145,14 +146,17 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
       keyspace_(request.index == kClusteredIndex ? table.clustered : table.indexes[request.index]),
       index_(request.index == kClusteredIndex ? nullptr : &table.def.indexes[request.index]),
       lock_(request.lock),
-      row_read_{request.lock},
+      wait_(request.wait),
+      row_read_{request.lock, request.wait},
       fetch_(request.fetch),
       reverse_(request.reverse),
       per_range_(per_range),
       index_value_(index_ != nullptr && IndexHasWeights(table.def, *index_)) {}
 
 Status RowLockingCursor::Open() {
-  ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ReadOptions{lock_}));
+  ReadOptions ro{lock_};
+  ro.wait = wait_;
+  ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ro));
   it_ = iterator_.get();
   return Status::OK();
 }
@@ -161,8 +165,8 @@ Status RowLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
   range_ = &range;
   if (per_range_) {
     iterator_.reset();  // the previous range's goes first
-    ASSIGN_OR_RETURN(iterator_,
-                     txn_->NewIterator(keyspace_, RangeRead(lock_, index_ == nullptr, range)));
+    ASSIGN_OR_RETURN(
+        iterator_, txn_->NewIterator(keyspace_, RangeRead(lock_, wait_, index_ == nullptr, range)));
     it_ = iterator_.get();
   }
   return Position(it_, range, reverse_, counts);
@@ -185,8 +189,11 @@ SqlStatus RowLockingTable::Scan(const ScanRequest& request, CursorVisitor& visit
   return visitor.Visit(cursor);
 }
 
-SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock, Row* row) {
-  Result<bool> got = txn_->Get(table_.clustered, primary_key, &value_, ReadOptions{lock});
+SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock, LockWait wait,
+                                     Row* row) {
+  ReadOptions ro{lock};
+  ro.wait = wait;
+  Result<bool> got = txn_->Get(table_.clustered, primary_key, &value_, ro);
   if (!got.ok()) return FromStatus(got.status());
   if (!*got) return false;
   uint64_t row_id = 0;
@@ -195,11 +202,12 @@ SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock
   return true;
 }
 
-SqlResult<uint64_t> RowLockingTable::Count(int index, const KeyRange& range, LockMode lock) {
+SqlResult<uint64_t> RowLockingTable::Count(int index, const KeyRange& range, LockMode lock,
+                                           LockWait wait) {
   // The engine counts a leaf at a time, locking what an Iterator would (the hot path of
   // `SELECT count(i) FROM sample`), up to the range's end as Scan's walk of it would
   // (RangeRead). A bounded range's end is never empty (planner.h).
-  ReadOptions ro = RangeRead(lock, index == kClusteredIndex, range);
+  ReadOptions ro = RangeRead(lock, wait, index == kClusteredIndex, range);
   ro.upper_bound.reset();  // Count's end is its hi
   Result<uint64_t> n = txn_->Count(KeyspaceOf(index), range.start,
                                    range.end_unbounded ? std::string_view() : range.end, ro);
@@ -321,7 +329,7 @@ SqlStatus RowLockingTable::Insert(const Row& row, const InsertRequest& request) 
 }
 
 SqlResult<bool> RowLockingTable::Read(std::string_view ref, LockMode lock, Row* row) {
-  return Get(ref, lock, row);  // a ref is the clustered key
+  return Get(ref, lock, LockWait::kWait, row);  // a ref is the clustered key
 }
 
 SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, const Row& new_row,

@@ -68,6 +68,9 @@ enum class RowFetch : uint8_t {
 struct ScanRequest {
   int index = kClusteredIndex;      // the walked index
   LockMode lock = LockMode::kNone;  // what the walk locks (see Scan)
+  LockWait wait = LockWait::kWait;  // ... and what a record locked by another does (NOWAIT, SKIP
+                                    // LOCKED: minnow/options.h; the table-locking engine has no
+                                    // row locks and ignores it, as MySQL's thr_lock does)
   bool reverse = false;             // walk each range from its end to its start
   RowFetch fetch = RowFetch::kRow;
 };
@@ -132,11 +135,14 @@ class TableEngine {
   // `*row` (sized to the columns) and returns true, or false if absent. Row-locking: with a
   // lock mode it locks the record (REC_NOT_GAP) or, under REPEATABLE READ and SERIALIZABLE,
   // the gap where the absent key would go, as InnoDB's unique search.
-  virtual SqlResult<bool> Get(std::string_view primary_key, LockMode lock, Row* row) = 0;
+  // `wait` as ScanRequest::wait (SKIP LOCKED: false for a row another transaction holds).
+  virtual SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
+                              Row* row) = 0;
 
   // The number of entries of `index` in `range`, without handing them out (count(*)'s fast
   // path), locking what Scan's walk of the range with `lock` locks.
-  virtual SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) = 0;
+  virtual SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock,
+                                    LockWait wait) = 0;
 
   // Writes a new row (REQUIRES: coerced to the columns) and its index entries. 1062
   // "Duplicate entry '<pk>' for key '<table>.PRIMARY'" if its primary key is taken, "...

@@ -154,7 +154,7 @@ SqlStatus TableLockingTable::Scan(const ScanRequest& request, CursorVisitor& vis
   return visitor.Visit(cursor);
 }
 
-SqlResult<bool> TableLockingTable::Get(std::string_view primary_key, LockMode, Row* row) {
+SqlResult<bool> TableLockingTable::Get(std::string_view primary_key, LockMode, LockWait, Row* row) {
   HeapTableLock own;
   SQL_ASSIGN_OR_RETURN(const HeapTableLock* lock, LockFor(HeapLockType::kReadNoInsert, &own));
   if (table_.def.has_hidden_primary_key()) return Internal("a point read of a table without key");
@@ -171,7 +171,7 @@ SqlResult<bool> TableLockingTable::Get(std::string_view primary_key, LockMode, R
   return false;
 }
 
-SqlResult<uint64_t> TableLockingTable::Count(int index, const KeyRange& range, LockMode) {
+SqlResult<uint64_t> TableLockingTable::Count(int index, const KeyRange& range, LockMode, LockWait) {
   ScanRequest request;
   request.index = index;
   request.fetch = RowFetch::kNone;

@@ -33,8 +33,10 @@ class TableLockingTable final : public TableEngine {
       : table_(table), access_(access) {}
 
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
-  SqlResult<bool> Get(std::string_view primary_key, LockMode lock, Row* row) override;
-  SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock) override;
+  SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
+                      Row* row) override;
+  SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock,
+                            LockWait wait) override;
   using TableEngine::Insert;
   using TableEngine::Update;
   SqlStatus Insert(const Row& row, const InsertRequest& request) override;

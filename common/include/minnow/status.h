@@ -30,6 +30,8 @@ enum class Code : uint8_t {
   kNoSpace,          // the file or the pool is full
   kAborted,          // the operation was cancelled or its transaction was rolled back
   kInternal,         // a minnow bug was detected and reported instead of crashing
+  kLockNoWait,       // a lock the caller asked not to wait for is held by another transaction
+                     // (NOWAIT: MySQL 3572); nothing was enqueued
 };
 
 // The stable, printable name of a code ("NotFound", ...).
@@ -53,6 +55,7 @@ class [[nodiscard]] Status {
   static Status Closed(std::string msg) { return {Code::kClosed, std::move(msg)}; }
   static Status NoSpace(std::string msg) { return {Code::kNoSpace, std::move(msg)}; }
   static Status Internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
+  static Status LockNoWait(std::string msg) { return {Code::kLockNoWait, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

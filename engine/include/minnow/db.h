@@ -298,8 +298,9 @@ class Session {
   Result<std::unique_ptr<Transaction>> Begin(const TransactionOptions& options = {});
 
   // Autocommit (MySQL's autocommit=1 outside BEGIN): each call is a transaction of its own,
-  // with these options, committed before it returns; a call that fails (kLockWaitTimeout,
-  // kDeadlock, kDuplicateKey, ...) is rolled back and has changed nothing.
+  // with these options (and TransactionOptions::autocommit set), committed before it returns; a
+  // call that fails (kLockWaitTimeout, kDeadlock, kDuplicateKey, ...) is rolled back and has
+  // changed nothing.
   void set_autocommit_options(const TransactionOptions& options);
   Result<bool> Get(const Keyspace& ks, std::string_view key, std::string* value,
                    const ReadOptions& ro = {});

@@ -41,7 +41,8 @@ struct KeyspaceOptions {
   std::string secondary_of;
 };
 
-// Lock mode of a read: kNone is a consistent read (no locks, except under SERIALIZABLE);
+// Lock mode of a read: kNone is a consistent read (no locks, except under SERIALIZABLE outside
+// an autocommit transaction, TransactionOptions::autocommit);
 // kShare and kExclusive read the latest committed version and lock it, as InnoDB's LOCK IN
 // SHARE MODE and FOR UPDATE do (see Transaction::Get and Transaction::NewIterator).
 enum class LockMode : uint8_t { kNone, kShare, kExclusive };
@@ -55,8 +56,22 @@ enum class RangeEndLock : uint8_t {
              // index, ref access: `k = 30` gap-locks the next record)
 };
 
+// What a locking read does about a record another transaction holds a conflicting lock on
+// (MySQL's NOWAIT and SKIP LOCKED; they apply to record locks only: GAP locks and locks on a
+// page's supremum never conflict, so they are taken as always).
+enum class LockWait : uint8_t {
+  kWait,        // wait for it (kLockWaitTimeout, kDeadlock)
+  kNoWait,      // fail at once with kLockNoWait; nothing is enqueued
+  kSkipLocked,  // pass over the record: an Iterator does not show it, Get returns false, Count
+                // does not count it; nothing is locked on it
+};
+
 struct ReadOptions {
   LockMode lock_mode = LockMode::kNone;
+  // With a lock mode other than kNone (ignored otherwise). kNoWait and kSkipLocked lock each
+  // record as the read reaches it (an Iterator does not lock the rest of its leaf ahead, so a
+  // scan that stops early leaves the records after it alone), as InnoDB does.
+  LockWait wait = LockWait::kWait;
   // Iterators (Transaction::NewIterator): the exclusive end of a forward scan. The iterator
   // shows keys < *upper_bound only: a forward move (Seek, SeekToFirst, Next) that reaches a
   // key at or after it leaves the iterator not Valid(). A locking read then has locked what
@@ -106,6 +121,10 @@ struct TransactionOptions {
   // lock_wait_timeout for this transaction's metadata lock waits (Transaction::LockMetadata);
   // 0: Options::metadata_lock_wait_timeout_ms.
   uint64_t metadata_lock_wait_timeout_ms = 0;
+  // A transaction of one autocommit statement (MySQL's autocommit=1 outside BEGIN): under
+  // SERIALIZABLE its plain reads stay consistent reads, as InnoDB's (ha_innobase::store_lock
+  // makes them share-locking only in a transaction begun by BEGIN or under autocommit=0).
+  bool autocommit = false;
 };
 
 }  // namespace minnow

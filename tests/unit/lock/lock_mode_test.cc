@@ -96,7 +96,7 @@ TEST_CASE("lock mode names as data_locks prints them", "[lock]") {
   CHECK(LockModeName(X, kOrd) == "X");
   CHECK(LockModeName(S, kRec) == "S,REC_NOT_GAP");
   CHECK(LockModeName(X, kGap) == "X,GAP");
-  CHECK(LockModeName(X, kII) == "X,INSERT_INTENTION");
+  CHECK(LockModeName(X, kII) == "X,GAP,INSERT_INTENTION");
 }
 
 }  // namespace

@@ -304,7 +304,7 @@ TEST_CASE("gap locks keep only inserts out; insert intention makes no struct", "
   CHECK(t3->waiting(nullptr));  // t1 still holds the gap
   locks.ReleaseAll(t1);
   CHECK(locks.Wait(t3, std::chrono::milliseconds(0)).ok());
-  CHECK(Rows(locks) == std::vector<std::string>{"3 7:5 X,INSERT_INTENTION"});
+  CHECK(Rows(locks) == std::vector<std::string>{"3 7:5 X,GAP,INSERT_INTENTION"});
   // Nothing waits for a granted insert intention.
   TrxLocks* t4 = trxs.New(4);
   CHECK(Lock(locks, t4, kPage, 5, kX) == Code::kOk);
@@ -322,7 +322,7 @@ TEST_CASE("locks on the supremum are gap locks", "[lock]") {
   TrxLocks* t3 = trxs.New(3);
   CHECK(Lock(locks, t3, kPage, kSupremumHeapNo, kX, kII) == Code::kLockWait);
   CHECK(Rows(locks) ==
-        std::vector<std::string>{"1 7:1 X", "2 7:1 X", "3 7:1 X,INSERT_INTENTION WAITING"});
+        std::vector<std::string>{"1 7:1 X", "2 7:1 X", "3 7:1 X,GAP,INSERT_INTENTION WAITING"});
 }
 
 TEST_CASE("table locks", "[lock]") {

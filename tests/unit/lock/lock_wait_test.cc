@@ -321,3 +321,41 @@ TEST_CASE("on_deadlock describes a deadlock on a table lock", "[lock]") {
 
 }  // namespace
 }  // namespace minnow
+
+namespace minnow {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace)
+
+TEST_CASE("a request that may not wait gets kLockNoWait and leaves nothing behind", "[lock]") {
+  LockSys locks;
+  Trxs trxs(locks);
+  TrxLocks* t1 = trxs.New(1);
+  TrxLocks* t2 = trxs.New(2);
+  constexpr PageNo kPg = 3;
+  REQUIRE(Lock(locks, t1, kPg, 5, TrxLockMode::kX, RecLockType::kRecNotGap) == Code::kOk);
+  // The record itself: refused at once, no waiting request, no wait counted.
+  CHECK(locks.LockRecord(t2, {kPg, 5}, TrxLockMode::kS, RecLockType::kOrdinary, false).code() ==
+        Code::kLockNoWait);
+  CHECK(!t2->waiting(nullptr));
+  CHECK(locks.stats().waits == 0);
+  CHECK(t2->stats().structs == 0);
+  // A batch: the records before the conflict are granted, nothing after it is touched.
+  const std::vector<HeapNo> batch{3, 4, 5, 6};
+  size_t granted = 99;
+  CHECK(locks.LockRecords(t2, kPg, batch, TrxLockMode::kX, RecLockType::kOrdinary, &granted, false)
+            .code() == Code::kLockNoWait);
+  CHECK(granted == 2);
+  CHECK(Rows(locks) == std::vector<std::string>{"1 3:5 X,REC_NOT_GAP", "2 3:3 X", "2 3:4 X"});
+  // A gap lock never conflicts, so it is granted without waiting.
+  CHECK(locks.LockRecord(t2, {kPg, 5}, TrxLockMode::kX, RecLockType::kGap, false).ok());
+  // The same request that may wait enqueues as before.
+  CHECK(locks.LockRecord(t2, {kPg, 5}, TrxLockMode::kX, RecLockType::kRecNotGap).code() ==
+        Code::kLockWait);
+  CHECK(t2->waiting(nullptr));
+  locks.ReleaseAll(t1);
+  CHECK(locks.Wait(t2, std::chrono::milliseconds(20000)).ok());
+}
+
+}  // namespace
+}  // namespace minnow

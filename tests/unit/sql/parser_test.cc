@@ -158,9 +158,15 @@ TEST_CASE("W1's four queries and their locking clauses", "[sql][parser]") {
   CHECK(Arg(*s.where, 1).value == Value::String("5%"));
 
   st = MustParse("SELECT a FROM t FOR UPDATE NOWAIT");
-  CHECK(As<SelectStmt>(st).nowait);
-  st = MustParse("SELECT a FROM t FOR SHARE SKIP LOCKED");
-  CHECK(As<SelectStmt>(st).skip_locked);
+  CHECK(As<SelectStmt>(st).lock == RowLockClause::kUpdate);
+  CHECK(As<SelectStmt>(st).locked_row == LockedRowAction::kNoWait);
+  st = MustParse("SELECT a FROM t AS x FOR SHARE OF x SKIP LOCKED");
+  CHECK(As<SelectStmt>(st).lock == RowLockClause::kShare);
+  CHECK(As<SelectStmt>(st).locked_row == LockedRowAction::kSkipLocked);
+  st = MustParse("SELECT a FROM t LOCK IN SHARE MODE");
+  CHECK(As<SelectStmt>(st).locked_row == LockedRowAction::kWait);
+  st = MustParse("SELECT 1 FOR UPDATE");
+  CHECK(As<SelectStmt>(st).lock == RowLockClause::kNone);
   st = MustParse("SELECT count(DISTINCT a) FROM t");
   CHECK(As<SelectStmt>(st).items[0].expr->distinct);
 }
@@ -665,6 +671,15 @@ TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
     CHECK(t.kind == k.kind);
     CHECK(t.consistent_snapshot == k.snapshot);
     CHECK(t.read_only == k.read_only);
+  }
+  for (const auto& [sql, kind] : {std::pair{"SAVEPOINT sp1", K::kSavepoint},
+                                  std::pair{"ROLLBACK TO SAVEPOINT sp1", K::kRollbackToSavepoint},
+                                  std::pair{"ROLLBACK WORK TO sp1", K::kRollbackToSavepoint},
+                                  std::pair{"RELEASE SAVEPOINT sp1", K::kReleaseSavepoint}}) {
+    INFO(sql);
+    Statement sp = MustParse(sql);
+    CHECK(As<TransactionStmt>(sp).kind == kind);
+    CHECK(As<TransactionStmt>(sp).savepoint == "sp1");
   }
   Statement st = MustParse("USE test;");
   CHECK(As<UseStmt>(st).database == "test");
