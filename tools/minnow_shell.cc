@@ -5,9 +5,9 @@
 // Without --db the database is $MINNOW_DB, else minnow.db in the working directory (created if
 // missing). -e runs its statements and exits; a FILE, or stdin that is not a terminal, is run as
 // a script with mysql's batch output (tab-separated), which stops at the first error unless
-// --force says to go on (as mysql's: the exit code is still 1); on a terminal the shell is interactive:
-// line editing and history (~/.minnow_history, when built with libedit), tables and summary
-// lines as the mysql client prints them.
+// --force says to go on (as mysql's: the exit code is still 1); on a terminal the shell is
+// interactive: line editing and history (~/.minnow_history, when built with libedit), tables and
+// summary lines as the mysql client prints them.
 //
 // Sessions: every session runs its statements on a thread of its own (SessionWorker). The shell
 // waits for a statement, polling every 100 ms; once it waits for a lock, the shell says so and
