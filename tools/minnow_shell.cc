@@ -1,12 +1,13 @@
 // minnow: the SQL shell, a small mysql client over an embedded database.
 //
-//   minnow [--db PATH] [-e "SQL"] [--batch|-B] [FILE]
+//   minnow [--db PATH] [-e "SQL"] [--batch|-B] [--force|-f] [FILE]
 //
 // Without --db the database is $MINNOW_DB, else minnow.db in the working directory (created if
 // missing). -e runs its statements and exits; a FILE, or stdin that is not a terminal, is run as
-// a script with mysql's batch output (tab-separated); on a terminal the shell is interactive:
-// line editing and history (~/.minnow_history, when built with libedit), tables and summary
-// lines as the mysql client prints them.
+// a script with mysql's batch output (tab-separated), which stops at the first error unless
+// --force says to go on (as mysql's: the exit code is still 1); on a terminal the shell is
+// interactive: line editing and history (~/.minnow_history, when built with libedit), tables and
+// summary lines as the mysql client prints them.
 //
 // Sessions: every session runs its statements on a thread of its own (SessionWorker). The shell
 // waits for a statement, polling every 100 ms; once it waits for a lock, the shell says so and
@@ -61,7 +62,9 @@ struct ShellSession {
 
 class Shell {
  public:
-  Shell(sql::SqlEngine* engine, OutputMode mode) : engine_(engine), mode_(mode) {
+  // force: an error does not end a batch run (mysql's --force); the exit code says it happened.
+  Shell(sql::SqlEngine* engine, OutputMode mode, bool force)
+      : engine_(engine), mode_(mode), force_(force) {
     AddSession("main");
   }
   ~Shell() {
@@ -74,6 +77,9 @@ class Shell {
   // Waits for statements still running in any session and prints their results.
   void Drain();
   int exit_code() const { return exit_code_; }
+  // The input asked to quit (quit, exit, \q): statements still running are cancelled, not
+  // waited for.
+  bool quit_requested() const { return quit_requested_; }
 
  private:
   ShellSession& current() { return sessions_.at(current_); }
@@ -89,17 +95,21 @@ class Shell {
   // Prints the results of background statements that have finished; false on an error that
   // ends a batch run.
   bool ReportFinished();
-  // Prints a finished statement's result; false on an error that ends a batch run.
-  bool PrintResult(ShellSession& s, const sql::SqlResult<StatementResult>& r);
+  // Prints a finished statement's result of session `name`; false on an error that ends a
+  // batch run. An error names its session when the shell has more than one.
+  bool PrintResult(ShellSession& s, const std::string& name,
+                   const sql::SqlResult<StatementResult>& r);
   void PrintSessions();
   void Help();
 
   sql::SqlEngine* engine_;
   OutputMode mode_;
+  bool force_;
   std::map<std::string, ShellSession> sessions_;
   std::string current_;
   int exit_code_ = 0;
   int source_depth_ = 0;
+  bool quit_requested_ = false;
 };
 
 void Shell::AddSession(const std::string& name) {
@@ -115,21 +125,23 @@ std::string Shell::Prompt(bool continuation) const {
   return "minnow> ";
 }
 
-bool Shell::PrintResult(ShellSession& s, const sql::SqlResult<StatementResult>& r) {
+bool Shell::PrintResult(ShellSession& s, const std::string& name,
+                        const sql::SqlResult<StatementResult>& r) {
   if (!r.ok()) {
     const sql::SqlError& e = r.error();
     std::fflush(stdout);
+    const std::string session = sessions_.size() > 1 ? " in session '" + name + "'" : "";
     if (mode_ == OutputMode::kInteractive) {
-      std::fprintf(stderr, "%s\n", e.ToString().c_str());
+      std::fprintf(stderr, "%s%s\n", e.ToString().c_str(), session.c_str());
       return true;
     }
     // mysql's batch error line: the statement's first line, and the sourced file if any.
     std::string where = " at line " + std::to_string(s.line);
     if (!s.file.empty()) where += " in file: '" + s.file + "'";
-    std::fprintf(stderr, "ERROR %u (%s)%s: %s\n", e.code, e.sqlstate(), where.c_str(),
-                 e.message.c_str());
+    std::fprintf(stderr, "ERROR %u (%s)%s%s: %s\n", e.code, e.sqlstate(), where.c_str(),
+                 session.c_str(), e.message.c_str());
     exit_code_ = 1;
-    return false;
+    return force_;
   }
   const StatementResult& res = *r;
   std::string out;
@@ -194,7 +206,7 @@ bool Shell::ReportFinished() {
     s.background = false;
     std::printf("-- session '%s' finished:\n", name.c_str());
     std::fflush(stdout);
-    if (!PrintResult(s, s.worker->TakeResult())) return false;
+    if (!PrintResult(s, name, s.worker->TakeResult())) return false;
   }
   return true;
 }
@@ -222,7 +234,7 @@ bool Shell::RunStatement(const std::string& sql, bool vertical, int line, const 
   g_interrupted.store(false);
   s.worker->Submit(sql);
   if (!Await(s, current_, /*allow_background=*/true)) return true;
-  if (!PrintResult(s, s.worker->TakeResult())) return false;
+  if (!PrintResult(s, current_, s.worker->TakeResult())) return false;
   // A COMMIT or ROLLBACK here may have released what a background statement waits for: give
   // those a moment, so that their results follow this one instead of the user's next line.
   for (auto& [name, other] : sessions_) {
@@ -272,6 +284,7 @@ bool Shell::Command(const std::string& raw, bool* quit) {
   if (word == "quit" || word == "exit" || word == "\\q") {
     if (!arg.empty() && word != "\\q") return false;
     *quit = true;
+    quit_requested_ = true;
     return true;
   }
   if (word == "help" || word == "\\h" || word == "?" || word == "\\?") {
@@ -421,16 +434,17 @@ void Shell::Drain() {
 
 void Usage() {
   std::fputs(
-      "usage: minnow [--db PATH] [-e \"SQL\"] [--batch|-B] [FILE]\n"
+      "usage: minnow [--db PATH] [-e \"SQL\"] [--batch|-B] [--force|-f] [FILE]\n"
       "  --db PATH    the database file (default: $MINNOW_DB, else minnow.db here)\n"
       "  -e SQL       run the statements and exit\n"
-      "  --batch, -B  tab-separated output, no prompt (the default for a FILE or a pipe)\n",
+      "  --batch, -B  tab-separated output, no prompt (the default for a FILE or a pipe)\n"
+      "  --force, -f  go on after an error in a script or -e (the exit code is still 1)\n",
       stderr);
 }
 
 int Main(int argc, char** argv) {
   std::string db_path, exec, file;
-  bool have_exec = false, batch = false;
+  bool have_exec = false, batch = false, force = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if ((a == "--db" || a == "-e" || a == "--execute") && i + 1 >= argc) {
@@ -449,6 +463,8 @@ int Main(int argc, char** argv) {
       have_exec = true;
     } else if (a == "--batch" || a == "-B") {
       batch = true;
+    } else if (a == "--force" || a == "-f") {
+      force = true;
     } else if (a == "--help" || a == "-h" || a == "-?") {
       Usage();
       return 0;
@@ -498,7 +514,7 @@ int Main(int argc, char** argv) {
   InstallSigint();
   int code = 0;
   {
-    Shell shell(engine->get(), mode);
+    Shell shell(engine->get(), mode, force);
     if (have_exec) {
       std::istringstream in(exec);
       StreamSource src(&in);
@@ -519,7 +535,9 @@ int Main(int argc, char** argv) {
       StreamSource src(&std::cin);
       shell.Run(&src, "");
     }
-    if (shell.exit_code() == 0) shell.Drain();
+    // At the end of the input, statements still running finish and print, as in mysql; after
+    // quit the shell's destructor cancels them (their waits end at once) and rolls back.
+    if ((shell.exit_code() == 0 || force) && !shell.quit_requested()) shell.Drain();
     code = shell.exit_code();
   }
   engine->reset();
