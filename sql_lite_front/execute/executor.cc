@@ -73,7 +73,9 @@ bool PassesAll(const std::vector<BoundExpr>* residual, const Row& row, EvalState
 SqlStatus ConstLookups(ExecContext& ctx, const ScanSpec& spec, TableEngine& engine,
                        EvalState& state, const RowCallback& fn) {
   Row row(spec.table->def.columns.size());
-  for (const KeyRange& r : spec.plan->ranges) {
+  const std::vector<KeyRange>& ranges = spec.plan->ranges;
+  for (size_t ri = 0; ri < ranges.size(); ++ri) {
+    const KeyRange& r = ranges[spec.plan->reverse ? ranges.size() - 1 - ri : ri];
     ++ctx.counts->handler_read_key;
     SQL_ASSIGN_OR_RETURN(bool found, engine.Get(r.start, spec.lock, spec.wait, &row));
     if (!found) continue;
@@ -158,7 +160,8 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   if (plan.empty) return SqlStatus::OK();
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, *spec.table);
   // A MyISAM table's rows are named by position, not by key: its point reads walk PRIMARY.
-  if (plan.type == AccessType::kConst && plan.clustered() && !spec.table->def.table_locking()) {
+  if ((plan.type == AccessType::kConst || plan.unique_points) && plan.clustered() &&
+      !spec.table->def.table_locking()) {
     return ConstLookups(ctx, spec, *engine, state, fn);
   }
   ScanRequest request;

@@ -15,12 +15,13 @@ namespace {
 
 // A conjunct of a shape an index may use: column op literal(s).
 struct ColumnPredicate {
-  enum class Kind : uint8_t { kEq, kIn, kLower, kUpper, kBetween, kLikePrefix };
+  enum class Kind : uint8_t { kEq, kIn, kLower, kUpper, kBetween, kLikePrefix, kOr };
   Kind kind = Kind::kEq;
   uint32_t column = 0;
   std::vector<Value> values;  // kEq/kLower/kUpper: 1; kBetween: 2; kIn: n; kLikePrefix: prefix
   bool inclusive = true;      // kLower/kUpper
   const Expr* source = nullptr;
+  std::vector<ColumnPredicate> alternatives;  // kOr: the disjuncts, all on `column`
 };
 
 std::optional<Value> LiteralOf(const Expr* e) {
@@ -59,12 +60,37 @@ BinaryOp Flip(BinaryOp op) {
   }
 }
 
+std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e);
+
+// The disjuncts of an OR tree, each analyzed; false if one is not of a usable shape.
+bool AnalyzeDisjuncts(const TableDef& def, const Expr* e, std::vector<ColumnPredicate>* out) {
+  if (e->kind == Expr::Kind::kBinary && e->binary_op == BinaryOp::kOr) {
+    return AnalyzeDisjuncts(def, e->args[0].get(), out) &&
+           AnalyzeDisjuncts(def, e->args[1].get(), out);
+  }
+  std::optional<ColumnPredicate> p = Analyze(def, e);
+  if (!p.has_value() || p->kind == ColumnPredicate::Kind::kLikePrefix) return false;
+  out->push_back(std::move(*p));
+  return true;
+}
+
 std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e) {
   ColumnPredicate p;
   p.source = e;
   switch (e->kind) {
     case Expr::Kind::kBinary: {
       BinaryOp op = e->binary_op;
+      if (op == BinaryOp::kOr) {
+        // An OR of equalities, IN lists and ranges on one column: a union of ranges, as
+        // MySQL's range optimizer builds it.
+        if (!AnalyzeDisjuncts(def, e, &p.alternatives)) return std::nullopt;
+        p.kind = ColumnPredicate::Kind::kOr;
+        p.column = p.alternatives[0].column;
+        for (const ColumnPredicate& a : p.alternatives) {
+          if (a.column != p.column) return std::nullopt;
+        }
+        return p;
+      }
       if (op != BinaryOp::kEq && op != BinaryOp::kLt && op != BinaryOp::kLe &&
           op != BinaryOp::kGt && op != BinaryOp::kGe)
         return std::nullopt;
@@ -315,6 +341,71 @@ bool ComparisonRange(const ColumnDef& col, uint32_t column, const std::string& p
   return range_part;
 }
 
+// An OR on the key column `column` after `prefix`: each disjunct's ranges, sorted by start
+// and with overlapping or adjacent ones merged, appended to *ranges. The OR is not consumed
+// (it stays a residual, checked on each row, and is noted in *rechecked). False if there is none
+// usable.
+bool OrRanges(const ColumnDef& col, uint32_t column, const std::string& prefix,
+              const std::vector<ColumnPredicate>& preds, std::vector<KeyRange>* ranges,
+              std::vector<const Expr*>* rechecked) {
+  for (const ColumnPredicate& p : preds) {
+    if (p.column != column || p.kind != ColumnPredicate::Kind::kOr) continue;
+    std::vector<KeyRange> parts;
+    bool ok = true;
+    for (const ColumnPredicate& a : p.alternatives) {
+      std::vector<const Expr*> unused;
+      std::vector<ColumnPredicate> one{a};
+      if (a.kind == ColumnPredicate::Kind::kEq) {
+        std::optional<std::string> enc = EncodeExact(col, a.values[0]);
+        if (!enc.has_value()) {
+          ok = false;
+          break;
+        }
+        parts.push_back(PrefixRange(prefix + *enc));
+        parts.back().equality = true;
+      } else if (!InListRanges(col, column, prefix, one, &parts, &unused) &&
+                 !ComparisonRange(col, column, prefix, one, &parts, &unused, &unused)) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    std::vector<KeyRange> live;
+    for (KeyRange& r : parts) {
+      if (!IsEmpty(r)) live.push_back(std::move(r));
+    }
+    std::sort(live.begin(), live.end(),
+              [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
+    std::vector<KeyRange> merged;
+    for (KeyRange& r : live) {
+      if (!merged.empty()) {
+        KeyRange& last = merged.back();
+        // Only overlaps: adjacent point ranges stay apart (each is a unique search).
+        if (last.end_unbounded || r.start < last.end) {
+          const bool same =
+              !last.end_unbounded && !r.end_unbounded && r.start == last.start && r.end == last.end;
+          if (!same) {
+            if (!last.end_unbounded && (r.end_unbounded || r.end > last.end)) {
+              last.end = r.end;
+              last.end_unbounded = r.end_unbounded;
+            }
+            last.equality = false;
+          } else {
+            last.equality = last.equality && r.equality;
+          }
+          continue;
+        }
+      }
+      merged.push_back(std::move(r));
+    }
+    for (KeyRange& r : merged) ranges->push_back(std::move(r));
+    // The ranges are exactly the OR's rows: checking it again filters nothing more.
+    rechecked->push_back(p.source);
+    return true;
+  }
+  return false;
+}
+
 // The best use of `index`'s key by the predicates, if any: equalities on its leading columns,
 // then an IN list or comparisons on the next one.
 std::optional<Candidate> TryIndex(const TableDef& def, int index,
@@ -332,7 +423,8 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
     const ColumnDef& col = def.columns[key_cols[k]];
     range_part =
         InListRanges(col, key_cols[k], prefix, preds, &ranges, &c.consumed) ||
-        ComparisonRange(col, key_cols[k], prefix, preds, &ranges, &c.consumed, &c.plan.rechecked);
+        ComparisonRange(col, key_cols[k], prefix, preds, &ranges, &c.consumed, &c.plan.rechecked) ||
+        OrRanges(col, key_cols[k], prefix, preds, &ranges, &c.plan.rechecked);
   }
   if (k == 0 && !range_part) return std::nullopt;
   if (!range_part) {
@@ -347,6 +439,11 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
     if (!IsEmpty(r)) plan.ranges.push_back(r);
   }
   plan.empty = plan.ranges.empty();
+  // Each range one whole primary key value (an IN list, an OR of equalities): InnoDB reads
+  // each with a unique search.
+  plan.unique_points = index < 0 && range_part && k + 1 == searchable &&
+                       std::all_of(plan.ranges.begin(), plan.ranges.end(),
+                                   [](const KeyRange& r) { return r.equality; });
   if (index < 0) {
     plan.type = !range_part && k == searchable ? AccessType::kConst
                 : range_part                   ? AccessType::kRange

@@ -5,13 +5,14 @@
 // From WHERE's conjuncts (the top-level ANDs) the planner finds, for the clustered index and
 // for each secondary index, the conjuncts that constrain a leading part of its key:
 //   column = literal, column IN (literals), column <, <=, >, >= literal, column BETWEEN a AND b,
-//   and column LIKE 'prefix%' on a string column.
+//   column LIKE 'prefix%' on a string column, and an OR of the others (but LIKE) on one
+//   column, a union of their ranges sorted and merged (the OR stays a residual).
 // A conjunct is used only when its literal stores into the column unchanged (CoerceToColumn
 // keeps it and it compares equal); otherwise it stays a residual predicate. The candidates,
 // best first:
 //   const   equality on every primary key column (one row at most);
 //   ref     equality on a leading part of the primary key (composite keys), then
-//   range   a range on the primary key (incl. IN lists as several ranges);
+//   range   a range on the primary key (incl. IN lists and ORs as several ranges);
 //   ref     equality on a secondary index's leading columns;
 //   range   a range on a secondary index's leading part (LIKE 'p%' is the key range
 //           starting with row_codec's AppendKeyPrefix);
@@ -68,7 +69,9 @@ struct AccessPlan {
   bool reverse = false;               // walk backwards (ORDER BY ... DESC)
   bool needs_sort = false;            // ORDER BY not given by the walk order
   bool empty = false;                 // the ranges select nothing (Impossible WHERE)
-  std::vector<int> possible_keys;     // indexes (-1 = PRIMARY) with a usable conjunct
+  // Every range is one whole primary key value: read by point reads (unique searches).
+  bool unique_points = false;
+  std::vector<int> possible_keys;  // indexes (-1 = PRIMARY) with a usable conjunct
   // Residual conjuncts that also bound the ranges (a LIKE 'p%' under a collation with
   // weights, row_codec.h): checked again on each row, they filter nothing more.
   std::vector<const Expr*> rechecked;
