@@ -82,15 +82,17 @@ enum ErrorCode : uint16_t {
   kErDivisionByZero = 1365,               // 22012 Division by 0
   kErWrongFieldSpec = 1063,               // 42000 Incorrect column specifier for column '%s'
   kErInvalidDefault = 1067,               // 42000 Invalid default value for '%s'
-  kErCantRemoveAllFields = 1090,         // 42000 You can't delete all columns with ALTER TABLE; use
-                                         // DROP TABLE instead
-  kErWarnUsingOtherHandler = 1266,       // (a warning) Using storage engine %s for table '%s'
-  kErSpDoesNotExist = 1305,              // 42000 FUNCTION test.%s does not exist
-  kErWrongParamCountToNativeFct = 1582,  // 42000 Incorrect parameter count in the call to
-                                         // native function '%s'
-  kErUnknownCharacterSet = 1115,         // 42000 Unknown character set: '%s'
-  kErCollationCharsetMismatch = 1253,    // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
-  kErCantAggregate2Collations = 1267,    // HY000 Illegal mix of collations (%s,%s) and (%s,%s) ...
+  kErCantRemoveAllFields = 1090,    // 42000 You can't delete all columns with ALTER TABLE; use
+                                    // DROP TABLE instead
+  kErWarnUsingOtherHandler = 1266,  // (a warning) Using storage engine %s for table '%s'
+  kErWarnAllowedPacketOverflowed = 1301,  // Result of %s() was larger than max_allowed_packet
+                                          // (%ld) - truncated (MySQL: a warning and NULL)
+  kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
+  kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
+                                          // native function '%s'
+  kErUnknownCharacterSet = 1115,          // 42000 Unknown character set: '%s'
+  kErCollationCharsetMismatch = 1253,  // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
+  kErCantAggregate2Collations = 1267,  // HY000 Illegal mix of collations (%s,%s) and (%s,%s) ...
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'

@@ -2,12 +2,16 @@
 
 #include "sql_lite_front/execute/expr.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <boost/uuid/detail/md5.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <vector>
 
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
@@ -56,7 +60,67 @@ constexpr FuncInfo kFuncs[] = {
     {"ceiling", Func::kCeil, 1, 1},
     {"round", Func::kRound, 1, 2},
     {"mod", Func::kMod, 2, 2},
+    {"repeat", Func::kRepeat, 2, 2},
+    {"substring", Func::kSubstring, 2, 3},
+    {"substr", Func::kSubstring, 2, 3},
+    {"mid", Func::kSubstring, 3, 3},
+    {"left", Func::kLeft, 2, 2},
+    {"right", Func::kRight, 2, 2},
+    {"trim", Func::kTrim, 1, 1},
+    {"ltrim", Func::kLtrim, 1, 1},
+    {"rtrim", Func::kRtrim, 1, 1},
+    {"replace", Func::kReplace, 3, 3},
+    {"concat_ws", Func::kConcatWs, 2, -1},
+    {"lpad", Func::kLpad, 3, 3},
+    {"rpad", Func::kRpad, 3, 3},
+    {"locate", Func::kLocate, 2, 3},
+    {"instr", Func::kInstr, 2, 2},
+    {"reverse", Func::kReverse, 1, 1},
+    {"hex", Func::kHex, 1, 1},
 };
+
+// The largest text a function may build: MySQL's max_allowed_packet default (larger results
+// are refused with 1301, where MySQL returns NULL with that warning).
+constexpr size_t kMaxFunctionResultBytes = 64u << 20;
+
+// The byte offset where each character of `s` starts, and s.size() last: characters are
+// UTF-8 sequences, or single bytes for a binary string (`bytes`).
+std::vector<size_t> CharStarts(std::string_view s, bool bytes) {
+  std::vector<size_t> starts;
+  starts.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size();) {
+    starts.push_back(i);
+    size_t n = 1;
+    if (!bytes) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      n = c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+      // A byte that starts no valid sequence counts as one character (as Utf8Length).
+      for (size_t k = 1; k < n; ++k) {
+        if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) {
+          n = 1;
+          break;
+        }
+      }
+    }
+    i += n;
+  }
+  starts.push_back(s.size());
+  return starts;
+}
+
+std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
+
+// Sets the statement's error to 1301 for `func`'s result of `bytes`; true if it is too large.
+bool TooLarge(size_t bytes, const char* func, EvalState& st) {
+  if (bytes <= kMaxFunctionResultBytes) return false;
+  if (!st.error.has_value()) {
+    st.error = SqlError{kErWarnAllowedPacketOverflowed,
+                        fmt::format("Result of {}() was larger than max_allowed_packet ({}) - "
+                                    "truncated",
+                                    func, kMaxFunctionResultBytes)};
+  }
+  return true;
+}
 
 std::string NowString() {
   std::time_t t = std::time(nullptr);
@@ -113,6 +177,168 @@ int64_t ClampToInt(double d, bool* fits) {
 }
 
 Value Bool(bool b) { return Value::Int(b ? 1 : 0); }
+
+// REPEAT, SUBSTRING, LEFT, ... (Func's text functions): NULL in any argument gives NULL.
+Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
+  std::vector<Value> a;
+  a.reserve(e.args.size());
+  for (const BoundExpr& x : e.args) {
+    a.push_back(Eval(x, row, st));
+    // CONCAT_WS skips NULLs after its separator; every other one is NULL on a NULL.
+    if (a.back().is_null() && (e.func != Func::kConcatWs || a.size() == 1)) return Value::Null();
+  }
+  const bool bytes = CollationOf(e).kind == Collation::Kind::kBytes;
+  auto text = [&](size_t i) { return TextOf(a[i]); };
+  auto integer = [&](size_t i) { return a[i].ToInt(); };
+  switch (e.func) {
+    case Func::kRepeat: {
+      std::string s = text(0);
+      const int64_t n = integer(1);
+      if (n <= 0 || s.empty()) return Value::String("");
+      const size_t size = static_cast<uint64_t>(n) > kMaxFunctionResultBytes
+                              ? kMaxFunctionResultBytes + 1
+                              : s.size() * static_cast<size_t>(n);
+      if (TooLarge(size, "repeat", st)) return Value::Null();
+      std::string out;
+      out.reserve(s.size() * static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) out += s;
+      return Value::String(std::move(out));
+    }
+    case Func::kSubstring: {
+      // SUBSTRING(s, pos[, len]): pos 1 is the first character, a negative pos counts from
+      // the end, pos 0 gives ''.
+      std::string s = text(0);
+      const std::vector<size_t> c = CharStarts(s, bytes);
+      const int64_t chars = static_cast<int64_t>(c.size()) - 1;
+      int64_t pos = integer(1);
+      int64_t len = a.size() > 2 ? integer(2) : chars;
+      if (pos == 0 || len <= 0) return Value::String("");
+      int64_t first = pos > 0 ? pos - 1 : chars + pos;
+      if (first < 0 || first >= chars) return Value::String("");
+      int64_t last = std::min(chars, first + std::min(len, chars));
+      return Value::String(s.substr(c[first], c[last] - c[first]));
+    }
+    case Func::kLeft:
+    case Func::kRight: {
+      std::string s = text(0);
+      const std::vector<size_t> c = CharStarts(s, bytes);
+      const int64_t chars = static_cast<int64_t>(c.size()) - 1;
+      const int64_t n = std::clamp<int64_t>(integer(1), 0, chars);
+      if (e.func == Func::kLeft) return Value::String(s.substr(0, c[n]));
+      return Value::String(s.substr(c[chars - n]));
+    }
+    case Func::kTrim:
+    case Func::kLtrim:
+    case Func::kRtrim: {
+      // Spaces only, as MySQL's TRIM(s), LTRIM and RTRIM.
+      std::string s = text(0);
+      size_t b = 0, end = s.size();
+      if (e.func != Func::kRtrim) {
+        while (b < end && s[b] == ' ') ++b;
+      }
+      if (e.func != Func::kLtrim) {
+        while (end > b && s[end - 1] == ' ') --end;
+      }
+      return Value::String(s.substr(b, end - b));
+    }
+    case Func::kReplace: {
+      // Byte-exact matches, as MySQL's REPLACE (case-sensitive under any collation).
+      std::string s = text(0), from = text(1), to = text(2);
+      if (from.empty()) return Value::String(std::move(s));
+      std::string out;
+      size_t at = 0;
+      for (size_t hit; (hit = s.find(from, at)) != std::string::npos; at = hit + from.size()) {
+        out.append(s, at, hit - at);
+        out += to;
+        if (TooLarge(out.size(), "replace", st)) return Value::Null();
+      }
+      out.append(s, at, std::string::npos);
+      return Value::String(std::move(out));
+    }
+    case Func::kConcatWs: {
+      const std::string sep = text(0);
+      std::string out;
+      bool first = true;
+      for (size_t i = 1; i < a.size(); ++i) {
+        if (a[i].is_null()) continue;
+        if (!first) out += sep;
+        out += text(i);
+        first = false;
+      }
+      return Value::String(std::move(out));
+    }
+    case Func::kLpad:
+    case Func::kRpad: {
+      std::string s = text(0), pad = text(2);
+      const int64_t len = integer(1);
+      if (len < 0) return Value::Null();
+      const std::vector<size_t> c = CharStarts(s, bytes);
+      const int64_t chars = static_cast<int64_t>(c.size()) - 1;
+      if (len <= chars) return Value::String(s.substr(0, c[len]));
+      const std::vector<size_t> p = CharStarts(pad, bytes);
+      const int64_t pad_chars = static_cast<int64_t>(p.size()) - 1;
+      if (pad_chars == 0) return Value::Null();  // nothing to pad with
+      const int64_t need = len - chars;
+      const std::string fill_unit = pad;
+      const size_t estimate = static_cast<size_t>(need / pad_chars + 1) * pad.size();
+      if (TooLarge(std::max(estimate, s.size()), e.func == Func::kLpad ? "lpad" : "rpad", st)) {
+        return Value::Null();
+      }
+      std::string fill;
+      for (int64_t i = 0; i + pad_chars <= need; i += pad_chars) fill += fill_unit;
+      fill += pad.substr(0, p[need % pad_chars]);
+      return Value::String(e.func == Func::kLpad ? fill + s : s + fill);
+    }
+    case Func::kLocate:
+    case Func::kInstr: {
+      // LOCATE(substr, s[, pos]) / INSTR(s, substr): the character position of the first match
+      // at or after pos (1-based), 0 if none; matches compare under the collation.
+      const bool instr = e.func == Func::kInstr;
+      std::string needle = text(instr ? 1 : 0), hay = text(instr ? 0 : 1);
+      const int64_t pos = a.size() > 2 ? integer(2) : 1;
+      const std::vector<size_t> c = CharStarts(hay, bytes);
+      const std::vector<size_t> nc = CharStarts(needle, bytes);
+      const int64_t chars = static_cast<int64_t>(c.size()) - 1;
+      const int64_t nchars = static_cast<int64_t>(nc.size()) - 1;
+      if (pos < 1 || pos > chars + 1) return Value::Int(0);
+      for (int64_t i = pos - 1; i + nchars <= chars; ++i) {
+        std::string_view part(hay.data() + c[i], c[i + nchars] - c[i]);
+        if (CollationCompare(CollationOf(e), part, needle) == 0) return Value::Int(i + 1);
+      }
+      return Value::Int(0);
+    }
+    case Func::kReverse: {
+      std::string s = text(0);
+      const std::vector<size_t> c = CharStarts(s, bytes);
+      std::string out;
+      out.reserve(s.size());
+      for (size_t i = c.size() - 1; i > 0; --i) out.append(s, c[i - 1], c[i] - c[i - 1]);
+      return Value::String(std::move(out));
+    }
+    case Func::kHex: {
+      // HEX(n) of a number: its integer value in hexadecimal (two's complement for negative);
+      // HEX(s) of a string: two digits per byte.
+      static constexpr char kDigits[] = "0123456789ABCDEF";
+      if (!a[0].is_string()) {
+        uint64_t n = a[0].is_uint()  ? a[0].as_uint()
+                     : a[0].is_int() ? static_cast<uint64_t>(a[0].as_int())
+                                     : static_cast<uint64_t>(std::llround(a[0].ToDouble()));
+        return Value::String(fmt::format("{:X}", n));
+      }
+      const std::string& s = a[0].as_string();
+      std::string out;
+      out.reserve(s.size() * 2);
+      for (unsigned char ch : s) {
+        out += kDigits[ch >> 4];
+        out += kDigits[ch & 15];
+      }
+      return Value::String(std::move(out));
+    }
+    default:
+      break;
+  }
+  return Value::Null();
+}
 
 Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
   auto arg = [&](size_t i) { return Eval(e.args[i], row, st); };
@@ -211,6 +437,8 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     }
     case Func::kMod:
       return EvalArithmetic(e, arg(0), arg(1), st);  // bound with binary_op kMod
+    default:
+      return EvalTextFunction(e, row, st);
   }
   return Value::Null();
 }

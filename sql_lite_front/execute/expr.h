@@ -59,6 +59,22 @@ enum class Func : uint8_t {
   kCeil,
   kRound,
   kMod,
+  // Text functions: positions and lengths count characters (bytes for a binary string).
+  kRepeat,
+  kSubstring,
+  kLeft,
+  kRight,
+  kTrim,
+  kLtrim,
+  kRtrim,
+  kReplace,
+  kConcatWs,
+  kLpad,
+  kRpad,
+  kLocate,
+  kInstr,
+  kReverse,
+  kHex,
 };
 
 enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg };
