@@ -69,6 +69,10 @@ constexpr FuncInfo kFuncs[] = {
     {"trim", Func::kTrim, 1, 1},
     {"ltrim", Func::kLtrim, 1, 1},
     {"rtrim", Func::kRtrim, 1, 1},
+    // TRIM({BOTH | LEADING | TRAILING} remstr FROM s), from the parser: (s, remstr).
+    {" trim both", Func::kTrim, 2, 2},
+    {" trim leading", Func::kLtrim, 2, 2},
+    {" trim trailing", Func::kRtrim, 2, 2},
     {"replace", Func::kReplace, 3, 3},
     {"concat_ws", Func::kConcatWs, 2, -1},
     {"lpad", Func::kLpad, 3, 3},
@@ -230,14 +234,18 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kTrim:
     case Func::kLtrim:
     case Func::kRtrim: {
-      // Spaces only, as MySQL's TRIM(s), LTRIM and RTRIM.
+      // Whole copies of remstr (spaces for TRIM(s), LTRIM and RTRIM), byte for byte as MySQL.
       std::string s = text(0);
+      const std::string rem = a.size() > 1 ? text(1) : " ";
       size_t b = 0, end = s.size();
+      if (rem.empty()) return Value::String(std::move(s));
       if (e.func != Func::kRtrim) {
-        while (b < end && s[b] == ' ') ++b;
+        while (end - b >= rem.size() && s.compare(b, rem.size(), rem) == 0) b += rem.size();
       }
       if (e.func != Func::kLtrim) {
-        while (end > b && s[end - 1] == ' ') --end;
+        while (end - b >= rem.size() && s.compare(end - rem.size(), rem.size(), rem) == 0) {
+          end -= rem.size();
+        }
       }
       return Value::String(s.substr(b, end - b));
     }

@@ -474,7 +474,24 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
       star->text = "*";
       Skip();
       fn->args.push_back(std::move(star));
+    } else if (fn->name == "trim" && !fn->distinct) {
+      return ParseTrimArgs(fn.get());
     } else if (!IsOp(")") || fn->distinct) {
+      // SUBSTRING(s FROM pos [FOR len]), as SUBSTRING(s, pos[, len]).
+      if ((fn->name == "substring" || fn->name == "substr") && !fn->distinct) {
+        SQL_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
+        fn->args.push_back(std::move(s));
+        if (AcceptKw("FROM")) {
+          SQL_ASSIGN_OR_RETURN(ExprPtr pos, ParseExpr());
+          fn->args.push_back(std::move(pos));
+          if (AcceptKw("FOR")) {
+            SQL_ASSIGN_OR_RETURN(ExprPtr len, ParseExpr());
+            fn->args.push_back(std::move(len));
+          }
+          return ExpectOp(")");
+        }
+        if (!AcceptOp(",")) return ExpectOp(")");
+      }
       for (;;) {
         SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
         fn->args.push_back(std::move(e));
@@ -488,6 +505,42 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
   SQL_RETURN_IF_ERROR(st);
   if (IsKw("OVER")) return NotSupported("window functions");
   return Finish(std::move(fn), begin);
+}
+
+// After TRIM(: [{BOTH | LEADING | TRAILING} [remstr] FROM] s | remstr FROM s ) ... up to the
+// ")". A remstr makes the call " trim both" / " trim leading" / " trim trailing" (s, remstr):
+// names no query can spell, so only this syntax reaches them.
+SqlStatus Parser::ParseTrimArgs(Expr* fn) {
+  std::string side;
+  if (AcceptKw("BOTH")) {
+    side = "both";
+  } else if (AcceptKw("LEADING")) {
+    side = "leading";
+  } else if (AcceptKw("TRAILING")) {
+    side = "trailing";
+  }
+  ExprPtr remstr;
+  if (side.empty() || !AcceptKw("FROM")) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr first, ParseExpr());
+    if (!AcceptKw("FROM")) {
+      if (!side.empty()) return SyntaxError();
+      fn->args.push_back(std::move(first));  // TRIM(s)
+      return ExpectOp(")");
+    }
+    remstr = std::move(first);
+  }
+  SQL_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
+  fn->args.push_back(std::move(s));
+  if (remstr == nullptr) {  // TRIM(side FROM s): spaces
+    auto space = std::make_unique<Expr>();
+    space->kind = Expr::Kind::kLiteral;
+    space->value = Value::String(" ");
+    space->text = "' '";
+    remstr = std::move(space);
+  }
+  fn->args.push_back(std::move(remstr));
+  fn->name = " trim " + (side.empty() ? std::string("both") : side);
+  return ExpectOp(")");
 }
 
 // [[schema.]table.]column
