@@ -160,8 +160,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   if (plan.empty) return SqlStatus::OK();
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, *spec.table);
   // A MyISAM table's rows are named by position, not by key: its point reads walk PRIMARY.
-  if ((plan.type == AccessType::kConst || plan.unique_points) && plan.clustered() &&
-      !spec.table->def.table_locking()) {
+  if (plan.unique_points && !spec.table->def.table_locking()) {
     return ConstLookups(ctx, spec, *engine, state, fn);
   }
   ScanRequest request;

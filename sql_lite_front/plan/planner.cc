@@ -355,16 +355,10 @@ bool OrRanges(const ColumnDef& col, uint32_t column, const std::string& prefix,
     for (const ColumnPredicate& a : p.alternatives) {
       std::vector<const Expr*> unused;
       std::vector<ColumnPredicate> one{a};
-      if (a.kind == ColumnPredicate::Kind::kEq) {
-        std::optional<std::string> enc = EncodeExact(col, a.values[0]);
-        if (!enc.has_value()) {
-          ok = false;
-          break;
-        }
-        parts.push_back(PrefixRange(prefix + *enc));
-        parts.back().equality = true;
-      } else if (!InListRanges(col, column, prefix, one, &parts, &unused) &&
-                 !ComparisonRange(col, column, prefix, one, &parts, &unused, &unused)) {
+      // An equality is an IN list of one value: its point range.
+      if (a.kind == ColumnPredicate::Kind::kEq) one[0].kind = ColumnPredicate::Kind::kIn;
+      if (!InListRanges(col, column, prefix, one, &parts, &unused) &&
+          !ComparisonRange(col, column, prefix, one, &parts, &unused, &unused)) {
         ok = false;
         break;
       }
@@ -376,27 +370,21 @@ bool OrRanges(const ColumnDef& col, uint32_t column, const std::string& prefix,
     }
     std::sort(live.begin(), live.end(),
               [](const KeyRange& a, const KeyRange& b) { return a.start < b.start; });
+    // Overlapping ranges merge; adjacent ones stay apart (each point is a unique search).
     std::vector<KeyRange> merged;
     for (KeyRange& r : live) {
-      if (!merged.empty()) {
-        KeyRange& last = merged.back();
-        // Only overlaps: adjacent point ranges stay apart (each is a unique search).
-        if (last.end_unbounded || r.start < last.end) {
-          const bool same =
-              !last.end_unbounded && !r.end_unbounded && r.start == last.start && r.end == last.end;
-          if (!same) {
-            if (!last.end_unbounded && (r.end_unbounded || r.end > last.end)) {
-              last.end = r.end;
-              last.end_unbounded = r.end_unbounded;
-            }
-            last.equality = false;
-          } else {
-            last.equality = last.equality && r.equality;
-          }
-          continue;
-        }
+      KeyRange* last = merged.empty() ? nullptr : &merged.back();
+      if (last == nullptr || (!last->end_unbounded && r.start >= last->end)) {
+        merged.push_back(std::move(r));
+        continue;
       }
-      merged.push_back(std::move(r));
+      const bool same =
+          !last->end_unbounded && !r.end_unbounded && r.start == last->start && r.end == last->end;
+      if (!last->end_unbounded && (r.end_unbounded || r.end > last->end)) {
+        last->end = r.end;
+        last->end_unbounded = r.end_unbounded;
+      }
+      last->equality = same && last->equality && r.equality;
     }
     for (KeyRange& r : merged) ranges->push_back(std::move(r));
     // The ranges are exactly the OR's rows: checking it again filters nothing more.
@@ -439,9 +427,9 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
     if (!IsEmpty(r)) plan.ranges.push_back(r);
   }
   plan.empty = plan.ranges.empty();
-  // Each range one whole primary key value (an IN list, an OR of equalities): InnoDB reads
-  // each with a unique search.
-  plan.unique_points = index < 0 && range_part && k + 1 == searchable &&
+  // Each range one whole primary key value (const, an IN list, an OR of equalities): InnoDB
+  // reads each with a unique search.
+  plan.unique_points = index < 0 && plan.key_parts == searchable &&
                        std::all_of(plan.ranges.begin(), plan.ranges.end(),
                                    [](const KeyRange& r) { return r.equality; });
   if (index < 0) {

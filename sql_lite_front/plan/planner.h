@@ -69,7 +69,8 @@ struct AccessPlan {
   bool reverse = false;               // walk backwards (ORDER BY ... DESC)
   bool needs_sort = false;            // ORDER BY not given by the walk order
   bool empty = false;                 // the ranges select nothing (Impossible WHERE)
-  // Every range is one whole primary key value: read by point reads (unique searches).
+  // PRIMARY, and every range is one whole primary key value (const, or an IN list or OR of
+  // equalities on it): read by point reads (unique searches).
   bool unique_points = false;
   std::vector<int> possible_keys;  // indexes (-1 = PRIMARY) with a usable conjunct
   // Residual conjuncts that also bound the ranges (a LIKE 'p%' under a collation with
