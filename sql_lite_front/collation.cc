@@ -309,6 +309,21 @@ size_t Utf8Length(std::string_view s) {
   return n;
 }
 
+std::vector<size_t> CharStarts(const Collation& c, std::string_view s) {
+  std::vector<size_t> starts;
+  starts.reserve(s.size() + 1);
+  for (size_t i = 0; i < s.size();) {
+    starts.push_back(i);
+    if (c.kind == Collation::Kind::kBytes) {
+      ++i;
+    } else {
+      NextChar(s, &i);
+    }
+  }
+  starts.push_back(s.size());
+  return starts;
+}
+
 size_t Utf8InvalidAt(std::string_view s, bool bmp_only) {
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
   const auto n = static_cast<int32_t>(s.size());

@@ -39,6 +39,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace minnow::sql {
 
@@ -94,6 +95,10 @@ bool CollationLike(const Collation& c, std::string_view text, std::string_view p
 // The number of characters (code points) in UTF-8 `s`; a byte that starts no valid
 // sequence counts as one.
 size_t Utf8Length(std::string_view s);
+// Where each character of `s` starts under `c` (UTF-8 characters as Utf8Length counts them;
+// single bytes for a binary string, kBytes), and s.size() last: character i is
+// [starts[i], starts[i + 1]).
+std::vector<size_t> CharStarts(const Collation& c, std::string_view s);
 // The offset of the first byte of `s` that is not well-formed UTF-8 (utf8mb3: also any
 // character beyond U+FFFF), or npos if all of it is.
 size_t Utf8InvalidAt(std::string_view s, bool bmp_only);

@@ -16,6 +16,7 @@
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/session/variables.h"
 
 namespace minnow::sql {
 namespace {
@@ -83,45 +84,18 @@ constexpr FuncInfo kFuncs[] = {
     {"hex", Func::kHex, 1, 1},
 };
 
-// The largest text a function may build: MySQL's max_allowed_packet default (larger results
-// are refused with 1301, where MySQL returns NULL with that warning).
-constexpr size_t kMaxFunctionResultBytes = 64u << 20;
-
-// The byte offset where each character of `s` starts, and s.size() last: characters are
-// UTF-8 sequences, or single bytes for a binary string (`bytes`).
-std::vector<size_t> CharStarts(std::string_view s, bool bytes) {
-  std::vector<size_t> starts;
-  starts.reserve(s.size() + 1);
-  for (size_t i = 0; i < s.size();) {
-    starts.push_back(i);
-    size_t n = 1;
-    if (!bytes) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      n = c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-      // A byte that starts no valid sequence counts as one character (as Utf8Length).
-      for (size_t k = 1; k < n; ++k) {
-        if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) {
-          n = 1;
-          break;
-        }
-      }
-    }
-    i += n;
-  }
-  starts.push_back(s.size());
-  return starts;
-}
-
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
 
-// Sets the statement's error to 1301 for `func`'s result of `bytes`; true if it is too large.
-bool TooLarge(size_t bytes, const char* func, EvalState& st) {
-  if (bytes <= kMaxFunctionResultBytes) return false;
+// Sets the statement's error to 1301 for `func`'s result of `bytes` if that is beyond
+// max_allowed_packet (MySQL returns NULL with that warning; minnow's evaluator has no warnings);
+// true if it is.
+bool TooLarge(uint64_t bytes, const char* func, EvalState& st) {
+  if (bytes <= static_cast<uint64_t>(kMaxAllowedPacket)) return false;
   if (!st.error.has_value()) {
     st.error = SqlError{kErWarnAllowedPacketOverflowed,
                         fmt::format("Result of {}() was larger than max_allowed_packet ({}) - "
                                     "truncated",
-                                    func, kMaxFunctionResultBytes)};
+                                    func, kMaxAllowedPacket)};
   }
   return true;
 }
@@ -191,7 +165,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     // CONCAT_WS skips NULLs after its separator; every other one is NULL on a NULL.
     if (a.back().is_null() && (e.func != Func::kConcatWs || a.size() == 1)) return Value::Null();
   }
-  const bool bytes = CollationOf(e).kind == Collation::Kind::kBytes;
+  const Collation& coll = CollationOf(e);
   auto text = [&](size_t i) { return TextOf(a[i]); };
   auto integer = [&](size_t i) { return a[i].ToInt(); };
   switch (e.func) {
@@ -199,9 +173,8 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       std::string s = text(0);
       const int64_t n = integer(1);
       if (n <= 0 || s.empty()) return Value::String("");
-      const size_t size = static_cast<uint64_t>(n) > kMaxFunctionResultBytes
-                              ? kMaxFunctionResultBytes + 1
-                              : s.size() * static_cast<size_t>(n);
+      // n beyond the limit is too large whatever s is (and s.size() * n cannot overflow).
+      const uint64_t size = std::min<uint64_t>(n, kMaxAllowedPacket + 1) * s.size();
       if (TooLarge(size, "repeat", st)) return Value::Null();
       std::string out;
       out.reserve(s.size() * static_cast<size_t>(n));
@@ -212,7 +185,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       // SUBSTRING(s, pos[, len]): pos 1 is the first character, a negative pos counts from
       // the end, pos 0 gives ''.
       std::string s = text(0);
-      const std::vector<size_t> c = CharStarts(s, bytes);
+      const std::vector<size_t> c = CharStarts(coll, s);
       const int64_t chars = static_cast<int64_t>(c.size()) - 1;
       int64_t pos = integer(1);
       int64_t len = a.size() > 2 ? integer(2) : chars;
@@ -225,7 +198,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kLeft:
     case Func::kRight: {
       std::string s = text(0);
-      const std::vector<size_t> c = CharStarts(s, bytes);
+      const std::vector<size_t> c = CharStarts(coll, s);
       const int64_t chars = static_cast<int64_t>(c.size()) - 1;
       const int64_t n = std::clamp<int64_t>(integer(1), 0, chars);
       if (e.func == Func::kLeft) return Value::String(s.substr(0, c[n]));
@@ -280,20 +253,23 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       std::string s = text(0), pad = text(2);
       const int64_t len = integer(1);
       if (len < 0) return Value::Null();
-      const std::vector<size_t> c = CharStarts(s, bytes);
+      const std::vector<size_t> c = CharStarts(coll, s);
       const int64_t chars = static_cast<int64_t>(c.size()) - 1;
       if (len <= chars) return Value::String(s.substr(0, c[len]));
-      const std::vector<size_t> p = CharStarts(pad, bytes);
+      const std::vector<size_t> p = CharStarts(coll, pad);
       const int64_t pad_chars = static_cast<int64_t>(p.size()) - 1;
       if (pad_chars == 0) return Value::Null();  // nothing to pad with
+      // `need` characters of pad: whole copies, then the start of one. Every character is a
+      // byte or more, so a `need` beyond the limit is too large (and the size cannot overflow).
       const int64_t need = len - chars;
-      const std::string fill_unit = pad;
-      const size_t estimate = static_cast<size_t>(need / pad_chars + 1) * pad.size();
-      if (TooLarge(std::max(estimate, s.size()), e.func == Func::kLpad ? "lpad" : "rpad", st)) {
-        return Value::Null();
-      }
+      const uint64_t copies = need / pad_chars;
+      const uint64_t size = need > kMaxAllowedPacket
+                                ? kMaxAllowedPacket + 1
+                                : s.size() + copies * pad.size() + p[need % pad_chars];
+      if (TooLarge(size, e.func == Func::kLpad ? "lpad" : "rpad", st)) return Value::Null();
       std::string fill;
-      for (int64_t i = 0; i + pad_chars <= need; i += pad_chars) fill += fill_unit;
+      fill.reserve(copies * pad.size() + pad.size());
+      for (uint64_t i = 0; i < copies; ++i) fill += pad;
       fill += pad.substr(0, p[need % pad_chars]);
       return Value::String(e.func == Func::kLpad ? fill + s : s + fill);
     }
@@ -304,20 +280,20 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       const bool instr = e.func == Func::kInstr;
       std::string needle = text(instr ? 1 : 0), hay = text(instr ? 0 : 1);
       const int64_t pos = a.size() > 2 ? integer(2) : 1;
-      const std::vector<size_t> c = CharStarts(hay, bytes);
-      const std::vector<size_t> nc = CharStarts(needle, bytes);
+      const std::vector<size_t> c = CharStarts(coll, hay);
+      const std::vector<size_t> nc = CharStarts(coll, needle);
       const int64_t chars = static_cast<int64_t>(c.size()) - 1;
       const int64_t nchars = static_cast<int64_t>(nc.size()) - 1;
       if (pos < 1 || pos > chars + 1) return Value::Int(0);
       for (int64_t i = pos - 1; i + nchars <= chars; ++i) {
         std::string_view part(hay.data() + c[i], c[i + nchars] - c[i]);
-        if (CollationCompare(CollationOf(e), part, needle) == 0) return Value::Int(i + 1);
+        if (CollationCompare(coll, part, needle) == 0) return Value::Int(i + 1);
       }
       return Value::Int(0);
     }
     case Func::kReverse: {
       std::string s = text(0);
-      const std::vector<size_t> c = CharStarts(s, bytes);
+      const std::vector<size_t> c = CharStarts(coll, s);
       std::string out;
       out.reserve(s.size());
       for (size_t i = c.size() - 1; i > 0; --i) out.append(s, c[i - 1], c[i] - c[i - 1]);
@@ -354,7 +330,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kMd5: {
       Value v = arg(0);
       if (v.is_null()) return v;
-      return Value::String(Md5Hex(v.is_string() ? v.as_string() : v.ToString()));
+      return Value::String(Md5Hex(TextOf(v)));
     }
     case Func::kRand: {
       if (!e.args.empty()) {
@@ -373,11 +349,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       for (size_t i = 0; i < e.args.size(); ++i) {
         Value v = arg(i);
         if (v.is_null()) return v;
-        if (v.is_string()) {
-          out += v.as_string();
-        } else {
-          out += v.ToString();
-        }
+        out += TextOf(v);
       }
       return Value::String(std::move(out));
     }
@@ -385,7 +357,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kCharLength: {
       Value v = arg(0);
       if (v.is_null()) return v;
-      std::string s = v.is_string() ? v.as_string() : v.ToString();
+      std::string s = TextOf(v);
       // LENGTH counts bytes; CHAR_LENGTH characters (bytes for a binary string).
       const bool bytes = e.func == Func::kLength || CollationOf(e).kind == Collation::Kind::kBytes;
       return Value::Int(static_cast<int64_t>(bytes ? s.size() : Utf8Length(s)));
@@ -394,7 +366,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kUpper: {
       Value v = arg(0);
       if (v.is_null()) return v;
-      std::string s = v.is_string() ? v.as_string() : v.ToString();
+      std::string s = TextOf(v);
       // A binary string has no letters (MySQL returns it unchanged).
       if (CollationOf(e).kind == Collation::Kind::kBytes) return Value::String(std::move(s));
       return Value::String(e.func == Func::kLower ? Utf8Lower(s) : Utf8Upper(s));
@@ -841,8 +813,7 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       if (v.is_string() && p.is_string()) {
         m = CollationLike(CollationOf(e), v.as_string(), p.as_string());
       } else {
-        m = CollationLike(CollationOf(e), v.is_string() ? v.as_string() : v.ToString(),
-                          p.is_string() ? p.as_string() : p.ToString());
+        m = CollationLike(CollationOf(e), TextOf(v), TextOf(p));
       }
       return Bool(m != e.negated);
     }

@@ -477,24 +477,19 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
     } else if (fn->name == "trim" && !fn->distinct) {
       return ParseTrimArgs(fn.get());
     } else if (!IsOp(")") || fn->distinct) {
-      // SUBSTRING(s FROM pos [FOR len]), as SUBSTRING(s, pos[, len]).
-      if ((fn->name == "substring" || fn->name == "substr") && !fn->distinct) {
-        SQL_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
-        fn->args.push_back(std::move(s));
-        if (AcceptKw("FROM")) {
-          SQL_ASSIGN_OR_RETURN(ExprPtr pos, ParseExpr());
-          fn->args.push_back(std::move(pos));
-          if (AcceptKw("FOR")) {
-            SQL_ASSIGN_OR_RETURN(ExprPtr len, ParseExpr());
-            fn->args.push_back(std::move(len));
-          }
-          return ExpectOp(")");
-        }
-        if (!AcceptOp(",")) return ExpectOp(")");
-      }
+      // SUBSTRING(s FROM pos [FOR len]) is SUBSTRING(s, pos[, len]).
+      const bool substring = !fn->distinct && (fn->name == "substring" || fn->name == "substr");
       for (;;) {
         SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
         fn->args.push_back(std::move(e));
+        if (substring && fn->args.size() == 1 && AcceptKw("FROM")) {
+          SQL_ASSIGN_OR_RETURN(ExprPtr pos, ParseExpr());
+          fn->args.push_back(std::move(pos));
+          if (!AcceptKw("FOR")) break;
+          SQL_ASSIGN_OR_RETURN(ExprPtr len, ParseExpr());
+          fn->args.push_back(std::move(len));
+          break;
+        }
         if (!AcceptOp(",")) break;
       }
     }
@@ -508,8 +503,9 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
 }
 
 // After TRIM(: [{BOTH | LEADING | TRAILING} [remstr] FROM] s | remstr FROM s ) ... up to the
-// ")". A remstr makes the call " trim both" / " trim leading" / " trim trailing" (s, remstr):
-// names no query can spell, so only this syntax reaches them.
+// ")". Without a remstr the call is trim/ltrim/rtrim(s) (spaces); with one it is " trim both" /
+// " trim leading" / " trim trailing" (s, remstr): names no query can spell, so only this
+// syntax reaches them.
 SqlStatus Parser::ParseTrimArgs(Expr* fn) {
   std::string side;
   if (AcceptKw("BOTH")) {
@@ -531,15 +527,12 @@ SqlStatus Parser::ParseTrimArgs(Expr* fn) {
   }
   SQL_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
   fn->args.push_back(std::move(s));
-  if (remstr == nullptr) {  // TRIM(side FROM s): spaces
-    auto space = std::make_unique<Expr>();
-    space->kind = Expr::Kind::kLiteral;
-    space->value = Value::String(" ");
-    space->text = "' '";
-    remstr = std::move(space);
+  if (remstr == nullptr) {  // TRIM(side FROM s)
+    fn->name = side == "leading" ? "ltrim" : side == "trailing" ? "rtrim" : "trim";
+  } else {
+    fn->args.push_back(std::move(remstr));
+    fn->name = " trim " + (side.empty() ? std::string("both") : side);
   }
-  fn->args.push_back(std::move(remstr));
-  fn->name = " trim " + (side.empty() ? std::string("both") : side);
   return ExpectOp(")");
 }
 

@@ -265,7 +265,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["innodb_page_size"] = Value::Int(16384);
   m["lock_wait_timeout"] = Value::Int(31536000);
   m["low_priority_updates"] = Value::Int(0);
-  m["max_allowed_packet"] = Value::Int(67108864);
+  m["max_allowed_packet"] = Value::Int(kMaxAllowedPacket);
   // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
   m["max_write_lock_count"] = Value::Int(INT64_MAX);
   m["sql_mode"] = Value::String(kDefaultSqlMode);

@@ -41,6 +41,10 @@ namespace minnow::sql {
 
 class SessionVariables;
 
+// max_allowed_packet (read-only, MySQL's default): also the largest text a string function
+// may build (REPEAT, LPAD, ...: 1301 beyond it).
+inline constexpr int64_t kMaxAllowedPacket = 64 << 20;
+
 // The sql_mode words that change what statements do (the rest is always in force).
 struct SqlModeFlags {
   bool pipes_as_concat = false;
