@@ -576,6 +576,14 @@ std::string OperationName(const BoundExpr& b) {
   return BinaryOpText(b.binary_op);
 }
 
+// A function's name in 1267's message: its first name in kFuncs, as MySQL's func_name().
+std::string_view FunctionName(Func f) {
+  for (const FuncInfo& info : kFuncs) {
+    if (info.func == f) return info.name;
+  }
+  return "concat";  // not reached: every Func has a name
+}
+
 // Sets b->collation from its arguments' (the rules in expr.h).
 SqlStatus DeriveCollation(BoundExpr* b) {
   const bool comparison =
@@ -595,7 +603,7 @@ SqlStatus DeriveCollation(BoundExpr* b) {
     } else if (chosen->kind != Collation::Kind::kBytes) {
       return SqlErr(kErCantAggregate2Collations, "Illegal mix of collations (", chosen->name,
                     ",IMPLICIT) and (", c->name, ",IMPLICIT) for operation '",
-                    comparison ? OperationName(*b) : "concat", "'");
+                    comparison ? OperationName(*b) : std::string(FunctionName(b->func)), "'");
     }
   }
   b->collation = chosen;

@@ -476,6 +476,14 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
       fn->args.push_back(std::move(star));
     } else if (fn->name == "trim" && !fn->distinct) {
       return ParseTrimArgs(fn.get());
+    } else if (fn->name == "position" && !fn->distinct) {
+      // POSITION(substr IN s) is LOCATE(substr, s); substr is a bit_expr, so IN ends it.
+      SQL_ASSIGN_OR_RETURN(ExprPtr needle, ParseBitExpr());
+      SQL_RETURN_IF_ERROR(ExpectKw("IN"));
+      SQL_ASSIGN_OR_RETURN(ExprPtr haystack, ParseExpr());
+      fn->args.push_back(std::move(needle));
+      fn->args.push_back(std::move(haystack));
+      fn->name = "locate";
     } else if (!IsOp(")") || fn->distinct) {
       // SUBSTRING(s FROM pos [FOR len]) is SUBSTRING(s, pos[, len]).
       const bool substring = !fn->distinct && (fn->name == "substring" || fn->name == "substr");
