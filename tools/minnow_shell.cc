@@ -12,7 +12,9 @@
 // Sessions: every session runs its statements on a thread of its own (SessionWorker). The shell
 // waits for a statement, polling every 100 ms; once it waits for a lock, the shell says so and
 // gives the prompt back, so the user can switch to another session and release the lock. The
-// waiting statement's result is printed at the next prompt after it finishes.
+// waiting statement's result is printed as soon as it finishes, even while the user types (the
+// line being typed is drawn again below it). At the prompt, a statement for a session whose
+// last statement still waits is refused; a script waits for it instead.
 
 #include <unistd.h>
 
@@ -76,6 +78,11 @@ class Shell {
   bool Run(LineSource* src, const std::string& file);
   // Waits for statements still running in any session and prints their results.
   void Drain();
+  // A statement left running in the background has finished: ReportFinished prints it.
+  bool HasFinishedInBackground() const;
+  // Prints the results of background statements that have finished; false on an error that
+  // ends a batch run.
+  bool ReportFinished();
   int exit_code() const { return exit_code_; }
   // The input asked to quit (quit, exit, \q): statements still running are cancelled, not
   // waited for.
@@ -92,9 +99,6 @@ class Shell {
   // Waits for `s`'s statement (allow_background: returns when it waits for a lock). True if it
   // finished (its result was printed).
   bool Await(ShellSession& s, const std::string& name, bool allow_background);
-  // Prints the results of background statements that have finished; false on an error that
-  // ends a batch run.
-  bool ReportFinished();
   // Prints a finished statement's result of session `name`; false on an error that ends a
   // batch run. An error names its session when the shell has more than one.
   bool PrintResult(ShellSession& s, const std::string& name,
@@ -200,6 +204,13 @@ bool Shell::Await(ShellSession& s, const std::string& name, bool allow_backgroun
   return true;
 }
 
+bool Shell::HasFinishedInBackground() const {
+  for (const auto& [name, s] : sessions_) {
+    if (s.background && s.worker->state() == SessionWorker::State::kFinished) return true;
+  }
+  return false;
+}
+
 bool Shell::ReportFinished() {
   for (auto& [name, s] : sessions_) {
     if (!s.background || s.worker->state() != SessionWorker::State::kFinished) continue;
@@ -213,14 +224,19 @@ bool Shell::ReportFinished() {
 
 bool Shell::RunStatement(const std::string& sql, bool vertical, int line, const std::string& file) {
   ShellSession& s = current();
+  if (s.worker->state() != SessionWorker::State::kIdle && mode_ == OutputMode::kInteractive &&
+      s.worker->state() != SessionWorker::State::kFinished) {
+    // At the prompt the shell stays free: a statement for a session that still waits is
+    // refused, so the user can switch sessions and release what it waits for.
+    std::fprintf(stderr,
+                 "ERROR: session '%s' is still running its last statement; this one was not "
+                 "run (\\session NAME switches, Ctrl-C at the prompt cancels it)\n",
+                 current_.c_str());
+    return true;
+  }
   if (s.worker->state() != SessionWorker::State::kIdle) {
-    // The session's last statement still runs (it was left waiting for a lock): wait for it
-    // here, as a connection would; Ctrl-C cancels it and drops this statement.
-    if (mode_ == OutputMode::kInteractive) {
-      std::printf("-- session '%s' is still running its last statement; waiting for it\n",
-                  current_.c_str());
-      std::fflush(stdout);
-    }
+    // The session's last statement still runs (it was left waiting for a lock): a script waits
+    // for it here, as a connection would; Ctrl-C cancels it and drops this statement.
     g_interrupted.store(false);
     Await(s, current_, /*allow_background=*/false);
     bool interrupted = g_interrupted.exchange(false);
@@ -269,7 +285,8 @@ void Shell::Help() {
       "  \\sessions            list the sessions and what they are doing\n"
       "  \\disconnect NAME     close session NAME (rolls back its transaction)\n"
       "Every session runs on its own thread: when a statement waits for a lock the prompt comes\n"
-      "back, and its result is printed once it finishes. Ctrl-C cancels a running statement.\n",
+      "back, and its result is printed once it finishes; the session takes no other statement\n"
+      "until then. Ctrl-C cancels a running statement.\n",
       stdout);
 }
 
@@ -528,7 +545,8 @@ int Main(int argc, char** argv) {
           "Database: %s\n"
           "Type 'help' or '\\h' for help, '\\c' to clear the current input statement.\n\n",
           db_path.c_str());
-      TerminalSource src;
+      TerminalSource src([&shell] { return shell.HasFinishedInBackground(); },
+                         [&shell] { shell.ReportFinished(); });
       shell.Run(&src, "");
       std::printf("Bye\n");
     } else {

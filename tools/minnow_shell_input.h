@@ -4,6 +4,7 @@
 // statement that runs.
 
 #include <atomic>
+#include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -43,9 +44,14 @@ class StreamSource : public LineSource {
 
 // The terminal: libedit's readline with history (~/.minnow_history), or a plain read of stdin
 // when built without libedit.
+//
+// While the prompt waits for a key, about every 100 ms it asks `pending` whether there is
+// output to show (a background session's result); if so it clears the prompt's line, calls
+// `report` (which prints whole lines to stdout) and draws the prompt and the text typed so far
+// again, so results appear when they happen rather than after the next Enter.
 class TerminalSource : public LineSource {
  public:
-  TerminalSource();
+  TerminalSource(std::function<bool()> pending, std::function<void()> report);
   ~TerminalSource() override;
   bool Read(const std::string& prompt, std::string* line, bool* interrupted) override;
 
