@@ -560,6 +560,39 @@ void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
   out->push_back(e);
 }
 
+std::optional<AccessPlan> MinMaxPlan(const TableDef& def, uint32_t column, bool max) {
+  const ColumnDef& col = def.columns[column];
+  if (col.type == ColumnType::kText || col.type == ColumnType::kBlob) return std::nullopt;
+  std::optional<int> index;
+  if (!def.has_hidden_primary_key() && def.primary_key.front() == column) {
+    index = -1;  // PRIMARY
+  } else {
+    for (size_t i = 0; i < def.indexes.size() && !index.has_value(); ++i) {
+      if (def.indexes[i].columns.front() == column) index = static_cast<int>(i);
+    }
+  }
+  if (!index.has_value()) return std::nullopt;
+  AccessPlan plan;
+  plan.type = AccessType::kIndex;
+  plan.index = *index;
+  plan.ranges.emplace_back();
+  // The non-NULL keys: a nullable column's key starts with 0x01 (row_codec.h).
+  if (!max && col.nullable) plan.ranges.back().start = "\x01";
+  plan.reverse = max;
+  std::vector<bool> needed(def.columns.size(), false);
+  needed[column] = true;
+  plan.covering =
+      Covers(def, plan.clustered() ? HeldPrimaryKey(def) : KeyColumns(def, plan.index), needed);
+  return plan;
+}
+
+AccessPlan MinMaxNullPlan(const AccessPlan& plan) {
+  AccessPlan nulls = plan;
+  nulls.ranges = {PrefixRange(std::string(1, '\0'))};
+  nulls.reverse = false;
+  return nulls;
+}
+
 AccessPlan ChoosePlan(const PlanRequest& req) {
   const TableDef& def = *req.def;
   std::vector<const Expr*> conjuncts;

@@ -33,6 +33,7 @@
 // else `needs_sort` ("Using filesort").
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,17 @@ struct AccessPlan {
 };
 
 AccessPlan ChoosePlan(const PlanRequest& req);
+
+// MIN(column) / MAX(column) read at one end of an index (MySQL's opt_sum_query, without a
+// WHERE): a walk of the first index (PRIMARY, then the secondary ones in order) whose first
+// key part is `column`: forward for MIN, from the keys past NULL when the column is nullable
+// (the caller stops at the first row), backwards from the last key for MAX. The walk covers
+// when the index's keys hold the column. nullopt when no index starts with it, or it is a
+// TEXT or BLOB column (MySQL does not use a key part on a BLOB-flagged field).
+std::optional<AccessPlan> MinMaxPlan(const TableDef& def, uint32_t column, bool max);
+// The keys of `plan` (a MinMaxPlan for MIN) whose first part is NULL: where MIN finds NULL
+// when the column holds nothing else (MySQL's second, exact read).
+AccessPlan MinMaxNullPlan(const AccessPlan& plan);
 
 // "PRIMARY" (GEN_CLUST_INDEX for a hidden key) or the secondary index's name.
 std::string IndexName(const TableDef& def, int index);
