@@ -76,7 +76,7 @@ struct PreparedSelect {
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
   // Per aggregate, the index-end walk that reads it (MinMaxPlan); empty unless every
   // aggregate is such a MIN or MAX (PlanMinMax).
-  std::vector<AccessPlan> min_max;
+  std::vector<MinMaxRead> min_max;
 };
 
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
@@ -84,8 +84,9 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
 
 // ---- MIN()/MAX() at an index end (min_max_index.cc), MySQL's "Select tables optimized away"
 
-// Sets p->min_max when `stmt` has no WHERE and no GROUP BY, every aggregate is MIN or MAX of a
-// column some index starts with (MinMaxPlan), and the result row reads no column outside them.
+// Sets p->min_max when `stmt` has no GROUP BY, every aggregate is MIN or MAX of a column an
+// index serves under the WHERE (MinMaxPlan: no WHERE, or equalities on the key parts before
+// the column and a range on it), and the result row reads no column outside them.
 void PlanMinMax(const SelectStmt& stmt, PreparedSelect* p);
 // True if `p` is read by ReadMinMax: p.min_max is set and the read is consistent (no lock
 // clause, not SERIALIZABLE); else it is scanned.

@@ -1,6 +1,6 @@
 // MIN() and MAX() read at an index end instead of by a scan (executor_internal.h), as MySQL's
-// opt_sum_query does for a query without WHERE or GROUP BY: each aggregate is one walk of an
-// index starting with its column (MinMaxPlan) that stops at the first row it hands out. The
+// opt_sum_query does for a query without GROUP BY: each aggregate is one walk of an index
+// range that holds its column's extreme first (MinMaxPlan) and stops at the first row. The
 // walk is the one a scan makes (ScanPlan: the same iterator, read view and row visibility),
 // so a row another transaction changed but has not committed counts as a scan would count it.
 
@@ -37,20 +37,20 @@ SqlResult<bool> FirstValue(ExecContext& ctx, const OpenTable& table, const Acces
 
 void PlanMinMax(const SelectStmt& stmt, PreparedSelect* p) {
   p->min_max.clear();
-  if (p->table == nullptr || !p->aggregate || !p->group_by.empty() || stmt.where != nullptr ||
-      p->scope.aggregates.empty())
+  if (p->table == nullptr || !p->aggregate || !p->group_by.empty() || p->scope.aggregates.empty())
     return;
   // Every value the result row shows must come from the aggregates or constants.
   if (std::any_of(p->items.begin(), p->items.end(), ReadsColumn) ||
       std::any_of(p->order.begin(), p->order.end(), ReadsColumn))
     return;
-  std::vector<AccessPlan> plans;
+  std::vector<MinMaxRead> plans;
   for (const AggregateSpec& a : p->scope.aggregates) {
     if ((a.func != AggFunc::kMin && a.func != AggFunc::kMax) || a.star ||
         a.arg.kind != BoundExpr::Kind::kColumn)
       return;
-    std::optional<AccessPlan> plan =
-        MinMaxPlan(p->table->def, static_cast<uint32_t>(a.arg.column), a.func == AggFunc::kMax);
+    std::optional<MinMaxRead> plan =
+        MinMaxPlan(p->table->def, stmt.where.get(), static_cast<uint32_t>(a.arg.column),
+                   a.func == AggFunc::kMax);
     if (!plan.has_value()) return;
     plans.push_back(std::move(*plan));
   }
@@ -70,15 +70,17 @@ SqlResult<bool> ReadMinMax(ExecContext& ctx, const PreparedSelect& p, EvalState&
   values->assign(specs.size(), Value::Null());
   bool all_found = true;
   for (size_t i = 0; i < specs.size(); ++i) {
-    const AccessPlan& plan = p.min_max[i];
+    const MinMaxRead& read = p.min_max[i];
     const int column = specs[i].arg.column;
-    SQL_ASSIGN_OR_RETURN(bool found, FirstValue(ctx, *p.table, plan, column, st, &(*values)[i]));
+    SQL_ASSIGN_OR_RETURN(bool found,
+                         FirstValue(ctx, *p.table, read.plan, column, st, &(*values)[i]));
     // MIN skipped the NULL keys: if nothing else is there, MIN is NULL when NULLs are (a
     // second read, as MySQL's), and there is no row at all otherwise.
-    if (!found && !plan.reverse && !plan.ranges.front().start.empty()) {
+    if (!found && read.nulls.has_value()) {
+      AccessPlan nulls = read.plan;
+      nulls.ranges = {*read.nulls};
       Value unused;
-      SQL_ASSIGN_OR_RETURN(found,
-                           FirstValue(ctx, *p.table, MinMaxNullPlan(plan), column, st, &unused));
+      SQL_ASSIGN_OR_RETURN(found, FirstValue(ctx, *p.table, nulls, column, st, &unused));
       (*values)[i] = Value::Null();
     }
     all_found = all_found && found;

@@ -83,16 +83,25 @@ struct AccessPlan {
 
 AccessPlan ChoosePlan(const PlanRequest& req);
 
-// MIN(column) / MAX(column) read at one end of an index (MySQL's opt_sum_query, without a
-// WHERE): a walk of the first index (PRIMARY, then the secondary ones in order) whose first
-// key part is `column`: forward for MIN, from the keys past NULL when the column is nullable
-// (the caller stops at the first row), backwards from the last key for MAX. The walk covers
-// when the index's keys hold the column. nullopt when no index starts with it, or it is a
-// TEXT or BLOB column (MySQL does not use a key part on a BLOB-flagged field).
-std::optional<AccessPlan> MinMaxPlan(const TableDef& def, uint32_t column, bool max);
-// The keys of `plan` (a MinMaxPlan for MIN) whose first part is NULL: where MIN finds NULL
-// when the column holds nothing else (MySQL's second, exact read).
-AccessPlan MinMaxNullPlan(const AccessPlan& plan);
+// MIN(column) / MAX(column) read at one end of an index (MySQL's opt_sum_query): the first
+// index (PRIMARY, then the secondary ones in order) in which `column` is a key part that
+// `where`'s conjuncts leave to a range: equalities fix every part before it, and the column
+// itself has no predicate, an equality, or comparisons (<, <=, >, >=, BETWEEN) with literals,
+// each conjunct enforced exactly by the one key range (no WHERE: the column must be the first
+// part). The walk covers when the index's keys hold the column; the caller stops at the
+// first row. nullopt when there is no such index, a conjunct is of another shape (IN, LIKE,
+// OR, IS NULL, a column another part of the key does not hold...), or the column is TEXT or
+// BLOB (MySQL uses no key part on a BLOB-flagged field).
+struct MinMaxRead {
+  // Forward for MIN (past the NULLs when the column is nullable and has no predicate),
+  // backwards for MAX. No range: the WHERE selects nothing.
+  AccessPlan plan;
+  // MIN of a nullable column with no predicate: its NULL keys, read when `plan` finds no row
+  // (MIN is NULL then, and there are rows; MySQL's second, exact read).
+  std::optional<KeyRange> nulls;
+};
+std::optional<MinMaxRead> MinMaxPlan(const TableDef& def, const Expr* where, uint32_t column,
+                                     bool max);
 
 // "PRIMARY" (GEN_CLUST_INDEX for a hidden key) or the secondary index's name.
 std::string IndexName(const TableDef& def, int index);
