@@ -31,6 +31,9 @@
 // Conjuncts the ranges enforce exactly are dropped; the rest are `residual` ("Using where").
 // ORDER BY over the walk's key order (all ASC, or all DESC walked backwards) needs no sort,
 // else `needs_sort` ("Using filesort").
+//
+// MIN() and MAX() without GROUP BY may instead be read at an index's end, one row each
+// (MinMaxPlan; "Select tables optimized away").
 
 #include <cstdint>
 #include <optional>
