@@ -88,8 +88,9 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
 // index serves under the WHERE (MinMaxPlan: no WHERE, or equalities on the key parts before
 // the column and a range on it), and the result row reads no column outside them.
 void PlanMinMax(const SelectStmt& stmt, PreparedSelect* p);
-// True if `p` is read by ReadMinMax: p.min_max is set and the read is consistent (no lock
-// clause, not SERIALIZABLE); else it is scanned.
+// True if `p` is read by ReadMinMax: p.min_max is set and, for a row-locking table, the read
+// is consistent (no lock clause, not SERIALIZABLE) under one read view (READ COMMITTED: one
+// aggregate); else it is scanned.
 bool UsesMinMaxIndex(const ExecContext& ctx, const PreparedSelect& p);
 // Each aggregate's value (NULL when its column has no non-NULL value) into (*values)[i], by
 // one walk from its index's end that stops at the first row (counted as scans count:

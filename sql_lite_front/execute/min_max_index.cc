@@ -58,10 +58,13 @@ void PlanMinMax(const SelectStmt& stmt, PreparedSelect* p) {
 }
 
 bool UsesMinMaxIndex(const ExecContext& ctx, const PreparedSelect& p) {
+  if (p.min_max.empty()) return false;
+  if (p.table->def.table_locking()) return true;  // one table lock holds for every walk
   // A locking read (and SERIALIZABLE's share reads) keeps the scan, which locks what InnoDB's
-  // scan locks.
-  return !p.min_max.empty() && p.lock == LockMode::kNone &&
-         ctx.isolation != IsolationLevel::kSerializable;
+  // scan locks. Under READ COMMITTED each walk's iterator would take a read view of its own
+  // (InnoDB's statement shares one), so several aggregates keep the scan's single view.
+  return p.lock == LockMode::kNone && ctx.isolation != IsolationLevel::kSerializable &&
+         (ctx.isolation != IsolationLevel::kReadCommitted || p.min_max.size() == 1);
 }
 
 SqlResult<bool> ReadMinMax(ExecContext& ctx, const PreparedSelect& p, EvalState& st,
