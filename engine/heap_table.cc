@@ -413,6 +413,41 @@ Result<std::vector<HeapRowId>> HeapTable::Range(const HeapTableLock& lock, size_
   return out;
 }
 
+Result<std::vector<HeapRowId>> HeapTable::RangeDescending(const HeapTableLock& lock, size_t index,
+                                                          std::string_view lo, std::string_view hi,
+                                                          size_t limit) const {
+  HeapTableState* t = state_;
+  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
+  if (index >= t->indexes.size()) {
+    return Status::InvalidArgument(fmt::format("table '{}' has no index {}", t->name, index));
+  }
+  const HeapIndexState& idx = t->indexes[index];
+  std::vector<HeapRowId> out;
+  auto cur = idx.tree->NewCursor();
+  // A non-unique entry is key || position, so entries whose key is hi sort after hi itself:
+  // the last entry <= hi is below them (a unique one equal to hi is skipped below).
+  RETURN_IF_ERROR(hi.empty() ? cur->SeekToLast() : cur->SeekForPrev(AsBytes(hi)));
+  for (; cur->Valid() && out.size() < limit;) {
+    // An entry below lo holds a key below lo (key <= key || position): so do all before it.
+    if (AsStringView(cur->key()) < lo) break;
+    std::string_view k;
+    RowPosition pos;
+    if (idx.spec.unique) {
+      k = AsStringView(cur->key());
+      ASSIGN_OR_RETURN(ConstBytes v, cur->value());
+      ASSIGN_OR_RETURN(pos, DecodeRowPosition(v));
+    } else {
+      ASSIGN_OR_RETURN(KeyWithPosition kp, SplitRowPositionSuffix(cur->key()));
+      k = AsStringView(kp.key);
+      pos = kp.pos;
+    }
+    // As in Range: a key below lo here is a prefix of lo whose position suffix sorts after it.
+    if ((hi.empty() || k < hi) && k >= lo) out.push_back(ToId(pos));
+    RETURN_IF_ERROR(cur->Prev());
+  }
+  return out;
+}
+
 Result<HeapRowId> HeapTable::Update(const HeapTableLock& lock, HeapRowId id, std::string_view row,
                                     const std::vector<std::string>& keys) const {
   HeapTableState* t = state_;

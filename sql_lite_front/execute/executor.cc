@@ -168,6 +168,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   request.lock = spec.lock;
   request.wait = spec.wait;
   request.reverse = plan.reverse;
+  request.first_row = spec.first_row;
   request.fetch = !spec.decode ? RowFetch::kNone : plan.covering ? RowFetch::kKey : RowFetch::kRow;
   PlanWalk walk(ctx, spec, state, fn);
   return engine->Scan(request, walk);

@@ -38,6 +38,7 @@ struct ScanSpec {
   // Read the columns (false: the callback gets an empty row, for counting).
   bool decode = true;
   const std::vector<BoundExpr>* residual = nullptr;  // rows failing one are skipped
+  bool first_row = false;  // the callback stops at the first row (ScanRequest::first_row)
 };
 
 // Called per row that passes the residual predicates, with the row (every column the plan's
@@ -73,10 +74,30 @@ struct PreparedSelect {
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
+  // Per aggregate, the index-end walk that reads it (MinMaxPlan); empty unless every
+  // aggregate is such a MIN or MAX (PlanMinMax).
+  std::vector<MinMaxRead> min_max;
 };
 
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);
+
+// ---- MIN()/MAX() at an index end (min_max_index.cc), MySQL's "Select tables optimized away"
+
+// Sets p->min_max when `stmt` has no GROUP BY, every aggregate is MIN or MAX of a column an
+// index serves under the WHERE (MinMaxPlan: no WHERE, or equalities on the key parts before
+// the column and a range on it), and the result row reads no column outside them.
+void PlanMinMax(const SelectStmt& stmt, PreparedSelect* p);
+// True if `p` is read by ReadMinMax: p.min_max is set and, for a row-locking table, the read
+// is consistent (no lock clause, not SERIALIZABLE) under one read view (READ COMMITTED: one
+// aggregate); else it is scanned.
+bool UsesMinMaxIndex(const ExecContext& ctx, const PreparedSelect& p);
+// Each aggregate's value (NULL when its column has no non-NULL value) into (*values)[i], by
+// one walk from its index's end that stops at the first row (counted as scans count:
+// Handler_read_first, _key or _last, Innodb_rows_read). Returns false if a walk found no row
+// at all (MySQL's "No matching min/max row"). REQUIRES: UsesMinMaxIndex(ctx, p).
+SqlResult<bool> ReadMinMax(ExecContext& ctx, const PreparedSelect& p, EvalState& st,
+                           std::vector<Value>* values);
 
 // The rows of a SELECT as values (INSERT ... SELECT uses them unprinted).
 struct SelectOutput {

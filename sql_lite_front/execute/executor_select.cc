@@ -425,6 +425,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   SQL_RETURN_IF_ERROR(BindOrderBy(ctx, stmt, item_of, &p, &order_columns, &order_needs_sort));
   if (p.table != nullptr) {
     SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
+    PlanMinMax(stmt, &p);
   }
   return p;
 }
@@ -527,6 +528,13 @@ SqlStatus SelectRun::Read() {
     g.representative.assign(p_.scope.columns.size(), Value::Null());
   }
   if (limit_ == 0 && !p_.aggregate) return SqlStatus::OK();
+  if (p_.table != nullptr && UsesMinMaxIndex(ctx_, p_)) {
+    std::vector<Value> values;
+    SQL_RETURN_IF_ERROR(ReadMinMax(ctx_, p_, st_, &values).status());
+    Group& g = groups_.begin()->second;
+    for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].best = std::move(values[i]);
+    return SqlStatus::OK();
+  }
   // (Without ONLY_FULL_GROUP_BY a bare column reads the first row: rows must be read.)
   if (p_.table != nullptr && CountOnly(p_) && OnlyFullGroupBy(ctx_)) {
     SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock, p_.wait));
@@ -664,7 +672,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   if (lock.has_value()) p.lock = *lock;
   SelectOutput out;
   out.columns = p.names;
-  if (p.table != nullptr) {
+  if (p.table != nullptr && !UsesMinMaxIndex(ctx, p)) {
     if (p.plan.type == AccessType::kAll || p.plan.type == AccessType::kIndex) {
       ++ctx.counts->select_scan;
     } else if (p.plan.type == AccessType::kRange) {

@@ -560,6 +560,95 @@ void SplitConjuncts(const Expr* e, std::vector<const Expr*>* out) {
   out->push_back(e);
 }
 
+namespace {
+
+// The conjuncts of a WHERE that MIN/MAX's index read can take (MySQL's matching_cond):
+// column = literal, <, <=, >, >= literal, BETWEEN literals; nullopt if one is of another shape.
+std::optional<std::vector<ColumnPredicate>> MinMaxPredicates(const TableDef& def,
+                                                             const Expr* where) {
+  std::vector<const Expr*> conjuncts;
+  SplitConjuncts(where, &conjuncts);
+  std::vector<ColumnPredicate> preds;
+  for (const Expr* c : conjuncts) {
+    std::optional<ColumnPredicate> p = Analyze(def, c);
+    if (!p.has_value()) return std::nullopt;
+    using K = ColumnPredicate::Kind;
+    if (p->kind != K::kEq && p->kind != K::kLower && p->kind != K::kUpper && p->kind != K::kBetween)
+      return std::nullopt;
+    for (const Value& v : p->values) {
+      if (v.is_null()) return std::nullopt;
+    }
+    preds.push_back(std::move(*p));
+  }
+  return preds;
+}
+
+// MIN/MAX(column) through `index`, whose searchable key part `part` is the column.
+std::optional<MinMaxRead> MinMaxThrough(const TableDef& def, int index, uint32_t part,
+                                        uint32_t column, bool max,
+                                        const std::vector<ColumnPredicate>& preds) {
+  std::vector<bool> needed(def.columns.size(), false);
+  needed[column] = true;
+  MinMaxRead read;
+  AccessPlan& plan = read.plan;
+  uint32_t fixed = 0;    // leading key parts fixed by equalities
+  bool bounded = false;  // the column itself has a range
+  if (preds.empty()) {
+    if (part != 0) return std::nullopt;
+    plan.type = AccessType::kIndex;
+    plan.index = index;
+    plan.ranges.emplace_back();
+  } else {
+    std::optional<Candidate> c = TryIndex(def, index, preds, needed);
+    // Every conjunct must be enforced by the range exactly.
+    if (!c.has_value() || c->consumed.size() != preds.size() || !c->plan.rechecked.empty() ||
+        c->plan.ranges.size() > 1)
+      return std::nullopt;
+    bounded = c->plan.type == AccessType::kRange;
+    fixed = bounded ? c->plan.key_parts - 1 : c->plan.key_parts;
+    // Equalities on the parts before the column, then a range on it or an equality.
+    if (!(fixed == part || (fixed == part + 1 && !bounded))) return std::nullopt;
+    plan = std::move(c->plan);
+  }
+  const bool open_column = fixed == part && !bounded;  // no predicate on the column
+  if (!max && open_column && def.columns[column].nullable && !plan.ranges.empty()) {
+    // The non-NULL keys first (a nullable column's key starts with 0x01: row_codec.h), then,
+    // if there are none, the NULLs.
+    const std::string prefix = plan.ranges.front().start;
+    plan.ranges.front().start = prefix + '\x01';
+    read.nulls = PrefixRange(prefix + '\0');
+  }
+  plan.reverse = max;
+  plan.covering =
+      Covers(def, plan.clustered() ? HeldPrimaryKey(def) : KeyColumns(def, plan.index), needed);
+  return read;
+}
+
+}  // namespace
+
+std::optional<MinMaxRead> MinMaxPlan(const TableDef& def, const Expr* where, uint32_t column,
+                                     bool max) {
+  const ColumnDef& col = def.columns[column];
+  if (col.type == ColumnType::kText || col.type == ColumnType::kBlob) return std::nullopt;
+  std::optional<std::vector<ColumnPredicate>> preds = MinMaxPredicates(def, where);
+  if (!preds.has_value()) return std::nullopt;
+  auto try_index = [&](int index) -> std::optional<MinMaxRead> {
+    std::vector<uint32_t> key_cols = KeyColumns(def, index);
+    size_t searchable = index < 0 ? key_cols.size() : def.indexes[index].columns.size();
+    for (uint32_t part = 0; part < searchable; ++part) {
+      if (key_cols[part] == column) return MinMaxThrough(def, index, part, column, max, *preds);
+    }
+    return std::nullopt;
+  };
+  if (!def.has_hidden_primary_key()) {
+    if (std::optional<MinMaxRead> r = try_index(-1)) return r;  // PRIMARY
+  }
+  for (size_t i = 0; i < def.indexes.size(); ++i) {
+    if (std::optional<MinMaxRead> r = try_index(static_cast<int>(i))) return r;
+  }
+  return std::nullopt;
+}
+
 AccessPlan ChoosePlan(const PlanRequest& req) {
   const TableDef& def = *req.def;
   std::vector<const Expr*> conjuncts;

@@ -31,8 +31,12 @@
 // Conjuncts the ranges enforce exactly are dropped; the rest are `residual` ("Using where").
 // ORDER BY over the walk's key order (all ASC, or all DESC walked backwards) needs no sort,
 // else `needs_sort` ("Using filesort").
+//
+// MIN() and MAX() without GROUP BY may instead be read at an index's end, one row each
+// (MinMaxPlan; "Select tables optimized away").
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +85,26 @@ struct AccessPlan {
 };
 
 AccessPlan ChoosePlan(const PlanRequest& req);
+
+// MIN(column) / MAX(column) read at one end of an index (MySQL's opt_sum_query): the first
+// index (PRIMARY, then the secondary ones in order) in which `column` is a key part that
+// `where`'s conjuncts leave to a range: equalities fix every part before it, and the column
+// itself has no predicate, an equality, or comparisons (<, <=, >, >=, BETWEEN) with literals,
+// each conjunct enforced exactly by the one key range (no WHERE: the column must be the first
+// part). The walk covers when the index's keys hold the column; the caller stops at the
+// first row. nullopt when there is no such index, a conjunct is of another shape (IN, LIKE,
+// OR, IS NULL, a column another part of the key does not hold...), or the column is TEXT or
+// BLOB (MySQL uses no key part on a BLOB-flagged field).
+struct MinMaxRead {
+  // Forward for MIN (past the NULLs when the column is nullable and has no predicate),
+  // backwards for MAX. No range: the WHERE selects nothing.
+  AccessPlan plan;
+  // MIN of a nullable column with no predicate: its NULL keys, read when `plan` finds no row
+  // (MIN is NULL then, and there are rows; MySQL's second, exact read).
+  std::optional<KeyRange> nulls;
+};
+std::optional<MinMaxRead> MinMaxPlan(const TableDef& def, const Expr* where, uint32_t column,
+                                     bool max);
 
 // "PRIMARY" (GEN_CLUST_INDEX for a hidden key) or the secondary index's name.
 std::string IndexName(const TableDef& def, int index);

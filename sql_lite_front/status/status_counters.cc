@@ -5,12 +5,13 @@
 namespace minnow::sql {
 
 // Every field is added below; a new field must be too.
-static_assert(sizeof(StatusCounters) == 28 * sizeof(uint64_t),
+static_assert(sizeof(StatusCounters) == 29 * sizeof(uint64_t),
               "StatusCounters::Add misses a field");
 
 void StatusCounters::Add(const StatusCounters& o) {
   handler_read_first += o.handler_read_first;
   handler_read_key += o.handler_read_key;
+  handler_read_last += o.handler_read_last;
   handler_read_next += o.handler_read_next;
   handler_read_prev += o.handler_read_prev;
   handler_read_rnd_next += o.handler_read_rnd_next;

@@ -12,6 +12,7 @@ struct StatusCounters {
   // Handler_*: calls into the storage engine, MySQL's meaning.
   uint64_t handler_read_first = 0;     // an index scan started at its first entry
   uint64_t handler_read_key = 0;       // a row looked up by key (point lookup or range start)
+  uint64_t handler_read_last = 0;      // an index walk started at its last entry (backwards)
   uint64_t handler_read_next = 0;      // the next row in index order (range and index scans)
   uint64_t handler_read_prev = 0;      // the previous row in index order (ORDER BY ... DESC)
   uint64_t handler_read_rnd_next = 0;  // the next row of a full table scan

@@ -70,6 +70,7 @@ NameValues StatusList(const ExecContext& ctx, bool global) {
       {"Handler_delete", n(c.handler_delete)},
       {"Handler_read_first", n(c.handler_read_first)},
       {"Handler_read_key", n(c.handler_read_key)},
+      {"Handler_read_last", n(c.handler_read_last)},
       {"Handler_read_next", n(c.handler_read_next)},
       {"Handler_read_prev", n(c.handler_read_prev)},
       {"Handler_read_rnd_next", n(c.handler_read_rnd_next)},

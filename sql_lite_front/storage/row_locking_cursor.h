@@ -31,7 +31,9 @@ class RowLockingCursor {
 
   // Positions on the first entry of `range` in the walk's direction (its last below the end
   // when walking backwards), counting the handler call into `counts` (may be null): one
-  // Handler_read_first for a forward walk from the index's start, else Handler_read_key. The
+  // Handler_read_key, and Handler_read_first for a forward walk from the index's start or
+  // Handler_read_last for a backward one from its end (InnoDB's index_first and index_last
+  // count both). The
   // range must outlive the walk of it.
   Status Seek(const KeyRange& range, StatusCounters* counts);
 

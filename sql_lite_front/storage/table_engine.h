@@ -73,6 +73,10 @@ struct ScanRequest {
                                     // row locks and ignores it, as MySQL's thr_lock does)
   bool reverse = false;             // walk each range from its end to its start
   RowFetch fetch = RowFetch::kRow;
+  // The visitor stops at the first row it reads that is present (MIN/MAX at an index end):
+  // the table-locking cursor then reads a range's positions a few at a time (1, 2, 4, ...)
+  // rather than all at once. It may hand out an absent entry (Read: *present false) again.
+  bool first_row = false;
 };
 
 class RowLockingCursor;    // row_locking_cursor.h

@@ -77,13 +77,18 @@ TableLockingCursor::TableLockingCursor(const OpenTable& table, const HeapTableLo
       lock_(lock),
       heap_index_(HeapIndexOf(table.def, request.index)),
       fetch_(request.fetch),
-      reverse_(request.reverse) {}
+      reverse_(request.reverse),
+      first_row_(request.first_row) {}
 
 Status TableLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
   ids_.clear();
   at_ = 0;
+  range_ = &range;
+  limit_ = first_row_ ? 1 : SIZE_MAX;
   if (counts != nullptr) {
-    ++(range.start.empty() && !reverse_ ? counts->handler_read_first : counts->handler_read_key);
+    ++(range.start.empty() && !reverse_  ? counts->handler_read_first
+       : range.end_unbounded && reverse_ ? counts->handler_read_last
+                                         : counts->handler_read_key);
   }
   if (heap_index_ < 0) {
     ASSIGN_OR_RETURN(std::unique_ptr<HeapTableScan> scan, table_.heap.Scan(lock_));
@@ -93,12 +98,29 @@ Status TableLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
       if (!more) break;
       ids_.push_back(id);
     }
-  } else {
-    ASSIGN_OR_RETURN(ids_, table_.heap.Range(lock_, static_cast<size_t>(heap_index_), range.start,
-                                             range.end_unbounded ? std::string_view() : range.end));
+    if (reverse_) std::reverse(ids_.begin(), ids_.end());
+    return Status::OK();
   }
-  if (reverse_) std::reverse(ids_.begin(), ids_.end());
+  return FetchIds();
+}
+
+Status TableLockingCursor::FetchIds() {
+  const auto index = static_cast<size_t>(heap_index_);
+  const std::string_view hi = range_->end_unbounded ? std::string_view() : range_->end;
+  if (reverse_) {
+    ASSIGN_OR_RETURN(ids_, table_.heap.RangeDescending(lock_, index, range_->start, hi, limit_));
+  } else {
+    ASSIGN_OR_RETURN(ids_, table_.heap.Range(lock_, index, range_->start, hi, limit_));
+  }
   return Status::OK();
+}
+
+Status TableLockingCursor::FetchMoreIds() {
+  // Read again from the range's start, twice as many. Under the walk's lock entries are only
+  // added (concurrent inserts: rows absent to it), so every entry not yet handed out is at
+  // position at_ or later in the new list; some handed out may come again.
+  limit_ *= 2;
+  return FetchIds();
 }
 
 SqlStatus TableLockingCursor::Read(Row* row, bool* present) {

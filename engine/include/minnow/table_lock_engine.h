@@ -216,6 +216,11 @@ class HeapTable {
   // Positions of keys lo <= key < hi (hi empty: to the end) in key order, at most `limit`.
   Result<std::vector<HeapRowId>> Range(const HeapTableLock& lock, size_t index, std::string_view lo,
                                        std::string_view hi, size_t limit = SIZE_MAX) const;
+  // The same positions in descending key order (for a non-unique index, equal keys in
+  // descending position order), at most `limit`: the last ones first.
+  Result<std::vector<HeapRowId>> RangeDescending(const HeapTableLock& lock, size_t index,
+                                                 std::string_view lo, std::string_view hi,
+                                                 size_t limit = SIZE_MAX) const;
   // Replaces the row and its keys. In place when it fits, else the row moves (the new
   // position is returned). kNotFound if `id` holds no row; kDuplicateKey (nothing changed).
   Result<HeapRowId> Update(const HeapTableLock& lock, HeapRowId id, std::string_view row,

@@ -92,6 +92,16 @@ TEST_CASE("heap table: insert, get, scan, lookup, range, update, delete", "[heap
     REQUIRE(Take(t.Range(r, 0, Key(25), "")).size() == 5);
     REQUIRE(Take(t.Range(r, 0, "", "", 3)).size() == 3);
     REQUIRE(Take(t.Range(r, 1, VKey("b"), VKey("c"))).size() == 10);
+    // Descending: the same positions, last first; a limit takes the last ones.
+    auto down = Take(t.RangeDescending(r, 0, Key(10), Key(20)));
+    REQUIRE(down == std::vector<HeapRowId>(ids.rbegin() + 10, ids.rbegin() + 20));
+    REQUIRE(Take(t.RangeDescending(r, 0, "", "", 2)) == std::vector<HeapRowId>{ids[29], ids[28]});
+    REQUIRE(Take(t.RangeDescending(r, 0, Key(25), "")).size() == 5);
+    // Non-unique: the 'b' entries in descending position order.
+    auto bs_down = Take(t.RangeDescending(r, 1, VKey("b"), VKey("c")));
+    REQUIRE(bs_down == std::vector<HeapRowId>(want.rbegin(), want.rend()));
+    REQUIRE(Take(t.RangeDescending(r, 1, VKey("b"), VKey("c"), 1)) ==
+            std::vector<HeapRowId>{want.back()});
     REQUIRE_CODE(t.Lookup(r, 2, "x").status(), Code::kInvalidArgument);
     HeapTableStats st = Take(t.stats());
     REQUIRE(st.rows == 30);

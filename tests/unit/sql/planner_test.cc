@@ -1,6 +1,7 @@
 #include "sql_lite_front/plan/planner.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 
 #include "sql_lite_front/parse/parser.h"
@@ -180,6 +181,53 @@ TEST_CASE("nullable range ends skip NULL keys; upper bounds", "[sql][planner]") 
   CHECK(p.plan.ranges[0].start == std::string("\x00\x00\x00\x02", 4));
   CHECK(p.plan.ranges[0].end == std::string("\x00\x00\x00\x08", 4));
   CHECK(p.plan.covering);
+}
+
+}  // namespace
+}  // namespace minnow::sql
+
+namespace minnow::sql {
+namespace {
+
+// MinMaxPlan for the WHERE of `sql` ("SELECT ... FROM sample [WHERE ...]").
+std::optional<MinMaxRead> MinMax(const TableDef& def, const std::string& sql, uint32_t column,
+                                 bool max) {
+  SqlResult<Statement> st = Parse(sql);
+  REQUIRE(st.ok());
+  return MinMaxPlan(def, std::get<SelectStmt>(*st).where.get(), column, max);
+}
+
+TEST_CASE("planner: MIN/MAX at an index end", "[sql][planner]") {
+  TableDef def = Wide();  // i PK, j nullable with KEY j, k no index
+  SECTION("no WHERE: the index the column starts") {
+    auto max_i = MinMax(def, "SELECT max(i) FROM sample", 0, true);
+    REQUIRE(max_i.has_value());
+    CHECK(max_i->plan.clustered());
+    CHECK(max_i->plan.reverse);
+    CHECK(max_i->plan.ranges.size() == 1);
+    CHECK(max_i->plan.ranges[0].start.empty());
+    CHECK_FALSE(max_i->nulls.has_value());
+    auto min_j = MinMax(def, "SELECT min(j) FROM sample", 1, false);
+    REQUIRE(min_j.has_value());
+    CHECK(min_j->plan.index == 0);
+    CHECK_FALSE(min_j->plan.reverse);
+    CHECK(min_j->plan.ranges[0].start == std::string("\x01"));  // past the NULLs
+    REQUIRE(min_j->nulls.has_value());
+    CHECK(min_j->nulls->start == std::string(1, '\0'));
+    CHECK_FALSE(MinMax(def, "SELECT max(k) FROM sample", 2, true).has_value());
+  }
+  SECTION("WHERE: a range on the column, every conjunct taken") {
+    auto r = MinMax(def, "SELECT max(i) FROM sample WHERE i < 10", 0, true);
+    REQUIRE(r.has_value());
+    CHECK(r->plan.ranges.size() == 1);
+    CHECK_FALSE(r->plan.ranges[0].end_unbounded);
+    CHECK(MinMax(def, "SELECT min(j) FROM sample WHERE j > 'a'", 1, false).has_value());
+    // Not a key range shape, another column, or an IN list: no index read.
+    CHECK_FALSE(MinMax(def, "SELECT max(i) FROM sample WHERE k = 1", 0, true).has_value());
+    CHECK_FALSE(MinMax(def, "SELECT max(i) FROM sample WHERE i IN (1, 2)", 0, true).has_value());
+    CHECK_FALSE(MinMax(def, "SELECT max(i) FROM sample WHERE i < 5 OR i > 7", 0, true).has_value());
+    CHECK_FALSE(MinMax(def, "SELECT max(j) FROM sample WHERE i = 3", 1, true).has_value());
+  }
 }
 
 }  // namespace

@@ -429,8 +429,9 @@ TEST_CASE("SHOW STATUS: session and global counters", "[sql][status]") {
   CHECK(global.count("Uptime") == 1);
   CHECK(global.count("Innodb_buffer_pool_pages_total") == 1);
   auto like = ShowNameValues(f, b, ShowStmt::Kind::kStatus, VarScope::kDefault, "HANDLER_READ_%");
-  CHECK(like.size() == 5);
+  CHECK(like.size() == 6);
   CHECK(like.count("Handler_read_rnd_next") == 1);
+  CHECK(like.count("Handler_read_last") == 1);
 }
 
 TEST_CASE("SHOW VARIABLES, ENGINES, WARNINGS, PROCESSLIST", "[sql][status]") {
