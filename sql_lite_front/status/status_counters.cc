@@ -5,7 +5,7 @@
 namespace minnow::sql {
 
 // Every field is added below; a new field must be too.
-static_assert(sizeof(StatusCounters) == 28 * sizeof(uint64_t),
+static_assert(sizeof(StatusCounters) == 29 * sizeof(uint64_t),
               "StatusCounters::Add misses a field");
 
 void StatusCounters::Add(const StatusCounters& o) {
@@ -37,6 +37,7 @@ void StatusCounters::Add(const StatusCounters& o) {
   com_set_option += o.com_set_option;
   com_show += o.com_show;
   com_ddl += o.com_ddl;
+  com_check += o.com_check;
 }
 
 }  // namespace minnow::sql
