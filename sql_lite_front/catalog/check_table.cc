@@ -80,48 +80,64 @@ class TableChecker {
   }
 
  private:
-  // InnoDB's ha_innobase::check: each tree's walk, then the entry counts of the sound ones.
+  // InnoDB's ha_innobase::check: each tree's walk, then the entries of each sound tree that
+  // the check's read view sees (row_scan_index_for_mysql), the clustered tree's first.
   SqlResult<Outcome> CheckTrees(const OpenTable& table, Transaction* txn,
                                 IsolationLevel isolation) {
     const size_t n = table.indexes.size();
     std::vector<bool> sound(n + 1, true);  // [0]: the clustered tree, [i + 1]: index i
-    bool ok = true;
     for (size_t i = 0; i <= n && !stmt_.quick; ++i) {
       SQL_RETURN_IF_ERROR(ctx_.CheckCancel());
       const Keyspace& ks = i == 0 ? table.clustered : table.indexes[i - 1];
       Result<KeyspaceCheck> r = ctx_.db->CheckKeyspace(ks);
       if (r.ok()) continue;
       if (r.status().code() == Code::kClosed) return FromStatus(r.status());
+      Damaged(table, i, r.status().message());
       sound[i] = false;
-      ok = false;
-      out_->Add(*name_, "Warning",
-                "InnoDB: The B-tree of index \"" + IndexName(table, i) + "\" is corrupted.");
-      out_->Add(*name_, "Warning", r.status().message());
     }
     if (!sound[0]) return Outcome::kCorrupt;  // no row count to hold the indexes to
     std::unique_ptr<TableEngine> engine = OpenTableEngine(table, txn, isolation);
-    SQL_ASSIGN_OR_RETURN(uint64_t rows, CountEntries(*engine, kClusteredIndex));
-    for (size_t i = 1; i <= n; ++i) {
+    std::vector<uint64_t> entries(n + 1, 0);
+    for (size_t i = 0; i <= n; ++i) {
       if (!sound[i]) continue;
       SQL_RETURN_IF_ERROR(ctx_.CheckCancel());
-      SQL_ASSIGN_OR_RETURN(uint64_t entries, CountEntries(*engine, static_cast<int>(i) - 1));
-      if (entries == rows) continue;
-      ok = false;
+      SqlResult<uint64_t> count =
+          engine->Count(static_cast<int>(i) - 1, KeyRange{}, LockMode::kNone, LockWait::kWait);
+      if (!count.ok()) {
+        // What fails is a page (QUICK walked no tree), unless the read waited (a SERIALIZABLE
+        // LOCK TABLES transaction's reads lock): that ends the statement.
+        const ErrorCode code = count.error().code;
+        if (code == kErQueryInterrupted || code == kErLockWaitTimeout || code == kErLockDeadlock) {
+          return count.error();
+        }
+        Damaged(table, i, count.error().message);
+        sound[i] = false;
+        if (i == 0) return Outcome::kCorrupt;
+        continue;
+      }
+      entries[i] = *count;
+      if (i == 0 || entries[i] == entries[0]) continue;
       out_->Add(*name_, "Warning",
-                "InnoDB: Index '" + IndexName(table, i) + "' contains " + std::to_string(entries) +
-                    " entries, should be " + std::to_string(rows) + ".");
+                "InnoDB: Index '" + IndexName(table, i) + "' contains " +
+                    std::to_string(entries[i]) + " entries, should be " +
+                    std::to_string(entries[0]) + ".");
+      sound[i] = false;
     }
-    return ok ? Outcome::kOk : Outcome::kCorrupt;
+    for (bool b : sound) {
+      if (!b) return Outcome::kCorrupt;
+    }
+    return Outcome::kOk;
+  }
+
+  // InnoDB's warning for a damaged tree, then what was found.
+  void Damaged(const OpenTable& table, size_t i, std::string finding) {
+    out_->Add(*name_, "Warning",
+              "InnoDB: The B-tree of index \"" + IndexName(table, i) + "\" is corrupted.");
+    out_->Add(*name_, "Warning", std::move(finding));
   }
 
   static std::string IndexName(const OpenTable& table, size_t i) {
     return i == 0 ? "PRIMARY" : table.def.indexes[i - 1].name;
-  }
-
-  // The entries of `index` a consistent read sees (InnoDB counts them so: row_scan_index_for_mysql
-  // in the check's read view).
-  static SqlResult<uint64_t> CountEntries(TableEngine& engine, int index) {
-    return engine.Count(index, KeyRange{}, LockMode::kNone, LockWait::kWait);
   }
 
   // MyISAM's check under a lock that keeps writers out: LOCK TABLES' own when it does (READ,
