@@ -8,7 +8,8 @@
 //     what the check found); then, in one consistent read, the entries of each sound tree
 //     (InnoDB's row count): a secondary index whose count differs from the clustered one's
 //     gives "Warning | InnoDB: Index '<i>' contains N entries, should be M.". QUICK skips the
-//     tree walks and only counts (as InnoDB's T_QUICK).
+//     tree walks and only counts (as InnoDB's T_QUICK); a count that fails on a damaged page
+//     reports that tree as damaged.
 //   MyISAM (table-locking): HeapTable::Check under a READ_NO_INSERT table lock (MySQL's
 //     lock for CHECK): the heap, each index tree, and that the indexes hold exactly the rows'
 //     keys; damage gives "error | <what the check found>".
