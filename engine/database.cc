@@ -89,7 +89,10 @@ Result<std::vector<TransactionInfo>> Database::Transactions() {
 const RecoveryReport& Database::recovery_report() const { return impl_->core->recovery_report(); }
 const Options& Database::options() const { return impl_->core->options(); }
 Result<KeyspaceCheck> Database::InspectKeyspace(const Keyspace& ks) {
-  return impl_->core->InspectKeyspace(ks.id_, ks.db_tag_);
+  return impl_->core->CheckKeyspace(ks.id_, ks.db_tag_);
+}
+Result<KeyspaceCheck> Database::CheckKeyspace(const Keyspace& ks) {
+  return impl_->core->CheckKeyspace(ks.id_, ks.db_tag_);
 }
 std::optional<DeadlockReport> Database::LatestDeadlock() const {
   return impl_->core->LatestDeadlock();

@@ -311,7 +311,7 @@ Result<std::vector<std::string>> DatabaseCore::ListKeyspaces() {
 
 namespace {
 
-// One tree's Check(), as CheckIntegrity and InspectKeyspace report it.
+// One tree's Check(), as CheckIntegrity and CheckKeyspace report it.
 Result<KeyspaceCheck> CheckTree(const std::string& name, uint32_t id, const BTree& tree) {
   Result<CheckReport> r = tree.Check();
   if (!r.ok()) {
@@ -353,7 +353,7 @@ Status DatabaseCore::CheckKeyspaces(std::vector<KeyspaceCheck>* reports) {
   return Status::OK();
 }
 
-Result<KeyspaceCheck> DatabaseCore::InspectKeyspace(uint32_t id, uint64_t db_tag) {
+Result<KeyspaceCheck> DatabaseCore::CheckKeyspace(uint32_t id, uint64_t db_tag) {
   if (closed()) return Status::Closed("the database is closed");
   // Check() S-latches the path from the root down as it walks (so no structure change runs
   // meanwhile, and what it counts is one consistent tree); the drop latch keeps the pages from

@@ -64,8 +64,9 @@ class DatabaseCore {
 
   // The keyspaces' trees, then the heap tables (each under a READ_NO_INSERT table lock).
   Status CheckIntegrity(std::vector<KeyspaceCheck>* reports);
-  // One keyspace's tree counts (Database::InspectKeyspace); safe while others read and write.
-  Result<KeyspaceCheck> InspectKeyspace(uint32_t id, uint64_t db_tag);
+  // One keyspace's tree Check() (Database::CheckKeyspace and InspectKeyspace, whose contract
+  // says what it latches); safe while others read and write.
+  Result<KeyspaceCheck> CheckKeyspace(uint32_t id, uint64_t db_tag);
   DatabaseStats stats() const;
   const RecoveryReport& recovery_report() const { return report_; }
   // The options Open was given, normalized (purge_interval_ms at least 1).

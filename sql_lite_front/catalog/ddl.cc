@@ -148,22 +148,32 @@ SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt&
   return StatementResult{};
 }
 
+AdminResult::AdminResult(std::string_view op) : op_(op) {
+  result_.has_result_set = true;
+  result_.columns = {"Table", "Op", "Msg_type", "Msg_text"};
+}
+
+void AdminResult::Add(std::string_view table, std::string_view msg_type, std::string msg_text) {
+  result_.rows.push_back({std::string(kSchemaName) + "." + std::string(table), op_,
+                          std::string(msg_type), std::move(msg_text)});
+}
+
+void AdminResult::AddFailed(std::string_view table, const SqlError& error) {
+  Add(table, "Error", error.message);
+  Add(table, "status", "Operation failed");
+}
+
 SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt) {
-  StatementResult result;
-  result.has_result_set = true;
-  result.columns = {"Table", "Op", "Msg_type", "Msg_text"};
+  AdminResult result("optimize");
   for (const std::string& name : stmt.tables) {
-    std::string full = std::string(kSchemaName) + "." + name;
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) {
-      result.rows.push_back({full, "optimize", "Error", NoSuchTable(name).message});
-      result.rows.push_back({full, "optimize", "status", "Operation failed"});
+      result.AddFailed(name, NoSuchTable(name));
       continue;
     }
     if (table->def.table_locking()) {
       SQL_ASSIGN_OR_RETURN(bool compacted, CompactHeapTable(ctx, *table));
-      result.rows.push_back(
-          {full, "optimize", "status", compacted ? "OK" : "Table is already up to date"});
+      result.Add(name, "status", compacted ? "OK" : "Table is already up to date");
       continue;
     }
     TableDef def = Renamed(*ctx.catalog, table->def);
@@ -172,11 +182,10 @@ SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTable
       // A lock wait timeout, a deadlock or a cancel ends the statement, as in MySQL.
       return copied.error();
     }
-    result.rows.push_back({full, "optimize", "note",
-                           "Table does not support optimize, doing recreate + analyze instead"});
-    result.rows.push_back({full, "optimize", "status", "OK"});
+    result.Add(name, "note", "Table does not support optimize, doing recreate + analyze instead");
+    result.Add(name, "status", "OK");
   }
-  return result;
+  return result.Take();
 }
 
 namespace {

@@ -92,6 +92,23 @@ TransactionOptions DdlTransactionOptions(const ExecContext& ctx);
 // 1146 "Table 'test.x' doesn't exist".
 SqlError NoSuchTable(std::string_view name);
 
+// The result of a table-maintenance statement (OPTIMIZE, CHECK) as MySQL's mysql_admin_table
+// sends it: Table | Op | Msg_type | Msg_text, some rows per table named (Table "test.<name as
+// written>"), the last of them its status.
+class AdminResult {
+ public:
+  explicit AdminResult(std::string_view op);
+  void Add(std::string_view table, std::string_view msg_type, std::string msg_text);
+  // A table the statement could not open (missing, not locked, a lock wait timeout): the error's
+  // row ("Error"), then "status" / "Operation failed" (MySQL's HA_ADMIN_FAILED).
+  void AddFailed(std::string_view table, const SqlError& error);
+  StatementResult Take() { return std::move(result_); }
+
+ private:
+  std::string op_;
+  StatementResult result_;
+};
+
 // "Records: N  Duplicates: 0  Warnings: W"
 std::string RecordsInfo(uint64_t records, size_t warnings);
 

@@ -4,7 +4,8 @@
 //     they name, held until the transaction ends (autocommit: the statement's end);
 //   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE: exclusive, on each table
 //     they name, for the whole statement (DDL's own transactions take none);
-//   LOCK TABLES: shared on each table, until UNLOCK TABLES.
+//   LOCK TABLES: shared on each table, until UNLOCK TABLES;
+//   CHECK TABLE: none here; shared on each table in turn, for its check (check_table.h).
 // The session takes them before the statement reads a definition from the catalog, so a
 // statement that waited for DDL sees the new definition and keyspaces. performance_schema and
 // information_schema tables, SHOW and SET take none.

@@ -293,6 +293,15 @@ struct OptimizeTableStmt {
   std::vector<std::string> tables;
 };
 
+// CHECK {TABLE | TABLES} t, ... [QUICK | FAST | MEDIUM | EXTENDED | CHANGED | FOR UPGRADE] ...
+// (what each option does: catalog/check_table.h).
+struct CheckTableStmt {
+  std::vector<std::string> tables;
+  bool quick = false;        // QUICK
+  bool for_upgrade = false;  // FOR UPGRADE
+  // FAST, MEDIUM, EXTENDED and CHANGED are accepted; they ask for nothing more.
+};
+
 struct UseStmt {
   std::string database;
 };
@@ -302,8 +311,8 @@ struct ExplainStmt;
 using Statement =
     std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
                  CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, TransactionStmt,
-                 SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, UseStmt,
-                 std::unique_ptr<ExplainStmt>>;
+                 SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt,
+                 CheckTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

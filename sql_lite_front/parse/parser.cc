@@ -211,6 +211,7 @@ SqlResult<Statement> Parser::ParseStatement() {
   if (kw == "ALTER") return ParseAlter();
   if (kw == "TRUNCATE") return ParseTruncate();
   if (kw == "OPTIMIZE") return ParseOptimize();
+  if (kw == "CHECK") return ParseCheck();
   if (kw == "BEGIN" || kw == "START" || kw == "COMMIT" || kw == "ROLLBACK") {
     return ParseTransaction();
   }

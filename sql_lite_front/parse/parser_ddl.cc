@@ -1,4 +1,4 @@
-// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, OPTIMIZE,
+// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, OPTIMIZE, CHECK,
 // and table options (parser_internal.h). Column and index definitions are in parser_column.cc.
 
 #include <string>
@@ -311,6 +311,31 @@ SqlResult<Statement> Parser::ParseOptimize() {
     if (!AcceptOp(",")) break;
   }
   return Statement(std::move(optimize));
+}
+
+// CHECK {TABLE | TABLES} t, ... [option] ..., the options a list without commas (MySQL's
+// mi_check_types): QUICK | FAST | MEDIUM | EXTENDED | CHANGED | FOR UPGRADE.
+SqlResult<Statement> Parser::ParseCheck() {
+  Skip();
+  if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
+  CheckTableStmt check;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    check.tables.push_back(std::move(name));
+    if (!AcceptOp(",")) break;
+  }
+  for (;;) {
+    if (AcceptKw("QUICK")) {
+      check.quick = true;
+    } else if (AcceptKw("FOR")) {
+      if (!AcceptKw("UPGRADE")) return SyntaxError();
+      check.for_upgrade = true;
+    } else if (!AcceptKw("FAST") && !AcceptKw("MEDIUM") && !AcceptKw("EXTENDED") &&
+               !AcceptKw("CHANGED")) {
+      break;
+    }
+  }
+  return Statement(std::move(check));
 }
 
 }  // namespace minnow::sql

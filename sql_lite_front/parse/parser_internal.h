@@ -3,7 +3,7 @@
 //   parser.cc          tokens, names and numbers; the statement dispatch
 //   parser_dml.cc      SELECT, INSERT / REPLACE, UPDATE, DELETE
 //   parser_session.cc  transactions, SET, SHOW, LOCK / UNLOCK TABLES, EXPLAIN, USE
-//   parser_ddl.cc      CREATE / ALTER / DROP / TRUNCATE / OPTIMIZE and table options
+//   parser_ddl.cc      CREATE / ALTER / DROP / TRUNCATE / OPTIMIZE / CHECK and table options
 //   parser_column.cc   column and index definitions (CREATE TABLE, CREATE INDEX, ALTER TABLE)
 //   parser_expr.cc     expressions
 //
@@ -118,6 +118,7 @@ class Parser {
   SqlResult<Statement> ParseAlter();
   SqlResult<Statement> ParseTruncate();
   SqlResult<Statement> ParseOptimize();
+  SqlResult<Statement> ParseCheck();
 
  private:
   // parser_dml.cc: the clauses of SELECT

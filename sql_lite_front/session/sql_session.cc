@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "sql_lite_front/catalog/check_table.h"
 #include "sql_lite_front/catalog/ddl.h"
 #include "sql_lite_front/catalog/metadata_locks.h"
 #include "sql_lite_front/execute/exec_context.h"
@@ -164,6 +165,15 @@ class StatementRunner {
   }
   SqlResult<StatementResult> Dispatch(const OptimizeTableStmt& st) {
     return RunDdl(st, ExecuteOptimize);
+  }
+  // CHECK TABLE: not DDL (shared metadata locks, taken table by table; allowed under LOCK
+  // TABLES), but a table-maintenance statement's implicit commit outside LOCK TABLES, whose
+  // transaction holds LOCK TABLES' locks (check_table.h).
+  SqlResult<StatementResult> Dispatch(const CheckTableStmt& st) {
+    counts_->com_check++;
+    if (s_->locked_tables.empty()) SQL_RETURN_IF_ERROR(CommitOpen());
+    ExecContext ctx = Context(nullptr);
+    return ExecuteCheckTable(ctx, st);
   }
 
   // ---- transactions

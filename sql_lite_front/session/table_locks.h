@@ -12,6 +12,8 @@
 //   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates or
 //                                  with LOW_PRIORITY)
 //   EXPLAIN                        the explained statement's
+//   CHECK TABLE                    none here: READ_NO_INSERT on each table in turn, taken by
+//                                  its check (check_table.h)
 // A concurrent insert is allowed as the global concurrent_insert says (HeapLockOptions). The
 // session takes them after the statement's metadata locks and holds them to the statement's
 // end, all tables of a statement in one order (by lower-cased name, one lock per table: the

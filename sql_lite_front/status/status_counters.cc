@@ -38,6 +38,7 @@ void StatusCounters::Add(const StatusCounters& o) {
   com_set_option += o.com_set_option;
   com_show += o.com_show;
   com_ddl += o.com_ddl;
+  com_check += o.com_check;
 }
 
 }  // namespace minnow::sql

@@ -30,7 +30,8 @@ struct StatusCounters {
   // Statements.
   uint64_t questions = 0;
   uint64_t com_select = 0, com_insert = 0, com_update = 0, com_delete = 0, com_begin = 0,
-           com_commit = 0, com_rollback = 0, com_set_option = 0, com_show = 0, com_ddl = 0;
+           com_commit = 0, com_rollback = 0, com_set_option = 0, com_show = 0, com_ddl = 0,
+           com_check = 0;
 
   void Add(const StatusCounters& o);
 };

@@ -59,6 +59,7 @@ NameValues StatusList(const ExecContext& ctx, bool global) {
   const uint64_t lock_ms = db.row_lock_time_us / 1000;
   return {
       {"Com_begin", n(c.com_begin)},
+      {"Com_check", n(c.com_check)},
       {"Com_commit", n(c.com_commit)},
       {"Com_delete", n(c.com_delete)},
       {"Com_insert", n(c.com_insert)},

@@ -278,8 +278,22 @@ class Database {
   std::optional<DeadlockReport> LatestDeadlock() const;
   // The keyspace's tree now, counted by walking it under page latches (no locks, no MVCC:
   // `records` counts every record, delete-marked ones too, which `delete_marked` also counts).
-  // For SHOW TABLE STATUS. kInvalidArgument for a bad handle.
+  // For SHOW TABLE STATUS. kInvalidArgument for a bad handle. (The walk is CheckKeyspace's.)
   Result<KeyspaceCheck> InspectKeyspace(const Keyspace& ks);
+  // One keyspace's integrity check (CHECK TABLE): the tree's Check(), as CheckIntegrity runs it
+  // on every tree; kCorruption names the keyspace, the page and what is wrong, else the tree's
+  // counts as InspectKeyspace reports them. What it holds, and so who waits for it:
+  //  - no lock and no catalog latch: DDL of other keyspaces, and transactions' reads and
+  //    writes, go on;
+  //  - the drop latch, shared, for the walk: a DropKeyspace (of any keyspace) waits until it
+  //    ends before it frees pages, so no page it walks is freed under it;
+  //  - S latches on the path it walks, root to the page it is on (parents before children):
+  //    a write waits only while the walk is on the leaf it writes, but one that splits or
+  //    merges pages of this tree (it X-latches from the root) waits for the whole walk.
+  // So the caller should check one tree at a time and hold nothing a writer needs meanwhile.
+  // It sees the tree as it is, uncommitted and delete-marked records included (no MVCC).
+  // kInvalidArgument for a bad handle.
+  Result<KeyspaceCheck> CheckKeyspace(const Keyspace& ks);
 
  private:
   friend class Session;
