@@ -5,7 +5,7 @@
 namespace minnow::sql {
 
 // Every field is added below; a new field must be too.
-static_assert(sizeof(StatusCounters) == 29 * sizeof(uint64_t),
+static_assert(sizeof(StatusCounters) == 30 * sizeof(uint64_t),
               "StatusCounters::Add misses a field");
 
 void StatusCounters::Add(const StatusCounters& o) {
