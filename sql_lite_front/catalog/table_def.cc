@@ -154,12 +154,11 @@ SqlError TooLong(const ColumnDef& col, uint64_t row) {
   return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
 }
 
-// 1366 for a string with no number at its start ("abc", "", "  ").
-SqlError NotANumber(const ColumnDef& col, std::string_view type, const Value& v, uint64_t row) {
-  return SqlErr(kErTruncatedWrongValueForField, "Incorrect ", type,
-                " value: ", Quote(v.as_string()), " for column '", col.name, "'", RowSuffix(row));
+// 1366 for a string with no number at its start ("abc", "", "  ") into an integer column.
+SqlError NotAnInteger(const ColumnDef& col, const Value& v, uint64_t row) {
+  return SqlErr(kErTruncatedWrongValueForField, "Incorrect integer value: ", Quote(v.as_string()),
+                " for column '", col.name, "'", RowSuffix(row));
 }
-
 // A value `col` cannot hold as it is: under rules.errors the error to return; else nullopt,
 // with `e` recorded as a warning (the caller stores the converted value).
 std::optional<SqlError> Bad(const StoreRules& rules, SqlError e) {
@@ -202,7 +201,7 @@ SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t 
     const std::string& s = v.as_string();
     NumericPrefix p = ParseNumericPrefix(s);
     if (!p.valid) {
-      if (auto e = Bad(rules, NotANumber(col, "integer", v, row))) return *e;
+      if (auto e = Bad(rules, NotAnInteger(col, v, row))) return *e;
       return Value::Int(0);
     }
     if (p.is_integer) {
@@ -237,17 +236,19 @@ SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t r
   } else {
     const std::string& s = v.as_string();
     NumericPrefix p = ParseNumericPrefix(s);
-    if (!p.valid) {
-      if (auto e = Bad(rules, NotANumber(col, "double", v, row))) return *e;
+    if (!p.valid) {  // MySQL's Field_double::store: 1265 here, not 1366 as for integers
+      if (auto e = Bad(rules, Truncated(col, row))) return *e;
       return Value::Double(0);
     }
     d = p.d;
     garbage = HasGarbage(s, p.consumed);
   }
-  if (std::isnan(d) || std::isinf(d)) {
+  // MySQL's Field_real::truncate: NaN and beyond the range (an UNSIGNED one: below 0).
+  if (std::isnan(d) || std::isinf(d) || (col.is_unsigned && d < 0)) {
     if (auto e = Bad(rules, OutOfRange(col, row))) return *e;
     const double max = std::numeric_limits<double>::max();
-    return Value::Double(std::isnan(d) ? 0 : d < 0 ? -max : max);
+    if (std::isnan(d)) return Value::Double(0);
+    return Value::Double(d > 0 ? max : col.is_unsigned ? 0 : -max);
   }
   if (garbage) {
     if (auto e = Bad(rules, Truncated(col, row))) return *e;
@@ -324,9 +325,8 @@ SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t r
   }
   if (cut < s.size()) {
     // MySQL's report_if_important_data: cutting only spaces is a note (CHAR has none left;
-    // in a binary column every byte counts);
-    // anything else is "too long", as a warning 1406 when sql_mode is strict (which the
-    // statement did not make an error: IGNORE, MyISAM's later rows), 1265 when it is not.
+    // in a binary column every byte counts); anything else is "too long", as a warning 1406
+    // when sql_mode is strict but the statement is not (a MyISAM table's later rows), else 1265.
     if (characters && s.find_first_not_of(' ', cut) == std::string::npos) {
       if (rules.warnings != nullptr) {
         rules.warnings->push_back(

@@ -166,8 +166,8 @@ struct StoreRules {
   // NULL into a NOT NULL column is error 1048 even when `errors` is false (a single-row INSERT
   // without IGNORE: MySQL's CHECK_FIELD_ERROR_FOR_NULL).
   bool null_is_error = false;
-  // The session's sql_mode has a strict word: a string cut to fit warns 1406 "Data too long"
-  // rather than 1265 "Data truncated" (when `errors` is false).
+  // The session's sql_mode has a strict word and the statement is not IGNORE: a string cut to
+  // fit warns 1406 "Data too long" rather than 1265 "Data truncated" (when `errors` is false).
   bool strict_sql_mode = true;
   // Where the warnings (and notes) go; null: dropped.
   std::vector<SqlWarning>* warnings = nullptr;
@@ -176,9 +176,10 @@ struct StoreRules {
 // `v` stored into `col` as MySQL stores it; `row` is the 1-based row number for the messages.
 // Each bad value is an error under rules.errors, else converted with a warning of that code:
 //   - an integer or double out of the column's range: 1264, clamped to the range;
-//   - a string that is no number: 1366 "Incorrect integer value: 'abc' ..." (or double), 0;
-//     a number followed by more ('12abc'): 1265 "Data truncated ...", the number (the range
-//     is checked first: '999x' into TINYINT is 1264 alone);
+//   - a string that is no number: 0, with 1366 "Incorrect integer value: 'abc' ..." into an
+//     integer column, 1265 "Data truncated ..." into a DOUBLE (MySQL's Field_double::store);
+//     a number followed by more ('12abc'): 1265, the number (the range is checked first:
+//     '999x' into TINYINT is 1264 alone);
 //   - a string longer than the column (characters for CHAR/VARCHAR, bytes for TEXT/BLOB):
 //     1406 "Data too long ..." (a warning 1406 or 1265, StoreRules::strict_sql_mode), cut to
 //     fit; cutting only spaces is a note 1265 in every mode;

@@ -194,7 +194,7 @@ StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, 
   rules.warnings = warnings;
   if (ctx.session == nullptr) return rules;  // strict
   const SqlModeFlags mode = ctx.session->vars.sql_mode();
-  rules.strict_sql_mode = mode.strict;
+  rules.strict_sql_mode = mode.strict && !ignore;
   // MySQL's Strict_error_handler: a warning becomes an error in strict mode unless the
   // statement can no longer be rolled back (it changed a MyISAM table) under
   // STRICT_TRANS_TABLES alone; IGNORE never makes one.

@@ -252,13 +252,18 @@ TEST_CASE("non-strict mode: converted with warnings", "[sql][table_def]") {
   CHECK(CoerceToColumn(d, Value::String("2.5x"), 2, rules).value() == Value::Double(2.5));
   CHECK(CoerceToColumn(d, Value::String("1e400"), 3, rules).value() ==
         Value::Double(std::numeric_limits<double>::max()));
+  ColumnDef du = Col("du", ColumnType::kDouble, 0, true, true);
+  CHECK(CoerceToColumn(du, Value::Double(-2.5), 1, rules).value() == Value::Double(0));
+  CHECK(CoerceToColumn(du, Value::Double(-2.5), 1).error().code == 1264);
+  REQUIRE(w.size() == 4);
+  w.pop_back();
   ColumnDef v = TextCol("v", ColumnType::kVarchar, 3);
   CHECK(CoerceToColumn(v, Value::String("abcd"), 4, rules).value() == Value::String("abc"));
   CHECK(CoerceToColumn(v, Value::String("ab   "), 5, rules).value() == Value::String("ab "));
   ColumnDef nn = Col("nn", ColumnType::kInt, 0, false);
   CHECK(CoerceToColumn(nn, Value::Null(), 6, rules).value() == Value::Int(0));
   REQUIRE(w.size() == 6);
-  CHECK(w[0].message == "Incorrect double value: 'x' for column 'd' at row 1");
+  CHECK(w[0].message == "Data truncated for column 'd' at row 1");
   CHECK(w[1].code == 1265);
   CHECK(w[2].code == 1264);
   CHECK(w[3].message == "Data truncated for column 'v' at row 4");
@@ -266,7 +271,8 @@ TEST_CASE("non-strict mode: converted with warnings", "[sql][table_def]") {
   CHECK(w[4].code == 1265);
   CHECK(w[5].code == 1048);
   CHECK(w[5].message == "Column 'nn' cannot be null");
-  // A strict sql_mode that let the value pass (IGNORE) warns 1406 for a cut string.
+  // A strict sql_mode whose statement let the value pass (a MyISAM table's later row) warns
+  // 1406 for a cut string.
   rules.strict_sql_mode = true;
   w.clear();
   CHECK(CoerceToColumn(v, Value::String("abcd"), 1, rules).value() == Value::String("abc"));
@@ -281,7 +287,7 @@ TEST_CASE("strict mode: doubles, strings, NULL", "[sql][table_def]") {
   ColumnDef d = Col("d", ColumnType::kDouble);
   CHECK(CoerceToColumn(d, Value::Int(3), 1).value() == Value::Double(3));
   CHECK(CoerceToColumn(d, Value::String("2.5"), 1).value() == Value::Double(2.5));
-  CHECK(CoerceToColumn(d, Value::String("x"), 1).error().code == 1366);
+  CHECK(CoerceToColumn(d, Value::String("x"), 1).error().code == 1265);
   ColumnDef v = TextCol("v", ColumnType::kVarchar, 3);
   CHECK(CoerceToColumn(v, Value::Int(123), 1).value() == Value::String("123"));
   CHECK(CoerceToColumn(v, Value::Double(0.5), 1).value() == Value::String("0.5"));
