@@ -337,19 +337,12 @@ SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t r
       return *e;
     }
     s.resize(cut);
+    if (col.type == ColumnType::kChar) {  // what is left may end in spaces: CHAR drops them
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+    }
   }
   return Value::String(std::move(s));
 }
-
-}  // namespace
-
-Value ImplicitDefault(const ColumnDef& c) {
-  if (IsIntegerType(c.type)) return Value::Int(0);
-  if (c.type == ColumnType::kDouble) return Value::Double(0);
-  return Value::String("");
-}
-
-namespace {
 
 SqlError NotYet(std::string_view what) {
   return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support '", what, "'");
@@ -514,6 +507,12 @@ int TableDef::AutoIncrementColumn() const {
   for (size_t i = 0; i < columns.size(); ++i)
     if (columns[i].auto_increment) return static_cast<int>(i);
   return -1;
+}
+
+Value ImplicitDefault(const ColumnDef& c) {
+  if (IsIntegerType(c.type)) return Value::Int(0);
+  if (c.type == ColumnType::kDouble) return Value::Double(0);
+  return Value::String("");
 }
 
 Value AddedColumnValue(const ColumnDef& c) {

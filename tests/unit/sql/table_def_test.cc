@@ -262,6 +262,11 @@ TEST_CASE("non-strict mode: converted with warnings", "[sql][table_def]") {
   CHECK(CoerceToColumn(v, Value::String("ab   "), 5, rules).value() == Value::String("ab "));
   ColumnDef nn = Col("nn", ColumnType::kInt, 0, false);
   CHECK(CoerceToColumn(nn, Value::Null(), 6, rules).value() == Value::Int(0));
+  ColumnDef ch = TextCol("ch", ColumnType::kChar, 3);  // the cut's trailing space dropped too
+  CHECK(CoerceToColumn(ch, Value::String("ab cd"), 7, rules).value() == Value::String("ab"));
+  REQUIRE(w.size() == 7);
+  CHECK(w[6].code == 1265);
+  w.pop_back();
   REQUIRE(w.size() == 6);
   CHECK(w[0].message == "Data truncated for column 'd' at row 1");
   CHECK(w[1].code == 1265);
