@@ -25,12 +25,6 @@
 
 namespace minnow::sql {
 
-struct SqlWarning {
-  std::string level;  // "Warning" or "Note"
-  uint16_t code = 0;
-  std::string message;
-};
-
 // What a statement returned: a result set (has_result_set) or an OK packet's fields.
 struct StatementResult {
   bool has_result_set = false;

@@ -64,6 +64,8 @@ const char* SqlState(ErrorCode code) {
       return "22007";
     case kErDataTooLong:
       return "22001";
+    case kErWarnDataTruncated:
+      return "01000";
     case kErDivisionByZero:
       return "22012";
     case kErQueryInterrupted:

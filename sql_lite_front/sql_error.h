@@ -96,7 +96,8 @@ enum ErrorCode : uint16_t {
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
-  kErWarnDataTruncated = 1265,    // (a warning) Data truncated for column '%s' at row %ld
+  kErWarnDataTruncated = 1265,    // 01000 Data truncated for column '%s' at row %ld (mostly a
+                                  // warning; an error in strict mode)
   kErUnresolvedTableLock = 3568,  // HY000 Unresolved table name %s in locking clause.
   kErDuplicateTableLock = 3569,   // HY000 Table %s appears in multiple locking clauses.
   kErLockNowait = 3572,           // HY000 Statement aborted because lock(s) could not be acquired
@@ -112,6 +113,13 @@ struct SqlError {
   const char* sqlstate() const { return SqlState(code); }
   // "ERROR 1146 (42S02): Table 'test.sample' doesn't exist" (the mysql client's line)
   std::string ToString() const;
+};
+
+// A condition a statement raised without failing, as SHOW WARNINGS lists it.
+struct SqlWarning {
+  std::string level;  // "Warning" or "Note"
+  uint16_t code = 0;
+  std::string message;
 };
 
 // An engine Status as MySQL would report it: kLockWaitTimeout -> 1205, kDeadlock -> 1213,

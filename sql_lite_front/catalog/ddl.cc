@@ -96,6 +96,8 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
   }
   TableDraft d;
   d.name = stmt.name;
+  d.creating = true;
+  d.substitute_engine = SubstitutesEngine(ctx);
   for (const ColumnSpec& spec : stmt.columns) {
     SQL_RETURN_IF_ERROR(AddDraftColumn(&d, spec, d.columns.size()));
   }

@@ -245,6 +245,7 @@ SqlResult<StatementResult> AlterInstant(ExecContext& ctx, const OpenTable& table
                                         const AlterTableStmt& stmt) {
   StatementResult result;
   TableDraft d = DraftOf(table.def);
+  d.substitute_engine = SubstitutesEngine(ctx);
   for (const AlterAction& a : stmt.actions) SQL_RETURN_IF_ERROR(Apply(&d, a, &result.warnings));
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   if (def.indexes.size() != table.def.indexes.size()) {
@@ -273,6 +274,7 @@ SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableS
   if (stmt.algorithm == "INPLACE") return AlterIndexInPlace(ctx, stmt);
   StatementResult result;
   TableDraft d = DraftOf(table->def);
+  d.substitute_engine = SubstitutesEngine(ctx);
   for (const AlterAction& a : stmt.actions) SQL_RETURN_IF_ERROR(Apply(&d, a, &result.warnings));
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   ColumnMapping mapping;

@@ -139,6 +139,10 @@ SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec) {
   return SqlStatus::OK();
 }
 
+bool SubstitutesEngine(const ExecContext& ctx) {
+  return ctx.session != nullptr && !ctx.session->vars.sql_mode().no_engine_substitution;
+}
+
 SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::string>& option,
                            std::vector<SqlWarning>* warnings) {
   const std::string& name = option.first;
@@ -162,7 +166,14 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
     } else if (lower == "myisam") {
       d->options.engine = "MyISAM";  // the table-locking engine (a heap table)
     } else {
-      return SqlErr(kErUnknownStorageEngine, "Unknown storage engine '", value, "'");
+      SqlError unknown = SqlErr(kErUnknownStorageEngine, "Unknown storage engine '", value, "'");
+      if (!d->substitute_engine) return unknown;
+      warnings->push_back(SqlWarning{"Warning", unknown.code, std::move(unknown.message)});
+      if (d->creating) {
+        warnings->push_back(SqlWarning{
+            "Warning", kErWarnUsingOtherHandler,
+            "Using storage engine " + d->options.engine + " for table '" + d->name + "'"});
+      }
     }
   } else if (name == "CHARSET") {
     d->options.charset = ToLowerAscii(value);

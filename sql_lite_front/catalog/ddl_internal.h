@@ -37,7 +37,13 @@ struct TableDraft {
   std::vector<Index> indexes;
   TableDef options;  // engine, charset, collation, compression, max_rows, auto_increment_start
   bool auto_increment_set = false;  // AUTO_INCREMENT= was given in this statement
+  // sql_mode without NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is a warning, not 1286.
+  bool substitute_engine = false;
+  bool creating = false;  // CREATE TABLE (a substituted engine: InnoDB, warning 1266)
 };
+
+// The session's sql_mode lacks NO_ENGINE_SUBSTITUTION.
+bool SubstitutesEngine(const ExecContext& ctx);
 
 // A draft of the table `def` as it is (for ALTER).
 TableDraft DraftOf(const TableDef& def);
@@ -48,7 +54,9 @@ SqlStatus AddDraftColumn(TableDraft* d, const ColumnSpec& spec, size_t position)
 // Adds PRIMARY KEY / KEY / INDEX (1068, 1235 for UNIQUE, 1061 duplicate name; an unnamed
 // index is named after its first column, then "_2", "_3", ... as MySQL does).
 SqlStatus AddDraftIndex(TableDraft* d, const IndexSpec& spec);
-// A table option (ENGINE=, CHARSET=, COMPRESSION=, ...): 1286 for an unknown engine.
+// A table option (ENGINE=, CHARSET=, COMPRESSION=, ...): 1286 for an unknown engine (a
+// warning when d->substitute_engine: CREATE then adds 1266 and keeps InnoDB, ALTER keeps the
+// table's engine).
 SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::string>& option,
                            std::vector<SqlWarning>* warnings);
 // Checks the draft (1060, 1072, 1170, 1075, 1063, 1067, 1071, 1059, 1166, 1070) and makes the

@@ -1,11 +1,13 @@
 // Table definitions: names, the catalog record's encoding, SHOW CREATE TABLE, and MySQL's
-// strict-mode conversion of a value into a column.
+// conversion of a value into a column (strict mode's errors, or the warnings without it).
 
 #include "sql_lite_front/catalog/table_def.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "common/check.h"
@@ -121,7 +123,7 @@ SqlError Damaged(std::string_view what) {
   return SqlErr(kErUnknownError, "Damaged table definition in the catalog: ", what);
 }
 
-// ---- strict-mode conversion
+// ---- storing a value into a column (strict: errors; else converted with warnings)
 
 // The range of an integer column (unsigned BIGINT stops at 2^63 - 1: values are int64).
 void IntRange(const ColumnDef& col, int64_t* lo, int64_t* hi) {
@@ -144,38 +146,63 @@ SqlError OutOfRange(const ColumnDef& col, uint64_t row) {
   return SqlErr(kErOutOfRange, "Out of range value for column '", col.name, "'", RowSuffix(row));
 }
 
-// A whole string that is a number, spaces around it allowed ("12", " 1.5e3 "); else invalid.
-NumericPrefix ParseWholeNumber(std::string_view s) {
-  NumericPrefix p = ParseNumericPrefix(s);
-  if (!p.valid) return p;
-  for (size_t i = p.consumed; i < s.size(); ++i) {
-    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
-      p.valid = false;
-      break;
-    }
-  }
-  return p;
+SqlError Truncated(const ColumnDef& col, uint64_t row) {
+  return SqlErr(kErWarnDataTruncated, "Data truncated for column '", col.name, "'", RowSuffix(row));
 }
 
-SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t row) {
+SqlError TooLong(const ColumnDef& col, uint64_t row) {
+  return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
+}
+
+// 1366 for a string with no number at its start ("abc", "", "  ") into an integer column.
+SqlError NotAnInteger(const ColumnDef& col, const Value& v, uint64_t row) {
+  return SqlErr(kErTruncatedWrongValueForField, "Incorrect integer value: ", Quote(v.as_string()),
+                " for column '", col.name, "'", RowSuffix(row));
+}
+// A value `col` cannot hold as it is: under rules.errors the error to return; else nullopt,
+// with `e` recorded as a warning (the caller stores the converted value).
+std::optional<SqlError> Bad(const StoreRules& rules, SqlError e) {
+  if (rules.errors) return e;
+  if (rules.warnings != nullptr) {
+    rules.warnings->push_back(SqlWarning{"Warning", e.code, std::move(e.message)});
+  }
+  return std::nullopt;
+}
+
+// True if `s` has something other than white space from `from` on (MySQL's
+// test_if_important_data: "12abc" loses "abc", "12  " loses nothing).
+bool HasGarbage(std::string_view s, size_t from) {
+  for (size_t i = from; i < s.size(); ++i) {
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') return true;
+  }
+  return false;
+}
+
+// MySQL's Field_num::store order: the range first (1264, the value clamped, nothing more),
+// then a string's rest after its number (1265), or no number at all (1366, 0).
+SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t row,
+                                 const StoreRules& rules) {
   int64_t lo, hi;
   IntRange(col, &lo, &hi);
   int64_t x = 0;
-  bool overflow = false;
+  bool overflow = false;  // beyond int64: x holds the sign's end
+  bool garbage = false;
   if (v.is_int()) {
     x = v.as_int();
   } else if (v.is_uint()) {
     overflow = true;  // above 2^63 - 1: beyond every column's range
+    x = hi;
   } else if (v.is_decimal()) {
     overflow = !v.as_decimal().ToInt64(&x);  // rounded half away from zero, as MySQL stores it
+    if (overflow) x = v.ToDouble() < 0 ? lo : hi;
   } else if (v.is_double()) {
     x = DoubleToIntRounded(v.as_double(), &overflow);
   } else {
-    NumericPrefix p = ParseWholeNumber(v.as_string());
+    const std::string& s = v.as_string();
+    NumericPrefix p = ParseNumericPrefix(s);
     if (!p.valid) {
-      return SqlErr(kErTruncatedWrongValueForField,
-                    "Incorrect integer value: ", Quote(v.as_string()), " for column '", col.name,
-                    "'", RowSuffix(row));
+      if (auto e = Bad(rules, NotAnInteger(col, v, row))) return *e;
+      return Value::Int(0);
     }
     if (p.is_integer) {
       x = p.i;
@@ -183,27 +210,49 @@ SqlResult<Value> CoerceToInteger(const ColumnDef& col, const Value& v, uint64_t 
     } else {
       x = DoubleToIntRounded(p.d, &overflow);
     }
+    garbage = HasGarbage(s, p.consumed);
   }
-  if (overflow || x < lo || x > hi) return OutOfRange(col, row);
+  if (overflow || x < lo || x > hi) {
+    // An unsigned BIGINT above 2^63 - 1 holds values MySQL would keep and minnow cannot: the
+    // error in every mode.
+    if (col.type == ColumnType::kBigInt && col.is_unsigned && x > 0) return OutOfRange(col, row);
+    if (auto e = Bad(rules, OutOfRange(col, row))) return *e;
+    return Value::Int(std::clamp(x, lo, hi));
+  }
+  if (garbage) {
+    if (auto e = Bad(rules, Truncated(col, row))) return *e;
+  }
   return Value::Int(x);
 }
 
-SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t row) {
+SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t row,
+                                const StoreRules& rules) {
   double d = 0;
+  bool garbage = false;
   if (v.is_integer() || v.is_decimal()) {
     d = v.ToDouble();
   } else if (v.is_double()) {
     d = v.as_double();
   } else {
-    NumericPrefix p = ParseWholeNumber(v.as_string());
-    if (!p.valid) {
-      return SqlErr(kErTruncatedWrongValueForField,
-                    "Incorrect double value: ", Quote(v.as_string()), " for column '", col.name,
-                    "'", RowSuffix(row));
+    const std::string& s = v.as_string();
+    NumericPrefix p = ParseNumericPrefix(s);
+    if (!p.valid) {  // MySQL's Field_double::store: 1265 here, not 1366 as for integers
+      if (auto e = Bad(rules, Truncated(col, row))) return *e;
+      return Value::Double(0);
     }
     d = p.d;
+    garbage = HasGarbage(s, p.consumed);
   }
-  if (std::isnan(d) || std::isinf(d)) return OutOfRange(col, row);
+  // MySQL's Field_real::truncate: NaN and beyond the range (an UNSIGNED one: below 0).
+  if (std::isnan(d) || std::isinf(d) || (col.is_unsigned && d < 0)) {
+    if (auto e = Bad(rules, OutOfRange(col, row))) return *e;
+    const double max = std::numeric_limits<double>::max();
+    if (std::isnan(d)) return Value::Double(0);
+    return Value::Double(d > 0 ? max : col.is_unsigned ? 0 : -max);
+  }
+  if (garbage) {
+    if (auto e = Bad(rules, Truncated(col, row))) return *e;
+  }
   return Value::Double(d);
 }
 
@@ -226,11 +275,35 @@ std::string InvalidBytes(std::string_view s) {
   return out;
 }
 
-SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t row) {
+// The byte offset where `s` stops holding `chars` characters (UTF-8 when `characters`, else
+// bytes), or s.size().
+size_t CharacterCut(const std::string& s, uint64_t chars, bool characters) {
+  if (!characters) return std::min<uint64_t>(chars, s.size());
+  size_t cut = 0;
+  for (uint64_t k = 0; k < chars && cut < s.size(); ++k) {
+    auto b = static_cast<unsigned char>(s[cut]);
+    cut += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  }
+  return std::min(cut, s.size());
+}
+
+// The longest prefix of valid UTF-8 `s` within `max_bytes` bytes, on a character boundary.
+size_t ByteCut(const std::string& s, uint64_t max_bytes, bool characters) {
+  size_t cut = std::min<uint64_t>(max_bytes, s.size());
+  if (characters) {
+    while (cut > 0 && cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  }
+  return cut;
+}
+
+SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t row,
+                                const StoreRules& rules) {
   std::string s = v.is_string() ? v.as_string() : v.ToString();
   const Collation& coll = col.EffectiveCollation();
   const bool characters = coll.kind != Collation::Kind::kBytes;
   if (characters) {
+    // Not converted in any mode (MySQL would store the text up to the bad bytes, or '?' for
+    // them): the strict error.
     size_t bad = Utf8InvalidAt(s, coll.charset == "utf8mb3");
     if (bad != std::string::npos) {
       return SqlErr(kErTruncatedWrongValueForField, "Incorrect string value: '",
@@ -241,29 +314,32 @@ SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t r
   if (col.type == ColumnType::kChar) {
     while (!s.empty() && s.back() == ' ') s.pop_back();
   }
+  // CHAR(n)/VARCHAR(n) hold n characters (bytes for a binary column), TEXT and BLOB MaxBytes.
+  size_t cut = s.size();
   if (col.type == ColumnType::kChar || col.type == ColumnType::kVarchar) {
-    // CHAR(n)/VARCHAR(n) hold n characters (bytes for a binary column).
-    size_t n = characters ? Utf8Length(s) : s.size();
-    if (n > col.length) {
-      // Trailing spaces past the length are cut silently (MySQL: a note, not an error).
-      size_t cut = 0;  // the byte offset of character number `length`
-      for (uint32_t k = 0; k < col.length && cut < s.size(); ++k) {
-        if (!characters) {
-          ++cut;
-          continue;
-        }
-        auto b = static_cast<unsigned char>(s[cut]);
-        cut += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-      }
-      bool only_spaces =
-          col.type == ColumnType::kVarchar && s.find_first_not_of(' ', cut) == std::string::npos;
-      if (!only_spaces) {
-        return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
-      }
-      s.resize(cut);
+    if ((characters ? Utf8Length(s) : s.size()) > col.length) {
+      cut = CharacterCut(s, col.length, characters);
     }
   } else if (s.size() > col.MaxBytes()) {
-    return SqlErr(kErDataTooLong, "Data too long for column '", col.name, "'", RowSuffix(row));
+    cut = ByteCut(s, col.MaxBytes(), characters);
+  }
+  if (cut < s.size()) {
+    // MySQL's report_if_important_data: cutting only spaces is a note (CHAR has none left;
+    // in a binary column every byte counts); anything else is "too long", as a warning 1406
+    // when sql_mode is strict but the statement is not (a MyISAM table's later rows), else 1265.
+    if (characters && s.find_first_not_of(' ', cut) == std::string::npos) {
+      if (rules.warnings != nullptr) {
+        rules.warnings->push_back(
+            SqlWarning{"Note", kErWarnDataTruncated, Truncated(col, row).message});
+      }
+    } else if (auto e = Bad(rules, rules.errors || rules.strict_sql_mode ? TooLong(col, row)
+                                                                         : Truncated(col, row))) {
+      return *e;
+    }
+    s.resize(cut);
+    if (col.type == ColumnType::kChar) {  // what is left may end in spaces: CHAR drops them
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+    }
   }
   return Value::String(std::move(s));
 }
@@ -433,12 +509,16 @@ int TableDef::AutoIncrementColumn() const {
   return -1;
 }
 
-Value AddedColumnValue(const ColumnDef& c) {
-  if (c.default_value.has_value()) return *c.default_value;
-  if (c.nullable) return Value::Null();
+Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
   return Value::String("");
+}
+
+Value AddedColumnValue(const ColumnDef& c) {
+  if (c.default_value.has_value()) return *c.default_value;
+  if (c.nullable) return Value::Null();
+  return ImplicitDefault(c);
 }
 
 std::string SerializeTableDef(const TableDef& def) {
@@ -743,14 +823,18 @@ const Collation& TableCollation(const TableDef& def) {
   return c.ok() && *c != nullptr ? **c : ConnectionCollation();
 }
 
-SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row) {
+SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row,
+                                const StoreRules& rules) {
   if (v.is_null()) {
-    if (!col.nullable) return SqlErr(kErBadNull, "Column '", col.name, "' cannot be null");
-    return Value::Null();
+    if (col.nullable) return Value::Null();
+    const SqlError null_error = SqlErr(kErBadNull, "Column '", col.name, "' cannot be null");
+    if (rules.null_is_error) return null_error;
+    if (auto e = Bad(rules, null_error)) return *e;
+    return ImplicitDefault(col);
   }
-  if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row);
-  if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row);
-  return CoerceToString(col, v, row);
+  if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
+  if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);
+  return CoerceToString(col, v, row, rules);
 }
 
 }  // namespace minnow::sql

@@ -156,11 +156,40 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes);
 // (`next_auto_increment` 0 leaves AUTO_INCREMENT= out, as MySQL does for an empty table.)
 std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment);
 
-// `v` stored into `col` as MySQL's strict mode does it: integers range-checked (1264), strings
-// converted to numbers only if they are numbers (else 1366), strings longer than the column
-// (1406), NULL into NOT NULL (1048), CHAR's trailing spaces dropped. `row` is the 1-based row
-// number for the message.
-SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row);
+// How CoerceToColumn treats a value its column cannot hold as it is (MySQL's strict mode and
+// its Strict_error_handler). The default: strict, warnings dropped.
+struct StoreRules {
+  // True: such a value is an error (strict mode). False: it is converted, with a warning (MySQL
+  // without a strict sql_mode word, under IGNORE, and in a MyISAM table this statement already
+  // changed under STRICT_TRANS_TABLES alone).
+  bool errors = true;
+  // NULL into a NOT NULL column is error 1048 even when `errors` is false (a single-row INSERT
+  // without IGNORE: MySQL's CHECK_FIELD_ERROR_FOR_NULL).
+  bool null_is_error = false;
+  // The session's sql_mode has a strict word and the statement is not IGNORE: a string cut to
+  // fit warns 1406 "Data too long" rather than 1265 "Data truncated" (when `errors` is false).
+  bool strict_sql_mode = true;
+  // Where the warnings (and notes) go; null: dropped.
+  std::vector<SqlWarning>* warnings = nullptr;
+};
+
+// `v` stored into `col` as MySQL stores it; `row` is the 1-based row number for the messages.
+// Each bad value is an error under rules.errors, else converted with a warning of that code:
+//   - an integer or double out of the column's range: 1264, clamped to the range;
+//   - a string that is no number: 0, with 1366 "Incorrect integer value: 'abc' ..." into an
+//     integer column, 1265 "Data truncated ..." into a DOUBLE (MySQL's Field_double::store);
+//     a number followed by more ('12abc'): 1265, the number (the range is checked first:
+//     '999x' into TINYINT is 1264 alone);
+//   - a string longer than the column (characters for CHAR/VARCHAR, bytes for TEXT/BLOB):
+//     1406 "Data too long ..." (a warning 1406 or 1265, StoreRules::strict_sql_mode), cut to
+//     fit; cutting only spaces is a note 1265 in every mode;
+//   - NULL into NOT NULL: 1048, the column's implicit default (ImplicitDefault).
+// CHAR's trailing spaces are dropped. Text that is not valid in the column's charset is 1366
+// in every mode.
+SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row,
+                                const StoreRules& rules = {});
+// MySQL's implicit default of a NOT NULL column: 0, or '' for a string column.
+Value ImplicitDefault(const ColumnDef& c);
 // True if CoerceToColumn(col, v) would return `v` as it is: NULL into a nullable column, or a
 // string into a string column it fits without change (a copy-ALTER skips the conversion of
 // those). False says nothing: convert.

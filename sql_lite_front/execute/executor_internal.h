@@ -128,6 +128,15 @@ LockWait LockWaitOf(LockedRowAction action);
 // The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
 // nullable column or an AUTO_INCREMENT one (generated later), else 1364.
 SqlResult<Value> DefaultOf(const ColumnDef& col);
+// The same under `rules`: without rules.errors a missing default is warning 1364 and the
+// column's implicit default (0, '').
+SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules);
+// The StoreRules for the next row of a write to `def`, warnings into *warnings: errors in
+// strict mode, except under IGNORE and, under STRICT_TRANS_TABLES alone, once the statement
+// changed a row (`changed_rows`) of a MyISAM table, which cannot be rolled back (MySQL's
+// Strict_error_handler). No session: strict.
+StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, bool changed_rows,
+                      std::vector<SqlWarning>* warnings);
 
 // ---- an INSERT's duplicate keys (insert_duplicates.cc)
 
@@ -163,11 +172,12 @@ SqlResult<OnDuplicate> BindOnDuplicate(ExecContext& ctx, const TableDef& def,
                                        const InsertStmt& stmt,
                                        const std::vector<uint32_t>& targets);
 // Writes source row n (`row`, coerced) through `engine` as `dup` says, counting into
-// *counts. A duplicate found locks as the engine's Insert says (REPLACE and ON DUPLICATE KEY
-// UPDATE: X); the row holding it is then read (and locked) by its ref.
+// *counts; ON DUPLICATE KEY UPDATE's values are stored under `rules`. A duplicate found locks as
+// the engine's Insert says (REPLACE and ON DUPLICATE KEY UPDATE: X); the row holding it is then
+// read (and locked) by its ref.
 SqlStatus WriteInsertedRow(ExecContext& ctx, const OpenTable& t, const OnDuplicate& dup,
-                           TableEngine& engine, const Row& row, uint64_t n, EvalState& st,
-                           InsertCounts* counts);
+                           TableEngine& engine, const Row& row, uint64_t n, const StoreRules& rules,
+                           EvalState& st, InsertCounts* counts);
 
 // Adds n to ctx.progress and checks for cancellation every 1024 rows.
 inline SqlStatus CountProgress(ExecContext& ctx, uint64_t* since_last, uint64_t n = 1) {

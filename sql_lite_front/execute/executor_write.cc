@@ -22,23 +22,6 @@ void SeeAutoIncrement(const OpenTable& t, const Value& v) {
   if (next > t.counters->next_auto_inc) t.counters->next_auto_inc = next;
 }
 
-// True when MySQL, past the statement's first row, would store a bad value converted (with a
-// warning) instead of failing: a MyISAM table under STRICT_TRANS_TABLES without
-// STRICT_ALL_TABLES. minnow has no such conversion: such a statement converts every row before
-// it writes the first, and refuses (RefusedConversion) if a later row would need one.
-bool ConvertsAfterFirstRow(const ExecContext& ctx, const TableDef& def) {
-  return def.table_locking() && ctx.session != nullptr &&
-         !ctx.session->vars.sql_mode().strict_all_tables;
-}
-
-SqlError RefusedConversion(const SqlError& strict_error) {
-  return SqlErr(kErNotSupportedYet,
-                "This version of minnow doesn't yet support 'converting a bad value after the "
-                "first row of a write to a MyISAM table (sql_mode STRICT_TRANS_TABLES without "
-                "STRICT_ALL_TABLES): ",
-                strict_error.message, "'");
-}
-
 // The rows an UPDATE or DELETE changes, read with exclusive locks.
 struct Target {
   std::string ref;  // the engine's reference to the row (row-locking: its clustered key)
@@ -196,6 +179,30 @@ SqlResult<Value> DefaultOf(const ColumnDef& col) {
   return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
 }
 
+SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules) {
+  SqlResult<Value> d = DefaultOf(col);
+  if (d.ok() || rules.errors) return d;
+  if (rules.warnings != nullptr) {
+    rules.warnings->push_back(SqlWarning{"Warning", d.error().code, d.error().message});
+  }
+  return ImplicitDefault(col);
+}
+
+StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, bool changed_rows,
+                      std::vector<SqlWarning>* warnings) {
+  StoreRules rules;
+  rules.warnings = warnings;
+  if (ctx.session == nullptr) return rules;  // strict
+  const SqlModeFlags mode = ctx.session->vars.sql_mode();
+  rules.strict_sql_mode = mode.strict && !ignore;
+  // MySQL's Strict_error_handler: a warning becomes an error in strict mode unless the
+  // statement can no longer be rolled back (it changed a MyISAM table) under
+  // STRICT_TRANS_TABLES alone; IGNORE never makes one.
+  const bool past_rollback = def.table_locking() && changed_rows && !mode.strict_all_tables;
+  rules.errors = mode.strict && !ignore && !past_rollback;
+  return rules;
+}
+
 SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
@@ -209,53 +216,51 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
 
   const int auto_col = def.AutoIncrementColumn();
   uint64_t first_generated = 0, progress = 0;
-  // Source row n as the table's row: defaults, a generated AUTO_INCREMENT value, each value
-  // stored into its column as strict mode does.
-  auto table_row = [&](size_t n) -> SqlResult<Row> {
+  // Column c's value `v` (nullopt: its default) as stored: a generated AUTO_INCREMENT value,
+  // else converted as `rules` say.
+  auto store = [&](size_t c, std::optional<Value> v, uint64_t n,
+                   const StoreRules& rules) -> SqlResult<Value> {
+    const ColumnDef& col = def.columns[c];
+    if (!v.has_value()) {
+      SQL_ASSIGN_OR_RETURN(v, DefaultOf(col, rules));
+    }
+    if (static_cast<int>(c) == auto_col && (v->is_null() || v->ToInt() == 0)) {
+      uint64_t id;
+      {
+        LatchGuard g(t.counters->latch);
+        id = t.counters->next_auto_inc++;
+      }
+      if (first_generated == 0) first_generated = id;
+      v = Value::Int(static_cast<int64_t>(id));
+    }
+    return CoerceToColumn(col, *v, n, rules);
+  };
+  // Source row n as the table's row: the given values in the INSERT's column order, then the
+  // other columns' defaults (MySQL's order, which its warnings follow).
+  auto table_row = [&](size_t n, const StoreRules& rules) -> SqlResult<Row> {
     Row row(def.columns.size());
     std::vector<bool> given(def.columns.size(), false);
     for (size_t k = 0; k < targets.size(); ++k) {
-      if (!source[n][k].has_value()) continue;  // DEFAULT
-      row[targets[k]] = std::move(*source[n][k]);
+      SQL_ASSIGN_OR_RETURN(row[targets[k]],
+                           store(targets[k], std::move(source[n][k]), n + 1, rules));
       given[targets[k]] = true;
     }
     for (size_t c = 0; c < def.columns.size(); ++c) {
       if (given[c]) continue;
-      SQL_ASSIGN_OR_RETURN(row[c], DefaultOf(def.columns[c]));
-    }
-    for (size_t c = 0; c < def.columns.size(); ++c) {
-      if (static_cast<int>(c) == auto_col && (row[c].is_null() || row[c].ToInt() == 0)) {
-        uint64_t id;
-        {
-          LatchGuard g(t.counters->latch);
-          id = t.counters->next_auto_inc++;
-        }
-        if (first_generated == 0) first_generated = id;
-        row[c] = Value::Int(static_cast<int64_t>(id));
-      }
-      SQL_ASSIGN_OR_RETURN(row[c], CoerceToColumn(def.columns[c], row[c], n + 1));
+      SQL_ASSIGN_OR_RETURN(row[c], store(c, std::nullopt, n + 1, rules));
     }
     return row;
   };
-  std::vector<Row> converted;  // every row, before the first write (ConvertsAfterFirstRow)
-  if (source.size() > 1 && ConvertsAfterFirstRow(ctx, def)) {
-    converted.reserve(source.size());
-    for (size_t n = 0; n < source.size(); ++n) {
-      SqlResult<Row> row = table_row(n);
-      if (!row.ok()) return n == 0 ? row.error() : RefusedConversion(row.error());
-      converted.push_back(std::move(row).value());
-    }
-  }
+  // MySQL: NULL into a NOT NULL column of a single-row INSERT is an error in every mode.
+  const bool single_row = stmt.select == nullptr && stmt.rows.size() == 1;
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   InsertCounts counts;
   for (size_t n = 0; n < source.size(); ++n) {
-    Row row;
-    if (converted.empty()) {
-      SQL_ASSIGN_OR_RETURN(row, table_row(n));
-    } else {
-      row = std::move(converted[n]);
-    }
-    SQL_RETURN_IF_ERROR(WriteInsertedRow(ctx, t, dup, *engine, row, n + 1, st, &counts));
+    const bool changed = counts.copied + counts.deleted + counts.updated > 0;
+    StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed, &counts.warnings);
+    rules.null_is_error = single_row && !stmt.ignore;
+    SQL_ASSIGN_OR_RETURN(Row row, table_row(n, rules));
+    SQL_RETURN_IF_ERROR(WriteInsertedRow(ctx, t, dup, *engine, row, n + 1, rules, st, &counts));
     if (auto_col >= 0) SeeAutoIncrement(t, row[auto_col]);
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
   }
@@ -308,9 +313,10 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
     return static_cast<int>(s.column) == auto_col;
   });
+  std::vector<SqlWarning> warnings;
   // Target `i`'s new row. MySQL assigns left to right: a later assignment sees the earlier ones'
   // values.
-  auto new_row = [&](size_t i) -> SqlResult<Row> {
+  auto new_row = [&](size_t i, const StoreRules& rules) -> SqlResult<Row> {
     Row row = targets[i].row;
     for (const Set& s : sets) {
       Value v;
@@ -318,33 +324,18 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
         v = Eval(*s.value, row, st);
         SQL_RETURN_IF_ERROR(EvalError(st));
       } else {
-        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column]));
+        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column], rules));
       }
-      SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, i + 1));
+      SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, i + 1, rules));
     }
     return row;
   };
-  // ConvertsAfterFirstRow: the new rows before the first write, up to the first expression
-  // error (1690, Eval's one error: MySQL too fails there, with the rows before it written).
-  std::vector<Row> converted;
-  if (targets.size() > 1 && ConvertsAfterFirstRow(ctx, def)) {
-    for (size_t i = 0; i < targets.size(); ++i) {
-      SqlResult<Row> row = new_row(i);
-      if (!row.ok() && row.error().code == kErDataOutOfRange) break;
-      if (!row.ok()) return i == 0 ? row.error() : RefusedConversion(row.error());
-      converted.push_back(std::move(row).value());
-    }
-  }
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   for (size_t i = 0; i < targets.size(); ++i) {
     ++matched;
     const Row& old_row = targets[i].row;
-    Row row;
-    if (i < converted.size()) {
-      row = std::move(converted[i]);
-    } else {
-      SQL_ASSIGN_OR_RETURN(row, new_row(i));
-    }
+    const StoreRules rules = WriteRules(ctx, def, /*ignore=*/false, changed > 0, &warnings);
+    SQL_ASSIGN_OR_RETURN(Row row, new_row(i, rules));
     if (sets_auto) SeeAutoIncrement(t, row[auto_col]);
     if (row == old_row) continue;
     ++changed;
@@ -356,7 +347,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   StatementResult r;
   r.affected_rows = changed;
   r.info = "Rows matched: " + std::to_string(matched) + "  Changed: " + std::to_string(changed) +
-           "  Warnings: 0";
+           "  Warnings: " + std::to_string(warnings.size());
+  r.warnings = std::move(warnings);
   return r;
 }
 

@@ -137,8 +137,8 @@ SqlResult<OnDuplicate> BindOnDuplicate(ExecContext& ctx, const TableDef& def,
 }
 
 SqlStatus WriteInsertedRow(ExecContext& ctx, const OpenTable& t, const OnDuplicate& dup,
-                           TableEngine& engine, const Row& row, uint64_t n, EvalState& st,
-                           InsertCounts* counts) {
+                           TableEngine& engine, const Row& row, uint64_t n, const StoreRules& rules,
+                           EvalState& st, InsertCounts* counts) {
   const TableDef& def = t.def;
   InsertRequest::Conflict conflict;
   InsertRequest request;
@@ -190,9 +190,10 @@ SqlStatus WriteInsertedRow(ExecContext& ctx, const OpenTable& t, const OnDuplica
         v = Eval(*set.value, both, st);
         SQL_RETURN_IF_ERROR(EvalError(st));
       } else {
-        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[set.column]));
+        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[set.column], rules));
       }
-      SQL_ASSIGN_OR_RETURN(updated[set.column], CoerceToColumn(def.columns[set.column], v, n));
+      SQL_ASSIGN_OR_RETURN(updated[set.column],
+                           CoerceToColumn(def.columns[set.column], v, n, rules));
       both[set.column] = updated[set.column];  // later assignments see it, as in MySQL
     }
     if (SameRow(old, updated)) return SqlStatus::OK();  // 0 rows affected

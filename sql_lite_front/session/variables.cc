@@ -36,14 +36,15 @@ constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", 
 //   PIPES_AS_CONCAT, ANSI_QUOTES: the parser (parser.h's ParseOptions);
 //   ONLY_FULL_GROUP_BY: 1055/1140 for a bare column outside GROUP BY, else any row's value;
 //   NO_UNSIGNED_SUBTRACTION: a - b of unsigned integers is signed (arithmetic.h);
-//   STRICT_TRANS_TABLES, STRICT_ALL_TABLES: bad values are errors (CoerceToColumn). They differ
-//     only after the first row of a write to a MyISAM table: STRICT_ALL_TABLES fails there with
-//     the earlier rows written, as MySQL; STRICT_TRANS_TABLES alone would convert the value with
-//     a warning in MySQL, which minnow refuses with 1235 before writing (SqlModeFlags);
-//   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286.
-// Every other MySQL word is refused with 1231 naming it. One of the strict modes and
-// NO_ENGINE_SUBSTITUTION are always in force (minnow has no non-strict conversion and no engine
-// substitution): a value without them is refused with 1231 naming the whole value.
+//   STRICT_TRANS_TABLES, STRICT_ALL_TABLES: bad values stored into a column are errors;
+//     without either they are converted with a warning (table_def.h's CoerceToColumn). They
+//     differ only after the first row a write changed in a MyISAM table: STRICT_ALL_TABLES
+//     fails there with the earlier rows written; STRICT_TRANS_TABLES alone converts the value
+//     with a warning, as MySQL does (executor_write.cc);
+//   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286; without it CREATE TABLE uses
+//     InnoDB and ALTER TABLE keeps the engine, with warnings.
+// Every other MySQL word is refused with 1231 naming it; any set of these words (none
+// included: '') is accepted.
 enum SqlModeWord : size_t {
   kPipesAsConcat,
   kAnsiQuotes,
@@ -90,7 +91,9 @@ SqlModeFlags FlagsOf(std::string_view sql_mode) {
   f.ansi_quotes = (*w)[kAnsiQuotes];
   f.only_full_group_by = (*w)[kOnlyFullGroupBy];
   f.no_unsigned_subtraction = (*w)[kNoUnsignedSubtraction];
+  f.strict = (*w)[kStrictTransTables] || (*w)[kStrictAllTables];
   f.strict_all_tables = (*w)[kStrictAllTables];
+  f.no_engine_substitution = (*w)[kNoEngineSubstitution];
   return f;
 }
 
@@ -184,8 +187,6 @@ SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
     return SqlErr(kErWrongValueForVar, "Variable '", name, "' can't be set to the value of '",
                   unknown, "'");
   }
-  const bool strict = (*given)[kStrictTransTables] || (*given)[kStrictAllTables];
-  if (!strict || !(*given)[kNoEngineSubstitution]) return BadValue(name, v);  // see kSqlModes
   std::string out;
   for (size_t i = 0; i < kSqlModes.size(); ++i) {
     if (!(*given)[i]) continue;

@@ -18,8 +18,8 @@
 //   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (MyISAM tables' inserts)
 //   low_priority_updates: bool, session+global: MyISAM writes take WRITE_LOW_PRIORITY locks
 //   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
-//   sql_mode: string, session+global: the modes minnow honours (variables.cc's kSqlModes);
-//     any other is 1231
+//   sql_mode: string, session+global: any set of the modes minnow honours (variables.cc's
+//     kSqlModes), printed in MySQL's order; any other word is 1231
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
 //   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
@@ -51,11 +51,16 @@ struct SqlModeFlags {
   bool ansi_quotes = false;
   bool only_full_group_by = false;
   bool no_unsigned_subtraction = false;
-  // STRICT_ALL_TABLES: a bad value is an error in every row of a write to a MyISAM table too
-  // (the rows before it stay written). Without it (STRICT_TRANS_TABLES alone) MySQL converts a
-  // bad value after the first row of a MyISAM write, with a warning; minnow refuses such a
-  // statement before it writes (executor.h).
+  // STRICT_TRANS_TABLES or STRICT_ALL_TABLES: a bad value stored into a column is an error;
+  // without either it is converted, with a warning (table_def.h's StoreRules).
+  bool strict = false;
+  // STRICT_ALL_TABLES: that error in every row of a write to a MyISAM table too (the rows
+  // before it stay written). Under STRICT_TRANS_TABLES alone a bad value in a MyISAM table
+  // the statement already changed is converted, as without strict mode.
   bool strict_all_tables = false;
+  // NO_ENGINE_SUBSTITUTION: CREATE TABLE ... ENGINE=unknown is error 1286; without it the
+  // table gets InnoDB (warnings 1286 and 1266), and ALTER TABLE keeps its engine (1286).
+  bool no_engine_substitution = false;
 };
 
 class SystemVariables {

@@ -1,8 +1,10 @@
 #include "sql_lite_front/catalog/table_def.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace minnow::sql {
 namespace {
@@ -15,6 +17,13 @@ ColumnDef Col(std::string name, ColumnType type, uint32_t length = 0, bool nulla
   c.length = length;
   c.nullable = nullable;
   c.is_unsigned = is_unsigned;
+  return c;
+}
+
+// A CHAR/VARCHAR/TEXT column as ResolveCollations leaves it: utf8mb4's default collation.
+ColumnDef TextCol(std::string name, ColumnType type, uint32_t length = 0, bool nullable = true) {
+  ColumnDef c = Col(std::move(name), type, length, nullable);
+  c.collation = DefaultCollation("utf8mb4");
   return c;
 }
 
@@ -201,19 +210,90 @@ TEST_CASE("strict mode: integers", "[sql][table_def]") {
   CHECK(CoerceToColumn(c, Value::String("1.5"), 1).value() == Value::Int(2));
   CHECK(CoerceToColumn(c, Value::Double(-2.5), 1).value() == Value::Int(-3));
   CHECK(CoerceToColumn(c, Value::Double(2.4), 1).value() == Value::Int(2));
-  auto bad = CoerceToColumn(c, Value::String("12abc"), 7);
+  auto bad = CoerceToColumn(c, Value::String("abc"), 7);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == 1366);
-  CHECK(bad.error().message == "Incorrect integer value: '12abc' for column 'c' at row 7");
+  CHECK(bad.error().message == "Incorrect integer value: 'abc' for column 'c' at row 7");
   CHECK(CoerceToColumn(c, Value::String(""), 1).error().code == 1366);
+  auto rest = CoerceToColumn(c, Value::String("12abc"), 2);
+  REQUIRE_FALSE(rest.ok());
+  CHECK(rest.error().code == 1265);
+  CHECK(rest.error().message == "Data truncated for column 'c' at row 2");
+  CHECK(CoerceToColumn(c, Value::String("999abc"), 1).error().code == 1264);  // range first
+}
+
+TEST_CASE("non-strict mode: converted with warnings", "[sql][table_def]") {
+  std::vector<SqlWarning> w;
+  StoreRules rules;
+  rules.errors = false;
+  rules.strict_sql_mode = false;
+  rules.warnings = &w;
+  ColumnDef c = Col("c", ColumnType::kTinyInt);
+  CHECK(CoerceToColumn(c, Value::Int(1000), 1, rules).value() == Value::Int(127));
+  CHECK(CoerceToColumn(c, Value::Double(-1e30), 2, rules).value() == Value::Int(-128));
+  CHECK(CoerceToColumn(c, Value::String("12abc"), 3, rules).value() == Value::Int(12));
+  CHECK(CoerceToColumn(c, Value::String("abc"), 4, rules).value() == Value::Int(0));
+  CHECK(CoerceToColumn(c, Value::String("999x"), 5, rules).value() == Value::Int(127));
+  ColumnDef u = Col("u", ColumnType::kInt, 0, true, true);
+  CHECK(CoerceToColumn(u, Value::Int(-5), 6, rules).value() == Value::Int(0));
+  REQUIRE(w.size() == 6);
+  CHECK(w[0].code == 1264);
+  CHECK(w[0].message == "Out of range value for column 'c' at row 1");
+  CHECK(w[1].code == 1264);
+  CHECK(w[2].code == 1265);
+  CHECK(w[2].message == "Data truncated for column 'c' at row 3");
+  CHECK(w[3].code == 1366);
+  CHECK(w[3].message == "Incorrect integer value: 'abc' for column 'c' at row 4");
+  CHECK(w[4].code == 1264);
+  CHECK(w[5].code == 1264);
+  w.clear();
+  ColumnDef d = Col("d", ColumnType::kDouble);
+  CHECK(CoerceToColumn(d, Value::String("x"), 1, rules).value() == Value::Double(0));
+  CHECK(CoerceToColumn(d, Value::String("2.5x"), 2, rules).value() == Value::Double(2.5));
+  CHECK(CoerceToColumn(d, Value::String("1e400"), 3, rules).value() ==
+        Value::Double(std::numeric_limits<double>::max()));
+  ColumnDef du = Col("du", ColumnType::kDouble, 0, true, true);
+  CHECK(CoerceToColumn(du, Value::Double(-2.5), 1, rules).value() == Value::Double(0));
+  CHECK(CoerceToColumn(du, Value::Double(-2.5), 1).error().code == 1264);
+  REQUIRE(w.size() == 4);
+  w.pop_back();
+  ColumnDef v = TextCol("v", ColumnType::kVarchar, 3);
+  CHECK(CoerceToColumn(v, Value::String("abcd"), 4, rules).value() == Value::String("abc"));
+  CHECK(CoerceToColumn(v, Value::String("ab   "), 5, rules).value() == Value::String("ab "));
+  ColumnDef nn = Col("nn", ColumnType::kInt, 0, false);
+  CHECK(CoerceToColumn(nn, Value::Null(), 6, rules).value() == Value::Int(0));
+  ColumnDef ch = TextCol("ch", ColumnType::kChar, 3);  // the cut's trailing space dropped too
+  CHECK(CoerceToColumn(ch, Value::String("ab cd"), 7, rules).value() == Value::String("ab"));
+  REQUIRE(w.size() == 7);
+  CHECK(w[6].code == 1265);
+  w.pop_back();
+  REQUIRE(w.size() == 6);
+  CHECK(w[0].message == "Data truncated for column 'd' at row 1");
+  CHECK(w[1].code == 1265);
+  CHECK(w[2].code == 1264);
+  CHECK(w[3].message == "Data truncated for column 'v' at row 4");
+  CHECK(w[4].level == "Note");
+  CHECK(w[4].code == 1265);
+  CHECK(w[5].code == 1048);
+  CHECK(w[5].message == "Column 'nn' cannot be null");
+  // A strict sql_mode whose statement let the value pass (a MyISAM table's later row) warns
+  // 1406 for a cut string.
+  rules.strict_sql_mode = true;
+  w.clear();
+  CHECK(CoerceToColumn(v, Value::String("abcd"), 1, rules).value() == Value::String("abc"));
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].code == 1406);
+  // A single-row INSERT's NULL stays an error.
+  rules.null_is_error = true;
+  CHECK(CoerceToColumn(nn, Value::Null(), 1, rules).error().code == 1048);
 }
 
 TEST_CASE("strict mode: doubles, strings, NULL", "[sql][table_def]") {
   ColumnDef d = Col("d", ColumnType::kDouble);
   CHECK(CoerceToColumn(d, Value::Int(3), 1).value() == Value::Double(3));
   CHECK(CoerceToColumn(d, Value::String("2.5"), 1).value() == Value::Double(2.5));
-  CHECK(CoerceToColumn(d, Value::String("x"), 1).error().code == 1366);
-  ColumnDef v = Col("v", ColumnType::kVarchar, 3);
+  CHECK(CoerceToColumn(d, Value::String("x"), 1).error().code == 1265);
+  ColumnDef v = TextCol("v", ColumnType::kVarchar, 3);
   CHECK(CoerceToColumn(v, Value::Int(123), 1).value() == Value::String("123"));
   CHECK(CoerceToColumn(v, Value::Double(0.5), 1).value() == Value::String("0.5"));
   auto r = CoerceToColumn(v, Value::String("abcd"), 2);
@@ -221,12 +301,12 @@ TEST_CASE("strict mode: doubles, strings, NULL", "[sql][table_def]") {
   CHECK(r.error().code == 1406);
   CHECK(r.error().message == "Data too long for column 'v' at row 2");
   CHECK(CoerceToColumn(v, Value::Int(1234), 1).error().code == 1406);
-  CHECK(CoerceToColumn(v, Value::String("ab  "), 1).value() == Value::String("ab "));
+  CHECK(CoerceToColumn(v, Value::String("ab  "), 1).value() == Value::String("ab "));  // a note
   CHECK(CoerceToColumn(v, Value::String("a  "), 1).value() == Value::String("a  "));
-  ColumnDef ch = Col("ch", ColumnType::kChar, 3);
+  ColumnDef ch = TextCol("ch", ColumnType::kChar, 3);
   CHECK(CoerceToColumn(ch, Value::String("ab    "), 1).value() == Value::String("ab"));
   CHECK(CoerceToColumn(ch, Value::String("abcd"), 1).error().code == 1406);
-  ColumnDef t = Col("t", ColumnType::kText);
+  ColumnDef t = TextCol("t", ColumnType::kText);
   CHECK(CoerceToColumn(t, Value::String(std::string(65535, 'x')), 1).ok());
   CHECK(CoerceToColumn(t, Value::String(std::string(65536, 'x')), 1).error().code == 1406);
   ColumnDef nn = Col("nn", ColumnType::kInt, 0, false);

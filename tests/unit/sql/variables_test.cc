@@ -72,17 +72,26 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
   CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
   CHECK(s.sql_mode().ansi_quotes);
   CHECK(!s.sql_mode().only_full_group_by);
-  // A mode minnow does not implement is refused by name; non-strict is not implemented.
+  CHECK(s.sql_mode().strict);
+  CHECK(s.sql_mode().no_engine_substitution);
+  // A mode minnow does not implement is refused by name, the value kept.
   SqlStatus bad = s.Set("sql_mode", Str("STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION"));
   REQUIRE(!bad.ok());
   CHECK(bad.error().message == "Variable 'sql_mode' can't be set to the value of 'NO_ZERO_DATE'");
-  bad = s.Set("sql_mode", Str(""));
-  REQUIRE(!bad.ok());
-  CHECK(bad.error().code == kErWrongValueForVar);
   CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
+  // Non-strict modes, and none at all.
+  REQUIRE(s.Set("sql_mode", Str("")).ok());
+  CHECK(*s.Get("sql_mode") == Str(""));
+  CHECK(!s.sql_mode().strict);
+  CHECK(!s.sql_mode().no_engine_substitution);
+  REQUIRE(s.Set("sql_mode", Str("ansi_quotes")).ok());
+  CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES"));
+  CHECK(!s.sql_mode().strict);
+  CHECK(s.sql_mode().ansi_quotes);
   REQUIRE(s.Set("sql_mode", Str("STRICT_ALL_TABLES,NO_UNSIGNED_SUBTRACTION,NO_ENGINE_SUBSTITUTION"))
               .ok());
   CHECK(s.sql_mode().strict_all_tables);
+  CHECK(s.sql_mode().strict);
   CHECK(s.sql_mode().no_unsigned_subtraction);
   CHECK(!s.sql_mode().ansi_quotes);
   REQUIRE(s.Set("sql_mode", Str("DEFAULT")).ok());
