@@ -55,6 +55,10 @@ class FileBackend final : public DiskBackend {
       ssize_t n = ::pwrite(fd_, src.data() + done, src.size() - done, offset + done);
       if (n < 0) {
         if (errno == EINTR) continue;
+        if (errno == ENOSPC) {
+          return Status::NoSpace(fmt::format("{}: pwrite at offset {}: {}", name_, offset + done,
+                                             std::strerror(ENOSPC)));
+        }
         return Errno(name_, fmt::format("pwrite at offset {}", offset + done), errno);
       }
       done += static_cast<size_t>(n);  // a short write continues where it stopped
@@ -123,12 +127,16 @@ class FileBackend final : public DiskBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create) {
+Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, FileOpenMode mode) {
   int flags = O_RDWR | O_CLOEXEC;
-  if (create) flags |= O_CREAT;
+  if (mode == FileOpenMode::kCreateIfMissing) flags |= O_CREAT;
+  if (mode == FileOpenMode::kCreateNew) flags |= O_CREAT | O_EXCL;
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(fmt::format("{}: no such file", path));
+    if (errno == EEXIST && mode == FileOpenMode::kCreateNew) {
+      return Status::Busy(fmt::format("{}: exists (created by someone else)", path));
+    }
     return Errno(path, "open", errno);
   }
   return std::unique_ptr<DiskBackend>(new FileBackend(path, fd));
