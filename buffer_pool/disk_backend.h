@@ -37,6 +37,7 @@ enum class FileOpenMode : uint8_t {
   kExisting,         // read-write; kNotFound if missing
   kCreateIfMissing,  // read-write, created if missing
   kCreateNew,        // read-write, created now (O_EXCL); kBusy if the file exists
+  kReadOnly,         // O_RDONLY; Write and PunchHole fail with kReadOnly
 };
 
 Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, FileOpenMode mode);

@@ -22,7 +22,8 @@ Status Errno(const std::string& name, const std::string& what, int err) {
 
 class FileBackend final : public DiskBackend {
  public:
-  FileBackend(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  FileBackend(std::string name, int fd, bool read_only)
+      : name_(std::move(name)), fd_(fd), read_only_(read_only) {}
   ~FileBackend() override { ::close(fd_); }
 
   Status Read(uint64_t offset, Bytes dst) override {
@@ -43,6 +44,7 @@ class FileBackend final : public DiskBackend {
   }
 
   Status Write(uint64_t offset, ConstBytes src) override {
+    if (read_only_) return ReadOnlyError("pwrite");
     if (const FaultKind fault = TakeFault(FaultOp::kWrite, name_); fault != FaultKind::kNone) {
       return InjectedWriteFault(fault, offset, src);
     }
@@ -67,6 +69,7 @@ class FileBackend final : public DiskBackend {
   }
 
   Status PunchHole(uint64_t offset, uint64_t len) override {
+    if (read_only_) return ReadOnlyError("fallocate(PUNCH_HOLE)");
     if (len == 0 || !punch_supported_.load(std::memory_order_relaxed)) return Status::OK();
     if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
                     static_cast<off_t>(len)) != 0) {
@@ -120,15 +123,20 @@ class FileBackend final : public DiskBackend {
     }
   }
 
+  Status ReadOnlyError(const char* what) const {
+    return Status::ReadOnly(fmt::format("{}: {}: the file is open read-only", name_, what));
+  }
+
   const std::string name_;
   const int fd_;
+  const bool read_only_;
   std::atomic<bool> punch_supported_{true};
 };
 
 }  // namespace
 
 Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, FileOpenMode mode) {
-  int flags = O_RDWR | O_CLOEXEC;
+  int flags = (mode == FileOpenMode::kReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC;
   if (mode == FileOpenMode::kCreateIfMissing) flags |= O_CREAT;
   if (mode == FileOpenMode::kCreateNew) flags |= O_CREAT | O_EXCL;
   int fd = ::open(path.c_str(), flags, 0644);
@@ -139,7 +147,7 @@ Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, Fi
     }
     return Errno(path, "open", errno);
   }
-  return std::unique_ptr<DiskBackend>(new FileBackend(path, fd));
+  return std::unique_ptr<DiskBackend>(new FileBackend(path, fd, mode == FileOpenMode::kReadOnly));
 }
 
 }  // namespace minnow

@@ -20,17 +20,19 @@ constexpr std::string_view kMemoryPath = ":memory:";
 std::atomic<uint64_t> next_db_tag{1};
 
 // Takes an advisory exclusive lock on the file so that a second Open (in this process or
-// another) fails cleanly instead of two pools writing one file.
-Result<int> LockFile(const std::string& path) {
+// another) fails cleanly instead of two pools writing one file; a read-only open takes a shared
+// one (read-only opens may share the file, not with a writer).
+Result<int> LockFile(const std::string& path, bool shared) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return Status::IOError(fmt::format("open {}: {}", path, std::strerror(errno)));
   }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return Status::Busy(fmt::format("{} is already open (locked by another Database)", path));
+      return Status::Busy(fmt::format("{} is already open (locked by another Database{})", path,
+                                      shared ? " that writes it" : ""));
     }
     return Status::IOError(fmt::format("flock {}: {}", path, std::strerror(err)));
   }
@@ -49,16 +51,29 @@ Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o, bool* created
   if (exists && !std::filesystem::is_regular_file(st)) {
     return Status::InvalidArgument(fmt::format("{} is not a regular file", o.path));
   }
+  if (!exists && o.read_only) {
+    return Status::NotFound(
+        fmt::format("{} does not exist (a read-only open creates nothing)", o.path));
+  }
   if (!exists && !o.create_if_missing) {
     return Status::NotFound(fmt::format("{} does not exist (create_if_missing is off)", o.path));
   }
+  if (o.read_only) return OpenFileBackend(o.path, FileOpenMode::kReadOnly);
   if (!exists) {
     // O_EXCL: only a file this call made is ever removed again by a failed Open.
     auto file = OpenFileBackend(o.path, FileOpenMode::kCreateNew);
     if (file.ok()) *created = true;
     if (file.ok() || file.status().code() != Code::kBusy) return file;
   }
-  return OpenFileBackend(o.path, FileOpenMode::kExisting);
+  auto file = OpenFileBackend(o.path, FileOpenMode::kExisting);
+  if (!file.ok() && file.status().code() == Code::kIOError && ::access(o.path.c_str(), W_OK) != 0 &&
+      (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    return Status::ReadOnly(fmt::format(
+        "{} cannot be opened for writing ({}); to read it, open it read-only (Options::read_only, "
+        "minnow_shell --read-only)",
+        o.path, std::strerror(errno)));
+  }
+  return file;
 }
 
 }  // namespace
@@ -99,6 +114,13 @@ Status ValidateOptions(const Options& o) {
   }
   if (o.log_flush_interval_ms == 0) {
     return Status::InvalidArgument("Options::log_flush_interval_ms must be at least 1");
+  }
+  if (o.read_only && o.path == kMemoryPath) {
+    return Status::InvalidArgument("Options::read_only needs a database file, not \":memory:\"");
+  }
+  if (o.read_only && o.error_if_exists) {
+    return Status::InvalidArgument(
+        "Options::read_only opens an existing database: error_if_exists cannot be set with it");
   }
   return Status::OK();
 }
@@ -149,12 +171,14 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::OpenFiles(const Options& opt
   bpo.background_flusher = options.background_flusher;
   bpo.create_if_missing = options.create_if_missing;
   bpo.log_capacity_bytes = options.log_capacity_bytes;
+  bpo.read_only = options.read_only;
+  svc.read_only = options.read_only;
   if (options.path == kMemoryPath) {
     ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
     RETURN_IF_ERROR(db->OpenKeyspaces());
     RETURN_IF_ERROR(db->OpenTransactions());
   } else {
-    auto lock = LockFile(options.path);
+    auto lock = LockFile(options.path, options.read_only);
     if (!lock.ok()) {
       made->data_file = false;  // another Open holds the file now: it is that one's to keep
       return lock.status();

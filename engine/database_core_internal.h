@@ -112,6 +112,9 @@ class DatabaseCore {
   // crash left open, a checkpoint; fills report_ (database_recovery.cc).
   Status OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
                      BufferPoolOptions bpo);
+  // OpenDurable for Options::read_only: no file is written or created; refused (kReadOnly) if
+  // the database needs recovery.
+  Status OpenReadOnly(std::unique_ptr<DiskBackend> backend, BufferPoolOptions bpo);
   // After the pool and the trees are open: the undo logs, the transaction and lock systems;
   // rolls back the transactions a crash left active (report_ counts them); starts purge.
   // Completes services_.
