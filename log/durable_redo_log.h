@@ -24,13 +24,15 @@
 // Reopening. Open appends at the recovered end E of the log in the segment that holds E, if its
 // header is valid and E is before its end: reopening a database needs no new disk space. First
 // the segments starting after E are removed (a torn tail's leftovers) and the directory synced,
-// then every non-zero byte of that segment from E on is overwritten with zeros and synced; only
-// then is anything appended. So beyond the end of the log the last segment holds only zeros or
-// a tail torn by the latest crash, never a stale frame of an earlier run at an LSN new frames
-// could reach (a stale frame lined up behind new ones would be replayed, and its durable_hint
-// could make a later torn tail look like corruption). A crash during the zeroing leaves E where
-// it was: the zeroing only removes bytes past the end. A new segment is created only when no
-// segment holds E (a new log, a segment that ended exactly at E, or a damaged header).
+// then every non-zero byte of that segment from E on is overwritten with zeros and the segment
+// synced (so the frames before E, which a process crash may have left in the page cache only,
+// are durable, as durable_lsn = E says); only then is anything appended. So beyond the end of the
+// log the last segment holds only zeros or a tail torn by the latest crash, never a stale frame of
+// an earlier run at an LSN new frames could reach (a stale frame lined up behind new ones would be
+// replayed, and its durable_hint could make a later torn tail look like corruption). A crash during
+// the zeroing leaves E where it was: the zeroing only removes bytes past the end. A new segment is
+// created only when no segment holds E (a new log, a segment that ended exactly at E, or a damaged
+// header).
 //
 // Frames. Each Append or AppendEncoded writes one frame (one mini-transaction's redo):
 //

@@ -206,7 +206,6 @@ Status ZeroTail(DiskBackend* file, uint64_t from, uint64_t capacity) {
   constexpr size_t kChunk = 256 << 10;
   std::vector<std::byte> buf(kChunk);
   static const std::vector<std::byte> kZeros(kChunk);
-  bool wrote = false;
   for (uint64_t p = from; p < capacity;) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, capacity - p));
     RETURN_IF_ERROR(file->Read(kLogSegmentHeaderSize + p, Bytes(buf.data(), n)));
@@ -219,12 +218,12 @@ Status ZeroTail(DiskBackend* file, uint64_t from, uint64_t capacity) {
       const size_t hi = static_cast<size_t>(buf.rend() - last);  // one past the last non-zero
       RETURN_IF_ERROR(
           file->Write(kLogSegmentHeaderSize + p + lo, ConstBytes(kZeros.data(), hi - lo)));
-      wrote = true;
     }
     p += n;
   }
-  if (wrote) RETURN_IF_ERROR(file->Sync());
-  return Status::OK();
+  // Always synced: the frames before `from` may have reached only the page cache before a
+  // crash of the process, and the reopened log names everything before it durable.
+  return file->Sync();
 }
 
 }  // namespace minnow::log_format

@@ -55,7 +55,8 @@ Result<std::unique_ptr<DiskBackend>> CreateSegment(const std::string& dir, Const
 Result<uint64_t> OpenForAppend(const SegmentFile& f, ConstBytes database_id, Lsn append_at,
                                std::unique_ptr<DiskBackend>* file);
 // Overwrites with zeros every non-zero byte of the segment `file` from stream offset `from`
-// (relative to the segment's start) to `capacity`, then syncs if it wrote anything. Only the
+// (relative to the segment's start) to `capacity`, then syncs the file (what lies before `from`
+// is named durable by the reopened log, and may have been in the page cache only). Only the
 // preallocated body is written: no new space is needed.
 Status ZeroTail(DiskBackend* file, uint64_t from, uint64_t capacity);
 // Removes "*.tmp" files (segments a crash left half-created); sets *removed if any was.
