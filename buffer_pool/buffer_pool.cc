@@ -167,7 +167,7 @@ Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend
   // Result; keep the pin: page 0 never leaves the pool.
   [f0]() NO_THREAD_SAFETY_ANALYSIS { f0->latch.ReleaseShared(); }();
   pool->impl_->page0 = f0;
-  if (!options.recovery) pool->impl_->StartFlusher();
+  if (!options.recovery && !options.read_only) pool->impl_->StartFlusher();
   return pool;
 }
 
@@ -175,7 +175,9 @@ Status BufferPool::Close() {
   if (impl_->closed.load()) return Status::OK();
   impl_->StopFlusher();
   Status st;
-  if (impl_->recovering.load()) {
+  if (impl_->options.read_only) {
+    // Nothing to write: no page was ever changed.
+  } else if (impl_->recovering.load()) {
     // Recovery did not end: keep the work (the pages), but a checkpoint would claim too much.
     LatchGuard serial(impl_->flush_latch_);
     st = impl_->FlushDirty(UINT64_MAX);
@@ -287,6 +289,7 @@ Result<ReadPageGuard> BufferPool::TryFetchRead(PageNo page_no) {
 
 Status BufferPool::FlushAll() {
   if (impl_->closed.load()) return impl_->Closed();
+  if (impl_->options.read_only) return Status::OK();  // nothing is ever dirty
   return impl_->FlushAndCheckpoint();
 }
 

@@ -56,6 +56,9 @@ struct BufferPoolOptions {
   // the last checkpoint were never written) and a page beyond its end reads as an unused zero
   // page; no flusher runs and only ApplyLogRecords changes pages until EndRecovery().
   bool recovery = false;
+  // Read-only (Options::read_only): no flusher runs, FetchWrite and new pages fail with
+  // kReadOnly, and FlushAll and Close write nothing (no page can be dirty).
+  bool read_only = false;
 };
 
 struct BufferPoolStats {

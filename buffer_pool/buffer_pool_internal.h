@@ -89,6 +89,7 @@ struct BufferPool::Impl {
   // Clears the dirty state after a write-back. REQUIRES: the frame latch (S or X).
   void ClearDirty(Frame* f);
   Status Closed() const;
+  Status ReadOnlyError() const;  // kReadOnly: a write to a read-only pool
 
   // ---- frames and replacement (lru.cc)
   enum class PinResult { kPinned, kAbsent, kRetry };

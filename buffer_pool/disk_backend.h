@@ -32,8 +32,19 @@ class DiskBackend {
   virtual const std::string& name() const = 0;
 };
 
+// How OpenFileBackend opens the file.
+enum class FileOpenMode : uint8_t {
+  kExisting,         // read-write; kNotFound if missing
+  kCreateIfMissing,  // read-write, created if missing
+  kCreateNew,        // read-write, created now (O_EXCL); kBusy if the file exists
+  kReadOnly,         // O_RDONLY; Write and PunchHole fail with kReadOnly
+};
+
+Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, FileOpenMode mode);
 // Opens (or, with `create`, creates if missing) the file at `path`.
-Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create);
+inline Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create) {
+  return OpenFileBackend(path, create ? FileOpenMode::kCreateIfMissing : FileOpenMode::kExisting);
+}
 
 // An in-memory backend over a MemoryDisk (buffer_pool/memory_disk.h, which also injects faults,
 // flips bytes and truncates). Tests that want to "reopen" keep the MemoryDisk alive and open new

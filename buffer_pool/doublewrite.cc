@@ -47,7 +47,7 @@ Status WithContext(const Status& st, const std::string& what) {
 
 std::string DoublewritePathFor(const std::string& db_path) { return db_path + ".dblwr"; }
 
-Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data) {
+Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data, bool check_only) {
   TornPageRepair out;
   if (dblwr == nullptr) return out;
   ASSIGN_OR_RETURN(const uint64_t dblwr_size, dblwr->Size());
@@ -80,6 +80,10 @@ Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data) {
       RETURN_IF_ERROR(data->Read(offset, Bytes(scratch.data(), kPageSize)));
       if (DecodePageImage(data->name(), page_no, scratch.data()).ok()) continue;  // intact
     }
+    if (check_only) {
+      out.repaired.push_back(page_no);
+      continue;
+    }
     const size_t len = StoredLength(image);
     Status st = data->Write(offset, ConstBytes(image, len));
     if (st.ok() && len < kPageSize) st = data->PunchHole(offset + len, kPageSize - len);
@@ -88,7 +92,7 @@ Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data) {
     }
     out.repaired.push_back(page_no);
   }
-  if (!out.repaired.empty()) RETURN_IF_ERROR(data->Sync());
+  if (!out.repaired.empty() && !check_only) RETURN_IF_ERROR(data->Sync());
   return out;
 }
 

@@ -42,8 +42,10 @@ struct TornPageRepair {
 };
 
 // Restores torn pages of `data` from `dblwr` (see above) and syncs `data` if it changed
-// anything. An empty or missing doublewrite file repairs nothing.
-Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data);
+// anything. An empty or missing doublewrite file repairs nothing. With `check_only` nothing is
+// written: `repaired` lists the pages that would be (a read-only open refuses if any).
+Result<TornPageRepair> RepairTornPages(DiskBackend* dblwr, DiskBackend* data,
+                                       bool check_only = false);
 
 // The doublewrite file name of database file `db_path`.
 std::string DoublewritePathFor(const std::string& db_path);

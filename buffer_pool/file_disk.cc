@@ -22,7 +22,8 @@ Status Errno(const std::string& name, const std::string& what, int err) {
 
 class FileBackend final : public DiskBackend {
  public:
-  FileBackend(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  FileBackend(std::string name, int fd, bool read_only)
+      : name_(std::move(name)), fd_(fd), read_only_(read_only) {}
   ~FileBackend() override { ::close(fd_); }
 
   Status Read(uint64_t offset, Bytes dst) override {
@@ -43,6 +44,7 @@ class FileBackend final : public DiskBackend {
   }
 
   Status Write(uint64_t offset, ConstBytes src) override {
+    if (read_only_) return ReadOnlyError("pwrite");
     if (const FaultKind fault = TakeFault(FaultOp::kWrite, name_); fault != FaultKind::kNone) {
       return InjectedWriteFault(fault, offset, src);
     }
@@ -55,6 +57,10 @@ class FileBackend final : public DiskBackend {
       ssize_t n = ::pwrite(fd_, src.data() + done, src.size() - done, offset + done);
       if (n < 0) {
         if (errno == EINTR) continue;
+        if (errno == ENOSPC) {
+          return Status::NoSpace(fmt::format("{}: pwrite at offset {}: {}", name_, offset + done,
+                                             std::strerror(ENOSPC)));
+        }
         return Errno(name_, fmt::format("pwrite at offset {}", offset + done), errno);
       }
       done += static_cast<size_t>(n);  // a short write continues where it stopped
@@ -63,6 +69,7 @@ class FileBackend final : public DiskBackend {
   }
 
   Status PunchHole(uint64_t offset, uint64_t len) override {
+    if (read_only_) return ReadOnlyError("fallocate(PUNCH_HOLE)");
     if (len == 0 || !punch_supported_.load(std::memory_order_relaxed)) return Status::OK();
     if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
                     static_cast<off_t>(len)) != 0) {
@@ -116,22 +123,31 @@ class FileBackend final : public DiskBackend {
     }
   }
 
+  Status ReadOnlyError(const char* what) const {
+    return Status::ReadOnly(fmt::format("{}: {}: the file is open read-only", name_, what));
+  }
+
   const std::string name_;
   const int fd_;
+  const bool read_only_;
   std::atomic<bool> punch_supported_{true};
 };
 
 }  // namespace
 
-Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, bool create) {
-  int flags = O_RDWR | O_CLOEXEC;
-  if (create) flags |= O_CREAT;
+Result<std::unique_ptr<DiskBackend>> OpenFileBackend(const std::string& path, FileOpenMode mode) {
+  int flags = (mode == FileOpenMode::kReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+  if (mode == FileOpenMode::kCreateIfMissing) flags |= O_CREAT;
+  if (mode == FileOpenMode::kCreateNew) flags |= O_CREAT | O_EXCL;
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
     if (errno == ENOENT) return Status::NotFound(fmt::format("{}: no such file", path));
+    if (errno == EEXIST && mode == FileOpenMode::kCreateNew) {
+      return Status::Busy(fmt::format("{}: exists (created by someone else)", path));
+    }
     return Errno(path, "open", errno);
   }
-  return std::unique_ptr<DiskBackend>(new FileBackend(path, fd));
+  return std::unique_ptr<DiskBackend>(new FileBackend(path, fd, mode == FileOpenMode::kReadOnly));
 }
 
 }  // namespace minnow

@@ -84,6 +84,10 @@ BufferPool::Impl::~Impl() {
   munmap(memory, nframes * kPageSize);
 }
 
+Status BufferPool::Impl::ReadOnlyError() const {
+  return Status::ReadOnly(fmt::format("{}: the database is open read-only", disk->name()));
+}
+
 Status BufferPool::Impl::Closed() const {
   return Status::Closed(fmt::format("{}: buffer pool is closed", disk->name()));
 }
@@ -142,6 +146,8 @@ bool BufferPool::Impl::InstallFrame(Frame* v, PageNo page_no,
 Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD_SAFETY_ANALYSIS {
   if (closed.load(std::memory_order_relaxed)) [[unlikely]]
     return Closed();
+  if (mode == LatchMode::kExclusive && options.read_only) [[unlikely]]
+    return ReadOnlyError();
   for (;;) {
     Frame* f = nullptr;
     PinResult r = TryPinResident(page_no, &f);
@@ -209,6 +215,7 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
 
 Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYSIS {
   if (closed.load(std::memory_order_relaxed)) return Closed();
+  if (options.read_only) return ReadOnlyError();
   for (;;) {
     Frame* f = nullptr;
     PinResult r = TryPinResident(page_no, &f);

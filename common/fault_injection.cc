@@ -22,7 +22,11 @@ State& Get() {
   return s;
 }
 
-bool Applies(FaultKind kind, FaultOp op) {
+bool Applies(const FaultSpec& f, FaultOp op) {
+  const FaultKind kind = f.kind;
+  if (f.allocate || op == FaultOp::kAllocate) {
+    return f.allocate && op == FaultOp::kAllocate && kind == FaultKind::kNoSpace;
+  }
   return op == FaultOp::kSync ? kind == FaultKind::kSyncError : kind != FaultKind::kSyncError;
 }
 
@@ -32,7 +36,7 @@ FaultKind Take(FaultOp op, const std::string& path) {
   State& s = Get();
   std::lock_guard<std::mutex> g(s.mu);
   const FaultSpec& f = s.spec;
-  if (f.kind == FaultKind::kNone || !Applies(f.kind, op)) return FaultKind::kNone;
+  if (f.kind == FaultKind::kNone || !Applies(f, op)) return FaultKind::kNone;
   if (!f.path_contains.empty() && path.find(f.path_contains) == std::string::npos) {
     return FaultKind::kNone;
   }

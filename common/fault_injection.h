@@ -14,6 +14,10 @@
 //   kWriteError  nothing is written, kIOError (EIO)
 //   kSyncError   fdatasync fails with kIOError (EIO); the bytes written before stay in the file,
 //                as Linux leaves them in the page cache
+//
+// With `allocate` set the fault hits instead the preallocation of a new redo log segment
+// (fallocate in log/log_segment.cc; kNoSpace: ENOSPC), and no write or sync; without it,
+// preallocations never fail.
 
 #include <atomic>
 #include <cstdint>
@@ -22,13 +26,14 @@
 namespace minnow {
 
 enum class FaultKind : uint8_t { kNone, kShortWrite, kNoSpace, kWriteError, kSyncError };
-enum class FaultOp : uint8_t { kWrite, kSync };
+enum class FaultOp : uint8_t { kWrite, kSync, kAllocate };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::kNone;
   std::string path_contains;  // matches files whose path contains this ("" = every file)
   uint64_t skip = 0;          // matching calls that pass before the fault fires
   bool sticky = false;        // keep failing after the first fault
+  bool allocate = false;      // fail preallocations of new files instead of writes and syncs
 };
 
 void ArmFault(const FaultSpec& spec);

@@ -36,6 +36,8 @@ std::string_view CodeName(Code code) {
       return "Internal";
     case Code::kLockNoWait:
       return "LockNoWait";
+    case Code::kReadOnly:
+      return "ReadOnly";
   }
   return "Unknown";
 }

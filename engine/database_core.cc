@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "buffer_pool/disk_backend.h"
+#include "buffer_pool/doublewrite.h"
 #include "engine/database_core_internal.h"
 #include "txn/transaction_core.h"
 
@@ -19,24 +20,27 @@ constexpr std::string_view kMemoryPath = ":memory:";
 std::atomic<uint64_t> next_db_tag{1};
 
 // Takes an advisory exclusive lock on the file so that a second Open (in this process or
-// another) fails cleanly instead of two pools writing one file.
-Result<int> LockFile(const std::string& path) {
+// another) fails cleanly instead of two pools writing one file; a read-only open takes a shared
+// one (read-only opens may share the file, not with a writer).
+Result<int> LockFile(const std::string& path, bool shared) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return Status::IOError(fmt::format("open {}: {}", path, std::strerror(errno)));
   }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd);
     if (err == EWOULDBLOCK) {
-      return Status::Busy(fmt::format("{} is already open (locked by another Database)", path));
+      return Status::Busy(fmt::format("{} is already open (locked by another Database{})", path,
+                                      shared ? " that writes it" : ""));
     }
     return Status::IOError(fmt::format("flock {}: {}", path, std::strerror(err)));
   }
   return fd;
 }
 
-Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o) {
+// `*created`: the file did not exist and this call created it.
+Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o, bool* created) {
   if (o.path == kMemoryPath) return NewMemoryBackend(NewMemoryDisk(std::string(kMemoryPath)));
   std::error_code ec;
   const auto st = std::filesystem::status(o.path, ec);
@@ -47,11 +51,50 @@ Result<std::unique_ptr<DiskBackend>> OpenBackend(const Options& o) {
   if (exists && !std::filesystem::is_regular_file(st)) {
     return Status::InvalidArgument(fmt::format("{} is not a regular file", o.path));
   }
+  if (!exists && o.read_only) {
+    return Status::NotFound(
+        fmt::format("{} does not exist (a read-only open creates nothing)", o.path));
+  }
   if (!exists && !o.create_if_missing) {
     return Status::NotFound(fmt::format("{} does not exist (create_if_missing is off)", o.path));
   }
-  return OpenFileBackend(o.path, o.create_if_missing);
+  if (o.read_only) return OpenFileBackend(o.path, FileOpenMode::kReadOnly);
+  if (!exists) {
+    // O_EXCL: only a file this call made is ever removed again by a failed Open.
+    auto file = OpenFileBackend(o.path, FileOpenMode::kCreateNew);
+    if (file.ok()) *created = true;
+    if (file.ok() || file.status().code() != Code::kBusy) return file;
+  }
+  auto file = OpenFileBackend(o.path, FileOpenMode::kExisting);
+  if (!file.ok() && file.status().code() == Code::kIOError && ::access(o.path.c_str(), W_OK) != 0 &&
+      (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    return Status::ReadOnly(fmt::format(
+        "{} cannot be opened for writing ({}); to read it, open it read-only (Options::read_only, "
+        "minnow_shell --read-only)",
+        o.path, std::strerror(errno)));
+  }
+  return file;
 }
+
+}  // namespace
+
+// Removes what a failed Open made (best effort), never a file that existed before it: the log
+// directory and the doublewrite file if they were made while this Open held the file lock (no
+// other Open can have made them then), and the data file if this Open created it. The data file
+// goes last: a data file without its log is a new database, which a later Open formats again.
+// The lock is still held (through lock_fd), so no other Open is using the files meanwhile.
+void DatabaseCore::NewFiles::RemoveAfterFailure(const std::string& path) const {
+  std::error_code ec;
+  if (lock_fd >= 0 && !log_dir_existed) std::filesystem::remove_all(LogDirFor(path), ec);
+  if (lock_fd >= 0 && !dblwr_existed) std::filesystem::remove(DoublewritePathFor(path), ec);
+  if (data_file) std::filesystem::remove(path, ec);
+}
+
+DatabaseCore::NewFiles::~NewFiles() {
+  if (lock_fd >= 0) ::close(lock_fd);
+}
+
+namespace {
 
 Status ValidateOptions(const Options& o) {
   if (o.path.empty()) return Status::InvalidArgument("Options::path is empty");
@@ -72,6 +115,13 @@ Status ValidateOptions(const Options& o) {
   if (o.log_flush_interval_ms == 0) {
     return Status::InvalidArgument("Options::log_flush_interval_ms must be at least 1");
   }
+  if (o.read_only && o.path == kMemoryPath) {
+    return Status::InvalidArgument("Options::read_only needs a database file, not \":memory:\"");
+  }
+  if (o.read_only && o.error_if_exists) {
+    return Status::InvalidArgument(
+        "Options::read_only opens an existing database: error_if_exists cannot be set with it");
+  }
   return Status::OK();
 }
 
@@ -79,6 +129,20 @@ Status ValidateOptions(const Options& o) {
 
 Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options) {
   RETURN_IF_ERROR(ValidateOptions(options));
+  NewFiles made;
+  if (options.path != kMemoryPath) {
+    std::error_code ec;
+    made.log_dir_existed = std::filesystem::exists(LogDirFor(options.path), ec);
+    made.dblwr_existed = std::filesystem::exists(DoublewritePathFor(options.path), ec);
+  }
+  auto db = OpenFiles(options, &made);
+  // On an error the half-opened DatabaseCore is gone already: its files are closed.
+  if (!db.ok()) made.RemoveAfterFailure(options.path);
+  return db;
+}
+
+Result<std::unique_ptr<DatabaseCore>> DatabaseCore::OpenFiles(const Options& options,
+                                                              NewFiles* made) {
   std::unique_ptr<DatabaseCore> db(new DatabaseCore());
   db->path_ = options.path;
   db->options_ = options;
@@ -101,18 +165,27 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::Open(const Options& options)
   // The background flusher checkpoints past the capacity; writers step in at twice it.
   svc.log_free_check_bytes =
       options.background_flusher ? 2 * options.log_capacity_bytes : options.log_capacity_bytes;
-  ASSIGN_OR_RETURN(auto backend, OpenBackend(options));
+  ASSIGN_OR_RETURN(auto backend, OpenBackend(options, &made->data_file));
   BufferPoolOptions bpo;
   bpo.pool_bytes = options.buffer_pool_bytes;
   bpo.background_flusher = options.background_flusher;
   bpo.create_if_missing = options.create_if_missing;
   bpo.log_capacity_bytes = options.log_capacity_bytes;
+  bpo.read_only = options.read_only;
+  svc.read_only = options.read_only;
   if (options.path == kMemoryPath) {
     ASSIGN_OR_RETURN(db->pool_, BufferPool::Open(std::move(backend), bpo));
     RETURN_IF_ERROR(db->OpenKeyspaces());
     RETURN_IF_ERROR(db->OpenTransactions());
   } else {
-    ASSIGN_OR_RETURN(db->lock_fd_, LockFile(options.path));
+    auto lock = LockFile(options.path, options.read_only);
+    if (!lock.ok()) {
+      made->data_file = false;  // another Open holds the file now: it is that one's to keep
+      return lock.status();
+    }
+    db->lock_fd_ = *lock;
+    made->lock_fd = ::dup(*lock);  // the same flock: held until a failed Open has cleaned up
+    if (made->lock_fd < 0) made->data_file = false;  // cannot clean up safely: keep it
     RETURN_IF_ERROR(db->OpenDurable(options, std::move(backend), bpo));
   }
   db->tag_ = next_db_tag.fetch_add(1, std::memory_order_relaxed);

@@ -39,6 +39,8 @@ namespace minnow {
 
 class DatabaseCore {
  public:
+  // Opens (or creates) the database. A failed Open removes the files it made (the data file,
+  // P.redo/, P.dblwr); it never removes one that existed before.
   static Result<std::unique_ptr<DatabaseCore>> Open(const Options& options);
   ~DatabaseCore();  // closes if still open, ignoring errors
 
@@ -93,10 +95,27 @@ class DatabaseCore {
 
  private:
   DatabaseCore() = default;
+  // What an Open made, to be removed again if it fails.
+  struct NewFiles {
+    bool data_file = false;        // the data file did not exist and this Open created it
+    int lock_fd = -1;              // a dup of the locked descriptor, once this Open has the lock
+    bool log_dir_existed = false;  // before this Open
+    bool dblwr_existed = false;
+    NewFiles() = default;
+    NewFiles(const NewFiles&) = delete;
+    NewFiles& operator=(const NewFiles&) = delete;
+    ~NewFiles();
+    void RemoveAfterFailure(const std::string& path) const;
+  };
+  // Open's work; fills *made as it goes.
+  static Result<std::unique_ptr<DatabaseCore>> OpenFiles(const Options& options, NewFiles* made);
   // Open for a file database: torn-page repair, redo, the trees, rollback of transactions the
   // crash left open, a checkpoint; fills report_ (database_recovery.cc).
   Status OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
                      BufferPoolOptions bpo);
+  // OpenDurable for Options::read_only: no file is written or created; refused (kReadOnly) if
+  // the database needs recovery.
+  Status OpenReadOnly(std::unique_ptr<DiskBackend> backend, BufferPoolOptions bpo);
   // After the pool and the trees are open: the undo logs, the transaction and lock systems;
   // rolls back the transactions a crash left active (report_ counts them); starts purge.
   // Completes services_.

@@ -53,6 +53,13 @@ Status WithPath(const std::string& path, const Status& st) {
   return Status(st.code(), fmt::format("opening {}: {}", path, st.message()));
 }
 
+// A read-only open of a database that needs recovery: recovery writes.
+Status NeedsRecovery(const std::string& path, const std::string& why) {
+  return Status::ReadOnly(fmt::format(
+      "{} needs crash recovery ({}), which writes: open it once without read-only mode first", path,
+      why));
+}
+
 }  // namespace
 
 std::string RecoveryReport::ToString() const {
@@ -71,8 +78,56 @@ std::string RecoveryReport::ToString() const {
   return s;
 }
 
+// Options::read_only: recovery's checks without its writes. A database with anything to
+// repair, redo or roll back is refused; a torn log tail alone is harmless (nothing is appended
+// after it) and is only reported.
+Status DatabaseCore::OpenReadOnly(std::unique_ptr<DiskBackend> backend, BufferPoolOptions bpo) {
+  const std::string log_dir = LogDirFor(path_);
+  ASSIGN_OR_RETURN(uint64_t size, backend->Size());
+  if (size == 0) {
+    return Status::NotFound(
+        fmt::format("{} is empty: no database yet (a read-only open creates nothing)", path_));
+  }
+  std::error_code ec;
+  const bool had_dblwr = std::filesystem::exists(DoublewritePathFor(path_), ec);
+  if (had_dblwr) {
+    ASSIGN_OR_RETURN(auto dblwr,
+                     OpenFileBackend(DoublewritePathFor(path_), FileOpenMode::kReadOnly));
+    auto torn = RepairTornPages(dblwr.get(), backend.get(), /*check_only=*/true);
+    if (!torn.ok()) return WithPath(path_, torn.status());
+    if (!torn->repaired.empty()) {
+      return NeedsRecovery(path_,
+                           fmt::format("{} torn page(s) to restore from the doublewrite file",
+                                       torn->repaired.size()));
+    }
+  }
+  ASSIGN_OR_RETURN(const FileHeaderInfo h, ReadFileHeader(backend.get()));
+  const ConstBytes db_id(h.database_id.data(), h.database_id.size());
+  report_.checkpoint_lsn = h.checkpoint_lsn;
+  if (had_dblwr || LogDirHasSegments(log_dir) || h.checkpoint_lsn != 0 || h.page_count != 1) {
+    uint64_t groups = 0;
+    auto scan = ScanLog(log_dir, db_id, h.checkpoint_lsn, [&](const LogFrame& f) -> Status {
+      if (f.kind == LogFrameKind::kMtr && f.end_lsn > h.checkpoint_lsn) ++groups;
+      return Status::OK();
+    });
+    if (!scan.ok()) return WithPath(path_, scan.status());
+    if (groups > 0) {
+      return NeedsRecovery(path_, fmt::format("{} redo group{} after the checkpoint at LSN {}",
+                                              groups, groups == 1 ? "" : "s", h.checkpoint_lsn));
+    }
+    report_.end_lsn = scan->end_lsn;
+    report_.log_bytes = scan->bytes;
+    report_.torn_log_tail = scan->torn_tail;
+  }
+  bpo.recovery = false;
+  ASSIGN_OR_RETURN(pool_, BufferPool::Open(std::move(backend), bpo));  // no log: nothing written
+  RETURN_IF_ERROR(OpenKeyspaces());
+  return WithPath(path_, OpenTransactions());
+}
+
 Status DatabaseCore::OpenDurable(const Options& options, std::unique_ptr<DiskBackend> backend,
                                  BufferPoolOptions bpo) {
+  if (options.read_only) return OpenReadOnly(std::move(backend), bpo);
   const auto started = std::chrono::steady_clock::now();
   const std::string log_dir = LogDirFor(path_);
   DurableLogOptions lo;
@@ -175,6 +230,10 @@ Status DatabaseCore::OpenTransactions() {
   ASSIGN_OR_RETURN(undo_store_, UndoStore::Open(pool_.get()));
   services_.undo_store = undo_store_.get();
   ASSIGN_OR_RETURN(std::vector<std::unique_ptr<TrxUndo>> active, undo_store_->RecoverActive());
+  if (services_.read_only && !active.empty()) {
+    return NeedsRecovery(path_, fmt::format("{} transaction{} left active to roll back",
+                                            active.size(), active.size() == 1 ? "" : "s"));
+  }
   // Ids restart above every id handed out before (the bound was raised before they were).
   // Id 0 means "none" (a transaction that never wrote; rows written before MVCC).
   const TrxId first_id = std::max<TrxId>(1, undo_store_->trx_id_bound());
@@ -193,6 +252,7 @@ Status DatabaseCore::OpenTransactions() {
     }
     ++report_.transactions_rolled_back;
   }
+  if (services_.read_only) return Status::OK();  // purge writes: none in a read-only database
   purge_ = std::make_unique<Purge>(&services_, &drop_latch_, purge_interval_);
   services_.purge = purge_.get();
   purge_->Start();

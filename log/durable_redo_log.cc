@@ -66,15 +66,27 @@ Result<std::unique_ptr<DurableRedoLog>> DurableRedoLog::Open(const DurableLogOpt
   impl->options = options;
   std::memcpy(impl->database_id.data(), database_id.data(), kDatabaseIdSize);
 
-  // Leftovers: half-created segment files, and a torn tail's segments after start_lsn. One that
-  // starts exactly at start_lsn is kept until its replacement is renamed over it: deleting it
-  // first would leave no segment at all if we crashed before creating the new one.
+  // Leftovers: half-created segment files, and a torn tail's segments after start_lsn. The
+  // segment holding start_lsn, if its header is ours and it has room, is appended to again (an
+  // open needs no new disk space); its bytes from start_lsn on are zeroed first, so that no
+  // stale frame of the torn tail can ever line up behind new frames and be replayed. Without
+  // such a segment a new one is created; one that starts exactly at start_lsn is kept until its
+  // replacement is renamed over it (deleting it first would leave no segment at all if we
+  // crashed before creating the new one).
   bool removed = false;
   RETURN_IF_ERROR(log_format::RemoveTempFiles(options.dir, &removed));
   ASSIGN_OR_RETURN(std::vector<log_format::SegmentFile> existing,
                    log_format::ListSegments(options.dir));
+  std::unique_ptr<DiskBackend> reused;
+  uint64_t reused_capacity = 0;
+  for (size_t i = existing.size(); i-- > 0;) {
+    if (existing[i].start > start_lsn) continue;
+    ASSIGN_OR_RETURN(reused_capacity,
+                     log_format::OpenForAppend(existing[i], database_id, start_lsn, &reused));
+    break;
+  }
   for (const log_format::SegmentFile& f : existing) {
-    if (f.start == start_lsn) continue;  // replaced atomically by CreateSegment's rename
+    if (f.start == start_lsn && reused == nullptr) continue;  // replaced by CreateSegment's rename
     if (f.start > start_lsn) {
       if (::unlink(f.path.c_str()) != 0) {
         return Status::IOError(fmt::format("{}: unlink: {}", f.path, std::strerror(errno)));
@@ -85,13 +97,20 @@ Result<std::unique_ptr<DurableRedoLog>> DurableRedoLog::Open(const DurableLogOpt
     }
   }
   if (removed) RETURN_IF_ERROR(log_format::SyncDir(options.dir));
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<DiskBackend> file,
-      log_format::CreateSegment(options.dir, database_id, start_lsn, options.segment_bytes));
-  impl->current_file = std::move(file);
-  impl->segments.push_back(
-      {start_lsn, options.segment_bytes, log_format::SegmentPath(options.dir, start_lsn)});
-  impl->segments_created = 1;
+  if (reused != nullptr) {
+    Impl::Segment& last = impl->segments.back();
+    RETURN_IF_ERROR(log_format::ZeroTail(reused.get(), start_lsn - last.start, reused_capacity));
+    last.capacity = reused_capacity;
+    impl->current_file = std::move(reused);
+  } else {
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<DiskBackend> file,
+        log_format::CreateSegment(options.dir, database_id, start_lsn, options.segment_bytes));
+    impl->current_file = std::move(file);
+    impl->segments.push_back(
+        {start_lsn, options.segment_bytes, log_format::SegmentPath(options.dir, start_lsn)});
+    impl->segments_created = 1;
+  }
 
   for (Impl::Buffer& b : impl->buffers) {
     b.data = std::make_unique_for_overwrite<std::byte[]>(options.buffer_bytes);

@@ -21,6 +21,19 @@
 // valid header. durable_lsn is always a frame boundary (a frame's durable_hint must never cover
 // a frame whose tail might still be torn).
 //
+// Reopening. Open appends at the recovered end E of the log in the segment that holds E, if its
+// header is valid and E is before its end: reopening a database needs no new disk space. First
+// the segments starting after E are removed (a torn tail's leftovers) and the directory synced,
+// then every non-zero byte of that segment from E on is overwritten with zeros and the segment
+// synced (so the frames before E, which a process crash may have left in the page cache only,
+// are durable, as durable_lsn = E says); only then is anything appended. So beyond the end of the
+// log the last segment holds only zeros or a tail torn by the latest crash, never a stale frame of
+// an earlier run at an LSN new frames could reach (a stale frame lined up behind new ones would be
+// replayed, and its durable_hint could make a later torn tail look like corruption). A crash during
+// the zeroing leaves E where it was: the zeroing only removes bytes past the end. A new segment is
+// created only when no segment holds E (a new log, a segment that ended exactly at E, or a damaged
+// header).
+//
 // Frames. Each Append or AppendEncoded writes one frame (one mini-transaction's redo):
 //
 //   len:u32  kind:u8  reserved[3]  durable_hint:u64  payload_crc:u32  header_crc:u32
@@ -118,11 +131,13 @@ struct DurableLogStats {
 
 class DurableRedoLog final : public RedoLog {
  public:
-  // Starts appending at `start_lsn` in a new segment file (the directory is created if missing).
-  // Used for a new database (start_lsn = 0) and after recovery (start_lsn = the recovered end of
-  // the log): segments that start at or after start_lsn are removed first (a torn tail's
-  // leftovers), and earlier ones are kept for trimming by Checkpoint. `database_id` is page 0's
-  // (16 bytes). kIOError if a file cannot be created.
+  // Starts appending at `start_lsn` (the directory is created if missing). Used for a new
+  // database (start_lsn = 0) and after recovery (start_lsn = the recovered end of the log, a
+  // frame boundary): segments that start after start_lsn are removed first (a torn tail's
+  // leftovers), and earlier ones are kept for trimming by Checkpoint. The segment holding
+  // start_lsn is appended to after its bytes from start_lsn on are zeroed ("Reopening" above);
+  // only if there is none is a new segment file created. `database_id` is page 0's (16 bytes).
+  // kIOError if a file cannot be created or written, kNoSpace if the disk is full.
   static Result<std::unique_ptr<DurableRedoLog>> Open(const DurableLogOptions& options,
                                                       ConstBytes database_id, Lsn start_lsn);
   ~DurableRedoLog() override;  // stops the background thread; does not sync

@@ -99,7 +99,7 @@ Result<std::vector<ScanSegment>> OpenSegments(const std::string& dir, ConstBytes
     ScanSegment s;
     s.start = f.start;
     s.path = f.path;
-    ASSIGN_OR_RETURN(s.file, OpenFileBackend(f.path, false));
+    ASSIGN_OR_RETURN(s.file, OpenFileBackend(f.path, FileOpenMode::kReadOnly));
     ASSIGN_OR_RETURN(const uint64_t size, s.file->Size());
     if (size < kLogSegmentHeaderSize) {
       return Status::Corruption(

@@ -11,6 +11,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <vector>
+
+#include "common/fault_injection.h"
 
 namespace minnow::log_format {
 
@@ -147,8 +151,9 @@ Result<std::unique_ptr<DiskBackend>> CreateSegment(const std::string& dir, Const
   // Full length now, so that fdatasync at commit need not write the file size.
   const auto size = static_cast<off_t>(kLogSegmentHeaderSize + capacity);
   Status st;
-  if (::fallocate(fd, 0, 0, size) != 0) {
-    const int err = errno;
+  const bool injected = TakeFault(FaultOp::kAllocate, tmp) == FaultKind::kNoSpace;
+  if (injected || ::fallocate(fd, 0, 0, size) != 0) {
+    const int err = injected ? ENOSPC : errno;
     if (err == EOPNOTSUPP || err == ENOSYS) {
       if (::ftruncate(fd, size) != 0) st = Errno(tmp, "ftruncate", errno);
     } else if (err == ENOSPC) {
@@ -176,6 +181,49 @@ Result<std::unique_ptr<DiskBackend>> CreateSegment(const std::string& dir, Const
   }
   RETURN_IF_ERROR(SyncDir(dir));
   return OpenFileBackend(path, false);
+}
+
+Result<uint64_t> OpenForAppend(const SegmentFile& f, ConstBytes database_id, Lsn append_at,
+                               std::unique_ptr<DiskBackend>* file) {
+  file->reset();
+  ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> backend, OpenFileBackend(f.path, false));
+  ASSIGN_OR_RETURN(const uint64_t size, backend->Size());
+  if (size < kLogSegmentHeaderSize) return uint64_t{0};
+  std::byte block[kLogSegmentHeaderSize];
+  RETURN_IF_ERROR(backend->Read(0, Bytes(block, sizeof block)));
+  auto capacity =
+      DecodeSegmentHeader(f.path, ConstBytes(block, sizeof block), database_id, f.start);
+  // A damaged or foreign header, a full segment or a short file: not ours to append to.
+  if (!capacity.ok() || append_at - f.start >= *capacity ||
+      size < kLogSegmentHeaderSize + *capacity) {
+    return uint64_t{0};
+  }
+  *file = std::move(backend);
+  return *capacity;
+}
+
+Status ZeroTail(DiskBackend* file, uint64_t from, uint64_t capacity) {
+  constexpr size_t kChunk = 256 << 10;
+  std::vector<std::byte> buf(kChunk);
+  static const std::vector<std::byte> kZeros(kChunk);
+  for (uint64_t p = from; p < capacity;) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, capacity - p));
+    RETURN_IF_ERROR(file->Read(kLogSegmentHeaderSize + p, Bytes(buf.data(), n)));
+    const auto nonzero = [](std::byte b) { return b != std::byte{0}; };
+    const auto first = std::find_if(buf.begin(), buf.begin() + static_cast<ptrdiff_t>(n), nonzero);
+    if (first != buf.begin() + static_cast<ptrdiff_t>(n)) {
+      const size_t lo = static_cast<size_t>(first - buf.begin());
+      const auto last = std::find_if(
+          std::make_reverse_iterator(buf.begin() + static_cast<ptrdiff_t>(n)), buf.rend(), nonzero);
+      const size_t hi = static_cast<size_t>(buf.rend() - last);  // one past the last non-zero
+      RETURN_IF_ERROR(
+          file->Write(kLogSegmentHeaderSize + p + lo, ConstBytes(kZeros.data(), hi - lo)));
+    }
+    p += n;
+  }
+  // Always synced: the frames before `from` may have reached only the page cache before a
+  // crash of the process, and the reopened log names everything before it durable.
+  return file->Sync();
 }
 
 }  // namespace minnow::log_format

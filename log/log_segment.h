@@ -48,6 +48,17 @@ Result<uint64_t> DecodeSegmentHeader(const std::string& path, ConstBytes block,
 // the directory. The file is opened with OpenFileBackend (I/O fault injection applies).
 Result<std::unique_ptr<DiskBackend>> CreateSegment(const std::string& dir, ConstBytes database_id,
                                                    Lsn start, uint64_t capacity);
+// The segment `f` opened for appending at `append_at` (f.start <= append_at), if its header is
+// valid for `database_id` and it has room after append_at: sets *file and returns its capacity.
+// Otherwise leaves *file null and returns 0 (the caller creates a new segment); kIOError only
+// for a failed open or read.
+Result<uint64_t> OpenForAppend(const SegmentFile& f, ConstBytes database_id, Lsn append_at,
+                               std::unique_ptr<DiskBackend>* file);
+// Overwrites with zeros every non-zero byte of the segment `file` from stream offset `from`
+// (relative to the segment's start) to `capacity`, then syncs the file (what lies before `from`
+// is named durable by the reopened log, and may have been in the page cache only). Only the
+// preallocated body is written: no new space is needed.
+Status ZeroTail(DiskBackend* file, uint64_t from, uint64_t capacity);
 // Removes "*.tmp" files (segments a crash left half-created); sets *removed if any was.
 Status RemoveTempFiles(const std::string& dir, bool* removed);
 // fsync of a directory (after creating, renaming or removing files in it).

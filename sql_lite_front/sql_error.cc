@@ -102,6 +102,10 @@ SqlError FromStatus(const Status& st) {
       return SqlErr(kErDupEntry, st.message());
     case Code::kAborted:
       return SqlErr(kErQueryInterrupted, "Query execution was interrupted");
+    case Code::kReadOnly:
+      return SqlErr(kErOptionPreventsStatement,
+                    "The MySQL server is running with the --read-only option so it cannot "
+                    "execute this statement");
     default:
       return SqlErr(kErUnknownError, st.ToString());
   }

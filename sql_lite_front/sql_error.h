@@ -61,11 +61,13 @@ enum ErrorCode : uint16_t {
   kErNotSupportedYet = 1235,   // 42000 This version of minnow doesn't yet support '%s'
   kErIncorrectGlobalLocalVar =
       1229,  // HY000 Variable '%s' is a GLOBAL variable and should be set with SET GLOBAL
-  kErVariableIsReadonly = 1238,    // HY000 Variable '%s' is a read only variable
-  kErOutOfRange = 1264,            // 22003 Out of range value for column '%s' at row %ld
-  kErUnknownStorageEngine = 1286,  // 42000 Unknown storage engine '%s'
-  kErTruncatedWrongValue = 1292,   // 22007 Truncated incorrect %s value: '%s'
-  kErQueryInterrupted = 1317,      // 70100 Query execution was interrupted
+  kErVariableIsReadonly = 1238,       // HY000 Variable '%s' is a read only variable
+  kErOutOfRange = 1264,               // 22003 Out of range value for column '%s' at row %ld
+  kErUnknownStorageEngine = 1286,     // 42000 Unknown storage engine '%s'
+  kErOptionPreventsStatement = 1290,  // HY000 The MySQL server is running with the %s option so it
+                                      // cannot execute this statement
+  kErTruncatedWrongValue = 1292,  // 22007 Truncated incorrect %s value: '%s'
+  kErQueryInterrupted = 1317,     // 70100 Query execution was interrupted
   kErTruncatedWrongValueForField =
       1366,                     // HY000 Incorrect %s value: '%s' for column '%s' at row %ld
   kErNoDefaultForField = 1364,  // HY000 Field '%s' doesn't have a default value
@@ -124,7 +126,8 @@ struct SqlWarning {
 
 // An engine Status as MySQL would report it: kLockWaitTimeout -> 1205, kDeadlock -> 1213,
 // kLockNoWait -> 3572, kDuplicateKey -> 1062 (the caller usually builds a better 1062 message
-// itself), anything else -> 1105 with the Status's text. REQUIRES: !st.ok().
+// itself), kReadOnly -> 1290 (a write to a database opened read-only, as MySQL answers with
+// --read-only), anything else -> 1105 with the Status's text. REQUIRES: !st.ok().
 SqlError FromStatus(const Status& st);
 
 // OK, or an SqlError: the status type of SqlResult<T> (status.h's Result<T, S>).

@@ -1,11 +1,13 @@
 // minnow: the SQL shell, a small mysql client over an embedded database.
 //
-//   minnow [--db PATH] [-e "SQL"] [--batch|-B] [--force|-f] [FILE]
+//   minnow [--db PATH] [--read-only] [-e "SQL"] [--batch|-B] [--force|-f] [FILE]
 //
 // Without --db the database is $MINNOW_DB, else minnow.db in the working directory (created if
-// missing). -e runs its statements and exits; a FILE, or stdin that is not a terminal, is run as
-// a script with mysql's batch output (tab-separated), which stops at the first error unless
-// --force says to go on (as mysql's: the exit code is still 1); on a terminal the shell is
+// missing). --read-only opens an existing database for reading only (Options::read_only): no
+// file is created or written, and every write fails with MySQL's error 1290. -e runs its
+// statements and exits; a FILE, or stdin that is not a terminal, is run as a script with mysql's
+// batch output (tab-separated), which stops at the first error unless --force says to go on
+// (as mysql's: the exit code is still 1); on a terminal the shell is
 // interactive: line editing and history (~/.minnow_history, when built with libedit), tables and
 // summary lines as the mysql client prints them.
 //
@@ -451,8 +453,9 @@ void Shell::Drain() {
 
 void Usage() {
   std::fputs(
-      "usage: minnow [--db PATH] [-e \"SQL\"] [--batch|-B] [--force|-f] [FILE]\n"
+      "usage: minnow [--db PATH] [--read-only] [-e \"SQL\"] [--batch|-B] [--force|-f] [FILE]\n"
       "  --db PATH    the database file (default: $MINNOW_DB, else minnow.db here)\n"
+      "  --read-only  open an existing database for reading only; writes fail (1290)\n"
       "  -e SQL       run the statements and exit\n"
       "  --batch, -B  tab-separated output, no prompt (the default for a FILE or a pipe)\n"
       "  --force, -f  go on after an error in a script or -e (the exit code is still 1)\n",
@@ -461,7 +464,7 @@ void Usage() {
 
 int Main(int argc, char** argv) {
   std::string db_path, exec, file;
-  bool have_exec = false, batch = false, force = false;
+  bool have_exec = false, batch = false, force = false, read_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if ((a == "--db" || a == "-e" || a == "--execute") && i + 1 >= argc) {
@@ -482,6 +485,8 @@ int Main(int argc, char** argv) {
       batch = true;
     } else if (a == "--force" || a == "-f") {
       force = true;
+    } else if (a == "--read-only") {
+      read_only = true;
     } else if (a == "--help" || a == "-h" || a == "-?") {
       Usage();
       return 0;
@@ -517,7 +522,7 @@ int Main(int argc, char** argv) {
     mode = OutputMode::kTable;
   }
 
-  auto db = Database::Open(Options{.path = db_path});
+  auto db = Database::Open(Options{.path = db_path, .read_only = read_only});
   if (!db.ok()) {
     std::fprintf(stderr, "minnow: cannot open '%s': %s\n", db_path.c_str(),
                  db.status().ToString().c_str());

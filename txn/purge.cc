@@ -10,7 +10,9 @@
 
 namespace minnow {
 
-void TxnServices::WakePurge() const { purge->Wake(); }
+void TxnServices::WakePurge() const {
+  if (purge != nullptr) purge->Wake();  // none in a read-only database
+}
 
 void Purge::Start() {
   thread_ = std::thread([this] { Loop(); });

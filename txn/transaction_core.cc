@@ -298,7 +298,7 @@ void TransactionCore::End(State final_state) {
 Status TransactionCore::Commit() {
   RETURN_IF_ERROR(CheckOpen());
   if (id_ == 0 || undo_->empty()) {  // read-only (perhaps with locks): nothing to make durable
-    Status st = svc_->WritableStatus();
+    Status st = svc_->FailureStatus();
     End(st.ok() ? State::kCommitted : State::kRolledBack);
     if (!st.ok()) {
       svc_->counters.CountRollback();

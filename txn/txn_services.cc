@@ -4,6 +4,14 @@
 namespace minnow {
 
 Status TxnServices::WritableStatus() const {
+  if (read_only) [[unlikely]] {
+    return Status::ReadOnly(
+        "the database is open read-only (Options::read_only), so it cannot execute this write");
+  }
+  return FailureStatus();
+}
+
+Status TxnServices::FailureStatus() const {
   if (log != nullptr) {
     Status st = log->failed_status();
     if (!st.ok()) {

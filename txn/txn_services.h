@@ -65,11 +65,16 @@ struct TxnServices {
   // call of a transaction or iterator.
   std::atomic<bool> closed{false};
   TxnCounters counters;
+  // Options::read_only: every write is refused (kReadOnly); no log, no purge.
+  bool read_only = false;
 
   bool is_closed() const { return closed.load(std::memory_order_acquire); }
-  // OK unless a failed log or data-file write or fsync made the database refuse writes until
-  // it is reopened (then that failure, explained).
+  // kReadOnly for a read-only database; otherwise OK unless a failed log or data-file write or
+  // fsync made the database refuse writes until it is reopened (then that failure, explained).
   Status WritableStatus() const;
+  // The failure part of WritableStatus alone: OK for a read-only database that did not fail
+  // (what the commit of a transaction that wrote nothing checks).
+  Status FailureStatus() const;
   // InnoDB's log_free_check, called by a writer holding no latch: when the log holds more than
   // allowed since the last checkpoint (the background flusher is off or falling behind), the
   // writer itself flushes pages and checkpoints, so the log stays bounded under any load.

@@ -123,8 +123,12 @@ SqlStatus OpenTableStorage(Database* db, const TableDef& def, OpenTable* table) 
 
 SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
   std::unique_ptr<TableCatalog> catalog(new TableCatalog(db));
-  Status st = db->CreateKeyspace(kCatalogKeyspace);
-  if (!st.ok() && st.code() != Code::kDuplicateKey) return Internal(st);
+  // Created at the first open; an existing one is only opened (a read-only database can).
+  Status st;
+  if (db->OpenKeyspace(kCatalogKeyspace).status().IsNotFound()) {
+    st = db->CreateKeyspace(kCatalogKeyspace);
+    if (!st.ok() && st.code() != Code::kDuplicateKey) return Internal(st);
+  }
   auto ks = db->OpenKeyspace(kCatalogKeyspace);
   if (!ks.ok()) return Internal(ks.status());
   catalog->catalog_ks_ = *ks;
@@ -155,8 +159,9 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
     if (!st.ok()) return Internal(st);
   }
 
-  // Orphans: journaled keyspaces no table names (what a crash between a DDL's steps left).
-  if (!intents.empty()) {
+  // Orphans: journaled keyspaces no table names (what a crash between a DDL's steps left). A
+  // read-only database keeps them (they are not tables; the next writable open drops them).
+  if (!intents.empty() && !db->options().read_only) {
     std::set<std::string> named;
     for (const TableDef& def : defs)
       for (std::string& n : StorageNamesOf(def)) named.insert(std::move(n));

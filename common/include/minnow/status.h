@@ -32,6 +32,8 @@ enum class Code : uint8_t {
   kInternal,         // a minnow bug was detected and reported instead of crashing
   kLockNoWait,       // a lock the caller asked not to wait for is held by another transaction
                      // (NOWAIT: MySQL 3572); nothing was enqueued
+  kReadOnly,         // a write to a database opened read-only (Options::read_only), or a file
+                     // the operating system will not open for writing
 };
 
 // The stable, printable name of a code ("NotFound", ...).
@@ -56,6 +58,7 @@ class [[nodiscard]] Status {
   static Status NoSpace(std::string msg) { return {Code::kNoSpace, std::move(msg)}; }
   static Status Internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
   static Status LockNoWait(std::string msg) { return {Code::kLockNoWait, std::move(msg)}; }
+  static Status ReadOnly(std::string msg) { return {Code::kReadOnly, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

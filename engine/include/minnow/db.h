@@ -216,7 +216,14 @@ struct TransactionInfo {
 class Database {
  public:
   // Opens or creates the database. kCorruption for a damaged or foreign file, kNotSupported for
-  // a newer format, kInvalidArgument for bad options.
+  // a newer format, kInvalidArgument for bad options, kNoSpace for a full disk. A failed Open
+  // removes the files it created (a new database's data file, P.redo/, P.dblwr), never a file
+  // that existed before. Reopening needs no new disk space while the log's last segment has
+  // room, so a database that filled its disk can still be opened to read or drop tables.
+  // With Options::read_only (see there) nothing is created or written and every write returns
+  // kReadOnly; a database that needs crash recovery is refused with kReadOnly. A file the
+  // operating system will not open for writing (EACCES, EROFS) fails with kReadOnly, whose
+  // message says to open it read-only.
   static Result<std::unique_ptr<Database>> Open(const Options& options);
   ~Database();  // Close()s if still open, ignoring its error: call Close() to see it.
 

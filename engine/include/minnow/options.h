@@ -19,6 +19,16 @@ struct Options {
   uint64_t metadata_lock_wait_timeout_ms = 31'536'000'000;
   bool deadlock_detect = true;      // innodb_deadlock_detect: off leaves deadlocks to the timeout
   uint32_t purge_interval_ms = 10;  // how often the purge thread looks for work when idle
+  // Opens an existing file database for reading only (innodb_read_only): nothing is created
+  // or written (not the data file, the log or the doublewrite file), the data file is opened
+  // O_RDONLY (so a read-only file or mount works) and shared-locked (other read-only opens may
+  // share it, a writer may not). Every write (Put, Insert, Erase, CreateKeyspace,
+  // DropKeyspace, table writes) fails with kReadOnly; reads and the commit of a transaction
+  // that wrote nothing work. A database that needs crash recovery (log records past its
+  // checkpoint, torn pages, transactions left active) is refused with kReadOnly: recovery
+  // writes, so it needs one writable open first. kNotFound if the file does not exist or is
+  // empty; kInvalidArgument with ":memory:" or error_if_exists.
+  bool read_only = false;
 
   // Durability (a file database; ":memory:" has no log). The redo log lives in the directory
   // path + ".redo/", the doublewrite buffer in path + ".dblwr".

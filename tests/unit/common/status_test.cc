@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "minnow/status.h"
+
+#include <catch2/catch.hpp>
 
 namespace minnow {
 namespace {
@@ -32,6 +32,8 @@ TEST_CASE("status carries code and message", "[common]") {
   CHECK(Status(Code::kDeadlock, "victim").IsRetryable());
   CHECK(Status(Code::kLockWaitTimeout, "").IsRetryable());
   CHECK_FALSE(Status::Corruption("x").IsRetryable());
+  CHECK(Status::ReadOnly("open read-only").ToString() == "ReadOnly: open read-only");
+  CHECK_FALSE(Status::ReadOnly("x").IsRetryable());
 }
 
 TEST_CASE("result propagates values and errors", "[common]") {

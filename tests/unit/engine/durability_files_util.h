@@ -163,8 +163,7 @@ struct Frame {
 inline std::vector<Frame> WalkFrames(const std::string& db_path, Lsn from) {
   const std::vector<Segment> segs = ListSegments(db_path);
   REQUIRE(!segs.empty());
-  // A segment's data ends where the next one starts (a reopen starts a new segment at the
-  // recovered end), the last one's at its capacity.
+  // A segment's data ends where the next one starts, the last one's at its capacity.
   std::string stream;  // LSN segs[0].start_lsn on
   for (size_t i = 0; i < segs.size(); ++i) {
     const Segment& s = segs[i];
