@@ -36,6 +36,10 @@ void DurableRedoLog::Impl::BackgroundLoop() NO_THREAD_SAFETY_ANALYSIS {
 
 // ---- DurableRedoLog ----------------------------------------------------------------------
 
+uint64_t NextSegmentBytes(uint64_t previous, uint64_t segment_bytes) {
+  return std::min(segment_bytes, std::max(kFirstSegmentBytes, 2 * previous));
+}
+
 Result<std::unique_ptr<DurableRedoLog>> DurableRedoLog::Open(const DurableLogOptions& options,
                                                              ConstBytes database_id, Lsn start_lsn)
     NO_THREAD_SAFETY_ANALYSIS {
@@ -103,12 +107,13 @@ Result<std::unique_ptr<DurableRedoLog>> DurableRedoLog::Open(const DurableLogOpt
     last.capacity = reused_capacity;
     impl->current_file = std::move(reused);
   } else {
-    ASSIGN_OR_RETURN(
-        std::unique_ptr<DiskBackend> file,
-        log_format::CreateSegment(options.dir, database_id, start_lsn, options.segment_bytes));
+    // After a segment that ended exactly at start_lsn, the next size up from its size.
+    const uint64_t previous = impl->segments.empty() ? 0 : start_lsn - impl->segments.back().start;
+    const uint64_t bytes = NextSegmentBytes(previous, options.segment_bytes);
+    ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> file,
+                     log_format::CreateSegment(options.dir, database_id, start_lsn, bytes));
     impl->current_file = std::move(file);
-    impl->segments.push_back(
-        {start_lsn, options.segment_bytes, log_format::SegmentPath(options.dir, start_lsn)});
+    impl->segments.push_back({start_lsn, bytes, log_format::SegmentPath(options.dir, start_lsn)});
     impl->segments_created = 1;
   }
 

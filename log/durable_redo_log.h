@@ -34,6 +34,11 @@
 // created only when no segment holds E (a new log, a segment that ended exactly at E, or a damaged
 // header).
 //
+// Segment sizes grow with the load: a new log's first segment holds min(segment_bytes,
+// kFirstSegmentBytes) and each next one twice its predecessor, up to segment_bytes
+// (NextSegmentBytes), so an empty database costs about 1 MiB of log on disk, not a full
+// segment, and a busy one reaches full-size segments after a few switches.
+//
 // Frames. Each Append or AppendEncoded writes one frame (one mini-transaction's redo):
 //
 //   len:u32  kind:u8  reserved[3]  durable_hint:u64  payload_crc:u32  header_crc:u32
@@ -109,9 +114,15 @@ enum class FlushPolicy : uint8_t {
   kWriteAtCommit = 2,            // = 2
 };
 
+// The capacity of a new log's first segment (less if segment_bytes is less).
+inline constexpr uint64_t kFirstSegmentBytes = 1ull << 20;
+// The capacity of the segment after one of `previous` bytes (0: none): twice it, at least
+// kFirstSegmentBytes, at most `segment_bytes`.
+uint64_t NextSegmentBytes(uint64_t previous, uint64_t segment_bytes);
+
 struct DurableLogOptions {
   std::string dir;                         // P + ".redo"
-  uint64_t segment_bytes = 64ull << 20;    // capacity of a new segment (>= 64 KiB)
+  uint64_t segment_bytes = 64ull << 20;    // the largest segment's capacity (>= 64 KiB)
   size_t buffer_bytes = 4u << 20;          // each of the two log buffers (grown for a big frame)
   uint32_t background_interval_ms = 1000;  // the once-a-second write+sync of policies 0 and 2
 };

@@ -89,9 +89,10 @@ Status DurableRedoLog::Impl::SwitchSegment(Lsn frame_boundary) {
   syncs.fetch_add(1, std::memory_order_relaxed);
   AtomicMax(durable, frame_boundary);  // earlier segments were synced at their own switch
   MINNOW_CRASH_POINT("log.segment_switch");
+  const uint64_t bytes = NextSegmentBytes(seg.capacity, options.segment_bytes);
   ASSIGN_OR_RETURN(std::unique_ptr<DiskBackend> file,
-                   log_format::CreateSegment(options.dir, database_id, end, options.segment_bytes));
-  segments.push_back({end, options.segment_bytes, log_format::SegmentPath(options.dir, end)});
+                   log_format::CreateSegment(options.dir, database_id, end, bytes));
+  segments.push_back({end, bytes, log_format::SegmentPath(options.dir, end)});
   current_file = std::move(file);
   segments_created.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();

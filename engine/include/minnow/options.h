@@ -36,7 +36,9 @@ struct Options {
   //   that returned OK survives any crash); 2 = write at commit, fsync once a second (survives
   //   a crash of the process, not of the machine); 0 = write and fsync once a second.
   uint8_t flush_log_at_trx_commit = 1;
-  uint64_t log_file_bytes = 64ull << 20;       // one redo log segment file (>= 64 KiB)
+  // The largest redo log segment file (>= 64 KiB): a new log starts with a 1 MiB segment
+  // and each next one doubles, up to this.
+  uint64_t log_file_bytes = 64ull << 20;
   uint64_t log_capacity_bytes = 256ull << 20;  // innodb_redo_log_capacity: checkpoint beyond it
   uint32_t log_flush_interval_ms = 1000;       // the once-a-second flush of policies 0 and 2
 };

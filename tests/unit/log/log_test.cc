@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -488,7 +489,28 @@ TEST_CASE("a frame bigger than the log buffer", "[txn][log]") {
   INFO(r.status().ToString());
   REQUIRE(r.ok());
   RequireSame(got, want);
-  CHECK(Segments(tmp.log_dir()).size() == 5);
+  // Segments of 1, 2 and 4 MiB, then 4 MiB each (NextSegmentBytes): the 16 MiB of frames fill
+  // five and reach a sixth.
+  CHECK(Segments(tmp.log_dir()).size() == 6);
+}
+
+TEST_CASE("segment sizes double from 1 MiB up to segment_bytes", "[txn][log]") {
+  CHECK(NextSegmentBytes(0, 64ull << 20) == kFirstSegmentBytes);
+  CHECK(NextSegmentBytes(0, 64 << 10) == 64 << 10);
+  CHECK(NextSegmentBytes(1 << 20, 64ull << 20) == 2 << 20);
+  CHECK(NextSegmentBytes(48ull << 20, 64ull << 20) == 64ull << 20);
+  CHECK(NextSegmentBytes(64ull << 20, 64ull << 20) == 64ull << 20);
+  TempLogDir tmp("grow");
+  const auto id = DbId(17);
+  auto log = OpenLogOrDie(SmallLogOptions(tmp.log_dir(), 8 << 20, 1 << 20), id, 0);
+  for (uint64_t i = 0; i < 22; ++i) AppendOne(log.get(), i, 1 << 20);
+  REQUIRE(log->FlushUpTo(log->current_lsn()).ok());
+  std::vector<uint64_t> capacities;  // segments are created at their full length
+  for (const auto& seg : Segments(tmp.log_dir())) {
+    capacities.push_back(std::filesystem::file_size(seg.path) - kLogSegmentHeaderSize);
+  }
+  // 22 MiB and a little: 1 + 2 + 4 + 8 + 8 MiB.
+  CHECK(capacities == std::vector<uint64_t>{1 << 20, 2 << 20, 4 << 20, 8 << 20, 8 << 20});
 }
 
 TEST_CASE("appends keep going while the buffer is written out", "[txn][log]") {
