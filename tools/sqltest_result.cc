@@ -29,6 +29,7 @@ std::optional<uint16_t> ErrorNumber(const std::string& name) {
       {"ER_WRONG_VALUE_COUNT_ON_ROW", 1136},
       {"ER_NON_UNIQ_ERROR", 1052},
       {"ER_UNKNOWN_SYSTEM_VARIABLE", 1193},
+      {"ER_INCORRECT_GLOBAL_LOCAL_VAR", 1238},
       {"ER_TABLE_NOT_LOCKED", 1100},
       {"ER_TABLE_NOT_LOCKED_FOR_WRITE", 1099},
       {"ER_CANT_DROP_FIELD_OR_KEY", 1091},

@@ -334,12 +334,17 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   for (size_t i = 0; i < targets.size(); ++i) {
     ++matched;
     const Row& old_row = targets[i].row;
-    const StoreRules rules = WriteRules(ctx, def, /*ignore=*/false, changed > 0, &warnings);
+    const StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed > 0, &warnings);
     SQL_ASSIGN_OR_RETURN(Row row, new_row(i, rules));
     if (sets_auto) SeeAutoIncrement(t, row[auto_col]);
     if (row == old_row) continue;
+    if (SqlStatus s = engine->Update(targets[i].ref, old_row, row); !s.ok()) {
+      // UPDATE IGNORE: the row keeps its values (Update left it as it was), 1062 a warning.
+      if (!stmt.ignore || s.error().code != kErDupEntry) return s;
+      warnings.push_back({"Warning", kErDupEntry, s.error().message});
+      continue;
+    }
     ++changed;
-    SQL_RETURN_IF_ERROR(engine->Update(targets[i].ref, old_row, row));
     ++ctx.counts->handler_update;
     ++ctx.counts->innodb_rows_updated;
     SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));

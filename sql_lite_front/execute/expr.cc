@@ -16,6 +16,7 @@
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
 
 namespace minnow::sql {
@@ -141,6 +142,12 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
 }
 
 SqlResult<Value> ReadVariable(const Expr& e, const ExecContext& ctx) {
+  if (ctx.session != nullptr) {
+    if (std::optional<SqlResult<Value>> d =
+            ReadDiagnosticsVariable(e.name, e.var_scope, ctx.session->diagnostics)) {
+      return std::move(*d);
+    }
+  }
   if (e.var_scope == VarScope::kGlobal || ctx.session == nullptr) {
     if (ctx.engine == nullptr)
       return SqlErr(kErUnknownSystemVariable, "Unknown system variable '", e.name, "'");

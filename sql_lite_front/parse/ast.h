@@ -137,6 +137,9 @@ struct InsertStmt {
 struct UpdateStmt {
   TableName table;
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
+  // UPDATE IGNORE: a row whose new keys are taken stays as it was (1062 warning), and bad
+  // values are converted with warnings in strict mode too.
+  bool ignore = false;
   std::vector<Assignment> assignments;
   ExprPtr where;
   std::vector<OrderItem> order_by;
@@ -146,6 +149,9 @@ struct UpdateStmt {
 struct DeleteStmt {
   TableName table;
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
+  // DELETE IGNORE: accepted; no error minnow's DELETE can raise is one MySQL's IGNORE turns
+  // into a warning (those come from foreign keys and subqueries), so it deletes as DELETE.
+  bool ignore = false;
   ExprPtr where;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
@@ -268,6 +274,9 @@ struct ShowStmt {
     kEngineInnodbStatus,  // SHOW ENGINE INNODB STATUS, SHOW INNODB STATUS
     kEngines,             // SHOW ENGINES
     kWarnings,            // SHOW WARNINGS
+    kErrors,              // SHOW ERRORS
+    kWarningCount,        // SHOW COUNT(*) WARNINGS
+    kErrorCount,          // SHOW COUNT(*) ERRORS
     kProcesslist,         // SHOW [FULL] PROCESSLIST
     kDatabases,           // SHOW {DATABASES | SCHEMAS} [LIKE 'p']
     kCollation,           // SHOW COLLATION [LIKE 'p']

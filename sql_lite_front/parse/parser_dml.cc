@@ -307,7 +307,7 @@ SqlResult<Statement> Parser::ParseUpdate() {
   UpdateStmt up;
   Skip();
   if (AcceptKw("LOW_PRIORITY")) up.priority = WritePriority::kLow;
-  if (IsKw("IGNORE")) return NotSupported("UPDATE IGNORE");
+  if (AcceptKw("IGNORE")) up.ignore = true;
   SQL_ASSIGN_OR_RETURN(up.table, QualifiedTable());
   if (AcceptKw("AS") || (AtIdent() && !IsKw("SET"))) {
     return NotSupported("table aliases in UPDATE");
@@ -346,7 +346,7 @@ SqlResult<Statement> Parser::ParseDelete() {
   Skip();
   if (AcceptKw("LOW_PRIORITY")) del.priority = WritePriority::kLow;
   AcceptKw("QUICK");
-  if (IsKw("IGNORE")) return NotSupported("DELETE IGNORE");
+  if (AcceptKw("IGNORE")) del.ignore = true;
   if (!IsKw("FROM")) {
     if (AtIdent()) return NotSupported("multi-table DELETE");
     return SyntaxError();

@@ -300,9 +300,21 @@ SqlResult<Statement> Parser::ParseShow() {
     show.kind = ShowStmt::Kind::kCollation;
     if (IsKw("WHERE")) return NotSupported("SHOW ... WHERE");
     SQL_RETURN_IF_ERROR(parse_like());
-  } else if (AcceptKw("WARNINGS")) {
-    show.kind = ShowStmt::Kind::kWarnings;
+  } else if (IsKw("WARNINGS") || IsKw("ERRORS")) {
+    show.kind = IsKw("ERRORS") ? ShowStmt::Kind::kErrors : ShowStmt::Kind::kWarnings;
+    Skip();
     if (IsKw("LIMIT")) return NotSupported("SHOW WARNINGS LIMIT");
+  } else if (IsKw("COUNT") && IsOp("(", 1)) {  // SHOW COUNT(*) WARNINGS | ERRORS
+    Skip();
+    Skip();
+    SQL_RETURN_IF_ERROR(ExpectOp("*"));
+    SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    if (AcceptKw("WARNINGS")) {
+      show.kind = ShowStmt::Kind::kWarningCount;
+    } else {
+      SQL_RETURN_IF_ERROR(ExpectKw("ERRORS"));
+      show.kind = ShowStmt::Kind::kErrorCount;
+    }
   } else if (IsKw("GLOBAL") || IsKw("SESSION") || IsKw("LOCAL") || IsKw("STATUS") ||
              IsKw("VARIABLES")) {
     if (AcceptKw("GLOBAL")) {
@@ -320,10 +332,9 @@ SqlResult<Statement> Parser::ParseShow() {
   } else if (AcceptKw("DATABASES") || AcceptKw("SCHEMAS")) {
     show.kind = ShowStmt::Kind::kDatabases;
     SQL_RETURN_IF_ERROR(parse_like());
-  } else if (IsKw("ERRORS") || IsKw("GRANTS") || IsKw("TRIGGERS") || IsKw("PLUGINS") ||
-             IsKw("CHARSET") || IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") ||
-             IsKw("BINARY") || IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") ||
-             IsKw("PROFILES")) {
+  } else if (IsKw("GRANTS") || IsKw("TRIGGERS") || IsKw("PLUGINS") || IsKw("CHARSET") ||
+             IsKw("OPEN") || IsKw("PRIVILEGES") || IsKw("MASTER") || IsKw("BINARY") ||
+             IsKw("REPLICA") || IsKw("SLAVE") || IsKw("EVENTS") || IsKw("PROFILES")) {
     return NotSupported("SHOW " + ToUpperAscii(Cur().text));
   } else {
     return SyntaxError();

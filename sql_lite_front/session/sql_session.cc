@@ -26,6 +26,7 @@
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/parser.h"
+#include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/session_state.h"
 #include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/sql_engine.h"
@@ -294,6 +295,10 @@ class StatementRunner {
       s_->next_txn_isolation = level;
       return SqlStatus::OK();
     }
+    if (IsDiagnosticsVariable(item.name)) {
+      return SqlErr(kErVariableIsReadonly, "Variable '", ToLowerAscii(item.name),
+                    "' is a read only variable");
+    }
     if (item.scope == VarScope::kGlobal) {
       SQL_RETURN_IF_ERROR(s_->engine->variables.SetGlobal(item.name, v));
       if (EqualsNoCase(item.name, "max_write_lock_count")) {
@@ -325,6 +330,10 @@ class StatementRunner {
       if (x.is_double()) return Value::Double(-x.as_double());
     }
     if (e->kind == Expr::Kind::kVariable) {
+      if (std::optional<SqlResult<Value>> d =
+              ReadDiagnosticsVariable(e->name, e->var_scope, s_->diagnostics)) {
+        return std::move(*d);
+      }
       return e->var_scope == VarScope::kGlobal ? s_->engine->variables.GetGlobal(e->name)
                                                : s_->vars.Get(e->name);
     }
@@ -641,12 +650,16 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
     SQL_ASSIGN_OR_RETURN(Statement stmt,
                          Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));
     const auto* show = std::get_if<ShowStmt>(&stmt);
-    show_warnings = show != nullptr && show->kind == ShowStmt::Kind::kWarnings;
+    show_warnings =
+        show != nullptr &&
+        (show->kind == ShowStmt::Kind::kWarnings || show->kind == ShowStmt::Kind::kErrors ||
+         show->kind == ShowStmt::Kind::kWarningCount || show->kind == ShowStmt::Kind::kErrorCount);
     StatementRunner runner(s, &counts);
     return runner.Run(stmt);
   }();
   // The diagnostics area: what SHOW WARNINGS lists is the last other statement's warnings, or
-  // its error (as MySQL's "Error" row).
+  // its error (as MySQL's "Error" row). The diagnostic statements (SHOW WARNINGS, SHOW ERRORS,
+  // SHOW COUNT(*) ...) leave it; a parse error replaces it whatever the statement.
   if (!show_warnings) {
     if (r.ok()) {
       s->diagnostics = r->warnings;

@@ -24,6 +24,8 @@
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
 //   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
 //   database's options where they are real.
+//   warning_count, error_count: read-only, session-only, not kept here: the session's
+//     diagnostics area answers them (session/diagnostics.h); SET is 1238.
 // Errors: 1193 unknown variable, 1231 bad value, 1232 wrong type, 1229 SET SESSION of a
 // global-only variable, 1238 read-only.
 

@@ -9,6 +9,7 @@
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
 namespace minnow::sql {
@@ -169,6 +170,24 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
       r.columns = {"Level", "Code", "Message"};
       for (const SqlWarning& w : ctx.session->diagnostics)
         r.rows.push_back({w.level, std::to_string(w.code), w.message});
+      return r;
+    }
+    case ShowStmt::Kind::kErrors: {
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {"Level", "Code", "Message"};
+      for (const SqlWarning& w : ctx.session->diagnostics)
+        if (w.level == "Error") r.rows.push_back({w.level, std::to_string(w.code), w.message});
+      return r;
+    }
+    case ShowStmt::Kind::kWarningCount:
+    case ShowStmt::Kind::kErrorCount: {
+      const bool warnings = stmt.kind == ShowStmt::Kind::kWarningCount;
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {warnings ? "@@session.warning_count" : "@@session.error_count"};
+      const std::vector<SqlWarning>& d = ctx.session->diagnostics;
+      r.rows.push_back({std::to_string(warnings ? WarningCount(d) : ErrorCount(d))});
       return r;
     }
     case ShowStmt::Kind::kProcesslist:

@@ -203,6 +203,9 @@ TEST_CASE("SHOW statements", "[sql][parser]") {
            Case{"SHOW KEYS FROM t", K::kIndex, d, "t", nullptr},
            Case{"SHOW ENGINES", K::kEngines, d, "", nullptr},
            Case{"SHOW WARNINGS", K::kWarnings, d, "", nullptr},
+           Case{"SHOW ERRORS", K::kErrors, d, "", nullptr},
+           Case{"SHOW COUNT(*) WARNINGS", K::kWarningCount, d, "", nullptr},
+           Case{"SHOW COUNT ( * ) ERRORS", K::kErrorCount, d, "", nullptr},
            Case{"SHOW PROCESSLIST", K::kProcesslist, d, "", nullptr},
            Case{"SHOW FULL PROCESSLIST", K::kProcesslist, d, "", nullptr},
            Case{"DESCRIBE sample;", K::kColumns, d, "sample", nullptr},
@@ -567,6 +570,11 @@ TEST_CASE("UPDATE and DELETE", "[sql][parser]") {
   CHECK(Arg(*u.where, 2).value == Value::Int(5));
   REQUIRE(u.order_by.size() == 1);
   CHECK(u.limit == 3u);
+  CHECK_FALSE(u.ignore);
+  st = MustParse("UPDATE LOW_PRIORITY IGNORE t SET a = 1");
+  CHECK(As<UpdateStmt>(st).ignore);
+  st = MustParse("DELETE LOW_PRIORITY QUICK IGNORE FROM t");
+  CHECK(As<DeleteStmt>(st).ignore);
 
   st = MustParse("DELETE FROM t WHERE i IN (1,2,3) OR j IS NOT NULL LIMIT 10;");
   auto& d = As<DeleteStmt>(st);
