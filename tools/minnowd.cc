@@ -1,7 +1,10 @@
 // minnowd: the MySQL wire-protocol server over a minnow database.
 //
-//   minnowd --db PATH [--port 3306] [--bind 127.0.0.1] [--socket PATH] [--users FILE]
-//           [--max-connections 151] [--wait-timeout 28800]
+//   minnowd --db PATH [--read-only] [--port 3306] [--bind 127.0.0.1] [--socket PATH]
+//           [--users FILE] [--max-connections 151] [--wait-timeout 28800]
+//
+// --read-only opens an existing database for reading only (Options::read_only): no file is
+// created or written, and every write fails with MySQL's error 1290.
 //
 // --port 0 picks a free port. Once listening it prints "minnowd: listening on ADDRESS:PORT" on
 // stdout (tests read the port from it). SIGINT or SIGTERM stops it: every connection ends (open
@@ -30,8 +33,8 @@
 namespace {
 
 int Usage() {
-  std::cerr << "usage: minnowd --db PATH [--port 3306] [--bind 127.0.0.1] [--socket PATH] "
-               "[--users FILE] [--max-connections N] [--wait-timeout SECONDS]\n";
+  std::cerr << "usage: minnowd --db PATH [--read-only] [--port 3306] [--bind 127.0.0.1] "
+               "[--socket PATH] [--users FILE] [--max-connections N] [--wait-timeout SECONDS]\n";
   return 2;
 }
 
@@ -73,9 +76,14 @@ bool LoadUsers(const std::string& path, minnow::server::UserTable* users) {
 
 int main(int argc, char** argv) {
   std::string db_path, users_path;
+  bool read_only = false;
   minnow::server::ServerOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--read-only") {
+      read_only = true;
+      continue;
+    }
     if (i + 1 >= argc) return Usage();
     const std::string v = argv[++i];
     uint64_t n = 0;
@@ -109,7 +117,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  auto db = minnow::Database::Open(minnow::Options{.path = db_path});
+  auto db = minnow::Database::Open(minnow::Options{.path = db_path, .read_only = read_only});
   if (!db.ok()) {
     std::cerr << "minnowd: " << db.status().ToString() << "\n";
     return 1;
