@@ -348,14 +348,34 @@ Result<std::unique_ptr<HeapTableScan>> HeapTable::Scan(const HeapTableLock& lock
   return std::unique_ptr<HeapTableScan>(new HeapTableScan(std::move(impl)));
 }
 
-Result<std::vector<HeapRowId>> HeapTable::Lookup(const HeapTableLock& lock, size_t index,
-                                                 std::string_view key) const {
-  HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
+namespace {
+
+// Index `index` of `t`, once `lock` is checked to be held on it.
+Result<const HeapIndexState*> LockedIndex(const HeapTableState* t, const HeapTableLock::Impl* lock,
+                                          bool held, size_t index) {
+  RETURN_IF_ERROR(CheckLock(t, lock, held, Need::kAny));
   if (index >= t->indexes.size()) {
     return Status::InvalidArgument(fmt::format("table '{}' has no index {}", t->name, index));
   }
-  const HeapIndexState& idx = t->indexes[index];
+  return &t->indexes[index];
+}
+
+// The cursor's entry taken apart: a unique index keeps the position as the value, a
+// non-unique one at the end of the key.
+Result<KeyWithPosition> EntryAt(const HeapIndexState& idx, Cursor& cur) {
+  if (!idx.spec.unique) return SplitRowPositionSuffix(cur.key());
+  ASSIGN_OR_RETURN(ConstBytes v, cur.value());
+  ASSIGN_OR_RETURN(RowPosition pos, DecodeRowPosition(v));
+  return KeyWithPosition{cur.key(), pos};
+}
+
+}  // namespace
+
+Result<std::vector<HeapRowId>> HeapTable::Lookup(const HeapTableLock& lock, size_t index,
+                                                 std::string_view key) const {
+  ASSIGN_OR_RETURN(const HeapIndexState* found_index,
+                   LockedIndex(state_, lock.impl_.get(), lock.held(), index));
+  const HeapIndexState& idx = *found_index;
   std::vector<HeapRowId> out;
   if (idx.spec.unique) {
     std::string value;
@@ -384,30 +404,17 @@ Result<std::vector<HeapRowId>> HeapTable::Lookup(const HeapTableLock& lock, size
 Result<std::vector<HeapRowId>> HeapTable::Range(const HeapTableLock& lock, size_t index,
                                                 std::string_view lo, std::string_view hi,
                                                 size_t limit) const {
-  HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
-  if (index >= t->indexes.size()) {
-    return Status::InvalidArgument(fmt::format("table '{}' has no index {}", t->name, index));
-  }
-  const HeapIndexState& idx = t->indexes[index];
+  ASSIGN_OR_RETURN(const HeapIndexState* idx,
+                   LockedIndex(state_, lock.impl_.get(), lock.held(), index));
   std::vector<HeapRowId> out;
-  auto cur = idx.tree->NewCursor();
+  auto cur = idx->tree->NewCursor();
   RETURN_IF_ERROR(cur->Seek(AsBytes(lo)));
   for (; cur->Valid() && out.size() < limit;) {
-    std::string_view k;
-    RowPosition pos;
-    if (idx.spec.unique) {
-      k = AsStringView(cur->key());
-      ASSIGN_OR_RETURN(ConstBytes v, cur->value());
-      ASSIGN_OR_RETURN(pos, DecodeRowPosition(v));
-    } else {
-      ASSIGN_OR_RETURN(KeyWithPosition kp, SplitRowPositionSuffix(cur->key()));
-      k = AsStringView(kp.key);
-      pos = kp.pos;
-    }
+    ASSIGN_OR_RETURN(KeyWithPosition e, EntryAt(*idx, *cur));
+    const std::string_view k = AsStringView(e.key);
     if (!hi.empty() && k >= hi) break;
     // A key below lo here is a prefix of lo whose position suffix sorts after it: skipped.
-    if (k >= lo) out.push_back(ToId(pos));
+    if (k >= lo) out.push_back(ToId(e.pos));
     RETURN_IF_ERROR(cur->Next());
   }
   return out;
@@ -416,33 +423,20 @@ Result<std::vector<HeapRowId>> HeapTable::Range(const HeapTableLock& lock, size_
 Result<std::vector<HeapRowId>> HeapTable::RangeDescending(const HeapTableLock& lock, size_t index,
                                                           std::string_view lo, std::string_view hi,
                                                           size_t limit) const {
-  HeapTableState* t = state_;
-  RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kAny));
-  if (index >= t->indexes.size()) {
-    return Status::InvalidArgument(fmt::format("table '{}' has no index {}", t->name, index));
-  }
-  const HeapIndexState& idx = t->indexes[index];
+  ASSIGN_OR_RETURN(const HeapIndexState* idx,
+                   LockedIndex(state_, lock.impl_.get(), lock.held(), index));
   std::vector<HeapRowId> out;
-  auto cur = idx.tree->NewCursor();
+  auto cur = idx->tree->NewCursor();
   // A non-unique entry is key || position, so entries whose key is hi sort after hi itself:
   // the last entry <= hi is below them (a unique one equal to hi is skipped below).
   RETURN_IF_ERROR(hi.empty() ? cur->SeekToLast() : cur->SeekForPrev(AsBytes(hi)));
   for (; cur->Valid() && out.size() < limit;) {
     // An entry below lo holds a key below lo (key <= key || position): so do all before it.
     if (AsStringView(cur->key()) < lo) break;
-    std::string_view k;
-    RowPosition pos;
-    if (idx.spec.unique) {
-      k = AsStringView(cur->key());
-      ASSIGN_OR_RETURN(ConstBytes v, cur->value());
-      ASSIGN_OR_RETURN(pos, DecodeRowPosition(v));
-    } else {
-      ASSIGN_OR_RETURN(KeyWithPosition kp, SplitRowPositionSuffix(cur->key()));
-      k = AsStringView(kp.key);
-      pos = kp.pos;
-    }
+    ASSIGN_OR_RETURN(KeyWithPosition e, EntryAt(*idx, *cur));
+    const std::string_view k = AsStringView(e.key);
     // As in Range: a key below lo here is a prefix of lo whose position suffix sorts after it.
-    if ((hi.empty() || k < hi) && k >= lo) out.push_back(ToId(pos));
+    if ((hi.empty() || k < hi) && k >= lo) out.push_back(ToId(e.pos));
     RETURN_IF_ERROR(cur->Prev());
   }
   return out;
