@@ -11,46 +11,14 @@ byte for byte what it was.
 import hashlib
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 
-try:
-    import pymysql
-except ImportError:  # Debian's python3-pymysql, when python3 is not Debian's
-    sys.path.append("/usr/lib/python3/dist-packages")
-    import pymysql
+# The server harness of the client test beside this one (it makes Debian's python3-pymysql
+# importable first): its Minnowd, connect() and check().
+from minnowd_test import FAILED, Minnowd, check, connect
 
-FAILED = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
-    if not cond:
-        FAILED.append(name)
-
-
-class Minnowd:
-    def __init__(self, binary, db, *flags):
-        self.proc = subprocess.Popen([binary, "--db", db, "--port", "0", *flags],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            raise RuntimeError("minnowd did not start: " + line + self.proc.stderr.read())
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def connect(self):
-        return pymysql.connect(host="127.0.0.1", port=self.port, user="root", connect_timeout=10,
-                               read_timeout=60, autocommit=True)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return -9
+import pymysql  # noqa: E402
 
 
 def digests(tmp):
@@ -67,11 +35,10 @@ def digests(tmp):
 def main():
     binary = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="minnowd_read_only_test_")
-    db = os.path.join(tmp, "ro.minnow")
     srv = None
     try:
-        srv = Minnowd(binary, db)
-        c = srv.connect()
+        srv = Minnowd(binary, tmp)
+        c = connect(srv.port, autocommit=True)
         cur = c.cursor()
         cur.execute("CREATE TABLE t (id int PRIMARY KEY, v varchar(10)) ENGINE=InnoDB")
         cur.execute("CREATE TABLE m (id int PRIMARY KEY) ENGINE=MyISAM")
@@ -82,8 +49,8 @@ def main():
         srv = None
         before = digests(tmp)
 
-        srv = Minnowd(binary, db, "--read-only")
-        c = srv.connect()
+        srv = Minnowd(binary, tmp, "--read-only")
+        c = connect(srv.port, autocommit=True)
         cur = c.cursor()
         cur.execute("SELECT id, v FROM t ORDER BY id")
         check("SELECT reads the rows", cur.fetchall() == ((1, "a"), (2, "b")))
