@@ -35,15 +35,9 @@ class CheckTransaction {
     TransactionOptions opts;
     opts.isolation = IsolationLevel::kRepeatableRead;  // one read view for all the counts
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
-    Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
-    if (!txn.ok()) return FromStatus(txn.status());
-    {
-      LatchGuard g(s_->txn_latch);
-      s_->ddl_txn = std::move(txn).value();
-      // A Cancel() that came before the transaction existed still ends its waits.
-      if (s_->cancel.load(std::memory_order_relaxed)) s_->ddl_txn->Interrupt();
-    }
-    Status st = s_->ddl_txn->LockMetadata(MetadataLockName(table), LockMode::kShare);
+    Status st = s_->BeginDdlTransaction(opts);
+    if (!st.ok()) return FromStatus(st);
+    st = s_->ddl_txn->LockMetadata(MetadataLockName(table), LockMode::kShare);
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
   }

@@ -51,6 +51,16 @@ struct SessionState {
   // A running DDL statement's exclusive metadata locks (a transaction of their own, ended with
   // the statement; the DDL's work runs in other transactions). Guarded as txn.
   std::unique_ptr<Transaction> ddl_txn;
+  // Begins ddl_txn with `opts` (the session's thread only). A Cancel() that came before the
+  // transaction existed still ends its waits.
+  Status BeginDdlTransaction(const TransactionOptions& opts) {
+    Result<std::unique_ptr<Transaction>> begun = kv_session->Begin(opts);
+    if (!begun.ok()) return begun.status();
+    LatchGuard g(txn_latch);
+    ddl_txn = std::move(begun).value();
+    if (cancel.load(std::memory_order_relaxed)) ddl_txn->Interrupt();
+    return Status::OK();
+  }
 
   // LOCK TABLES: the tables locked and how (empty when none). A MyISAM table's thr_lock
   // ticket is held here until UNLOCK TABLES (an InnoDB table's lock is in `txn`).

@@ -121,14 +121,8 @@ class StatementRunner {
     if (s_->kv_session == nullptr) return SqlErr(kErUnknownError, "the database is closed");
     TransactionOptions opts;
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
-    Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
-    if (!txn.ok()) return FromStatus(txn.status());
-    {
-      LatchGuard g(s_->txn_latch);
-      s_->ddl_txn = std::move(txn).value();
-      // A Cancel() that came before the transaction existed still ends its waits.
-      if (s_->cancel.load(std::memory_order_relaxed)) s_->ddl_txn->Interrupt();
-    }
+    Status begun = s_->BeginDdlTransaction(opts);
+    if (!begun.ok()) return FromStatus(begun);
     for (const std::string& name : mdl_.names) {
       Status st = s_->ddl_txn->LockMetadata(name, LockMode::kExclusive);
       if (!st.ok()) {
