@@ -157,6 +157,7 @@ bool Connection::Handshake() {
     (void)Flush();
     return false;
   }
+  if (IsUtf8mb3CollationId(h->charset)) (void)session_->SetNames("utf8mb3");
   if (!h->database.empty()) {
     auto r = session_->Execute("USE " + QuoteIdent(h->database));
     if (!r.ok()) {

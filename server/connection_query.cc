@@ -151,6 +151,7 @@ std::string BuildBinaryRow(const sql::StatementResult& r,
         break;
       }
       case ColumnType::kText:
+      case ColumnType::kBinary:
       case ColumnType::kDecimal:
         w.LenencString(*row[i]);
         break;
@@ -162,6 +163,8 @@ std::string BuildBinaryRow(const sql::StatementResult& r,
 }  // namespace
 
 void Connection::AppendColumnDefs(const sql::StatementResult& r) {
+  const uint8_t text_charset =
+      session_->results_charset() == "utf8mb3" ? kCharsetUtf8mb3 : kCharsetUtf8mb4;
   for (size_t i = 0; i < r.columns.size(); ++i) {
     ColumnDef c;
     c.name = r.columns[i];
@@ -179,6 +182,13 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
     c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
     switch (type) {
       case ColumnType::kText:
+        c.charset = text_charset;
+        break;
+      case ColumnType::kBinary:
+        c.type = kTypeBlob;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagBlob | kFlagBinary;
+        c.length = std::max<uint32_t>(longest, 1);
         break;
       case ColumnType::kInt:
       case ColumnType::kUInt:

@@ -105,15 +105,23 @@ enum FieldType : uint8_t {
 enum ColumnFlag : uint16_t {
   kFlagNotNull = 1,
   kFlagUnsigned = 32,
+  kFlagBlob = 16,
   kFlagBinary = 128,
   kFlagNum = 32768,
 };
 
-// The character set number sent in the handshake and column definitions: 46 (utf8mb4_bin),
-// which every client library knows. It tells the client only that text is utf8mb4; how the
-// server compares text is each column's collation (SHOW FULL COLUMNS), not this number.
-inline constexpr uint8_t kCharsetUtf8mb4 = 46;
+// Character set numbers (collation ids), as MySQL 8.0 sends them: the handshake's and a text
+// column's is character_set_results' default collation, 255 (utf8mb4_0900_ai_ci) or 33
+// (utf8mb3_general_ci) after SET NAMES utf8mb3; numbers and BLOBs are 63 (binary). They tell the
+// client how to decode; how the server compares is each column's collation (SHOW FULL COLUMNS).
+inline constexpr uint8_t kCharsetUtf8mb4 = 255;
+inline constexpr uint8_t kCharsetUtf8mb3 = 33;
 inline constexpr uint8_t kCharsetBinary = 63;
+// True for the ids of utf8mb3's collations (33, 83, 76, 192-215, 223): a client that connects
+// with one gets SET NAMES utf8mb3. Every other id is served as utf8mb4.
+inline bool IsUtf8mb3CollationId(uint8_t id) {
+  return id == 33 || id == 83 || id == 76 || (id >= 192 && id <= 215) || id == 223;
+}
 inline constexpr std::string_view kNativePasswordPlugin = "mysql_native_password";
 
 // HandshakeV10. REQUIRES: scramble.size() == 20 and holds no 0 byte.

@@ -190,6 +190,18 @@ std::string CanonicalCharset(std::string_view charset) {
   return cs;
 }
 
+bool IsMysqlOnlyCharset(std::string_view cs) {
+  static constexpr std::string_view kNames[] = {
+      "armscii8", "ascii",   "big5",   "cp1250", "cp1251",  "cp1256",   "cp1257",  "cp850",
+      "cp852",    "cp866",   "cp932",  "dec8",   "eucjpms", "euckr",    "gb18030", "gb2312",
+      "gbk",      "geostd8", "greek",  "hebrew", "hp8",     "keybcs2",  "koi8r",   "koi8u",
+      "latin1",   "latin2",  "latin5", "latin7", "macce",   "macroman", "sjis",    "swe7",
+      "tis620",   "ucs2",    "ujis",   "utf16",  "utf16le", "utf32"};
+  for (std::string_view n : kNames)
+    if (n == cs) return true;
+  return false;
+}
+
 const Collation* DefaultCollation(std::string_view charset) {
   const std::string cs = CanonicalCharset(charset);
   for (const Collation& c : kCollations)

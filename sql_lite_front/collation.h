@@ -64,6 +64,9 @@ std::span<const Collation> AllCollations();
 const Collation* FindCollation(std::string_view name);
 // `charset`'s default collation ("utf8" means utf8mb3), or null for a charset minnow lacks.
 const Collation* DefaultCollation(std::string_view charset);
+// True for a charset MySQL 8.0 has and minnow does not ("latin1", ...): 1235 rather than 1115.
+// REQUIRES: `cs` lower case (CanonicalCharset).
+bool IsMysqlOnlyCharset(std::string_view cs);
 // The charset name MySQL 8 prints for `charset` ("utf8" -> "utf8mb3"), lower case.
 std::string CanonicalCharset(std::string_view charset);
 // The collation of string literals and of expressions without a column: MySQL 8's

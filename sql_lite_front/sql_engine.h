@@ -32,9 +32,10 @@ struct StatementResult {
   // What each column's values are, for clients that type them (the wire protocol). A SELECT's
   // bare column of a table has its declared type (integers kInt or kUInt when UNSIGNED, DOUBLE
   // kDouble, strings kText); any other item the kind every non-NULL value of the result shares
-  // (kInt, kUInt, kDouble, kDecimal), else kText (no such value, or kinds that differ). Empty
-  // when the result was built as text only (SHOW and status views): all kText.
-  enum class ColumnType : uint8_t { kText, kInt, kUInt, kDouble, kDecimal };
+  // (kInt, kUInt, kDouble, kDecimal), else kText (no such value, or kinds that differ). A
+  // BLOB column is kBinary: bytes, not text in the session's charset. Empty when the result
+  // was built as text only (SHOW and status views): all kText.
+  enum class ColumnType : uint8_t { kText, kInt, kUInt, kDouble, kDecimal, kBinary };
   std::vector<ColumnType> column_types;
   std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
   uint64_t affected_rows = 0;
@@ -93,6 +94,11 @@ class SqlSession {
   uint64_t id() const;  // the connection id (CONNECTION_ID(), PROCESSLIST_ID)
   bool in_transaction() const;
   bool autocommit() const;  // the session's @@autocommit; the session's thread only
+  // "utf8mb4" or "utf8mb3" (SET NAMES): the charset results are sent in; the session's thread.
+  std::string results_charset() const;
+  // SET NAMES `charset` without running a statement (nothing counted): the handshake's charset.
+  // Errors as SET NAMES gives them. The session's thread only.
+  SqlStatus SetNames(std::string_view charset);
   // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
   void set_user(std::string user);
 

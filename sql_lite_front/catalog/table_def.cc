@@ -348,19 +348,6 @@ SqlError NotYet(std::string_view what) {
   return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support '", what, "'");
 }
 
-// The charsets MySQL 8.0 has and minnow does not (1235 rather than 1115).
-bool IsMysqlCharset(std::string_view cs) {
-  static constexpr std::string_view kNames[] = {
-      "armscii8", "ascii",   "big5",   "cp1250", "cp1251",  "cp1256",   "cp1257",  "cp850",
-      "cp852",    "cp866",   "cp932",  "dec8",   "eucjpms", "euckr",    "gb18030", "gb2312",
-      "gbk",      "geostd8", "greek",  "hebrew", "hp8",     "keybcs2",  "koi8r",   "koi8u",
-      "latin1",   "latin2",  "latin5", "latin7", "macce",   "macroman", "sjis",    "swe7",
-      "tis620",   "ucs2",    "ujis",   "utf16",  "utf16le", "utf32"};
-  for (std::string_view n : kNames)
-    if (n == cs) return true;
-  return false;
-}
-
 // The collation a charset name and a collation name (either may be empty) select; `fallback`
 // when both are empty.
 SqlResult<const Collation*> SelectCollation(std::string_view charset, std::string_view collation,
@@ -370,7 +357,7 @@ SqlResult<const Collation*> SelectCollation(std::string_view charset, std::strin
   if (!cs.empty()) {
     by_charset = DefaultCollation(cs);
     if (by_charset == nullptr) {
-      if (IsMysqlCharset(cs)) return NotYet("CHARACTER SET " + cs);
+      if (IsMysqlOnlyCharset(cs)) return NotYet("CHARACTER SET " + cs);
       return SqlErr(kErUnknownCharacterSet, "Unknown character set: '", cs, "'");
     }
   }

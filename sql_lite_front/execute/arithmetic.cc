@@ -181,7 +181,10 @@ Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st) {
   if (v.is_integer()) {
     // The result is signed BIGINT, whatever the operand.
     Int128 r = -Wide(v);
-    if (r < kInt64Min || r > kInt64Max) return OutOfRange("BIGINT", e, st);
+    if (r < kInt64Min || r > kInt64Max) {
+      if (e.negates_constant) return Value::Dec(Decimal::FromInt128(r));
+      return OutOfRange("BIGINT", e, st);
+    }
     return Value::Int(static_cast<int64_t>(r));
   }
   if (v.is_decimal()) return Value::Dec(v.as_decimal().Negated());

@@ -22,7 +22,8 @@ namespace minnow::sql {
 // `a` op `b` for an arithmetic op of `e` (kBinary). NULL if either is NULL. On overflow records
 // 1690 in `st` and returns NULL.
 Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalState& st);
-// -v for `e` (kUnary kNeg); -(-9223372036854775808) and -(an unsigned above 2^63) are 1690.
+// -v for `e` (kUnary kNeg); -(-9223372036854775808) and -(an unsigned above 2^63) are 1690,
+// or DECIMAL when the operand is a constant (BoundExpr::negates_constant), as MySQL types it.
 Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st);
 
 // ROUND(v, digits) for `e` (kFunction kRound): integers and decimals exactly (half away from

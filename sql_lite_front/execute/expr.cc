@@ -553,6 +553,17 @@ void SetResultSignedness(BoundExpr* b, const BindScope& scope) {
   }
 }
 
+// True for a tree of literals and operators on them: MySQL's const_item() for what minnow folds
+// the same way (functions are left out: rand() and friends are not constant).
+bool IsConstantTree(const BoundExpr& b) {
+  if (b.kind == BoundExpr::Kind::kLiteral) return true;
+  if (b.kind != BoundExpr::Kind::kUnary && b.kind != BoundExpr::Kind::kBinary) return false;
+  for (const BoundExpr& a : b.args) {
+    if (!IsConstantTree(a)) return false;
+  }
+  return true;
+}
+
 // True for the nodes whose result can be out of its type's range (1690 names them by
 // BoundExpr::text): arithmetic, unary minus, abs(), round() and mod().
 bool CanBeOutOfRange(const BoundExpr& b) {
@@ -731,6 +742,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   }
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
   SetResultSignedness(&b, scope);
+  if (b.kind == BoundExpr::Kind::kUnary && b.unary_op == UnaryOp::kNeg)
+    b.negates_constant = IsConstantTree(b.args[0]);
   if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
   SQL_RETURN_IF_ERROR(DeriveCollation(&b));
   return b;

@@ -102,6 +102,9 @@ struct BoundExpr {
   // The result is an integer typed BIGINT UNSIGNED (an unsigned column, or arithmetic on one):
   // arithmetic checks its range as unsigned (arithmetic.h).
   bool is_unsigned = false;
+  // kUnary kNeg of a constant (literals and operators on them): MySQL types the result DECIMAL
+  // when the BIGINT negation cannot hold it (-(-9223372036854775808) is 9223372036854775808).
+  bool negates_constant = false;
   std::string text;  // arithmetic nodes: the expression as MySQL prints it, for 1690
   // String-valued nodes: the collation their value carries (null: a literal's, coercible);
   // comparisons (kBinary =..>=, kBetween, kIn, kLike): the collation they compare under.

@@ -256,6 +256,7 @@ struct SetItem {
   std::string name;                     // lower-cased; "transaction_isolation" for SET TRANSACTION
   ExprPtr value;  // a bare word (SET x = ON, = READ-COMMITTED) is a string literal
   bool next_transaction_only = false;  // SET TRANSACTION ISOLATION LEVEL ... (no scope)
+  std::string collation;               // SET NAMES cs COLLATE c: c as written
 };
 
 struct SetStmt {

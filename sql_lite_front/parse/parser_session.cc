@@ -132,7 +132,7 @@ SqlResult<Statement> Parser::ParseSet() {
         item.value->value = Value::String(cs);
         item.value->text = cs;
         if (AcceptKw("COLLATE")) {
-          SQL_ASSIGN_OR_RETURN(std::string ignored, OptionValue());
+          SQL_ASSIGN_OR_RETURN(item.collation, OptionValue());
         }
       }
       set.items.push_back(std::move(item));

@@ -277,7 +277,10 @@ class StatementRunner {
   SqlStatus Set(const SetItem& item) {
     SQL_ASSIGN_OR_RETURN(Value v, SetValue(item));
     if (item.name == "names" || item.name == "character set" || item.name == "charset") {
-      return SqlStatus::OK();  // minnow's strings are bytes: nothing to convert
+      if (!v.is_string())
+        return SqlErr(kErWrongTypeForVar, "Incorrect argument type to variable '",
+                      "character_set_client", "'");
+      return s_->vars.SetNames(v.as_string(), item.collation);
     }
     if (item.next_transaction_only) {  // SET TRANSACTION ISOLATION LEVEL ...
       if (s_->txn != nullptr && s_->explicit_txn) {
@@ -625,6 +628,36 @@ SqlSession::~SqlSession() {
   if (txn != nullptr && txn->active()) (void)txn->Rollback();
 }
 
+namespace {
+
+// A utf8mb3 session's results (SET NAMES utf8mb3): each character utf8mb3 cannot hold (a 4-byte
+// UTF-8 sequence) becomes '?', as MySQL's conversion does. BLOB columns are bytes: left alone.
+void ToUtf8mb3Results(StatementResult* r) {
+  for (auto& row : r->rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (!row[i] || (i < r->column_types.size() &&
+                      r->column_types[i] == StatementResult::ColumnType::kBinary)) {
+        continue;
+      }
+      std::string& s = *row[i];
+      if (std::none_of(s.begin(), s.end(), [](char c) { return (c & 0xF8) == 0xF0; })) continue;
+      std::string out;
+      for (size_t k = 0; k < s.size();) {
+        const auto lead = static_cast<unsigned char>(s[k]);
+        if ((lead & 0xF8) == 0xF0 && k + 4 <= s.size()) {
+          out += '?';
+          k += 4;
+        } else {
+          out += s[k++];
+        }
+      }
+      s = std::move(out);
+    }
+  }
+}
+
+}  // namespace
+
 SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   const Clock::time_point start = Clock::now();
   SessionState* s = state_.get();
@@ -673,7 +706,10 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
     LatchGuard g(s->engine->status_latch);
     s->engine->global_status.Add(counts);
   }
-  if (r.ok()) r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (r.ok()) {
+    if (r->has_result_set && s->vars.results_charset() == "utf8mb3") ToUtf8mb3Results(&*r);
+    r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  }
   return r;
 }
 
@@ -721,6 +757,12 @@ uint64_t SqlSession::progress_rows() const {
 uint64_t SqlSession::id() const { return state_->id; }
 
 bool SqlSession::autocommit() const { return state_->vars.autocommit(); }
+
+std::string SqlSession::results_charset() const { return state_->vars.results_charset(); }
+
+SqlStatus SqlSession::SetNames(std::string_view charset) {
+  return state_->vars.SetNames(charset, {});
+}
 
 void SqlSession::set_user(std::string user) { state_->user = std::move(user); }
 

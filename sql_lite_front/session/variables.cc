@@ -353,6 +353,40 @@ SqlStatus SessionVariables::Set(std::string_view name, const Value& v) {
   return SqlStatus::OK();
 }
 
+SqlStatus SessionVariables::SetNames(std::string_view charset, std::string_view collation) {
+  std::string cs = CanonicalCharset(charset);
+  if (cs == "default") cs = "utf8mb4";
+  if (cs != "utf8mb4" && cs != "utf8mb3") {
+    if (DefaultCollation(cs) != nullptr || IsMysqlOnlyCharset(cs)) {
+      return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SET NAMES ",
+                    cs, "'");
+    }
+    return SqlErr(kErUnknownCharacterSet, "Unknown character set: '", cs, "'");
+  }
+  if (!collation.empty()) {
+    const Collation* c = FindCollation(collation);
+    if (c == nullptr) return SqlErr(kErUnknownCollation, "Unknown collation: '", collation, "'");
+    if (c->charset != cs) {
+      return SqlErr(kErCollationCharsetMismatch, "COLLATION '", c->name,
+                    "' is not valid for CHARACTER SET '", cs, "'");
+    }
+    // String literals always compare under ConnectionCollation(): another would be a lie.
+    if (c != &ConnectionCollation()) {
+      return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SET NAMES ",
+                    cs, " COLLATE ", c->name, "'");
+    }
+  }
+  for (const char* name :
+       {"character_set_client", "character_set_connection", "character_set_results"}) {
+    session_[name] = Value::String(cs);
+  }
+  return SqlStatus::OK();
+}
+
+std::string SessionVariables::results_charset() const {
+  return session_.at("character_set_results").as_string();
+}
+
 std::vector<std::pair<std::string, std::string>> SessionVariables::List() const {
   std::vector<std::pair<std::string, std::string>> out = global_->ListGlobal();
   for (auto& [name, printed] : out) {

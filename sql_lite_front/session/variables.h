@@ -90,6 +90,15 @@ class SessionVariables {
   // SET [SESSION] name = v (validated and normalized: "read-committed" -> "READ-COMMITTED",
   // ON/1/true -> 1).
   SqlStatus Set(std::string_view name, const Value& v);
+  // SET NAMES cs [COLLATE c] and SET CHARACTER SET cs: the charset the client sends and is sent.
+  // minnow's text is UTF-8 throughout, so only utf8mb4 (DEFAULT) and utf8mb3 ("utf8") are
+  // taken; a utf8mb3 session's results have each 4-byte character as '?', as MySQL converts
+  // them (SqlSession::Execute). A COLLATE other than the connection collation
+  // (ConnectionCollation) is 1235, as is any other charset minnow lacks; 1115 for a name MySQL
+  // does not know either. Sets character_set_client, _connection and _results.
+  SqlStatus SetNames(std::string_view charset, std::string_view collation);
+  // "utf8mb4" or "utf8mb3": the session's character_set_results.
+  std::string results_charset() const;
   // (name, value) sorted, as SHOW SESSION VARIABLES prints them.
   std::vector<std::pair<std::string, std::string>> List() const;
 

@@ -135,6 +135,42 @@ def test_pymysql(port):
     m.close()
 
 
+def test_charsets(port):
+    """Text comes as utf8mb4 (collation id 255), a BLOB as bytes (63), as MySQL 8.0 sends
+    them; SET NAMES utf8mb3 turns 4-byte characters into '?'; other charsets are refused."""
+    c = connect(port, charset="utf8mb4")
+    cur = c.cursor()
+    cur.execute("CREATE TABLE cs (id INT PRIMARY KEY, s VARCHAR(20), b BLOB)")
+    cur.execute("INSERT INTO cs VALUES (1, %s, %s)", ("Jos\u00e9 \U0001F600", b"\xff\x00\xfe"))
+    cur.execute("SELECT s, b FROM cs")
+    row = cur.fetchone()
+    check("charsets: text decoded as utf8mb4", row[0] == "Jos\u00e9 \U0001F600", row)
+    check("charsets: a BLOB is bytes", row[1] == b"\xff\x00\xfe", row)
+    fields = c._result.fields
+    check("charsets: ids 255 and 63", [f.charsetnr for f in fields] == [255, 63],
+          [f.charsetnr for f in fields])
+    cur.execute("SET NAMES utf8mb3")
+    cur.execute("SELECT s, @@character_set_results FROM cs")
+    row = cur.fetchone()
+    check("charsets: utf8mb3 results", row == ("Jos\u00e9 ?", "utf8mb3"), row)
+    check("charsets: utf8mb3 id 33", c._result.fields[0].charsetnr == 33,
+          c._result.fields[0].charsetnr)
+    for bad, code in (("latin1", 1235), ("nosuch", 1115)):
+        try:
+            cur.execute("SET NAMES " + bad)
+            check("charsets: SET NAMES " + bad + " refused", False, "accepted")
+        except pymysql.err.MySQLError as e:
+            check("charsets: SET NAMES " + bad + " refused", e.args[0] == code, e)
+    cur.execute("DROP TABLE cs")
+    c.close()
+    u3 = connect(port, charset="utf8")
+    cur = u3.cursor()
+    cur.execute("SELECT @@character_set_client, @@character_set_results")
+    check("charsets: a utf8mb3 handshake is SET NAMES utf8mb3", cur.fetchone() ==
+          ("utf8mb3", "utf8mb3"))
+    u3.close()
+
+
 def recv_packet(s):
     head = b""
     while len(head) < 4:
@@ -750,6 +786,7 @@ def main():
     try:
         test_mariadb_client(srv.port)
         test_pymysql(srv.port)
+        test_charsets(srv.port)
         test_raw(srv.port, srv)
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
