@@ -72,6 +72,8 @@ const char* SqlState(ErrorCode code) {
       return "70100";
     case kErCantChangeTxCharacteristics:
       return "25001";
+    case kErNetPacketTooLarge:
+      return "08S01";
     default:
       return "HY000";
   }

@@ -66,8 +66,8 @@ enum ErrorCode : uint16_t {
   kErUnknownStorageEngine = 1286,     // 42000 Unknown storage engine '%s'
   kErOptionPreventsStatement = 1290,  // HY000 The MySQL server is running with the %s option so it
                                       // cannot execute this statement
-  kErTruncatedWrongValue = 1292,  // 22007 Truncated incorrect %s value: '%s'
-  kErQueryInterrupted = 1317,     // 70100 Query execution was interrupted
+  kErTruncatedWrongValue = 1292,      // 22007 Truncated incorrect %s value: '%s'
+  kErQueryInterrupted = 1317,         // 70100 Query execution was interrupted
   kErTruncatedWrongValueForField =
       1366,                     // HY000 Incorrect %s value: '%s' for column '%s' at row %ld
   kErNoDefaultForField = 1364,  // HY000 Field '%s' doesn't have a default value
@@ -93,6 +93,7 @@ enum ErrorCode : uint16_t {
   kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
                                           // native function '%s'
   kErUnknownCharacterSet = 1115,          // 42000 Unknown character set: '%s'
+  kErNetPacketTooLarge = 1153,         // 08S01 Got a packet bigger than 'max_allowed_packet' bytes
   kErCollationCharsetMismatch = 1253,  // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
   kErCantAggregate2Collations = 1267,  // HY000 Illegal mix of collations (%s,%s) and (%s,%s) ...
   kErAlterOperationNotSupportedReason = 1846,  // 0A000 %s is not supported. Reason: %s. Try %s.

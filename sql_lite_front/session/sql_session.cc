@@ -673,6 +673,10 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   counts.questions = 1;
   bool show_warnings = false;
   SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
+    // The server refuses such a packet before it reaches here; the shell and the C++ API too.
+    if (sql.size() > static_cast<size_t>(kMaxAllowedPacket)) {
+      return SqlErr(kErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes");
+    }
     const SqlModeFlags mode = s->vars.sql_mode();
     SQL_ASSIGN_OR_RETURN(Statement stmt,
                          Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/sql_engine.h"
 #include "tests/unit/engine/engine_test_util.h"
 
@@ -528,6 +529,22 @@ TEST_CASE("ddl: ALTER waits for the metadata lock of a transaction that wrote, t
   REQUIRE(other->Execute("COMMIT").ok());
   f.Ok("ALTER TABLE sample ADD COLUMN k int");
   CHECK(f.Rows("SELECT j, k FROM sample") == std::vector<std::string>{"x|NULL"});
+}
+
+TEST_CASE("session: a statement longer than max_allowed_packet is 1153, not parsed",
+          "[sql][session]") {
+  Fixture f;
+  f.Ok("CREATE TABLE t (i INT PRIMARY KEY)");
+  std::string sql = "INSERT INTO t VALUES (1) /*";
+  sql.append(static_cast<size_t>(kMaxAllowedPacket) - sql.size() - 2, 'x');
+  sql += "*/";
+  REQUIRE(sql.size() == static_cast<size_t>(kMaxAllowedPacket));
+  f.Ok(sql);  // exactly the limit: runs
+  sql.insert(sql.size() - 2, "x");
+  const SqlError e = f.Err(sql);
+  CHECK(e.code == kErNetPacketTooLarge);
+  CHECK(f.Ok("SELECT count(*) FROM t").rows.size() == 1);
+  CHECK(*f.Ok("SELECT count(*) FROM t").rows[0][0] == "1");
 }
 
 }  // namespace
