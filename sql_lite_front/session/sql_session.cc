@@ -567,14 +567,17 @@ class StatementRunner {
     return r;
   }
 
-  // The statement's table locks (table_locks.h). Under LOCK TABLES, a MyISAM table the
-  // statement names must be locked there (1100).
+  // The statement's table locks (table_locks.h). Under LOCK TABLES, every table the statement
+  // names must be locked there, whatever its engine (1100).
   SqlStatus TakeTableLocks() {
     if (!s_->locked_tables.empty()) {
       for (const TableLockRequest& r : table_locks_) {
         auto table = s_->engine->catalog->Find(r.table);
-        if (table == nullptr || !table->def.table_locking()) continue;
-        if (HeldTableLock(*s_, r.table) == nullptr) {
+        if (table == nullptr) continue;
+        const bool locked = std::any_of(
+            s_->locked_tables.begin(), s_->locked_tables.end(),
+            [&](const SessionState::LockedTable& t) { return EqualsNoCase(t.table, r.table); });
+        if (!locked) {
           return SqlErr(kErTableNotLocked, "Table '", table->def.name,
                         "' was not locked with LOCK TABLES");
         }
