@@ -30,6 +30,13 @@
 #include <string>
 #include <vector>
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define MINNOW_BENCH_CALLGRIND_DUMP(name) CALLGRIND_DUMP_STATS_AT(name)
+#else
+#define MINNOW_BENCH_CALLGRIND_DUMP(name)
+#endif
+
 #include "minnow/db.h"
 #include "sql_lite_front/sql_engine.h"
 #include "tools/bench_kv_minnow.h"
@@ -118,14 +125,17 @@ double Load(sql::SqlSession* s, uint64_t rows) {
 
 // A measured run's timed part: the statement, then the ROLLBACK that releases its locks, back to
 // back. Returns the seconds of both; *stmt_secs gets the statement's. Not inlined, so that a
-// profiler can collect this part alone (valgrind --toggle-collect='*TimedRun*').
-[[gnu::noinline]] double TimedRun(sql::SqlSession* s, const std::string& sql,
+// profiler can collect this part alone (valgrind --tool=callgrind --toggle-collect='*TimedRun*':
+// each run's cost is then dumped as a part of its own, named by the query id).
+[[gnu::noinline]] double TimedRun(sql::SqlSession* s, const std::string& id, const std::string& sql,
                                   sql::StatementResult* r, double* stmt_secs) {
   const auto start = std::chrono::steady_clock::now();
   *r = MustRun(s, sql);
   const auto stmt_end = std::chrono::steady_clock::now();
   MustRun(s, "ROLLBACK");
   const auto end = std::chrono::steady_clock::now();
+  // Under valgrind --tool=callgrind: this run's cost as a part of its own, named by the query.
+  MINNOW_BENCH_CALLGRIND_DUMP(id.c_str());
   *stmt_secs = std::chrono::duration<double>(stmt_end - start).count();
   return std::chrono::duration<double>(end - start).count();
 }
@@ -137,7 +147,7 @@ void RunQuery(sql::SqlSession* s, Query* q, bool record) {
   sql::StatementResult r;
   if (record) {
     double stmt_secs = 0;
-    q->seconds.push_back(TimedRun(s, q->sql, &r, &stmt_secs));
+    q->seconds.push_back(TimedRun(s, q->id, q->sql, &r, &stmt_secs));
     q->stmt_seconds.push_back(stmt_secs);
     q->count = CellNumber(r, 0, 0);
     return;
