@@ -323,6 +323,29 @@ Status LockSys::LockRecords(TrxLocks* trx_locks, PageNo page_no, std::span<const
   return Status::OK();
 }
 
+bool LockSys::LockRunIfAlone(TrxLocks* trx_locks, PageNo page_no, HeapNo lo, size_t n,
+                             bool supremum, TrxLockMode mode, RecLockType type) {
+  MINNOW_DCHECK(mode == TrxLockMode::kS || mode == TrxLockMode::kX, "record locks are S or X");
+  if (n == 0 || lo < kFirstUserHeapNo || lo + n > 0xFFFFu ||
+      type == RecLockType::kInsertIntention || (supremum && type != RecLockType::kOrdinary)) {
+    return false;
+  }
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  const Cell cell = impl_->RecordCell(page_no);
+  LatchGuard guard(cell.shard->latch);
+  for (const LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no == page_no) return false;
+  }
+  // What LockBatchAlone makes of this list on a page with no struct: one run struct.
+  LockStruct* own = impl_->NewStruct(trx, page_no, lock_internal::MakeKind(mode, type, false), 0,
+                                     supremum ? lock_internal::kFlagSupremum : 0);
+  own->run_lo = lo;
+  own->run_hi = static_cast<uint16_t>(lo + n);
+  impl_->Link(cell.head, own);
+  trx->row_locks.fetch_add(n + (supremum ? 1 : 0), std::memory_order_relaxed);
+  return true;
+}
+
 Status LockSys::LockRecordImplicit(TrxLocks* trx_locks, RecordId rec, TrxLockMode mode) {
   MINNOW_DCHECK(mode == TrxLockMode::kS || mode == TrxLockMode::kX, "record locks are S or X");
   MINNOW_DCHECK(rec.heap_no >= kFirstUserHeapNo, "only user records have implicit locks");

@@ -221,6 +221,17 @@ class LockSys {
   Status LockRecords(TrxLocks* trx, PageNo page_no, std::span<const HeapNo> heap_nos,
                      TrxLockMode mode, RecLockType type, size_t* granted, bool may_wait = true);
 
+  // A scan's batch that is the ascending run of heap numbers [lo, lo + n), plus the page's
+  // supremum with `supremum`, on a page where no transaction holds or waits for any record
+  // lock: locks it as LockRecords on that list would (nothing can conflict; one struct in run
+  // form) and returns true. Returns false, changing nothing, if any lock struct is on the
+  // page or the batch is not such a run (n = 0, lo below kFirstUserHeapNo, past 0xFFFF, a
+  // supremum with a type other than ordinary, INSERT_INTENTION): then call LockRecords with
+  // the list. Saves the caller listing, and the lock system reading, a heap number per record.
+  // REQUIRES as LockRecord.
+  bool LockRunIfAlone(TrxLocks* trx, PageNo page_no, HeapNo lo, size_t n, bool supremum,
+                      TrxLockMode mode, RecLockType type);
+
   // Sleeps until the transaction's waiting request is granted (OK), `timeout` passes
   // (kLockWaitTimeout, the request removed), it is chosen as a deadlock victim (kDeadlock,
   // the request removed; its other locks stay until ReleaseAll), or Shutdown() (kClosed).

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "mvcc/undo_record.h"
 #include "txn/txn_iterator.h"
@@ -85,6 +86,41 @@ Result<int> TxnIterator::CountLeaf(const LeafImage& leaf, int from, bool latched
   return end == leaf.n ? kLeafNext : kLeafDone;
 }
 
+Status TxnIterator::LockPassLatched(const LeafImage& leaf, const LeafLockPass& pass, int n_records,
+                                    bool supremum, bool last_ends) {
+  auto heap_no_of = [&](int slot) -> HeapNo {
+    return pass.run ? static_cast<HeapNo>(pass.first + slot) : heap_nos[static_cast<size_t>(slot)];
+  };
+  // Implicit locks, as LockBatchLatched: one compare per leaf unless an active transaction may
+  // have written one of its records.
+  const TrxId min_active = txn->services()->trx_sys->min_active_id();
+  if (n_records > 0 && pass.max_writer >= min_active) [[unlikely]] {
+    uint8_t flags = 0;
+    uint64_t sys8_word = 0;
+    for (int i = 0; i < n_records; ++i) {
+      if (!leaf.Peek(i, &flags, &sys8_word)) break;  // the pass read it: cannot happen
+      const TrxId writer = TrxIdOfSys8(sys8_word);
+      if (writer >= min_active) txn->ConvertImplicit(writer, {leaf.page_no, heap_no_of(i)});
+    }
+  }
+  // The records before the one that ends the range (if it is in the batch).
+  const int before_end = last_ends ? n_records - 1 : n_records;
+  if (pass.run && txn->services()->lock_sys->LockRunIfAlone(txn->locks(), leaf.page_no, pass.first,
+                                                            static_cast<size_t>(before_end),
+                                                            supremum, RecordMode(), lock_type)) {
+    if (!last_ends) return Status::OK();
+    skipped.clear();
+    return LockRangeEndLatched({leaf.page_no, heap_no_of(n_records - 1)});
+  }
+  // The general path takes the list.
+  if (pass.run) {
+    heap_nos.resize(static_cast<size_t>(n_records));
+    std::iota(heap_nos.begin(), heap_nos.end(), pass.first);
+  }
+  if (supremum) heap_nos.push_back(kSupremumHeapNo);
+  return LockHeapNosLatched(leaf.page_no, last_ends);
+}
+
 Result<uint64_t> TxnIterator::CountTo() {
   uint64_t count = 0;
   for (;;) {
@@ -104,14 +140,8 @@ Result<uint64_t> TxnIterator::CountTo() {
         if (r == kLeafDone) return Cursor::kStopWalk;
         return r;  // copy the leaf and go on from slot r unlatched
       };
-      if (!locking) return count_leaf();
-      // One pass over the records reads what the locks need and what the count needs.
-      leaf.HeapNos(0, &heap_nos, &sys8, &live);
-      ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
-      ASSIGN_OR_RETURN(bool last_ends, ShapeForwardBatch(leaf, 0));
-      Status locked = heap_nos.empty() ? Status::OK() : LockBatchLatched(leaf.page_no, last_ends);
-      if (!locked.ok()) {
-        // After the wait, re-seek to this leaf's first record and lock it from the copy.
+      // After a lock wait, re-seek to this leaf's first record and lock it from the copy.
+      auto reseek_after = [&](const Status& locked) -> Result<int> {
         RecordView first;
         if (!leaf.Decode(0, &first)) {
           return Status::Corruption(fmt::format(
@@ -119,13 +149,37 @@ Result<uint64_t> TxnIterator::CountTo() {
         }
         reseek_key.assign(AsStringView(first.key));
         return locked;
+      };
+      // The batch of a leaf with a damaged slot, as LockFromCurrent's lists shape it; then
+      // CountLeaf reports the damage (or counts, if it lies past the range's end).
+      auto lock_damaged_leaf = [&](int end) -> Result<int> {
+        leaf.HeapNos(0, &heap_nos, &sys8, &live);
+        ASSIGN_OR_RETURN(bool last_ends, ShapeForwardBatch(leaf, 0));
+        Status locked = heap_nos.empty() ? Status::OK() : LockBatchLatched(leaf.page_no, last_ends);
+        if (!locked.ok()) return reseek_after(locked);
+        if (live.size() < static_cast<size_t>(end)) return count_leaf();
+        uint64_t n = 0;
+        for (int i = 0; i < end; ++i) n += live[static_cast<size_t>(i)];
+        count += n;
+        return end == leaf.n ? Cursor::kNextLeaf : Cursor::kStopWalk;
+      };
+      if (!locking) return count_leaf();
+      // One pass over the records reads what the locks need and what the count needs.
+      ASSIGN_OR_RETURN(int end, BoundSlot(leaf));
+      const bool ends_here = end < leaf.n;
+      const bool last_ends = ends_here && LocksRangeEnd();
+      const int n_records = last_ends ? end + 1 : end;
+      const LeafLockPass pass = ReadLeafForLocks(leaf, 0, n_records, end, &heap_nos);
+      // A damaged slot ended the pass: the batch as LockFromCurrent shapes it, then CountLeaf's
+      // walk reports the corruption.
+      if (pass.read < n_records) return lock_damaged_leaf(end);
+      const bool supremum = !ends_here && lock_type == RecLockType::kOrdinary;
+      if (n_records > 0 || supremum) {
+        Status locked = LockPassLatched(leaf, pass, n_records, supremum, last_ends);
+        if (!locked.ok()) return reseek_after(locked);
       }
-      // HeapNos stopped at a damaged slot: CountLeaf's walk reports it.
-      if (live.size() < static_cast<size_t>(end)) return count_leaf();
-      uint64_t n = 0;
-      for (int i = 0; i < end; ++i) n += live[static_cast<size_t>(i)];
-      count += n;
-      return end == leaf.n ? Cursor::kNextLeaf : Cursor::kStopWalk;
+      count += pass.live;
+      return ends_here ? Cursor::kStopWalk : Cursor::kNextLeaf;
     });
     if (walk.ok()) {
       if (*walk != Cursor::Walk::kCopied) return count;

@@ -94,7 +94,10 @@ Status TxnIterator::LockBatchLatched(PageNo page, bool last_ends) {
     if (writer >= min_active) [[unlikely]]
       txn->ConvertImplicit(writer, {page, heap_nos[i]});
   }
-  const TrxLockMode m = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  return LockHeapNosLatched(page, last_ends);
+}
+
+Status TxnIterator::LockHeapNosLatched(PageNo page, bool last_ends) {
   LockSys* lock_sys = txn->services()->lock_sys;
   const bool may_wait = wait == LockWait::kWait;
   skipped.clear();
@@ -102,17 +105,23 @@ Status TxnIterator::LockBatchLatched(PageNo page, bool last_ends) {
   if (last_ends) batch = batch.first(batch.size() - 1);
   while (!batch.empty()) {
     size_t granted = 0;
-    Status st = lock_sys->LockRecords(txn->locks(), page, batch, m, lock_type, &granted, may_wait);
+    Status st = lock_sys->LockRecords(txn->locks(), page, batch, RecordMode(), lock_type, &granted,
+                                      may_wait);
     if (st.ok()) break;
     if (st.code() != Code::kLockNoWait || wait != LockWait::kSkipLocked) return st;
     skipped.push_back(batch[granted]);
     batch = batch.subspan(granted + 1);
   }
   if (!last_ends) return Status::OK();
-  // The record that ends the range (a GAP request never waits: lock/lock_mode.h rule 2).
-  Status st = lock_sys->LockRecord(txn->locks(), {page, heap_nos.back()}, m, end_type, may_wait);
+  return LockRangeEndLatched({page, heap_nos.back()});
+}
+
+Status TxnIterator::LockRangeEndLatched(RecordId rec) {
+  // A GAP request never waits: lock/lock_mode.h rule 2.
+  Status st = txn->services()->lock_sys->LockRecord(txn->locks(), rec, RecordMode(), end_type,
+                                                    wait == LockWait::kWait);
   if (st.code() == Code::kLockNoWait && wait == LockWait::kSkipLocked) {
-    skipped.push_back(heap_nos.back());
+    skipped.push_back(rec.heap_no);
     return Status::OK();
   }
   return st;

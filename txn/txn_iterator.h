@@ -36,6 +36,7 @@
 
 #include "btree/cursor.h"
 #include "minnow/db.h"
+#include "txn/leaf_lock_pass.h"
 #include "txn/transaction_core.h"
 
 namespace minnow {
@@ -146,6 +147,24 @@ struct TxnIterator {
   // left unlocked and its heap number put in `skipped` (cleared first); NOWAIT: kLockNoWait.
   // REQUIRES: `page` S-latched, unchanged since heap_nos and sys8 were read from it.
   Status LockBatchLatched(PageNo page, bool last_ends = false);
+  // LockBatchLatched's locking, after the implicit locks: heap_nos of `page` as it says.
+  Status LockHeapNosLatched(PageNo page, bool last_ends);
+  // The record that ends a bounded range, locked as end_type (SKIP LOCKED: put in `skipped`
+  // if another holds it). REQUIRES: its page S-latched.
+  Status LockRangeEndLatched(RecordId rec);
+  // A locking count's batch of a latched leaf read by one pass (count.cc, leaf_lock_pass.h):
+  // slots [0, n_records) of `leaf`, plus its supremum with `supremum`, with the last record
+  // locked as end_type with `last_ends`. Turns the implicit locks of active writers into
+  // explicit ones (looking at each record again only if pass.max_writer may be active), then
+  // locks a run with LockSys::LockRunIfAlone when it can, else the list (heap_nos) as
+  // LockHeapNosLatched. The same locks as LockBatchLatched on the same batch.
+  // REQUIRES: `leaf` S-latched; pass read n_records slots from slot 0.
+  Status LockPassLatched(const LeafImage& leaf, const LeafLockPass& pass, int n_records,
+                         bool supremum, bool last_ends);
+  // The record locks' mode: X for FOR UPDATE, else S.
+  TrxLockMode RecordMode() const {
+    return mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
+  }
   // Next-key locking scans (REPEATABLE READ, SERIALIZABLE) also close the gap at the edge
   // where they start, as InnoDB's row_search_mvcc does; otherwise an insert there is a phantom
   // the scan's next run would see (inserts check the record they go before, or the supremum of

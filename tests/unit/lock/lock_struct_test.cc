@@ -73,6 +73,61 @@ TEST_CASE("a scan of every record of 100 pages costs under one bit per row", "[l
   CHECK(locks.Wait(t2, std::chrono::milliseconds(0)).ok());
 }
 
+TEST_CASE("LockRunIfAlone takes the locks LockRecords takes on the listed run, or refuses",
+          "[lock]") {
+  // The same batches through both calls, in two lock systems: the same rows, structs, bits
+  // and heap bytes.
+  LockSys listed, run;
+  Trxs listed_trxs(listed), run_trxs(run);
+  TrxLocks* a = listed_trxs.New(1);
+  TrxLocks* b = run_trxs.New(1);
+  struct Batch {
+    PageNo page;
+    HeapNo lo;
+    size_t n;
+    bool supremum;
+    TrxLockMode mode;
+    RecLockType type;
+  };
+  for (const Batch& batch : {Batch{10, 2, 250, true, kS, kOrd}, Batch{11, 2, 1, false, kX, kOrd},
+                             Batch{12, 40, 17, true, kX, kOrd}, Batch{13, 2, 30, false, kS, kRec},
+                             Batch{14, 2, 0xFFFF - 2, false, kS, kOrd}}) {
+    CAPTURE(batch.page);
+    std::vector<HeapNo> list = Range(batch.lo, static_cast<HeapNo>(batch.lo + batch.n));
+    if (batch.supremum) list.push_back(kSupremumHeapNo);
+    size_t granted = 0;
+    REQUIRE(listed.LockRecords(a, batch.page, list, batch.mode, batch.type, &granted).ok());
+    REQUIRE(granted == list.size());
+    REQUIRE(run.LockRunIfAlone(b, batch.page, batch.lo, batch.n, batch.supremum, batch.mode,
+                               batch.type));
+  }
+  CHECK(Rows(run) == Rows(listed));
+  CHECK(b->stats().structs == a->stats().structs);
+  CHECK(b->stats().structs == 5);  // one run-form struct per page
+  CHECK(b->stats().row_locks == a->stats().row_locks);
+  CHECK(b->stats().heap_bytes == a->stats().heap_bytes);
+
+  // Refused, changing nothing: a struct on the page (its own or another's), not a run it can
+  // make in one struct.
+  const TrxLockStats before = b->stats();
+  TrxLocks* other = run_trxs.New(2);
+  REQUIRE(Lock(run, other, 20, 5, kS) == Code::kOk);
+  CHECK_FALSE(run.LockRunIfAlone(b, 20, 2, 10, true, kX, kOrd));       // another's lock is there
+  CHECK_FALSE(run.LockRunIfAlone(b, 10, 2, 10, true, kS, kOrd));       // its own struct is there
+  CHECK_FALSE(run.LockRunIfAlone(b, 21, 2, 0, true, kS, kOrd));        // no records
+  CHECK_FALSE(run.LockRunIfAlone(b, 21, 1, 5, false, kS, kOrd));       // not user records
+  CHECK_FALSE(run.LockRunIfAlone(b, 21, 2, 0xFFFF, false, kS, kOrd));  // past the last heap no
+  CHECK_FALSE(run.LockRunIfAlone(b, 21, 2, 5, true, kS, kRec));        // supremum of another type
+  CHECK_FALSE(run.LockRunIfAlone(b, 21, 2, 5, false, kX, kII));
+  CHECK(b->stats().structs == before.structs);
+  CHECK(b->stats().row_locks == before.row_locks);
+  // The page another transaction locked: the list's path waits for its S lock, as it must.
+  std::vector<HeapNo> list = Range(2, 12);
+  size_t granted = 0;
+  CHECK(run.LockRecords(b, 20, list, kX, kOrd, &granted).code() == Code::kLockWait);
+  CHECK(granted == 3);
+}
+
 TEST_CASE("a scan in random heap order of a run takes the run form", "[lock]") {
   LockSys locks;
   Trxs trxs(locks);
