@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,6 +102,7 @@ struct Query {
   bool locking;
   std::vector<double> seconds;       // statement + ROLLBACK
   std::vector<double> stmt_seconds;  // the statement alone
+  std::vector<double> cpu_seconds;   // statement + ROLLBACK, the thread's CPU time
   uint64_t count = 0;
   uint64_t lock_structs = 0, heap_bytes = 0, row_locks = 0;
   std::string plan;  // EXPLAIN's type / key / Extra
@@ -123,17 +125,27 @@ double Load(sql::SqlSession* s, uint64_t rows) {
       &st);
 }
 
+// The calling thread's CPU time, in seconds.
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // A measured run's timed part: the statement, then the ROLLBACK that releases its locks, back to
-// back. Returns the seconds of both; *stmt_secs gets the statement's. Not inlined, so that a
+// back. Returns the seconds of both; *stmt_secs gets the statement's, *cpu_secs the thread's CPU
+// time for both (what a loaded machine's preemptions do not inflate). Not inlined, so that a
 // profiler can collect this part alone (valgrind --tool=callgrind --toggle-collect='*TimedRun*':
 // each run's cost is then dumped as a part of its own, named by the query id).
 [[gnu::noinline]] double TimedRun(sql::SqlSession* s, const std::string& id, const std::string& sql,
-                                  sql::StatementResult* r, double* stmt_secs) {
+                                  sql::StatementResult* r, double* stmt_secs, double* cpu_secs) {
+  const double cpu_start = ThreadCpuSeconds();
   const auto start = std::chrono::steady_clock::now();
   *r = MustRun(s, sql);
   const auto stmt_end = std::chrono::steady_clock::now();
   MustRun(s, "ROLLBACK");
   const auto end = std::chrono::steady_clock::now();
+  *cpu_secs = ThreadCpuSeconds() - cpu_start;
   // Under valgrind --tool=callgrind: this run's cost as a part of its own, named by the query.
   MINNOW_BENCH_CALLGRIND_DUMP(id.c_str());
   *stmt_secs = std::chrono::duration<double>(stmt_end - start).count();
@@ -146,9 +158,10 @@ void RunQuery(sql::SqlSession* s, Query* q, bool record) {
   MustRun(s, "BEGIN");
   sql::StatementResult r;
   if (record) {
-    double stmt_secs = 0;
-    q->seconds.push_back(TimedRun(s, q->id, q->sql, &r, &stmt_secs));
+    double stmt_secs = 0, cpu_secs = 0;
+    q->seconds.push_back(TimedRun(s, q->id, q->sql, &r, &stmt_secs, &cpu_secs));
     q->stmt_seconds.push_back(stmt_secs);
+    q->cpu_seconds.push_back(cpu_secs);
     q->count = CellNumber(r, 0, 0);
     return;
   }
@@ -248,37 +261,43 @@ int Main(const Config& c) {
   const bool has_plain = queries[0].id == "plain";
   const double plain = has_plain ? Summarize(queries[0].seconds).median : std::nan("");
   const double plain_stmt = has_plain ? Summarize(queries[0].stmt_seconds).median : std::nan("");
+  const double plain_cpu = has_plain ? Summarize(queries[0].cpu_seconds).median : std::nan("");
   fmt::print(
       "\nW1 through SQL, {} rows, median of {} runs, each in its own BEGIN ... ROLLBACK; time = "
-      "statement + ROLLBACK (lock release included), stmt = the statement alone\n",
+      "statement + ROLLBACK (lock release included), stmt = the statement alone, cpu = the "
+      "thread's "
+      "CPU time for statement + ROLLBACK\n",
       Commas(c.rows), c.runs);
   // MariaDB's times are of 1,638,400 rows: only a run of that size is compared with them;
   // other sizes show the cost per row scanned instead.
   if (full) {
-    fmt::print("{:<7} {:>10} {:>8} {:>10} {:>8} {:>9} {:>9} {:>7} {:>9} {:>10} {:>9}  {}\n",
-               "query", "time s", "x plain", "stmt s", "x plain", "rows", "MariaDB", "faster",
-               "structs", "heap B", "row locks", "plan (EXPLAIN type key Extra)");
+    fmt::print(
+        "{:<7} {:>10} {:>8} {:>10} {:>8} {:>10} {:>8} {:>9} {:>9} {:>7} {:>9} {:>10} {:>9}  {}\n",
+        "query", "time s", "x plain", "stmt s", "x plain", "cpu s", "x plain", "rows", "MariaDB",
+        "faster", "structs", "heap B", "row locks", "plan (EXPLAIN type key Extra)");
   } else {
-    fmt::print("{:<7} {:>10} {:>8} {:>10} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9}  {}\n", "query",
-               "time s", "x plain", "stmt s", "x plain", "rows", "ns/row", "structs", "heap B",
-               "row locks", "plan (EXPLAIN type key Extra)");
+    fmt::print("{:<7} {:>10} {:>8} {:>10} {:>8} {:>10} {:>8} {:>9} {:>9} {:>9} {:>10} {:>9}  {}\n",
+               "query", "time s", "x plain", "stmt s", "x plain", "cpu s", "x plain", "rows",
+               "ns/row", "structs", "heap B", "row locks", "plan (EXPLAIN type key Extra)");
   }
   std::vector<std::string> verdicts;
   for (const Query& q : queries) {
     const double med = Summarize(q.seconds).median;
     const double stmt = Summarize(q.stmt_seconds).median;
+    const double cpu = Summarize(q.cpu_seconds).median;
     const double faster = q.mariadb_seconds / med;
     if (full) {
       fmt::print(
-          "{:<7} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>9} {:>9.3f} {:>6.1f}x {:>9} {:>10} {:>9} "
-          " "
-          "{}\n",
-          q.id, med, med / plain, stmt, stmt / plain_stmt, Commas(q.count), q.mariadb_seconds,
-          faster, q.lock_structs, Commas(q.heap_bytes), Commas(q.row_locks), q.plan);
+          "{:<7} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>9} {:>9.3f} {:>6.1f}x "
+          "{:>9} {:>10} {:>9}  {}\n",
+          q.id, med, med / plain, stmt, stmt / plain_stmt, cpu, cpu / plain_cpu, Commas(q.count),
+          q.mariadb_seconds, faster, q.lock_structs, Commas(q.heap_bytes), Commas(q.row_locks),
+          q.plan);
     } else {
       fmt::print(
-          "{:<7} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>9} {:>9.1f} {:>9} {:>10} {:>9}  {}\n",
-          q.id, med, med / plain, stmt, stmt / plain_stmt, Commas(q.count),
+          "{:<7} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>10.6f} {:>8.2f} {:>9} {:>9.1f} {:>9} "
+          "{:>10} {:>9}  {}\n",
+          q.id, med, med / plain, stmt, stmt / plain_stmt, cpu, cpu / plain_cpu, Commas(q.count),
           med * 1e9 / std::max<uint64_t>(q.count, 1), q.lock_structs, Commas(q.heap_bytes),
           Commas(q.row_locks), q.plan);
     }
@@ -329,18 +348,18 @@ int Main(const Config& c) {
       return 1;
     }
     std::fprintf(f,
-                 "query,rows,median_seconds,median_statement_seconds,mariadb_seconds,lock_structs,"
-                 "heap_bytes,row_locks\n");
+                 "query,rows,median_seconds,median_statement_seconds,median_cpu_seconds,"
+                 "mariadb_seconds,lock_structs,heap_bytes,row_locks\n");
     for (const Query& q : queries) {
-      std::fprintf(f, "%s,%llu,%.6f,%.6f,%.3f,%llu,%llu,%llu\n", q.id.c_str(),
+      std::fprintf(f, "%s,%llu,%.6f,%.6f,%.6f,%.3f,%llu,%llu,%llu\n", q.id.c_str(),
                    static_cast<unsigned long long>(q.count), Summarize(q.seconds).median,
-                   Summarize(q.stmt_seconds).median, q.mariadb_seconds,
-                   static_cast<unsigned long long>(q.lock_structs),
+                   Summarize(q.stmt_seconds).median, Summarize(q.cpu_seconds).median,
+                   q.mariadb_seconds, static_cast<unsigned long long>(q.lock_structs),
                    static_cast<unsigned long long>(q.heap_bytes),
                    static_cast<unsigned long long>(q.row_locks));
     }
     if (!kv_secs.empty()) {
-      std::fprintf(f, "kv_scan,%llu,%.6f,,,,,\n", static_cast<unsigned long long>(kv_rows),
+      std::fprintf(f, "kv_scan,%llu,%.6f,,,,,,\n", static_cast<unsigned long long>(kv_rows),
                    Summarize(kv_secs).median);
     }
     std::fclose(f);
