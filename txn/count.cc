@@ -10,8 +10,10 @@
 //     writer the view may not see;
 //   the leaves after it are read in place under their S latch (Cursor::WalkRightLatched), with
 //     no copy: per record, the delete mark and DB_TRX_ID against the view's up_limit_id. A
-//     locking read locks the leaf's batch (LockBatchLatched, as LockFromCurrent does) under the
-//     same latch, counting from the same pass over the records (HeapNos' live flags). A consistent
+//     locking read locks the same batch LockFromCurrent would (LockPassLatched: the same locks
+//     as LockBatchLatched) under the same latch, from one pass over the records that also
+//     counts them (ReadLeafForLocks, leaf_lock_pass.h; a damaged leaf takes LockFromCurrent's
+//     lists, then CountLeaf reports the damage). A consistent
 //     read that meets a record whose version the view may not see has the cursor copy the leaf
 //     there and goes on from the copy, so undo pages are read with no page latch held (BuildVisible
 //     re-reads the record through the tree).
