@@ -94,5 +94,25 @@ TEST_CASE("running a 4 MiB INSERT of literal rows peaks under 3 bytes per SQL by
   CHECK(*sum.rows[0][4] == std::to_string(name_bytes));
 }
 
+TEST_CASE("a session keeps no copy of a large statement after it", "[sql][memory]") {
+  uint64_t rows = 0;
+  const std::string sql = DumpInsert(kStatementBytes, &rows);
+  auto db = Database::Open({.path = ":memory:"});
+  REQUIRE(db.ok());
+  auto engine = SqlEngine::Open(db->get());
+  REQUIRE(engine.ok());
+  std::unique_ptr<SqlSession> s = (*engine)->NewSession();
+  Ok(*s, "SELECT 1");  // the session's first statement makes what it keeps for its life
+  const size_t before = heap::LiveBytes();
+  heap::ResetPeak();
+  SqlResult<StatementResult> r = s->Execute(sql);  // no table t: parsed, then refused (1146)
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == kErNoSuchTable);
+  const size_t kept = heap::LiveBytes() - before;
+  INFO("peak " << heap::PeakBytes() - before << ", kept " << kept);
+  CHECK(heap::PeakBytes() - before >= sql.size());  // the text's copy was made
+  CHECK(kept <= 64 * 1024);
+}
+
 }  // namespace
 }  // namespace minnow::sql
