@@ -1,7 +1,7 @@
 // bench_parse: how a multi-row INSERT ... VALUES scales with its rows, as a mysqldump file
 // sends them.
 //
-//   bench_parse [--max-rows N] [--runs R]
+//   bench_parse [--max-rows N] [--runs R] [--memory]
 //
 // For statements of 1,000, 10,000, ... up to N rows (default 100,000) of mysqldump-shaped
 // tuples, (k,'name-k',k*0.5,NULL), it measures, R times each (median printed):
@@ -13,6 +13,15 @@
 // Target: linear time, i.e. ns per row at the largest size within 2x of the 10,000-row figure
 // for each phase (the smallest size is there to show start-up costs, not judged). Sizes are
 // compared only with each other, in one run.
+//
+// --memory instead measures, once per size, the peak heap each phase adds above what was live
+// before it, per byte of SQL (the statement's text itself, made before, is not counted), and
+// what it leaves live after it: heap_counter.h counts every operator new block at its
+// malloc_usable_size from allocation to release. Execute's peak includes the session's copy
+// of the statement text (SHOW PROCESSLIST's Info) and the table's pages and undo the rows
+// create; its "kept" column is what stays after the statement (the table's data). Target:
+// parse and execute peaks at most about 3 bytes per SQL byte. It also prints the statement's
+// rows per second through the session (one run, so a rough figure: use the timing mode).
 #include <fmt/format.h>
 #include <malloc.h>
 
@@ -27,6 +36,7 @@
 #include "minnow/db.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/sql_engine.h"
+#include "tools/heap_counter.h"
 
 namespace minnow::bench {
 namespace {
@@ -36,11 +46,17 @@ using Clock = std::chrono::steady_clock;
 struct Config {
   uint64_t max_rows = 100'000;
   int runs = 3;
+  bool memory = false;
 };
 
 bool ParseArgs(int argc, char** argv, Config* c) {
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--memory") {
+      c->memory = true;
+      --i;
+      continue;
+    }
     if (i + 1 >= argc) return false;
     char* end = nullptr;
     const uint64_t n = std::strtoull(argv[i + 1], &end, 10);
@@ -143,7 +159,105 @@ bool Measure(uint64_t rows, int runs, Figures* f) {
   return true;
 }
 
+// --memory: one size's heap figures, per SQL byte.
+struct MemoryFigures {
+  uint64_t rows = 0;
+  size_t sql_bytes = 0;
+  double split_peak = 0, parse_peak = 0, tree = 0, execute_peak = 0, execute_kept = 0;
+  double rows_per_second = 0;
+};
+
+bool MeasureMemory(uint64_t rows, MemoryFigures* f) {
+  const std::string sql = InsertOf(rows);
+  f->rows = rows;
+  f->sql_bytes = sql.size();
+  const double bytes = static_cast<double>(sql.size());
+  auto growth = [](size_t before, size_t after) {
+    return after > before ? static_cast<double>(after - before) : 0.0;
+  };
+  std::string stmt;
+  {
+    const size_t before = heap::LiveBytes();
+    heap::ResetPeak();
+    sql::StatementSplitter splitter;
+    splitter.Feed(sql);
+    sql::StatementSplitter::Terminator term;
+    if (!splitter.Next(&stmt, &term)) {
+      std::fprintf(stderr, "bench_parse: the splitter found no statement\n");
+      return false;
+    }
+    f->split_peak = growth(before, heap::PeakBytes()) / bytes;
+  }
+  {
+    const size_t before = heap::LiveBytes();
+    heap::ResetPeak();
+    sql::SqlResult<sql::Statement> parsed = sql::Parse(stmt);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "bench_parse: %s\n", parsed.error().ToString().c_str());
+      return false;
+    }
+    f->parse_peak = growth(before, heap::PeakBytes()) / bytes;
+    f->tree = growth(before, heap::LiveBytes()) / bytes;
+  }
+  stmt.clear();
+  stmt.shrink_to_fit();
+  auto db = Database::Open({.path = ":memory:"});
+  if (!db.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", db.status().ToString().c_str());
+    return false;
+  }
+  auto engine = sql::SqlEngine::Open(db->get());
+  if (!engine.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", engine.error().ToString().c_str());
+    return false;
+  }
+  std::unique_ptr<sql::SqlSession> s = (*engine)->NewSession();
+  auto made =
+      s->Execute("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(40), score DOUBLE, note TEXT)");
+  if (!made.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", made.error().ToString().c_str());
+    return false;
+  }
+  const size_t before = heap::LiveBytes();
+  heap::ResetPeak();
+  const auto t0 = Clock::now();
+  auto r = s->Execute(sql);
+  const double seconds = Seconds(t0);
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", r.error().ToString().c_str());
+    return false;
+  }
+  f->execute_peak = growth(before, heap::PeakBytes()) / bytes;
+  f->execute_kept = growth(before, heap::LiveBytes()) / bytes;
+  f->rows_per_second = static_cast<double>(rows) / seconds;
+  s.reset();
+  engine->reset();
+  (void)(*db)->Close();
+  return true;
+}
+
+int MainMemory(const Config& c) {
+  std::vector<MemoryFigures> all;
+  for (uint64_t rows = 1000;; rows = std::min(rows * 10, c.max_rows)) {
+    MemoryFigures f;
+    if (!MeasureMemory(rows, &f)) return 1;
+    all.push_back(f);
+    if (rows == c.max_rows) break;
+  }
+  fmt::print("multi-row INSERT ... VALUES, heap bytes per SQL byte (peak above the start; kept)\n");
+  fmt::print("{:>10} {:>12} {:>11} {:>11} {:>11} {:>13} {:>13} {:>12}\n", "rows", "SQL bytes",
+             "split peak", "parse peak", "tree kept", "execute peak", "execute kept",
+             "exec rows/s");
+  for (const MemoryFigures& f : all) {
+    fmt::print("{:>10} {:>12} {:>11.2f} {:>11.2f} {:>11.2f} {:>13.2f} {:>13.2f} {:>12.0f}\n",
+               f.rows, f.sql_bytes, f.split_peak, f.parse_peak, f.tree, f.execute_peak,
+               f.execute_kept, f.rows_per_second);
+  }
+  return 0;
+}
+
 int Main(const Config& c) {
+  if (c.memory) return MainMemory(c);
   std::vector<Figures> all;
   for (uint64_t rows = 1000; rows <= c.max_rows; rows *= 10) {
     Figures f;
@@ -187,7 +301,7 @@ int Main(const Config& c) {
 int main(int argc, char** argv) {
   minnow::bench::Config c;
   if (!minnow::bench::ParseArgs(argc, argv, &c)) {
-    std::fprintf(stderr, "usage: bench_parse [--max-rows N] [--runs R]\n");
+    std::fprintf(stderr, "usage: bench_parse [--max-rows N] [--runs R] [--memory]\n");
     return 2;
   }
   return minnow::bench::Main(c);

@@ -124,52 +124,71 @@ SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const Insert
   return targets;
 }
 
-// An INSERT's source rows, one value per target column (nullopt: DEFAULT).
-using SourceRows = std::vector<std::vector<std::optional<Value>>>;
-
-// Reads every source row before the first write: INSERT ... SELECT's rows or the VALUES
-// lists evaluated (1136 for a row of the wrong width).
-SqlResult<SourceRows> InsertSource(ExecContext& ctx, const InsertStmt& stmt, size_t width,
-                                   EvalState& st) {
-  SourceRows source;
-  if (stmt.select != nullptr) {
-    // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
-    // SERIALIZABLE, consistently under the weaker levels.
-    LockMode lock = ctx.isolation == IsolationLevel::kRepeatableRead ||
-                            ctx.isolation == IsolationLevel::kSerializable
-                        ? LockMode::kShare
-                        : LockMode::kNone;
-    SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
-    if (out.columns.size() != width)
-      return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
-    source.reserve(out.rows.size());
-    for (std::vector<Value>& r : out.rows) {
-      source.emplace_back(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+// An INSERT's source rows, one at a time, one value per target column (nullopt: DEFAULT):
+// INSERT ... SELECT's rows, read in full before the first write (the SELECT may read the table
+// written), or the VALUES rows, each evaluated just before it is written (the statement's
+// literal rows are never held twice). As MySQL prepares a statement, every row's width (1136)
+// and every expression's names are checked before the first row is written.
+class InsertSource {
+ public:
+  static SqlResult<InsertSource> Open(ExecContext& ctx, const InsertStmt& stmt, size_t width) {
+    InsertSource src;
+    if (stmt.select != nullptr) {
+      // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
+      // SERIALIZABLE, consistently under the weaker levels.
+      LockMode lock = ctx.isolation == IsolationLevel::kRepeatableRead ||
+                              ctx.isolation == IsolationLevel::kSerializable
+                          ? LockMode::kShare
+                          : LockMode::kNone;
+      SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
+      if (out.columns.size() != width)
+        return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+      src.selected_ = std::move(out.rows);
+      return src;
     }
-    return source;
-  }
-  BindScope empty;  // VALUES may not name columns
-  const Row no_row;
-  for (size_t n = 0; n < stmt.rows.size(); ++n) {
-    const std::vector<ExprPtr>& exprs = stmt.rows[n];
-    if (exprs.size() != width)
+    if (size_t n = stmt.rows.FirstRowNotOfWidth(width); n != 0) {
       return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row ",
-                    std::to_string(n + 1));
-    std::vector<std::optional<Value>> values;
-    values.reserve(exprs.size());
-    for (const ExprPtr& e : exprs) {
-      if (e == nullptr) {
-        values.emplace_back(std::nullopt);
+                    std::to_string(n));
+    }
+    BindScope empty;  // VALUES may not name columns
+    src.bound_.reserve(stmt.rows.exprs().size());
+    for (const ExprPtr& e : stmt.rows.exprs()) {
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
+      src.bound_.push_back(std::move(b));
+    }
+    src.reader_.emplace(stmt.rows);
+    return src;
+  }
+
+  // The next row into *out; false after the last.
+  SqlResult<bool> Next(EvalState& st, std::vector<std::optional<Value>>* out) {
+    out->clear();
+    if (!reader_.has_value()) {
+      if (next_ == selected_.size()) return false;
+      for (Value& v : selected_[next_]) out->emplace_back(std::move(v));
+      selected_[next_++].clear();
+      return true;
+    }
+    if (!reader_->Next(&items_)) return false;
+    for (InsertValue& item : items_) {
+      if (item.expr == InsertValue::kNoExpr) {
+        out->push_back(std::move(item.value));
         continue;
       }
-      SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, empty, ctx, "field list"));
-      values.emplace_back(Eval(b, no_row, st));
+      out->emplace_back(Eval(bound_[item.expr], no_row_, st));
       SQL_RETURN_IF_ERROR(EvalError(st));
     }
-    source.push_back(std::move(values));
+    return true;
   }
-  return source;
-}
+
+ private:
+  std::vector<std::vector<Value>> selected_;  // INSERT ... SELECT
+  size_t next_ = 0;
+  std::optional<InsertValues::Reader> reader_;  // VALUES
+  std::vector<BoundExpr> bound_;                // exprs(), bound
+  std::vector<InsertValue> items_;
+  Row no_row_;  // VALUES name no column
+};
 
 }  // namespace
 
@@ -209,10 +228,10 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   const TableDef& def = t.def;
   SQL_ASSIGN_OR_RETURN(std::vector<uint32_t> targets, InsertColumns(def, stmt));
   SQL_ASSIGN_OR_RETURN(OnDuplicate dup, BindOnDuplicate(ctx, def, stmt, targets));
-  // The source rows, all of them before the first write (nullopt: DEFAULT).
+  // The source rows (nullopt: DEFAULT), read as they are written.
   EvalState st;
   SeedEvalState(&st);
-  SQL_ASSIGN_OR_RETURN(SourceRows source, InsertSource(ctx, stmt, targets.size(), st));
+  SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size()));
 
   const int auto_col = def.AutoIncrementColumn();
   uint64_t first_generated = 0, progress = 0;
@@ -237,12 +256,12 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   };
   // Source row n as the table's row: the given values in the INSERT's column order, then the
   // other columns' defaults (MySQL's order, which its warnings follow).
+  std::vector<std::optional<Value>> values;  // the source row being written
   auto table_row = [&](size_t n, const StoreRules& rules) -> SqlResult<Row> {
     Row row(def.columns.size());
     std::vector<bool> given(def.columns.size(), false);
     for (size_t k = 0; k < targets.size(); ++k) {
-      SQL_ASSIGN_OR_RETURN(row[targets[k]],
-                           store(targets[k], std::move(source[n][k]), n + 1, rules));
+      SQL_ASSIGN_OR_RETURN(row[targets[k]], store(targets[k], std::move(values[k]), n + 1, rules));
       given[targets[k]] = true;
     }
     for (size_t c = 0; c < def.columns.size(); ++c) {
@@ -255,7 +274,10 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   const bool single_row = stmt.select == nullptr && stmt.rows.size() == 1;
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   InsertCounts counts;
-  for (size_t n = 0; n < source.size(); ++n) {
+  size_t n = 0;
+  for (;; ++n) {
+    SQL_ASSIGN_OR_RETURN(bool more, source.Next(st, &values));
+    if (!more) break;
     const bool changed = counts.copied + counts.deleted + counts.updated > 0;
     StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed, &counts.warnings);
     rules.null_is_error = single_row && !stmt.ignore;
@@ -269,17 +291,15 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   StatementResult r;
   // MySQL: REPLACE counts each deleted row, ON DUPLICATE KEY UPDATE 2 per changed row.
   r.affected_rows = counts.copied + counts.deleted + 2 * counts.updated;
-  const uint64_t duplicates = dup.kind == OnDuplicate::Kind::kIgnore
-                                  ? source.size() - counts.copied
-                                  : counts.deleted + counts.updated;
+  const uint64_t duplicates =
+      dup.kind == OnDuplicate::Kind::kIgnore ? n - counts.copied : counts.deleted + counts.updated;
   r.warnings = std::move(counts.warnings);
   if (first_generated != 0) {
     r.last_insert_id = first_generated;
     if (ctx.last_insert_id != nullptr) *ctx.last_insert_id = first_generated;
   }
   if (stmt.select != nullptr || stmt.rows.size() > 1)
-    r.info = "Records: " + std::to_string(source.size()) +
-             "  Duplicates: " + std::to_string(duplicates) +
+    r.info = "Records: " + std::to_string(n) + "  Duplicates: " + std::to_string(duplicates) +
              "  Warnings: " + std::to_string(r.warnings.size());
   return r;
 }

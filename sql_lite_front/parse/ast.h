@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/parse/insert_values.h"
 #include "sql_lite_front/value.h"
 
 namespace minnow::sql {
@@ -122,11 +123,11 @@ struct Assignment {
 
 struct InsertStmt {
   TableName table;
-  std::vector<std::string> columns;        // empty: all columns in table order
-  std::vector<std::vector<ExprPtr>> rows;  // VALUES (...), (...); a null ExprPtr is DEFAULT
-  std::unique_ptr<SelectStmt> select;      // INSERT ... SELECT
-  bool ignore = false;   // INSERT IGNORE: a duplicate row is skipped (1062 warning)
-  bool replace = false;  // REPLACE INTO: a duplicate's rows are deleted first
+  std::vector<std::string> columns;    // empty: all columns in table order
+  InsertValues rows;                   // VALUES (...), (...) or SET's one row
+  std::unique_ptr<SelectStmt> select;  // INSERT ... SELECT
+  bool ignore = false;                 // INSERT IGNORE: a duplicate row is skipped (1062 warning)
+  bool replace = false;                // REPLACE INTO: a duplicate's rows are deleted first
   WritePriority priority = WritePriority::kDefault;
   // VALUES (...) AS row_alias [(column_aliases)]: MySQL 8's name for the row being inserted.
   std::string row_alias;

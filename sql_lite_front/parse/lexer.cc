@@ -41,30 +41,38 @@ std::string DecodeHex(std::string_view digits) {
   return out;
 }
 
-class Lexer {
+char UpperAscii(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
+char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+}  // namespace
+
+class TokenStream::Lexer {
  public:
   Lexer(std::string_view sql, bool ansi_quotes) : sql_(sql), ansi_quotes_(ansi_quotes) {}
 
-  std::vector<Token> Run() {
-    for (;;) {
+  // The next token; after a kError token (or the input's end) only kEnd tokens.
+  Token Take() {
+    if (!finished_) {
       if (!SkipSpaceAndComments()) {
         Emit(TokenKind::kError, pos_, pos_, "");
-        break;
+        finished_ = true;
+        return std::move(out_);
       }
-      if (pos_ >= sql_.size()) {
-        if (exec_comment_) {
-          Emit(TokenKind::kError, exec_comment_begin_, exec_comment_begin_, "");
-        }
-        break;
+      if (pos_ < sql_.size()) {
+        if (!Lex()) finished_ = true;  // Lex emitted a kError token
+        return std::move(out_);
       }
-      if (!Next()) break;  // Next emitted a kError token
+      finished_ = true;
+      if (exec_comment_) {
+        Emit(TokenKind::kError, exec_comment_begin_, exec_comment_begin_, "");
+        return std::move(out_);
+      }
     }
     Token end;
     end.kind = TokenKind::kEnd;
     end.begin = end.end = static_cast<uint32_t>(sql_.size());
     end.line = line_;
-    tokens_.push_back(std::move(end));
-    return std::move(tokens_);
+    return end;
   }
 
  private:
@@ -83,7 +91,10 @@ class Lexer {
     t.begin = static_cast<uint32_t>(begin);
     t.end = static_cast<uint32_t>(end);
     t.line = token_line_;
-    tokens_.push_back(std::move(t));
+    last_kind_ = kind;
+    last_end_ = end;
+    emitted_ = true;
+    out_ = std::move(t);
   }
 
   // Skips whitespace and comments (and the markers of executable comments). False on an
@@ -121,7 +132,7 @@ class Lexer {
   }
 
   // Lexes one token at pos_. False after emitting a kError token.
-  bool Next() {
+  bool Lex() {
     const size_t begin = pos_;
     const char c = sql_[pos_];
     if (c == '"' && ansi_quotes_) return LexQuotedIdent('"');
@@ -152,9 +163,8 @@ class Lexer {
 
   // True if the previous token is a name ending right here ("t.5" is not a number).
   bool AfterName() const {
-    if (tokens_.empty()) return false;
-    const Token& t = tokens_.back();
-    return (t.kind == TokenKind::kIdent || t.kind == TokenKind::kQuotedIdent) && t.end == pos_;
+    return emitted_ && (last_kind_ == TokenKind::kIdent || last_kind_ == TokenKind::kQuotedIdent) &&
+           last_end_ == pos_;
   }
 
   bool LexString(char quote) {
@@ -331,16 +341,29 @@ class Lexer {
   uint32_t line_ = 1, token_line_ = 1;
   bool exec_comment_ = false;
   size_t exec_comment_begin_ = 0;
-  std::vector<Token> tokens_;
+  bool finished_ = false;
+  Token out_;  // the token Emit made
+  // The last token emitted (AfterName).
+  bool emitted_ = false;
+  TokenKind last_kind_ = TokenKind::kEnd;
+  size_t last_end_ = 0;
 };
 
-char UpperAscii(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
-char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+TokenStream::TokenStream(std::string_view sql, bool ansi_quotes)
+    : lexer_(std::make_unique<Lexer>(sql, ansi_quotes)) {}
+TokenStream::~TokenStream() = default;
+TokenStream::TokenStream(TokenStream&&) noexcept = default;
+TokenStream& TokenStream::operator=(TokenStream&&) noexcept = default;
 
-}  // namespace
+Token TokenStream::Next() { return lexer_->Take(); }
 
 std::vector<Token> Tokenize(std::string_view sql, bool ansi_quotes) {
-  return Lexer(sql, ansi_quotes).Run();
+  TokenStream stream(sql, ansi_quotes);
+  std::vector<Token> tokens;
+  for (;;) {
+    tokens.push_back(stream.Next());
+    if (tokens.back().kind == TokenKind::kEnd) return tokens;
+  }
 }
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {

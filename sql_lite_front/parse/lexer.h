@@ -19,6 +19,7 @@
 // kError token at the offending position; the parser reports it as MySQL's 1064.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,23 @@ struct Token {
 // The tokens of `sql`, ending with one kEnd token (after a kError token if the input is bad).
 // `ansi_quotes`: sql_mode ANSI_QUOTES ("x" is the identifier x). REQUIRES: sql.size() < 4 GiB.
 std::vector<Token> Tokenize(std::string_view sql, bool ansi_quotes = false);
+
+// Tokenize's tokens one at a time, so that a reader need not hold them all (a multi-row INSERT
+// of 64 MiB has tens of millions). REQUIRES: `sql` outlives the stream; sql.size() < 4 GiB.
+class TokenStream {
+ public:
+  TokenStream(std::string_view sql, bool ansi_quotes);
+  ~TokenStream();
+  TokenStream(TokenStream&&) noexcept;
+  TokenStream& operator=(TokenStream&&) noexcept;
+
+  // The next token: Tokenize's sequence, then kEnd again for every further call.
+  Token Next();
+
+ private:
+  class Lexer;
+  std::unique_ptr<Lexer> lexer_;
+};
 
 // ASCII case-insensitive equality (keywords; `b` is upper case by convention).
 bool EqualsNoCase(std::string_view a, std::string_view b);

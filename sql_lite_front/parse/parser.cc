@@ -45,11 +45,21 @@ bool IsReserved(std::string_view word) {
 }
 
 Parser::Parser(std::string_view sql, const ParseOptions& options)
-    : sql_(sql), tokens_(Tokenize(sql, options.ansi_quotes)), options_(options) {}
+    : sql_(sql), stream_(sql, options.ansi_quotes), options_(options) {}
 
-const Token& Parser::Peek(size_t ahead) const {
-  size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
-  return tokens_[i];
+const Token& Parser::TokenAt(size_t i) const {
+  while (base_ + window_.size() <= i &&
+         (window_.empty() || window_.back().kind != TokenKind::kEnd)) {
+    window_.push_back(stream_.Next());
+  }
+  return window_[std::min(i - base_, window_.size() - 1)];
+}
+
+void Parser::DropUsedTokens() {
+  while (base_ < pos_ && !window_.empty()) {
+    window_.pop_front();
+    ++base_;
+  }
 }
 
 void Parser::Skip() {

@@ -1,5 +1,6 @@
 // The data statements: SELECT, INSERT / REPLACE, UPDATE, DELETE (parser_internal.h).
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -226,20 +227,15 @@ SqlResult<Statement> Parser::ParseInsert() {
   if (AcceptKw("VALUES") || AcceptKw("VALUE")) {
     for (;;) {
       SQL_RETURN_IF_ERROR(ExpectOp("("));
-      std::vector<ExprPtr> row;
       if (!AcceptOp(")")) {
         for (;;) {
-          if (AcceptKw("DEFAULT")) {
-            row.push_back(nullptr);
-          } else {
-            SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
-            row.push_back(std::move(e));
-          }
+          SQL_RETURN_IF_ERROR(ParseInsertValue(&ins.rows));
           if (AcceptOp(")")) break;
           SQL_RETURN_IF_ERROR(ExpectOp(","));
         }
       }
-      ins.rows.push_back(std::move(row));
+      ins.rows.EndRow();
+      DropUsedTokens();  // a row's tokens are not needed again
       if (!AcceptOp(",")) break;
     }
   } else if (IsKw("SELECT")) {
@@ -251,20 +247,19 @@ SqlResult<Statement> Parser::ParseInsert() {
     SQL_RETURN_IF_ERROR(ExpectOp(")"));
     ins.select = std::make_unique<SelectStmt>(std::move(sel));
   } else if (ins.columns.empty() && AcceptKw("SET")) {
-    std::vector<ExprPtr> row;
     for (;;) {
       SQL_ASSIGN_OR_RETURN(std::string col, Ident());
       if (!AcceptOp("=") && !AcceptOp(":=")) return SyntaxError();
       ins.columns.push_back(std::move(col));
       if (AcceptKw("DEFAULT")) {
-        row.push_back(nullptr);
+        ins.rows.AddDefault();
       } else {
         SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
-        row.push_back(std::move(e));
+        ins.rows.AddExpr(std::move(e));
       }
       if (!AcceptOp(",")) break;
     }
-    ins.rows.push_back(std::move(row));
+    ins.rows.EndRow();
   } else {
     return SyntaxError();
   }
@@ -300,6 +295,68 @@ SqlResult<Statement> Parser::ParseInsert() {
     }
   }
   return Statement(std::move(ins));
+}
+
+SqlStatus Parser::ParseInsertValue(InsertValues* out) {
+  if (AcceptKw("DEFAULT")) {
+    out->AddDefault();
+  } else if (!AcceptPlainLiteral(out)) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    out->AddExpr(std::move(e));
+  }
+  return SqlStatus::OK();
+}
+
+bool Parser::AcceptPlainLiteral(InsertValues* out) {
+  const size_t sign = IsOp("-") || IsOp("+") ? 1 : 0;
+  if (!IsOp(",", sign + 1) && !IsOp(")", sign + 1)) return false;
+  const bool negative = sign == 1 && IsOp("-");
+  const Token& t = Peek(sign);
+  switch (t.kind) {
+    case TokenKind::kInteger: {
+      if (negative && t.text == kInt64MinDigits) {  // an integer, as ParseUnary reads it
+        out->AddLiteral(IntegerLiteral(t.text, /*negative=*/true));
+        break;
+      }
+      Value v = IntegerLiteral(t.text, /*negative=*/false);
+      if (v.is_decimal() || (negative && v.is_uint())) {  // a DECIMAL: kept exact, as written
+        out->AddNumberText(InsertValues::NumberText::kInteger, t.text, negative);
+        break;
+      }
+      if (negative) NegateNumber(&v);
+      out->AddLiteral(v);
+      break;
+    }
+    case TokenKind::kDecimal: {
+      const Value v = DecimalLiteral(t.text, negative);
+      if (v.is_double()) {
+        if (!std::isfinite(v.as_double())) return false;  // ParseExpr's syntax error
+        out->AddLiteral(v);
+      } else {
+        out->AddNumberText(InsertValues::NumberText::kDecimal, t.text, negative);
+      }
+      break;
+    }
+    case TokenKind::kString:
+    case TokenKind::kHexString:
+      if (sign != 0) return false;  // -'1' is an expression
+      out->AddLiteral(Value::String(t.text));
+      break;
+    case TokenKind::kIdent:
+      if (sign != 0) return false;
+      if (EqualsNoCase(t.text, "NULL")) {
+        out->AddLiteral(Value::Null());
+      } else if (EqualsNoCase(t.text, "TRUE") || EqualsNoCase(t.text, "FALSE")) {
+        out->AddLiteral(Value::Int(EqualsNoCase(t.text, "TRUE") ? 1 : 0));
+      } else {
+        return false;
+      }
+      break;
+    default:
+      return false;
+  }
+  for (size_t i = 0; i <= sign; ++i) Skip();
+  return true;
 }
 
 // UPDATE [LOW_PRIORITY] [IGNORE] t SET col = e, ... [WHERE e] [ORDER BY ...] [LIMIT n]

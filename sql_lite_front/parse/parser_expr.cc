@@ -271,30 +271,30 @@ SqlResult<ExprPtr> Parser::ParseUnary() {
   if (!operand_or.ok()) return operand_or.error();
   ExprPtr operand = std::move(operand_or).value();
   if (op == "+") return Finish(std::move(operand), begin);  // unary plus does nothing
-  if (op == "-" && operand->kind == Expr::Kind::kLiteral) {
-    // Fold -<number> into the literal (DEFAULT -1, VALUES (-4)).
-    if (operand->value.is_int() && operand->value.as_int() != std::numeric_limits<int64_t>::min()) {
-      operand->value = Value::Int(-operand->value.as_int());
-      return Finish(std::move(operand), begin);
-    }
-    if (operand->value.is_double()) {
-      operand->value = Value::Double(-operand->value.as_double());
-      return Finish(std::move(operand), begin);
-    }
-    if (operand->value.is_decimal()) {
-      operand->value = Value::Dec(operand->value.as_decimal().Negated());
-      return Finish(std::move(operand), begin);
-    }
-    if (operand->value.is_uint()) {  // -9223372036854775809 is a DECIMAL literal
-      operand->value = Value::Dec(Decimal::FromUInt(operand->value.as_uint()).Negated());
-      return Finish(std::move(operand), begin);
-    }
+  // Fold -<number> into the literal (DEFAULT -1, VALUES (-4)).
+  if (op == "-" && operand->kind == Expr::Kind::kLiteral && NegateNumber(&operand->value)) {
+    return Finish(std::move(operand), begin);
   }
   auto node = std::make_unique<Expr>();
   node->kind = Expr::Kind::kUnary;
   node->unary_op = op == "-" ? UnaryOp::kNeg : UnaryOp::kNot;
   node->args.push_back(std::move(operand));
   return Finish(std::move(node), begin);
+}
+
+bool NegateNumber(Value* v) {
+  if (v->is_int() && v->as_int() != std::numeric_limits<int64_t>::min()) {
+    *v = Value::Int(-v->as_int());
+  } else if (v->is_double()) {
+    *v = Value::Double(-v->as_double());
+  } else if (v->is_decimal()) {
+    *v = Value::Dec(v->as_decimal().Negated());
+  } else if (v->is_uint()) {  // -9223372036854775809 is a DECIMAL literal
+    *v = Value::Dec(Decimal::FromUInt(v->as_uint()).Negated());
+  } else {
+    return false;
+  }
+  return true;
 }
 
 Value IntegerLiteral(const std::string& digits, bool negative) {

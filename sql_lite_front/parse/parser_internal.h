@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +46,9 @@ Value IntegerLiteral(const std::string& digits, bool negative);
 // A kDecimal token's value: DECIMAL when written without an exponent (and up to 65 digits),
 // else DOUBLE, as MySQL types the literal.
 Value DecimalLiteral(const std::string& text, bool negative);
+// Folds a minus sign into a number literal's value as MySQL types -<literal> (-9223372036854775809
+// is a DECIMAL); false, *v unchanged, for a non-number or int64's minimum.
+bool NegateNumber(Value* v);
 
 class Parser {
  public:
@@ -57,10 +61,16 @@ class Parser {
   // One statement, an optional ';', then the end of the input.
   SqlResult<Statement> ParseAll();
 
-  // ---- tokens (parser.cc)
-  const Token& Cur() const { return tokens_[pos_]; }
-  const Token& Peek(size_t ahead) const;
+  // ---- tokens (parser.cc), lexed as the parser reaches them. A token reference stays valid
+  // until DropUsedTokens.
+  const Token& Cur() const {
+    return pos_ - base_ < window_.size() ? window_[pos_ - base_] : TokenAt(pos_);
+  }
+  const Token& Peek(size_t ahead) const { return TokenAt(pos_ + ahead); }
   void Skip();
+  // Frees the tokens before the current one (a long VALUES list calls it after each row).
+  // REQUIRES: no reference to such a token is held.
+  void DropUsedTokens();
   bool AtEnd() const { return Cur().kind == TokenKind::kEnd; }
   // At the end of the statement: the end of the input or ';'.
   bool AtStatementEnd() const { return AtEnd() || IsOp(";"); }
@@ -127,6 +137,11 @@ class Parser {
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
   SqlStatus ParseRowLockClause(SelectStmt* s);  // FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE
+  // One value of an INSERT's row: DEFAULT, a plain literal (kept as its value) or an expression.
+  SqlStatus ParseInsertValue(InsertValues* out);
+  // A plain literal followed by ',' or ')' (a sign before a number, a string, a hex string,
+  // NULL, TRUE, FALSE) into *out, as ParseExpr would read it; false, nothing used, otherwise.
+  bool AcceptPlainLiteral(InsertValues* out);
 
   // parser_expr.cc
   SqlResult<ExprPtr> ParseOr();
@@ -174,8 +189,14 @@ class Parser {
   bool AtIndexDefinition() const;
   SqlStatus ParseIndexDefinition(IndexSpec* out);
 
+  // Token `i` of the statement (the kEnd token for any i past it), lexed if need be.
+  const Token& TokenAt(size_t i) const;
+
   std::string_view sql_;
-  std::vector<Token> tokens_;
+  // Tokens base_, base_ + 1, ... as lexed so far; the stream makes the rest.
+  mutable TokenStream stream_;
+  mutable std::deque<Token> window_;
+  size_t base_ = 0;
   ParseOptions options_;
   size_t pos_ = 0;
   uint32_t last_end_ = 0;

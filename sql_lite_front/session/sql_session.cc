@@ -39,6 +39,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The most of a statement's text copy (SessionState::query) a session keeps between statements.
+constexpr size_t kKeptQueryBytes = 64 * 1024;
+
 // Runs one parsed statement over a session.
 class StatementRunner {
  public:
@@ -704,6 +707,9 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   {
     LatchGuard g(s->query_latch);
     s->query.clear();
+    // A large statement's copy is not kept for the session's life (a mysqldump INSERT is up to
+    // max_allowed_packet); an ordinary one's buffer is reused.
+    if (s->query.capacity() > kKeptQueryBytes) s->query.shrink_to_fit();
   }
   {
     LatchGuard g(s->status_latch);

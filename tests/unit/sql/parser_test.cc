@@ -41,6 +41,14 @@ const Expr& Arg(const Expr& e, size_t i) {
   return *e.args[i];
 }
 
+// Row n (from 0) of an INSERT's values.
+std::vector<InsertValue> RowOf(const InsertStmt& ins, size_t n) {
+  InsertValues::Reader reader(ins.rows);
+  std::vector<InsertValue> row;
+  for (size_t i = 0; i <= n; ++i) REQUIRE(reader.Next(&row));
+  return row;
+}
+
 TEST_CASE("the lexer reads strings, numbers, names and comments as MySQL does", "[sql][parser]") {
   auto tokens =
       Tokenize("SELECT `a``b`, 'it''s\\n\\%', \"x\\\"y\", 0x4142, X'43', 1.5e2, .5 # c\n");
@@ -105,8 +113,9 @@ TEST_CASE("W1's CREATE TABLE and INSERTs", "[sql][parser]") {
   CHECK(ins.table.schema.empty());
   CHECK(ins.columns == std::vector<std::string>{"j"});
   REQUIRE(ins.rows.size() == 1);
-  REQUIRE(ins.rows[0].size() == 1);
-  const Expr& md5 = *ins.rows[0][0];
+  REQUIRE(RowOf(ins, 0).size() == 1);
+  REQUIRE(RowOf(ins, 0)[0].expr == 0);
+  const Expr& md5 = *ins.rows.exprs()[0];
   CHECK(md5.kind == Expr::Kind::kFunction);
   CHECK(md5.name == "md5");
   CHECK(md5.text == "md5(rand())");
@@ -706,15 +715,17 @@ TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
   auto& i1 = As<InsertStmt>(st);
   CHECK(i1.columns.empty());
   REQUIRE(i1.rows.size() == 2);
-  CHECK(i1.rows[0][1]->value == Value::String("a"));
-  CHECK(i1.rows[1][1] == nullptr);
+  CHECK(RowOf(i1, 0)[1].value == Value::String("a"));
+  CHECK(RowOf(i1, 1)[1].expr == InsertValue::kNoExpr);
+  CHECK_FALSE(RowOf(i1, 1)[1].value.has_value());  // DEFAULT
   st = MustParse("INSERT t (a) VALUES (1);");
   CHECK(As<InsertStmt>(st).columns == std::vector<std::string>{"a"});
   st = MustParse("INSERT INTO t SET a=1, b=2");
   auto& i3 = As<InsertStmt>(st);
   CHECK(i3.columns == std::vector<std::string>{"a", "b"});
   REQUIRE(i3.rows.size() == 1);
-  CHECK(i3.rows[0][1]->value == Value::Int(2));
+  REQUIRE(RowOf(i3, 0)[1].expr == 1);
+  CHECK(i3.rows.exprs()[1]->value == Value::Int(2));
   st = MustParse("INSERT IGNORE INTO t VALUES (1)");
   CHECK(As<InsertStmt>(st).ignore);
   st = MustParse("REPLACE INTO t VALUES (1)");
@@ -788,6 +799,144 @@ TEST_CASE("executable comments are SQL, other comments are not", "[sql][parser]"
   CHECK(MustFail("SELECT 1 /* unterminated").code == kErParse);
   st = MustParse("SELECT 1--1");  // "--" without a space is two minus signs
   CHECK(As<SelectStmt>(st).items[0].expr->binary_op == BinaryOp::kSub);
+}
+
+}  // namespace
+}  // namespace minnow::sql
+
+namespace minnow::sql {
+namespace {
+
+// A VALUES row's plain literals are kept as values, not trees: each must read back as the value
+// ParseExpr gives the same text (SELECT's item), and anything else must stay an expression.
+TEST_CASE("VALUES keeps plain literals as the values ParseExpr reads", "[sql][parser]") {
+  const std::vector<std::string> literals = {
+      "0",
+      "5",
+      "-5",
+      "+5",
+      "-0",
+      "9223372036854775807",
+      "-9223372036854775807",
+      "-9223372036854775808",
+      "9223372036854775808",
+      "-9223372036854775809",
+      "18446744073709551615",
+      "18446744073709551616",
+      "-18446744073709551616",
+      "123456789012345678901234567890",
+      "-123456789012345678901234567890",
+      std::string(70, '9'),
+      "-" + std::string(70, '9'),
+      "1.5",
+      "-1.50",
+      "+0.001",
+      ".5",
+      "-.5",
+      "1e3",
+      "-1.5E-2",
+      "1e308",
+      "0." + std::string(40, '3'),
+      "-1." + std::string(70, '1'),
+      "'abc'",
+      "''",
+      "'it''s'",
+      "'a\\tb\\n\\\\c\\%'",
+      "\"dq\"",
+      "X'4142'",
+      "0x414243",
+      "x''",
+      "NULL",
+      "null",
+      "TRUE",
+      "false",
+  };
+  const std::vector<std::string> expressions = {
+      "1+1",         "-'3'",         "- -4", "--4",       "-TRUE",  "-NULL", "'a' 'b'",
+      "concat('a')", "@@autocommit", "(1)",  "5 IS NULL", "-X'41'", "now()", "+'x'",
+  };
+  for (const std::string& lit : literals) {
+    INFO(lit);
+    Statement sel = MustParse("SELECT " + lit);
+    const Expr& e = *As<SelectStmt>(sel).items[0].expr;
+    REQUIRE(e.kind == Expr::Kind::kLiteral);
+    Statement ins = MustParse("INSERT INTO t VALUES (" + lit + ", " + lit + ")");
+    const InsertStmt& i = As<InsertStmt>(ins);
+    CHECK(i.rows.exprs().empty());
+    for (const InsertValue& v : RowOf(i, 0)) {
+      REQUIRE(v.value.has_value());
+      CHECK(*v.value == e.value);
+      CHECK(v.value->kind() == e.value.kind());
+      if (v.value->is_decimal()) CHECK(v.value->ToString() == e.value.ToString());
+    }
+  }
+  for (const std::string& text : expressions) {
+    INFO(text);
+    Statement sel = MustParse("SELECT " + text);
+    Statement ins = MustParse("INSERT INTO t VALUES (1, " + text + ")");
+    const InsertStmt& i = As<InsertStmt>(ins);
+    REQUIRE(i.rows.exprs().size() == 1);
+    CHECK(i.rows.exprs()[0]->text == As<SelectStmt>(sel).items[0].expr->text);
+    const std::vector<InsertValue> row = RowOf(i, 0);
+    CHECK(row[0].value == Value::Int(1));
+    CHECK(row[1].expr == 0);
+  }
+  // A non-finite double is the syntax error ParseExpr reports.
+  for (const char* sql : {"INSERT INTO t VALUES (1e999)", "INSERT INTO t VALUES (-1e999)"}) {
+    const SqlError e = MustFail(sql);
+    CHECK(e.code == kErParse);
+    CHECK(e.message.find("near '1e999)' at line 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("VALUES rows mix literals, DEFAULT and expressions; widths are kept", "[sql][parser]") {
+  Statement st = MustParse("INSERT INTO t VALUES (1, DEFAULT, 1+1), (-2, 'x', NULL), (3, now())");
+  const InsertStmt& ins = As<InsertStmt>(st);
+  REQUIRE(ins.rows.size() == 3);
+  CHECK(ins.rows.FirstRowNotOfWidth(3) == 3);
+  CHECK(ins.rows.FirstRowNotOfWidth(2) == 1);
+  REQUIRE(ins.rows.exprs().size() == 2);
+  CHECK(ins.rows.exprs()[0]->text == "1+1");
+  CHECK(ins.rows.exprs()[1]->text == "now()");
+  std::vector<InsertValue> r = RowOf(ins, 0);
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].value == Value::Int(1));
+  CHECK((r[1].expr == InsertValue::kNoExpr && !r[1].value.has_value()));
+  CHECK(r[2].expr == 0);
+  r = RowOf(ins, 1);
+  CHECK(r[0].value == Value::Int(-2));
+  CHECK(r[1].value == Value::String("x"));
+  CHECK(r[2].value == Value::Null());
+  r = RowOf(ins, 2);
+  REQUIRE(r.size() == 2);
+  CHECK(r[1].expr == 1);
+  // Rows beyond one chunk of the encoded buffer, and a string larger than a chunk.
+  std::string sql = "INSERT INTO t VALUES ";
+  const std::string big(3 * InsertValues::kChunkBytes, 'b');
+  const int kRows = 20000;
+  for (int k = 0; k < kRows; ++k) {
+    sql += (k == 0 ? "(" : ",(") + std::to_string(k) + ",'name-" + std::to_string(k) + "'," +
+           (k == 7000 ? "'" + big + "'" : std::to_string(-k) + ".25") + ")";
+  }
+  st = MustParse(sql);
+  const InsertStmt& many = As<InsertStmt>(st);
+  REQUIRE(many.rows.size() == kRows);
+  CHECK(many.rows.FirstRowNotOfWidth(3) == 0);
+  InsertValues::Reader reader(many.rows);
+  std::vector<InsertValue> row;
+  int k = 0;
+  while (reader.Next(&row)) {
+    REQUIRE(row.size() == 3);
+    REQUIRE(row[0].value == Value::Int(k));
+    REQUIRE(row[1].value == Value::String("name-" + std::to_string(k)));
+    if (k == 7000) {
+      REQUIRE(row[2].value == Value::String(big));
+    } else {
+      REQUIRE(row[2].value->ToString() == std::to_string(-k) + ".25");
+    }
+    ++k;
+  }
+  CHECK(k == kRows);
 }
 
 }  // namespace
