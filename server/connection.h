@@ -58,6 +58,9 @@ class Connection {
   // Runs one statement and appends its response; false when it failed (an ERR was appended).
   bool RunStatement(std::string_view sql, bool more_follow);
   bool RunAdmin(std::string_view sql, bool more_follow, bool* handled);
+  // An admin statement's error: the ERR packet, and the diagnostics area (SHOW WARNINGS) holds
+  // it. Returns false.
+  bool AdminError(uint16_t code, std::string_view sqlstate, std::string message);
   void FieldList(std::string_view payload);
   void Statistics();
   void ProcessKill(std::string_view payload);

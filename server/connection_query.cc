@@ -57,42 +57,60 @@ bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled)
   *handled = parsed.has_value();
   if (!parsed) return true;
   if (!parsed->ok()) {
-    AppendError(parsed->error());
-    return false;
+    const sql::SqlError& e = parsed->error();
+    return AdminError(e.code, e.sqlstate(), e.message);
   }
   const AdminStatement& a = parsed->value();
   const std::string account = fmt::format("'{}'@'{}'", a.user, a.host);
-  bool done = true;
+  Status st;
   std::string operation;
   switch (a.kind) {
     case AdminStatement::Kind::kKillConnection:
     case AdminStatement::Kind::kKillQuery:
       if (!server_->registry().Kill(a.thread_id, a.kind == AdminStatement::Kind::kKillQuery)) {
-        AppendError(1094, "HY000", fmt::format("Unknown thread id: {}", a.thread_id));
-        return false;
+        return AdminError(1094, "HY000", fmt::format("Unknown thread id: {}", a.thread_id));
       }
       break;
     case AdminStatement::Kind::kCreateUser:
       operation = "CREATE USER";
-      done = server_->users().Create(a.user, a.host, a.password) || a.if_exists;
+      st = server_->users().Create(a.user, a.host, a.password);
       break;
     case AdminStatement::Kind::kAlterUser:
       operation = "ALTER USER";
-      done = server_->users().Alter(a.user, a.host, a.password) || a.if_exists;
+      st = server_->users().Alter(a.user, a.host, a.password);
       break;
     case AdminStatement::Kind::kDropUser:
       operation = "DROP USER";
-      done = server_->users().Drop(a.user, a.host) || a.if_exists;
+      st = server_->users().Drop(a.user, a.host);
       break;
   }
-  if (!done) {
-    AppendError(1396, "HY000", fmt::format("Operation {} failed for {}", operation, account));
-    return false;
+  std::vector<sql::SqlWarning> notes;
+  if (st.code() == Code::kDuplicateKey || st.IsNotFound()) {
+    // The account is there (CREATE) or not (ALTER, DROP): 1396, or with IF [NOT] EXISTS a note.
+    if (!a.if_exists) {
+      return AdminError(1396, "HY000",
+                        fmt::format("Operation {} failed for {}", operation, account));
+    }
+    if (st.IsNotFound()) {
+      notes.push_back({"Note", 3162, fmt::format("Authorization ID {} does not exist.", account)});
+    } else {
+      notes.push_back({"Note", 3163, fmt::format("Authorization ID {} already exists.", account)});
+    }
+  } else if (!st.ok()) {
+    const sql::SqlError e = sql::FromStatus(st);  // kReadOnly: 1290
+    return AdminError(e.code, e.sqlstate(), e.message);
   }
   uint16_t status = StatusFlags();
   if (more_follow) status |= kStatusMoreResultsExist;
-  Append(BuildOk(OkInfo{.status = status}));
+  Append(BuildOk(OkInfo{.status = status, .warnings = static_cast<uint16_t>(notes.size())}));
+  session_->SetDiagnostics(std::move(notes));
   return true;
+}
+
+bool Connection::AdminError(uint16_t code, std::string_view sqlstate, std::string message) {
+  AppendError(code, sqlstate, message);
+  session_->SetDiagnostics({sql::SqlWarning{"Error", code, std::move(message)}});
+  return false;
 }
 
 void Connection::AppendOk(const sql::StatementResult& r, uint16_t status) {

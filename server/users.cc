@@ -78,24 +78,59 @@ bool IsLoopbackPeer(std::string_view peer) {
 
 UserTable::UserTable() { accounts_[{"root", "localhost"}] = ""; }
 
-bool UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
-  LatchGuard g(latch_);
-  return accounts_
-      .emplace(std::pair{std::string(user), std::string(host)}, NativePasswordHash(password))
-      .second;
+Status UserTable::Attach(std::unique_ptr<AccountStore> store) {
+  LatchGuard c(change_latch_);
+  if (store->exists()) {
+    ASSIGN_OR_RETURN(std::vector<StoredAccount> stored, store->LoadAll());
+    LatchGuard g(latch_);
+    accounts_.clear();
+    for (StoredAccount& a : stored) {
+      accounts_[{std::move(a.user), std::move(a.host)}] = std::move(a.hash);
+    }
+  }
+  store_ = std::move(store);
+  return Status::OK();
 }
 
-bool UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
+Status UserTable::Change(std::string_view user, std::string_view host,
+                         std::optional<std::string> hash, bool must_exist) {
+  LatchGuard c(change_latch_);
+  if (store_ != nullptr && store_->read_only()) {
+    return Status::ReadOnly("the database is open read-only");
+  }
+  std::pair<std::string, std::string> key{std::string(user), std::string(host)};
+  {
+    LatchGuard g(latch_);
+    const bool exists = accounts_.count(key) > 0;
+    if (exists != must_exist) {
+      return exists ? Status::DuplicateKey("the account exists")
+                    : Status::NotFound("no such account");
+    }
+  }
+  if (store_ != nullptr) {
+    // An account from the --users file alone has no record to erase.
+    Status st = hash ? store_->Put(user, host, *hash) : store_->Erase(user, host);
+    if (!st.ok() && !(!hash && st.IsNotFound())) return st;
+  }
   LatchGuard g(latch_);
-  auto it = accounts_.find({std::string(user), std::string(host)});
-  if (it == accounts_.end()) return false;
-  it->second = NativePasswordHash(password);
-  return true;
+  if (hash) {
+    accounts_[std::move(key)] = std::move(*hash);
+  } else {
+    accounts_.erase(key);
+  }
+  return Status::OK();
 }
 
-bool UserTable::Drop(std::string_view user, std::string_view host) {
-  LatchGuard g(latch_);
-  return accounts_.erase({std::string(user), std::string(host)}) > 0;
+Status UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
+  return Change(user, host, NativePasswordHash(password), /*must_exist=*/false);
+}
+
+Status UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
+  return Change(user, host, NativePasswordHash(password), /*must_exist=*/true);
+}
+
+Status UserTable::Drop(std::string_view user, std::string_view host) {
+  return Change(user, host, std::nullopt, /*must_exist=*/true);
 }
 
 void UserTable::Set(std::string_view user, std::string_view host, std::string_view password) {

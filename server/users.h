@@ -11,9 +11,12 @@
 // Host patterns: '%' (any host), 'localhost' / '127.0.0.1' / '::1' (the loopback: a TCP peer
 // on 127.0.0.0/8 or ::1, or the Unix socket), or one literal address.
 //
-// Accounts live in memory: the initial ones from minnowd's --users file, then CREATE USER,
-// ALTER USER and DROP USER; they are not written back (docs/ARCHITECTURE.md says so).
-// Thread-safe: one latch over the table.
+// The table is kept in memory (Lookup never reads the disk). With an AccountStore attached
+// (account_store.h: the database file's "$users", as MySQL's mysql.user) it starts as what the
+// store holds, and each Create, Alter and Drop writes the store first (one durable commit) and
+// changes the table only once that commit succeeded; Set (minnowd's --users file) changes the
+// table alone. Thread-safe: one latch over the table, and one more that orders the changes
+// (held across the store's commit, so Lookup never waits for a disk).
 
 #include <map>
 #include <optional>
@@ -22,6 +25,8 @@
 #include <utility>
 
 #include "common/latch.h"
+#include "minnow/status.h"
+#include "server/account_store.h"
 
 namespace minnow::server {
 
@@ -42,12 +47,20 @@ bool IsLoopbackPeer(std::string_view peer);
 class UserTable {
  public:
   UserTable();  // root@localhost with no password
-  // Creates the account; false when it exists (MySQL 1396).
-  bool Create(std::string_view user, std::string_view host, std::string_view password);
-  // Sets the password; false when there is no such account (MySQL 1396).
-  bool Alter(std::string_view user, std::string_view host, std::string_view password);
-  bool Drop(std::string_view user, std::string_view host);
-  // Create or replace (the --users file).
+  // Keeps the accounts in `store` from now on: when it exists the table becomes what it holds
+  // (the default root@localhost too is then only what the store says). Errors: LoadAll's; the
+  // table is unchanged then. Call before any other call.
+  Status Attach(std::unique_ptr<AccountStore> store);
+
+  // Each changes nothing when it fails. With a read-only store: kReadOnly before anything else
+  // (MySQL's 1290), as MySQL checks --super-read-only before the statement runs.
+  // Creates the account; kDuplicateKey when it exists (MySQL 1396).
+  Status Create(std::string_view user, std::string_view host, std::string_view password);
+  // Sets the password; kNotFound when there is no such account (MySQL 1396).
+  Status Alter(std::string_view user, std::string_view host, std::string_view password);
+  // kNotFound when there is no such account (MySQL 1396).
+  Status Drop(std::string_view user, std::string_view host);
+  // Create or replace in memory only (the --users file, read at every start).
   void Set(std::string_view user, std::string_view host, std::string_view password);
 
   // The stored hash of the account `user` may log in as from `peer`; nullopt when none
@@ -58,6 +71,13 @@ class UserTable {
   bool HasPassword(std::string_view user, std::string_view host) const;
 
  private:
+  // Sets the account's hash (nullopt: drops it) in the store, then in the table, when the
+  // account exists (must_exist) or does not (!must_exist).
+  Status Change(std::string_view user, std::string_view host, std::optional<std::string> hash,
+                bool must_exist);
+
+  Latch change_latch_;  // before latch_
+  std::unique_ptr<AccountStore> store_ GUARDED_BY(change_latch_);
   mutable Latch latch_;
   std::map<std::pair<std::string, std::string>, std::string> accounts_ GUARDED_BY(latch_);
 };

@@ -94,14 +94,16 @@ TEST_CASE("accounts match hosts, most specific first", "[server]") {
   CHECK(users.Lookup("root", "127.0.0.1") == std::string());
   CHECK(!users.Lookup("root", "10.0.0.5").has_value());
   CHECK(users.RemoteAccountsHavePasswords());
-  CHECK(users.Create("app", "%", ""));
+  CHECK(users.Create("app", "%", "").ok());
   CHECK(!users.RemoteAccountsHavePasswords());
-  CHECK(!users.Create("app", "%", "x"));
-  CHECK(users.Alter("app", "%", "pw"));
+  CHECK(users.Create("app", "%", "x").code() == minnow::Code::kDuplicateKey);
+  CHECK(users.Alter("app", "%", "pw").ok());
   CHECK(users.RemoteAccountsHavePasswords());
   CHECK(users.Lookup("app", "10.0.0.5") == NativePasswordHash("pw"));
-  CHECK(users.Drop("app", "%"));
+  CHECK(users.Drop("app", "%").ok());
   CHECK(!users.Lookup("app", "10.0.0.5").has_value());
+  CHECK(users.Drop("app", "%").IsNotFound());
+  CHECK(users.Alter("app", "%", "pw").IsNotFound());
 }
 
 TEST_CASE("a handshake response is parsed, a truncated one refused", "[server]") {

@@ -1,0 +1,67 @@
+#pragma once
+// minnowd's accounts on disk, as MySQL keeps them in mysql.user: the "$users" keyspace of the
+// database file, one record per account
+//   key   "<user>\0<host>"
+//   value the account's authentication_string for mysql_native_password, as MySQL stores it:
+//         "*" and 40 upper-case hex digits of SHA1(SHA1(password)), or "" for no password
+//         (never the password itself).
+// Each change is one transaction (Put or Erase, then Commit): durable as every commit is, and
+// whole or absent after a crash.
+//
+//   ASSIGN_OR_RETURN(auto store, AccountStore::Open(db));   // creates "$users" when missing
+//   ASSIGN_OR_RETURN(auto accounts, store->LoadAll());
+//   RETURN_IF_ERROR(store->Put("app", "%", NativePasswordHash("pw")));
+//
+// A new "$users" (the first writable open of a database, older files too) starts with
+// root@localhost and no password, as MySQL's --initialize-insecure leaves it, and the record
+// with the empty key (the format version, "1"), in one transaction: a store without that
+// record (a crash right after creating the keyspace) is seeded at the next writable open. A
+// read-only database without a seeded store has none (exists() false); there every change is
+// kReadOnly.
+// Thread safety: calls from any thread; each call uses a session of its own.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "minnow/db.h"
+#include "minnow/status.h"
+
+namespace minnow::server {
+
+inline constexpr const char* kAccountKeyspace = "$users";
+
+struct StoredAccount {
+  std::string user, host;
+  std::string hash;  // SHA1(SHA1(password)), 20 bytes; empty for no password
+};
+
+class AccountStore {
+ public:
+  // kReadOnly never: a read-only database without "$users" opens as an absent store.
+  static Result<std::unique_ptr<AccountStore>> Open(Database* db);
+  bool exists() const { return ks_.valid(); }
+  bool read_only() const { return read_only_; }
+
+  // Every stored account, ordered by (user, host). kCorruption for a record that is not one.
+  Result<std::vector<StoredAccount>> LoadAll() const;
+  // Creates or replaces the account's record. kInvalidArgument for a user name holding a NUL
+  // byte; kReadOnly on a read-only database.
+  Status Put(std::string_view user, std::string_view host, std::string_view hash);
+  // Removes the account's record (kNotFound when there is none); kReadOnly as Put.
+  Status Erase(std::string_view user, std::string_view host);
+
+  // The record's key and value (for tests).
+  static std::string Key(std::string_view user, std::string_view host);
+  static std::string AuthenticationString(std::string_view hash);
+
+ private:
+  AccountStore(Database* db, Keyspace ks, bool read_only)
+      : db_(db), ks_(std::move(ks)), read_only_(read_only) {}
+  Database* db_;
+  Keyspace ks_;
+  bool read_only_;
+};
+
+}  // namespace minnow::server
