@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "sql_lite_front/catalog/table_catalog.h"
+
 namespace minnow::server {
 namespace {
 
@@ -37,6 +41,10 @@ Status InTransaction(Database* db, Fn fn) {
   RETURN_IF_ERROR(fn(txn.get()));
   return txn->Commit();
 }
+
+static_assert(std::ranges::find(sql::kSystemKeyspaces, std::string_view(kAccountKeyspace)) !=
+                  std::ranges::end(sql::kSystemKeyspaces),
+              "the SQL catalog must never give a table the accounts' keyspace name");
 
 }  // namespace
 
@@ -74,6 +82,17 @@ Result<std::unique_ptr<AccountStore>> AccountStore::Open(Database* db) {
                     version, kVersion));
   }
   if (!seeded) {
+    ASSIGN_OR_RETURN(auto txn, session->Begin());
+    ASSIGN_OR_RETURN(auto it, txn->NewIterator(*ks));
+    RETURN_IF_ERROR(it->SeekToFirst());
+    if (it->Valid()) {
+      return Status::Corruption(fmt::format(
+          "keyspace {} holds records but no account store version: not minnowd's accounts (a "
+          "table's, from before the name was reserved?)",
+          kAccountKeyspace));
+    }
+    it.reset();
+    RETURN_IF_ERROR(txn->Commit());
     if (read_only) return std::unique_ptr<AccountStore>(new AccountStore(db, Keyspace(), true));
     RETURN_IF_ERROR(InTransaction(db, [&](Transaction* txn) {
       RETURN_IF_ERROR(txn->Put(*ks, Key("root", "localhost"), ""));

@@ -17,7 +17,8 @@
 // with the empty key (the format version, "1"), in one transaction: a store without that
 // record (a crash right after creating the keyspace) is seeded at the next writable open. A
 // read-only database without a seeded store has none (exists() false); there every change is
-// kReadOnly.
+// kReadOnly. An unseeded "$users" that holds records is not the accounts' (a table's, from a
+// file made before the name was reserved): Open refuses it with kCorruption.
 // Thread safety: calls from any thread; each call uses a session of its own.
 
 #include <memory>
@@ -30,6 +31,8 @@
 
 namespace minnow::server {
 
+// One of the SQL catalog's kSystemKeyspaces (sql_lite_front/catalog/table_catalog.h): no
+// table's keyspace is ever given this name.
 inline constexpr const char* kAccountKeyspace = "$users";
 
 struct StoredAccount {

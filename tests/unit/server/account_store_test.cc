@@ -134,6 +134,18 @@ TEST_CASE("a keyspace left unseeded by a crash is seeded at the next open", "[se
   CHECK(users->Lookup("root", "127.0.0.1") == std::string());
 }
 
+TEST_CASE("an unseeded keyspace holding records is not taken for the accounts", "[server]") {
+  TempDir dir;
+  auto db = OpenDb(dir.file());
+  REQUIRE_OK(db->CreateKeyspace(kAccountKeyspace));
+  Keyspace ks = Take(db->OpenKeyspace(kAccountKeyspace));
+  auto session = Take(db->NewSession());
+  REQUIRE_OK(session->Put(ks, "\x80\x00\x00\x01", "a table's row"));
+  CHECK(AccountStore::Open(db.get()).status().code() == Code::kCorruption);
+  std::string value;
+  CHECK(Take(session->Get(ks, "", &value)) == false);  // nothing was written into it
+}
+
 TEST_CASE("a record that is no account is refused at load", "[server]") {
   TempDir dir;
   auto db = OpenDb(dir.file());
