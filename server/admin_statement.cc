@@ -117,6 +117,38 @@ sql::SqlResult<AdminStatement> ParseUserStatement(TokenCursor& c, AdminStatement
   return ParseUser(c, s, kind == AdminStatement::Kind::kAlterUser);
 }
 
+// After SET PASSWORD.
+sql::SqlResult<AdminStatement> ParseSetPassword(TokenCursor& c) {
+  AdminStatement s;
+  s.kind = AdminStatement::Kind::kSetPassword;
+  if (c.AcceptKw("FOR")) {
+    auto user = c.Name();
+    if (!user) return Syntax();
+    s.user = *user;
+    if (c.AcceptOp("@")) {
+      auto host = c.Name();
+      if (!host) return Syntax();
+      s.host = *host;
+    }
+  } else {
+    s.own_account = true;
+    s.host.clear();
+  }
+  if (c.AcceptKw("TO")) {
+    if (!c.AcceptKw("RANDOM")) return Syntax();
+    return SqlErr(sql::kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'SET PASSWORD ... TO RANDOM'");
+  }
+  if (!c.AcceptOp("=") || c.Cur().kind != TokenKind::kString) return Syntax();
+  s.password = *c.Name();
+  if (c.IsKw("REPLACE") || c.IsKw("RETAIN")) {
+    return SqlErr(sql::kErNotSupportedYet, "This version of minnow doesn't yet support 'SET ",
+                  "PASSWORD ... ", c.IsKw("REPLACE") ? "REPLACE" : "RETAIN CURRENT PASSWORD", "'");
+  }
+  if (!c.AtEnd()) return Syntax();
+  return s;
+}
+
 }  // namespace
 
 std::optional<sql::SqlResult<AdminStatement>> ParseAdminStatement(std::string_view sql) {
@@ -125,11 +157,16 @@ std::optional<sql::SqlResult<AdminStatement>> ParseAdminStatement(std::string_vi
   if (b == std::string_view::npos) return std::nullopt;
   const std::string_view head = sql.substr(b, 6);
   if (!EqualsNoCase(head.substr(0, 4), "KILL") && !EqualsNoCase(head, "CREATE") &&
-      !EqualsNoCase(head.substr(0, 5), "ALTER") && !EqualsNoCase(head.substr(0, 4), "DROP")) {
+      !EqualsNoCase(head.substr(0, 5), "ALTER") && !EqualsNoCase(head.substr(0, 4), "DROP") &&
+      !EqualsNoCase(head.substr(0, 3), "SET")) {
     return std::nullopt;
   }
   TokenCursor c(sql::Tokenize(sql));
   if (c.AcceptKw("KILL")) return ParseKill(c);
+  if (c.AcceptKw("SET")) {
+    if (!c.AcceptKw("PASSWORD")) return std::nullopt;
+    return ParseSetPassword(c);
+  }
   AdminStatement::Kind kind;
   if (c.AcceptKw("CREATE")) {
     kind = AdminStatement::Kind::kCreateUser;

@@ -6,6 +6,7 @@
 //   CREATE USER [IF NOT EXISTS] user [IDENTIFIED [WITH mysql_native_password] BY 'password']
 //   ALTER USER [IF EXISTS] user IDENTIFIED [WITH mysql_native_password] BY 'password'
 //   DROP USER [IF EXISTS] user
+//   SET PASSWORD [FOR user] = 'password'   (without FOR: the connection's own account)
 // where user is 'name'[@'host'] (host '%' when left out, as in MySQL).
 
 #include <cstdint>
@@ -18,15 +19,24 @@
 namespace minnow::server {
 
 struct AdminStatement {
-  enum class Kind : uint8_t { kKillConnection, kKillQuery, kCreateUser, kAlterUser, kDropUser };
+  enum class Kind : uint8_t {
+    kKillConnection,
+    kKillQuery,
+    kCreateUser,
+    kAlterUser,
+    kDropUser,
+    kSetPassword
+  };
   Kind kind = Kind::kKillConnection;
   uint64_t thread_id = 0;  // KILL
   std::string user, host = "%", password;
-  bool if_exists = false;  // IF NOT EXISTS for CREATE
+  bool if_exists = false;    // IF NOT EXISTS for CREATE
+  bool own_account = false;  // SET PASSWORD without FOR (user and host are empty)
 };
 
 // nullopt: not one of these statements (the SQL front runs it). An error: it is one, but
-// malformed (1064) or asks for something minnowd does not do (another auth plugin: 1524).
+// malformed (1064) or asks for something minnowd does not do (another auth plugin: 1524; SET
+// PASSWORD's TO RANDOM, REPLACE and RETAIN CURRENT PASSWORD: 1235).
 std::optional<sql::SqlResult<AdminStatement>> ParseAdminStatement(std::string_view sql);
 
 }  // namespace minnow::server

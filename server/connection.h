@@ -102,7 +102,8 @@ class Connection {
   uint8_t seq_ = 0;
   uint32_t capabilities_ = 0;
   std::string user_;
-  std::string scramble_;  // the handshake's (or the last AuthSwitchRequest's) 20 bytes
+  std::string account_host_;  // the host pattern of the account user_ logged in as
+  std::string scramble_;      // the handshake's (or the last AuthSwitchRequest's) 20 bytes
   std::atomic<bool> executing_{false};
   std::atomic<bool> killed_{false};
   std::map<uint32_t, PreparedStatement> statements_;

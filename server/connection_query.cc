@@ -62,6 +62,13 @@ bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled)
   }
   const AdminStatement& a = parsed->value();
   const std::string account = fmt::format("'{}'@'{}'", a.user, a.host);
+  // An account statement first commits the open transaction, as MySQL's implicit commit.
+  const bool kill =
+      a.kind == AdminStatement::Kind::kKillConnection || a.kind == AdminStatement::Kind::kKillQuery;
+  if (!kill && session_->in_transaction()) {
+    auto r = session_->Execute("COMMIT");
+    if (!r.ok()) return AdminError(r.error().code, r.error().sqlstate(), r.error().message);
+  }
   Status st;
   std::string operation;
   switch (a.kind) {
@@ -82,6 +89,13 @@ bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled)
     case AdminStatement::Kind::kDropUser:
       operation = "DROP USER";
       st = server_->users().Drop(a.user, a.host);
+      break;
+    case AdminStatement::Kind::kSetPassword:
+      st = a.own_account ? server_->users().Alter(user_, account_host_, a.password)
+                         : server_->users().Alter(a.user, a.host, a.password);
+      if (st.IsNotFound()) {
+        return AdminError(1133, "42000", "Can't find any matching row in the user table");
+      }
       break;
   }
   std::vector<sql::SqlWarning> notes;

@@ -138,7 +138,8 @@ void UserTable::Set(std::string_view user, std::string_view host, std::string_vi
   accounts_[{std::string(user), std::string(host)}] = NativePasswordHash(password);
 }
 
-std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_view peer) const {
+std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_view peer,
+                                             std::string* host) const {
   LatchGuard g(latch_);
   int best = 0;
   std::optional<std::string> hash;
@@ -148,6 +149,7 @@ std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_
     if (m > best) {
       best = m;
       hash = stored;
+      if (host != nullptr) *host = key.second;
     }
   }
   return hash;

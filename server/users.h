@@ -65,7 +65,9 @@ class UserTable {
 
   // The stored hash of the account `user` may log in as from `peer`; nullopt when none
   // matches (the most specific host wins: an exact address, then loopback names, then '%').
-  std::optional<std::string> Lookup(std::string_view user, std::string_view peer) const;
+  // With `host`, sets it to the matching account's host pattern (CURRENT_USER()'s host).
+  std::optional<std::string> Lookup(std::string_view user, std::string_view peer,
+                                    std::string* host = nullptr) const;
   // True when every account that non-loopback peers could use has a password.
   bool RemoteAccountsHavePasswords() const;
   bool HasPassword(std::string_view user, std::string_view host) const;

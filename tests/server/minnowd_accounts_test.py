@@ -3,9 +3,10 @@
 
   minnowd_accounts_test.py BUILD/tools/minnowd
 
-Over PyMySQL and Debian's mariadb client, on a free loopback port: CREATE USER, ALTER USER and
-DROP USER (with their 1396 errors and the IF [NOT] EXISTS notes 3163/3162) survive a SIGTERM
-restart and a SIGKILL; a wrong or old password is 1045 afterwards and a dropped account is gone;
+Over PyMySQL and Debian's mariadb client, on a free loopback port: CREATE USER, ALTER USER,
+DROP USER and SET PASSWORD (with their 1396/1133 errors and the IF [NOT] EXISTS notes
+3163/3162; each commits the open transaction first) survive a SIGTERM restart and a SIGKILL;
+a wrong or old password is 1045 afterwards and a dropped account is gone;
 a --users file's accounts override the stored ones in memory only; under --read-only the
 stored accounts log in and every account change is 1290; no file holds a password.
 
@@ -92,6 +93,24 @@ def statements(port):
     got = run(cur, "DROP USER 'nobody'")
     check("DROP USER of a missing account is 1396",
           got == (1396, "Operation DROP USER failed for 'nobody'@'%'"), got)
+    got = run(cur, "SET PASSWORD FOR 'nobody'@'%' = 'z'")
+    check("SET PASSWORD for a missing account is 1133",
+          got == (1133, "Can't find any matching row in the user table"), got)
+    cur.execute("CREATE USER 'setpw'@'%' IDENTIFIED BY 'a'")
+    check("SET PASSWORD FOR", run(cur, "SET PASSWORD FOR 'setpw'@'%' = 'b'") == (None, []))
+    s = connect(port, user="setpw", password="b", autocommit=True)
+    check("SET PASSWORD (own account)",
+          run(s.cursor(), "SET PASSWORD = 'own-pw'") == (None, []))
+    s.close()
+    # An account statement commits the open transaction first, as MySQL's implicit commit.
+    cur.execute("CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB")
+    cur.execute("SET autocommit = 0")
+    cur.execute("INSERT INTO t VALUES (1)")
+    cur.execute("CREATE USER 'tx'@'%' IDENTIFIED BY 't'")
+    cur.execute("ROLLBACK")
+    cur.execute("SELECT count(*) FROM t")
+    check("CREATE USER commits the open transaction", cur.fetchone()[0] == 1)
+    cur.execute("SET autocommit = 1")
     c.close()
 
 
@@ -117,6 +136,9 @@ def main():
         rc, out, err = mariadb_login(srv.port, "app", "wrong")
         check("a wrong password is 1045 (mariadb)", "ERROR 1045 (28000)" in err, err)
         check("root@localhost is still there", login_errno(srv.port, "root", "") is None)
+        check("SET PASSWORD's passwords survive a restart",
+              login_errno(srv.port, "setpw", "own-pw") is None and
+              login_errno(srv.port, "setpw", "b") == 1045)
         c = connect(srv.port, autocommit=True)
         cur = c.cursor()
         cur.execute(f"ALTER USER 'app'@'%' IDENTIFIED BY '{PW2}'")
@@ -158,7 +180,7 @@ def main():
         cur = c.cursor()
         for stmt in ("CREATE USER 'new'@'%' IDENTIFIED BY 'n'", "CREATE USER 'app'@'%'",
                      "ALTER USER 'app'@'%' IDENTIFIED BY 'n'", "DROP USER 'app'@'%'",
-                     "DROP USER IF EXISTS 'nobody'@'%'"):
+                     "DROP USER IF EXISTS 'nobody'@'%'", "SET PASSWORD FOR 'app'@'%' = 'n'"):
             got = run(cur, stmt)
             check(f"--read-only: {stmt} is 1290", got[0] == 1290, got)
         c.close()

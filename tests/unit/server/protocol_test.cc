@@ -182,6 +182,23 @@ TEST_CASE("KILL and the account statements are the server's", "[server]") {
   CHECK(!bad->ok());
   CHECK(bad->error().code == 1524);
   CHECK(ParseAdminStatement("KILL x").value().error().code == 1064);
+  auto own = ParseAdminStatement("SET PASSWORD = 'new'");
+  REQUIRE(own.has_value());
+  REQUIRE(own->ok());
+  CHECK(own->value().kind == AdminStatement::Kind::kSetPassword);
+  CHECK(own->value().own_account);
+  CHECK(own->value().password == "new");
+  auto other = ParseAdminStatement("set password for 'u' = 'pw'");
+  REQUIRE(other.has_value());
+  REQUIRE(other->ok());
+  CHECK(!other->value().own_account);
+  CHECK(other->value().user == "u");
+  CHECK(other->value().host == "%");
+  CHECK(ParseAdminStatement("SET PASSWORD FOR u TO RANDOM").value().error().code == 1235);
+  CHECK(ParseAdminStatement("SET PASSWORD = 'a' REPLACE 'b'").value().error().code == 1235);
+  CHECK(ParseAdminStatement("SET PASSWORD = PASSWORD('a')").value().error().code == 1064);
+  CHECK(!ParseAdminStatement("SET NAMES utf8mb4").has_value());
+  CHECK(!ParseAdminStatement("SET autocommit = 0").has_value());
   CHECK(!ParseAdminStatement("CREATE TABLE t (a int)").has_value());
   CHECK(!ParseAdminStatement("SELECT 1").has_value());
 }
