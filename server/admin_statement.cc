@@ -62,15 +62,37 @@ sql::SqlError Syntax() {
                 "minnow server version for the right syntax to use");
 }
 
-sql::SqlResult<AdminStatement> ParseUser(TokenCursor& c, AdminStatement s, bool password_needed) {
+size_t Utf8Chars(std::string_view s) {
+  size_t n = 0;
+  for (char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+// 1470 when `name` has more characters than MySQL's mysql.user keeps (32 for a user name, 255
+// for a host); its message shows at most 70 bytes of the name, as MySQL's %-.70s.
+std::optional<sql::SqlError> TooLong(std::string_view name, std::string_view what, size_t max) {
+  if (Utf8Chars(name) <= max) return std::nullopt;
+  return SqlErr(static_cast<sql::ErrorCode>(1470), "String '", name.substr(0, 70),
+                "' is too long for ", what, " (should be no longer than ", std::to_string(max),
+                ")");
+}
+
+// 'name'[@'host'] into s->user and s->host.
+std::optional<sql::SqlError> ParseAccount(TokenCursor& c, AdminStatement* s) {
   auto user = c.Name();
   if (!user) return Syntax();
-  s.user = *user;
+  s->user = *user;
   if (c.AcceptOp("@")) {
     auto host = c.Name();
     if (!host) return Syntax();
-    s.host = *host;
+    s->host = *host;
   }
+  if (auto e = TooLong(s->user, "user name", 32)) return e;
+  return TooLong(s->host, "host name", 255);
+}
+
+sql::SqlResult<AdminStatement> ParseUser(TokenCursor& c, AdminStatement s, bool password_needed) {
+  if (auto e = ParseAccount(c, &s)) return *e;
   if (c.AcceptKw("IDENTIFIED")) {
     if (c.AcceptKw("WITH")) {
       auto plugin = c.Name();
@@ -122,14 +144,7 @@ sql::SqlResult<AdminStatement> ParseSetPassword(TokenCursor& c) {
   AdminStatement s;
   s.kind = AdminStatement::Kind::kSetPassword;
   if (c.AcceptKw("FOR")) {
-    auto user = c.Name();
-    if (!user) return Syntax();
-    s.user = *user;
-    if (c.AcceptOp("@")) {
-      auto host = c.Name();
-      if (!host) return Syntax();
-      s.host = *host;
-    }
+    if (auto e = ParseAccount(c, &s)) return *e;
   } else {
     s.own_account = true;
     s.host.clear();

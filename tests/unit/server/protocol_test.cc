@@ -197,6 +197,17 @@ TEST_CASE("KILL and the account statements are the server's", "[server]") {
   CHECK(ParseAdminStatement("SET PASSWORD FOR u TO RANDOM").value().error().code == 1235);
   CHECK(ParseAdminStatement("SET PASSWORD = 'a' REPLACE 'b'").value().error().code == 1235);
   CHECK(ParseAdminStatement("SET PASSWORD = PASSWORD('a')").value().error().code == 1064);
+  auto long_user = ParseAdminStatement("CREATE USER '" + std::string(33, 'u') + "'");
+  CHECK(long_user.value().error().code == 1470);
+  CHECK(long_user.value().error().message ==
+        "String '" + std::string(33, 'u') +
+            "' is too long for user name (should be no longer than 32)");
+  CHECK(ParseAdminStatement("CREATE USER '" + std::string(32, 'u') + "'").value().ok());
+  CHECK(ParseAdminStatement("CREATE USER 'é" + std::string(31, 'u') + "'").value().ok());
+  auto long_host = ParseAdminStatement("SET PASSWORD FOR u@'" + std::string(256, 'h') + "' = 'x'");
+  CHECK(long_host.value().error().message ==
+        "String '" + std::string(70, 'h') +
+            "' is too long for host name (should be no longer than 255)");
   CHECK(!ParseAdminStatement("SET NAMES utf8mb4").has_value());
   CHECK(!ParseAdminStatement("SET autocommit = 0").has_value());
   CHECK(!ParseAdminStatement("CREATE TABLE t (a int)").has_value());
