@@ -15,13 +15,14 @@ Exits 1 listing the failed checks.
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 
 # The server harness of the client test beside this one (it makes Debian's python3-pymysql
 # importable first): its Minnowd, connect() and check().
-from minnowd_test import FAILED, Minnowd, check, connect
+from minnowd_test import FAILED, Minnowd, check, connect, prepare, raw_login, recv_packet, send
 
 import pymysql  # noqa: E402
 
@@ -102,6 +103,16 @@ def statements(port):
     check("SET PASSWORD (own account)",
           run(s.cursor(), "SET PASSWORD = 'own-pw'") == (None, []))
     s.close()
+    # Prepared (COM_STMT_PREPARE / EXECUTE), as MySQL allows it.
+    raw, _ = raw_login(port)
+    prepared = prepare(raw, "CREATE USER 'ps'@'%' IDENTIFIED BY 'ps-pw'")
+    ok = None
+    if isinstance(prepared, tuple):
+        send(raw, b"\x17" + struct.pack("<IBI", prepared[0], 0, 1))
+        _, ok = recv_packet(raw)
+    raw.close()
+    check("a prepared CREATE USER runs", ok is not None and ok[0] == 0 and
+          login_errno(port, "ps", "ps-pw") is None, (prepared, ok))
     # An account statement commits the open transaction first, as MySQL's implicit commit.
     cur.execute("CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB")
     cur.execute("SET autocommit = 0")
