@@ -139,6 +139,23 @@ Status AccountStore::Put(std::string_view user, std::string_view host, std::stri
   });
 }
 
+Status AccountStore::Apply(const std::vector<AccountChange>& changes) {
+  if (!exists()) return Status::ReadOnly("the database is open read-only");
+  for (const AccountChange& c : changes) {
+    if (c.user.find('\0') != std::string::npos) {
+      return Status::InvalidArgument("a user name may not hold a NUL byte");
+    }
+  }
+  return InTransaction(db_, [&](Transaction* txn) {
+    for (const AccountChange& c : changes) {
+      const std::string key = Key(c.user, c.host);
+      Status st = c.hash ? txn->Put(ks_, key, AuthenticationString(*c.hash)) : txn->Erase(ks_, key);
+      if (!st.ok() && !(!c.hash && st.IsNotFound())) return st;
+    }
+    return Status::OK();
+  });
+}
+
 Status AccountStore::Erase(std::string_view user, std::string_view host) {
   if (!exists()) return Status::ReadOnly("the database is open read-only");
   return InTransaction(db_, [&](Transaction* txn) { return txn->Erase(ks_, Key(user, host)); });

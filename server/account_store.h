@@ -22,6 +22,7 @@
 // Thread safety: calls from any thread; each call uses a session of its own.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,12 @@ struct StoredAccount {
   std::string hash;  // SHA1(SHA1(password)), 20 bytes; empty for no password
 };
 
+// One account's change: its new hash, or nullopt to drop it.
+struct AccountChange {
+  std::string user, host;
+  std::optional<std::string> hash;
+};
+
 class AccountStore {
  public:
   // kReadOnly never: a read-only database without "$users" opens as an absent store.
@@ -54,6 +61,9 @@ class AccountStore {
   Status Put(std::string_view user, std::string_view host, std::string_view hash);
   // Removes the account's record (kNotFound when there is none); kReadOnly as Put.
   Status Erase(std::string_view user, std::string_view host);
+  // Every change, in order, in one transaction (all or none). A drop of an absent record is no
+  // error. Errors as Put's.
+  Status Apply(const std::vector<AccountChange>& changes);
 
   // The record's key and value (for tests).
   static std::string Key(std::string_view user, std::string_view host);

@@ -77,35 +77,43 @@ std::optional<sql::SqlError> TooLong(std::string_view name, std::string_view wha
                 ")");
 }
 
-// 'name'[@'host'] into s->user and s->host.
-std::optional<sql::SqlError> ParseAccount(TokenCursor& c, AdminStatement* s) {
+// 'name'[@'host'] into a->user and a->host.
+std::optional<sql::SqlError> ParseAccount(TokenCursor& c, AdminStatement::Account* a) {
   auto user = c.Name();
   if (!user) return Syntax();
-  s->user = *user;
+  a->user = *user;
   if (c.AcceptOp("@")) {
     auto host = c.Name();
     if (!host) return Syntax();
-    s->host = *host;
+    a->host = *host;
   }
-  if (auto e = TooLong(s->user, "user name", 32)) return e;
-  return TooLong(s->host, "host name", 255);
+  if (auto e = TooLong(a->user, "user name", 32)) return e;
+  return TooLong(a->host, "host name", 255);
 }
 
-sql::SqlResult<AdminStatement> ParseUser(TokenCursor& c, AdminStatement s, bool password_needed) {
-  if (auto e = ParseAccount(c, &s)) return *e;
-  if (c.AcceptKw("IDENTIFIED")) {
-    if (c.AcceptKw("WITH")) {
-      auto plugin = c.Name();
-      if (!plugin) return Syntax();
-      if (!EqualsNoCase(*plugin, "mysql_native_password")) {
-        return SqlErr(static_cast<sql::ErrorCode>(1524), "Plugin '", *plugin, "' is not loaded");
+// The accounts of CREATE/ALTER/DROP USER, each with its IDENTIFIED clause (CREATE: optional,
+// ALTER: needed, DROP: none).
+sql::SqlResult<AdminStatement> ParseAccounts(TokenCursor& c, AdminStatement s) {
+  const bool password_allowed = s.kind != AdminStatement::Kind::kDropUser;
+  const bool password_needed = s.kind == AdminStatement::Kind::kAlterUser;
+  do {
+    AdminStatement::Account a;
+    if (auto e = ParseAccount(c, &a)) return *e;
+    if (password_allowed && c.AcceptKw("IDENTIFIED")) {
+      if (c.AcceptKw("WITH")) {
+        auto plugin = c.Name();
+        if (!plugin) return Syntax();
+        if (!EqualsNoCase(*plugin, "mysql_native_password")) {
+          return SqlErr(static_cast<sql::ErrorCode>(1524), "Plugin '", *plugin, "' is not loaded");
+        }
       }
+      if (!c.AcceptKw("BY") || c.Cur().kind != TokenKind::kString) return Syntax();
+      a.password = *c.Name();
+    } else if (password_needed) {
+      return Syntax();
     }
-    if (!c.AcceptKw("BY") || c.Cur().kind != TokenKind::kString) return Syntax();
-    s.password = *c.Name();
-  } else if (password_needed) {
-    return Syntax();
-  }
+    s.accounts.push_back(std::move(a));
+  } while (c.AcceptOp(","));
   if (!c.AtEnd()) return Syntax();
   return s;
 }
@@ -136,18 +144,19 @@ sql::SqlResult<AdminStatement> ParseUserStatement(TokenCursor& c, AdminStatement
     if (!c.AcceptKw("EXISTS")) return Syntax();
     s.if_exists = true;
   }
-  return ParseUser(c, s, kind == AdminStatement::Kind::kAlterUser);
+  return ParseAccounts(c, std::move(s));
 }
 
 // After SET PASSWORD.
 sql::SqlResult<AdminStatement> ParseSetPassword(TokenCursor& c) {
   AdminStatement s;
   s.kind = AdminStatement::Kind::kSetPassword;
+  AdminStatement::Account a;
   if (c.AcceptKw("FOR")) {
-    if (auto e = ParseAccount(c, &s)) return *e;
+    if (auto e = ParseAccount(c, &a)) return *e;
   } else {
     s.own_account = true;
-    s.host.clear();
+    a.host.clear();
   }
   if (c.AcceptKw("TO")) {
     if (!c.AcceptKw("RANDOM")) return Syntax();
@@ -155,7 +164,8 @@ sql::SqlResult<AdminStatement> ParseSetPassword(TokenCursor& c) {
                   "This version of minnow doesn't yet support 'SET PASSWORD ... TO RANDOM'");
   }
   if (!c.AcceptOp("=") || c.Cur().kind != TokenKind::kString) return Syntax();
-  s.password = *c.Name();
+  a.password = *c.Name();
+  s.accounts.push_back(std::move(a));
   if (c.IsKw("REPLACE") || c.IsKw("RETAIN")) {
     return SqlErr(sql::kErNotSupportedYet, "This version of minnow doesn't yet support 'SET ",
                   "PASSWORD ... ", c.IsKw("REPLACE") ? "REPLACE" : "RETAIN CURRENT PASSWORD", "'");

@@ -4,8 +4,10 @@
 //
 //   KILL [CONNECTION | QUERY] id
 //   CREATE USER [IF NOT EXISTS] user [IDENTIFIED [WITH mysql_native_password] BY 'password']
+//               [, user [IDENTIFIED ...]] ...
 //   ALTER USER [IF EXISTS] user IDENTIFIED [WITH mysql_native_password] BY 'password'
-//   DROP USER [IF EXISTS] user
+//              [, user IDENTIFIED ...] ...
+//   DROP USER [IF EXISTS] user [, user] ...
 //   SET PASSWORD [FOR user] = 'password'   (without FOR: the connection's own account)
 // where user is 'name'[@'host'] (host '%' when left out, as in MySQL).
 
@@ -13,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sql_lite_front/sql_error.h"
 
@@ -29,9 +32,13 @@ struct AdminStatement {
   };
   Kind kind = Kind::kKillConnection;
   uint64_t thread_id = 0;  // KILL
-  std::string user, host = "%", password;
+  struct Account {
+    std::string user, host = "%", password;
+  };
+  // CREATE/ALTER/DROP USER: one or more, in the statement's order; SET PASSWORD: one.
+  std::vector<Account> accounts;
   bool if_exists = false;    // IF NOT EXISTS for CREATE
-  bool own_account = false;  // SET PASSWORD without FOR (user and host are empty)
+  bool own_account = false;  // SET PASSWORD without FOR (accounts[0] has only the password)
 };
 
 // nullopt: not one of these statements (the SQL front runs it). An error: it is one, but

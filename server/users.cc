@@ -92,45 +92,71 @@ Status UserTable::Attach(std::unique_ptr<AccountStore> store) {
   return Status::OK();
 }
 
-Status UserTable::Change(std::string_view user, std::string_view host,
-                         std::optional<std::string> hash, bool must_exist) {
+Status UserTable::Apply(std::vector<AccountChange> changes, bool must_exist, bool skip_unmet,
+                        std::vector<size_t>* unmet) {
+  unmet->clear();
   LatchGuard c(change_latch_);
   if (store_ != nullptr && store_->read_only()) {
     return Status::ReadOnly("the database is open read-only");
   }
-  std::pair<std::string, std::string> key{std::string(user), std::string(host)};
+  std::vector<AccountChange> made;
   {
+    // Presence as the list's earlier changes leave it.
+    std::map<std::pair<std::string, std::string>, bool> present;
     LatchGuard g(latch_);
-    const bool exists = accounts_.count(key) > 0;
-    if (exists != must_exist) {
-      return exists ? Status::DuplicateKey("the account exists")
-                    : Status::NotFound("no such account");
+    for (size_t i = 0; i < changes.size(); ++i) {
+      std::pair<std::string, std::string> key{changes[i].user, changes[i].host};
+      auto [it, fresh] = present.try_emplace(key, false);
+      if (fresh) it->second = accounts_.count(key) > 0;
+      if (it->second != must_exist) {
+        unmet->push_back(i);
+        continue;
+      }
+      it->second = changes[i].hash.has_value();
+      made.push_back(std::move(changes[i]));
     }
   }
-  if (store_ != nullptr) {
-    // An account from the --users file alone has no record to erase.
-    Status st = hash ? store_->Put(user, host, *hash) : store_->Erase(user, host);
-    if (!st.ok() && !(!hash && st.IsNotFound())) return st;
+  if (!unmet->empty() && !skip_unmet) {
+    return must_exist ? Status::NotFound("no such account")
+                      : Status::DuplicateKey("the account exists");
   }
+  if (made.empty()) return Status::OK();
+  if (store_ != nullptr) RETURN_IF_ERROR(store_->Apply(made));
   LatchGuard g(latch_);
-  if (hash) {
-    accounts_[std::move(key)] = std::move(*hash);
-  } else {
-    accounts_.erase(key);
+  for (AccountChange& m : made) {
+    std::pair<std::string, std::string> key{std::move(m.user), std::move(m.host)};
+    if (m.hash) {
+      accounts_[std::move(key)] = std::move(*m.hash);
+    } else {
+      accounts_.erase(key);
+    }
   }
   return Status::OK();
 }
 
+namespace {
+
+// One change through Apply, its unmet need as its status.
+Status ApplyOne(UserTable* users, AccountChange change, bool must_exist) {
+  std::vector<size_t> unmet;
+  return users->Apply({std::move(change)}, must_exist, /*skip_unmet=*/false, &unmet);
+}
+
+}  // namespace
+
 Status UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
-  return Change(user, host, NativePasswordHash(password), /*must_exist=*/false);
+  return ApplyOne(this, {std::string(user), std::string(host), NativePasswordHash(password)},
+                  /*must_exist=*/false);
 }
 
 Status UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
-  return Change(user, host, NativePasswordHash(password), /*must_exist=*/true);
+  return ApplyOne(this, {std::string(user), std::string(host), NativePasswordHash(password)},
+                  /*must_exist=*/true);
 }
 
 Status UserTable::Drop(std::string_view user, std::string_view host) {
-  return Change(user, host, std::nullopt, /*must_exist=*/true);
+  return ApplyOne(this, {std::string(user), std::string(host), std::nullopt},
+                  /*must_exist=*/true);
 }
 
 void UserTable::Set(std::string_view user, std::string_view host, std::string_view password) {

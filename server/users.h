@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/latch.h"
 #include "minnow/status.h"
@@ -60,6 +61,13 @@ class UserTable {
   Status Alter(std::string_view user, std::string_view host, std::string_view password);
   // kNotFound when there is no such account (MySQL 1396).
   Status Drop(std::string_view user, std::string_view host);
+  // CREATE/ALTER/DROP USER of several accounts, as one: each change needs its account to exist
+  // (must_exist) or not, as the changes before it in the list leave the table. The indexes of
+  // the changes whose need is not met go to *unmet; with skip_unmet (IF [NOT] EXISTS) the
+  // others are made, else nothing is and the result is kDuplicateKey (!must_exist) or
+  // kNotFound. The store gets the changes made in one transaction. kReadOnly as above.
+  Status Apply(std::vector<AccountChange> changes, bool must_exist, bool skip_unmet,
+               std::vector<size_t>* unmet);
   // Create or replace in memory only (the --users file, read at every start).
   void Set(std::string_view user, std::string_view host, std::string_view password);
 
@@ -73,11 +81,6 @@ class UserTable {
   bool HasPassword(std::string_view user, std::string_view host) const;
 
  private:
-  // Sets the account's hash (nullopt: drops it) in the store, then in the table, when the
-  // account exists (must_exist) or does not (!must_exist).
-  Status Change(std::string_view user, std::string_view host, std::optional<std::string> hash,
-                bool must_exist);
-
   Latch change_latch_;  // before latch_
   std::unique_ptr<AccountStore> store_ GUARDED_BY(change_latch_);
   mutable Latch latch_;

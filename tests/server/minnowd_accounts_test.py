@@ -94,6 +94,22 @@ def statements(port):
     got = run(cur, "DROP USER 'nobody'")
     check("DROP USER of a missing account is 1396",
           got == (1396, "Operation DROP USER failed for 'nobody'@'%'"), got)
+    # Several accounts: all or nothing, 1396 naming each account that failed.
+    got = run(cur, "CREATE USER 'l1'@'%', 'app'@'%', 'l2'@'%', 'gone'@'localhost'")
+    check("CREATE USER of a list with existing accounts is 1396 naming them",
+          got == (1396, "Operation CREATE USER failed for 'app'@'%','gone'@'localhost'"), got)
+    check("... and creates none of the list", login_errno(port, "l1", "") == 1045)
+    got = run(cur, "CREATE USER IF NOT EXISTS 'l1'@'%', 'app'@'%'")
+    check("CREATE USER IF NOT EXISTS of a list: the new made, a note for the old",
+          got == (None, [("Note", 3163, "Authorization ID 'app'@'%' already exists.")]) and
+          login_errno(port, "l1", "") is None, got)
+    got = run(cur, "DROP USER 'l1'@'%', 'nobody'@'%'")
+    check("DROP USER of a list with a missing account is 1396 and drops none",
+          got == (1396, "Operation DROP USER failed for 'nobody'@'%'") and
+          login_errno(port, "l1", "") is None, got)
+    check("DROP USER of a list", run(cur, "DROP USER 'l1'@'%', 'nobody2'@'%'")[0] == 1396)
+    check("DROP USER of a list drops all", run(cur, "DROP USER 'l1'@'%'") == (None, []) and
+          login_errno(port, "l1", "") == 1045)
     got = run(cur, "SET PASSWORD FOR 'nobody'@'%' = 'z'")
     check("SET PASSWORD for a missing account is 1133",
           got == (1133, "Can't find any matching row in the user table"), got)

@@ -78,6 +78,33 @@ TEST_CASE("CREATE, ALTER and DROP USER survive reopening the database", "[server
     CHECK(a.hash.find("s3cret") == std::string::npos);
 }
 
+TEST_CASE("several accounts change as one, in one transaction", "[server]") {
+  TempDir dir;
+  auto db = OpenDb(dir.file());
+  auto users = Users(db.get());
+  std::vector<size_t> unmet;
+  // The second 'a' finds the first one made: nothing is created.
+  CHECK(
+      users->Apply({{"a", "%", ""}, {"b", "%", ""}, {"a", "%", ""}}, false, false, &unmet).code() ==
+      Code::kDuplicateKey);
+  CHECK(unmet == std::vector<size_t>{2});
+  CHECK(!users->Lookup("a", "10.0.0.1").has_value());
+  CHECK(!users->Lookup("b", "10.0.0.1").has_value());
+  REQUIRE_OK(users->Apply({{"a", "%", ""}, {"b", "%", ""}}, false, false, &unmet));
+  // DROP USER a, nobody: nothing dropped; IF EXISTS: a dropped, nobody reported.
+  CHECK(users->Apply({{"a", "%", std::nullopt}, {"nobody", "%", std::nullopt}}, true, false, &unmet)
+            .IsNotFound());
+  CHECK(unmet == std::vector<size_t>{1});
+  CHECK(users->Lookup("a", "10.0.0.1").has_value());
+  REQUIRE_OK(
+      users->Apply({{"a", "%", std::nullopt}, {"nobody", "%", std::nullopt}}, true, true, &unmet));
+  CHECK(unmet == std::vector<size_t>{1});
+  users.reset();
+  auto again = Users(db.get());
+  CHECK(!again->Lookup("a", "10.0.0.1").has_value());
+  CHECK(again->Lookup("b", "10.0.0.1").has_value());
+}
+
 TEST_CASE("an account only in memory (--users) can be altered and dropped", "[server]") {
   TempDir dir;
   auto db = OpenDb(dir.file());
