@@ -129,16 +129,6 @@ Result<std::vector<StoredAccount>> AccountStore::LoadAll() const {
   return out;
 }
 
-Status AccountStore::Put(std::string_view user, std::string_view host, std::string_view hash) {
-  if (!exists()) return Status::ReadOnly("the database is open read-only");
-  if (user.find('\0') != std::string_view::npos) {
-    return Status::InvalidArgument("a user name may not hold a NUL byte");
-  }
-  return InTransaction(db_, [&](Transaction* txn) {
-    return txn->Put(ks_, Key(user, host), AuthenticationString(hash));
-  });
-}
-
 Status AccountStore::Apply(const std::vector<AccountChange>& changes) {
   if (!exists()) return Status::ReadOnly("the database is open read-only");
   for (const AccountChange& c : changes) {
@@ -154,11 +144,6 @@ Status AccountStore::Apply(const std::vector<AccountChange>& changes) {
     }
     return Status::OK();
   });
-}
-
-Status AccountStore::Erase(std::string_view user, std::string_view host) {
-  if (!exists()) return Status::ReadOnly("the database is open read-only");
-  return InTransaction(db_, [&](Transaction* txn) { return txn->Erase(ks_, Key(user, host)); });
 }
 
 }  // namespace minnow::server

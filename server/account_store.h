@@ -5,12 +5,12 @@
 //   value the account's authentication_string for mysql_native_password, as MySQL stores it:
 //         "*" and 40 upper-case hex digits of SHA1(SHA1(password)), or "" for no password
 //         (never the password itself).
-// Each change is one transaction (Put or Erase, then Commit): durable as every commit is, and
-// whole or absent after a crash.
+// Each change is one transaction (its Puts and Erases, then Commit): durable as every commit is,
+// and whole or absent after a crash.
 //
 //   ASSIGN_OR_RETURN(auto store, AccountStore::Open(db));   // creates "$users" when missing
 //   ASSIGN_OR_RETURN(auto accounts, store->LoadAll());
-//   RETURN_IF_ERROR(store->Put("app", "%", NativePasswordHash("pw")));
+//   RETURN_IF_ERROR(store->Apply({{"app", "%", NativePasswordHash("pw")}}));
 //
 // A new "$users" (the first writable open of a database, older files too) starts with
 // root@localhost and no password, as MySQL's --initialize-insecure leaves it, and the record
@@ -56,13 +56,9 @@ class AccountStore {
 
   // Every stored account, ordered by (user, host). kCorruption for a record that is not one.
   Result<std::vector<StoredAccount>> LoadAll() const;
-  // Creates or replaces the account's record. kInvalidArgument for a user name holding a NUL
-  // byte; kReadOnly on a read-only database.
-  Status Put(std::string_view user, std::string_view host, std::string_view hash);
-  // Removes the account's record (kNotFound when there is none); kReadOnly as Put.
-  Status Erase(std::string_view user, std::string_view host);
-  // Every change, in order, in one transaction (all or none). A drop of an absent record is no
-  // error. Errors as Put's.
+  // Every change (a record created, replaced or erased), in order, in one transaction: all or
+  // none. Erasing an absent record is no error (an account only the --users file made).
+  // kInvalidArgument for a user name holding a NUL byte; kReadOnly on a read-only database.
   Status Apply(const std::vector<AccountChange>& changes);
 
   // The record's key and value (for tests).

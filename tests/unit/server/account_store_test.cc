@@ -105,6 +105,14 @@ TEST_CASE("several accounts change as one, in one transaction", "[server]") {
   CHECK(again->Lookup("b", "10.0.0.1").has_value());
 }
 
+TEST_CASE("a user name with a NUL byte is refused, nothing written", "[server]") {
+  TempDir dir;
+  auto db = OpenDb(dir.file());
+  auto users = Users(db.get());
+  CHECK(users->Create(std::string("a\0b", 3), "%", "").code() == Code::kInvalidArgument);
+  CHECK(!users->Lookup(std::string("a\0b", 3), "10.0.0.1").has_value());
+}
+
 TEST_CASE("an account only in memory (--users) can be altered and dropped", "[server]") {
   TempDir dir;
   auto db = OpenDb(dir.file());
@@ -146,7 +154,7 @@ TEST_CASE("a read-only database without a store keeps the default root", "[serve
   auto db = OpenDb(dir.file(), /*read_only=*/true);
   auto store = Take(AccountStore::Open(db.get()));
   CHECK(!store->exists());
-  CHECK(store->Put("a", "%", "").code() == Code::kReadOnly);
+  CHECK(store->Apply({{"a", "%", ""}}).code() == Code::kReadOnly);
   UserTable users;
   REQUIRE_OK(users.Attach(std::move(store)));
   CHECK(users.Lookup("root", "127.0.0.1") == std::string());
