@@ -58,6 +58,9 @@ class Connection {
   // Runs one statement and appends its response; false when it failed (an ERR was appended).
   bool RunStatement(std::string_view sql, bool more_follow);
   bool RunAdmin(std::string_view sql, bool more_follow, bool* handled);
+  // An admin statement's error: the ERR packet, and the diagnostics area (SHOW WARNINGS) holds
+  // it. Returns false.
+  bool AdminError(uint16_t code, std::string_view sqlstate, std::string message);
   void FieldList(std::string_view payload);
   void Statistics();
   void ProcessKill(std::string_view payload);
@@ -99,7 +102,8 @@ class Connection {
   uint8_t seq_ = 0;
   uint32_t capabilities_ = 0;
   std::string user_;
-  std::string scramble_;  // the handshake's (or the last AuthSwitchRequest's) 20 bytes
+  std::string account_host_;  // the host pattern of the account user_ logged in as
+  std::string scramble_;      // the handshake's (or the last AuthSwitchRequest's) 20 bytes
   std::atomic<bool> executing_{false};
   std::atomic<bool> killed_{false};
   std::map<uint32_t, PreparedStatement> statements_;

@@ -57,42 +57,79 @@ bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled)
   *handled = parsed.has_value();
   if (!parsed) return true;
   if (!parsed->ok()) {
-    AppendError(parsed->error());
-    return false;
+    const sql::SqlError& e = parsed->error();
+    return AdminError(e.code, e.sqlstate(), e.message);
   }
   const AdminStatement& a = parsed->value();
-  const std::string account = fmt::format("'{}'@'{}'", a.user, a.host);
-  bool done = true;
-  std::string operation;
-  switch (a.kind) {
-    case AdminStatement::Kind::kKillConnection:
-    case AdminStatement::Kind::kKillQuery:
-      if (!server_->registry().Kill(a.thread_id, a.kind == AdminStatement::Kind::kKillQuery)) {
-        AppendError(1094, "HY000", fmt::format("Unknown thread id: {}", a.thread_id));
-        return false;
-      }
-      break;
-    case AdminStatement::Kind::kCreateUser:
-      operation = "CREATE USER";
-      done = server_->users().Create(a.user, a.host, a.password) || a.if_exists;
-      break;
-    case AdminStatement::Kind::kAlterUser:
-      operation = "ALTER USER";
-      done = server_->users().Alter(a.user, a.host, a.password) || a.if_exists;
-      break;
-    case AdminStatement::Kind::kDropUser:
-      operation = "DROP USER";
-      done = server_->users().Drop(a.user, a.host) || a.if_exists;
-      break;
+  if (a.kind == AdminStatement::Kind::kKillConnection ||
+      a.kind == AdminStatement::Kind::kKillQuery) {
+    if (!server_->registry().Kill(a.thread_id, a.kind == AdminStatement::Kind::kKillQuery)) {
+      return AdminError(1094, "HY000", fmt::format("Unknown thread id: {}", a.thread_id));
+    }
+    uint16_t status = StatusFlags();
+    if (more_follow) status |= kStatusMoreResultsExist;
+    Append(BuildOk(OkInfo{.status = status}));
+    session_->SetDiagnostics({});
+    return true;
   }
-  if (!done) {
-    AppendError(1396, "HY000", fmt::format("Operation {} failed for {}", operation, account));
-    return false;
+  // An account statement first commits the open transaction, as MySQL's implicit commit.
+  if (session_->in_transaction()) {
+    auto r = session_->Execute("COMMIT");
+    if (!r.ok()) return AdminError(r.error().code, r.error().sqlstate(), r.error().message);
+  }
+  std::vector<AccountChange> changes;
+  for (const AdminStatement::Account& acc : a.accounts) {
+    AccountChange c{acc.user, acc.host, NativePasswordHash(acc.password)};
+    if (a.kind == AdminStatement::Kind::kDropUser) c.hash.reset();
+    if (a.own_account) {
+      c.user = user_;
+      c.host = account_host_;
+    }
+    changes.push_back(std::move(c));
+  }
+  const std::vector<AccountChange> named = changes;  // Apply takes them
+  const bool must_exist = a.kind != AdminStatement::Kind::kCreateUser;
+  std::vector<size_t> unmet;
+  const Status st = server_->users().Apply(std::move(changes), must_exist, a.if_exists, &unmet);
+  if (!st.ok() && !st.IsNotFound() && st.code() != Code::kDuplicateKey) {
+    const sql::SqlError e = sql::FromStatus(st);  // kReadOnly: 1290
+    return AdminError(e.code, e.sqlstate(), e.message);
+  }
+  auto account = [&](size_t i) { return fmt::format("'{}'@'{}'", named[i].user, named[i].host); };
+  if (!st.ok() && a.kind == AdminStatement::Kind::kSetPassword) {
+    return AdminError(1133, "42000", "Can't find any matching row in the user table");
+  }
+  if (!st.ok()) {
+    // An account is there (CREATE) or not (ALTER, DROP): 1396 naming every such account.
+    std::string names;
+    for (size_t i : unmet) names += (names.empty() ? "" : ",") + account(i);
+    const char* operation = a.kind == AdminStatement::Kind::kCreateUser  ? "CREATE USER"
+                            : a.kind == AdminStatement::Kind::kAlterUser ? "ALTER USER"
+                                                                         : "DROP USER";
+    return AdminError(1396, "HY000", fmt::format("Operation {} failed for {}", operation, names));
+  }
+  // IF [NOT] EXISTS: a note per account skipped.
+  std::vector<sql::SqlWarning> notes;
+  for (size_t i : unmet) {
+    if (must_exist) {
+      notes.push_back(
+          {"Note", 3162, fmt::format("Authorization ID {} does not exist.", account(i))});
+    } else {
+      notes.push_back(
+          {"Note", 3163, fmt::format("Authorization ID {} already exists.", account(i))});
+    }
   }
   uint16_t status = StatusFlags();
   if (more_follow) status |= kStatusMoreResultsExist;
-  Append(BuildOk(OkInfo{.status = status}));
+  Append(BuildOk(OkInfo{.status = status, .warnings = static_cast<uint16_t>(notes.size())}));
+  session_->SetDiagnostics(std::move(notes));
   return true;
+}
+
+bool Connection::AdminError(uint16_t code, std::string_view sqlstate, std::string message) {
+  AppendError(code, sqlstate, message);
+  session_->SetDiagnostics({sql::SqlWarning{"Error", code, std::move(message)}});
+  return false;
 }
 
 void Connection::AppendOk(const sql::StatementResult& r, uint16_t status) {

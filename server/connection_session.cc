@@ -17,7 +17,8 @@ constexpr uint16_t kErMalformedPacket = 1835;  // HY000
 bool Connection::Authenticate(const std::string& user, const std::string& token) {
   const std::string& peer = channel_->peer();
   const std::string host = IsLoopbackPeer(peer) ? "localhost" : peer;
-  const std::optional<std::string> stored = server_->users().Lookup(user, peer);
+  std::string account_host;
+  const std::optional<std::string> stored = server_->users().Lookup(user, peer, &account_host);
   if (!stored || !CheckNativePassword(*stored, scramble_, token)) {
     AppendError(kErAccessDenied, "28000",
                 fmt::format("Access denied for user '{}'@'{}' (using password: {})", user, host,
@@ -25,6 +26,7 @@ bool Connection::Authenticate(const std::string& user, const std::string& token)
     return false;
   }
   user_ = user;
+  account_host_ = account_host;
   if (session_ != nullptr) session_->set_user(user + "@" + host);
   return true;
 }

@@ -83,6 +83,13 @@ void Connection::StmtExecute(std::string_view body) {
     AppendError(sql.error());
     return;
   }
+  // KILL and the account statements are preparable, as MySQL's, without placeholders (MySQL's
+  // grammar takes none there; with some the SQL front refuses the text, 1064).
+  if (it->second.placeholders.empty()) {
+    bool handled = false;
+    (void)RunAdmin(*sql, false, &handled);
+    if (handled) return;
+  }
   auto r = session_->Execute(*sql);
   if (!r.ok()) {
     AppendError(r.error());

@@ -78,24 +78,85 @@ bool IsLoopbackPeer(std::string_view peer) {
 
 UserTable::UserTable() { accounts_[{"root", "localhost"}] = ""; }
 
-bool UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
-  LatchGuard g(latch_);
-  return accounts_
-      .emplace(std::pair{std::string(user), std::string(host)}, NativePasswordHash(password))
-      .second;
+Status UserTable::Attach(std::unique_ptr<AccountStore> store) {
+  LatchGuard c(change_latch_);
+  if (store->exists()) {
+    ASSIGN_OR_RETURN(std::vector<StoredAccount> stored, store->LoadAll());
+    LatchGuard g(latch_);
+    accounts_.clear();
+    for (StoredAccount& a : stored) {
+      accounts_[{std::move(a.user), std::move(a.host)}] = std::move(a.hash);
+    }
+  }
+  store_ = std::move(store);
+  return Status::OK();
 }
 
-bool UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
+Status UserTable::Apply(std::vector<AccountChange> changes, bool must_exist, bool skip_unmet,
+                        std::vector<size_t>* unmet) {
+  unmet->clear();
+  LatchGuard c(change_latch_);
+  if (store_ != nullptr && store_->read_only()) {
+    return Status::ReadOnly("the database is open read-only");
+  }
+  std::vector<AccountChange> made;
+  {
+    // Presence as the list's earlier changes leave it.
+    std::map<std::pair<std::string, std::string>, bool> present;
+    LatchGuard g(latch_);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      std::pair<std::string, std::string> key{changes[i].user, changes[i].host};
+      auto [it, fresh] = present.try_emplace(key, false);
+      if (fresh) it->second = accounts_.count(key) > 0;
+      if (it->second != must_exist) {
+        unmet->push_back(i);
+        continue;
+      }
+      it->second = changes[i].hash.has_value();
+      made.push_back(std::move(changes[i]));
+    }
+  }
+  if (!unmet->empty() && !skip_unmet) {
+    return must_exist ? Status::NotFound("no such account")
+                      : Status::DuplicateKey("the account exists");
+  }
+  if (made.empty()) return Status::OK();
+  if (store_ != nullptr) RETURN_IF_ERROR(store_->Apply(made));
   LatchGuard g(latch_);
-  auto it = accounts_.find({std::string(user), std::string(host)});
-  if (it == accounts_.end()) return false;
-  it->second = NativePasswordHash(password);
-  return true;
+  for (AccountChange& m : made) {
+    std::pair<std::string, std::string> key{std::move(m.user), std::move(m.host)};
+    if (m.hash) {
+      accounts_[std::move(key)] = std::move(*m.hash);
+    } else {
+      accounts_.erase(key);
+    }
+  }
+  return Status::OK();
 }
 
-bool UserTable::Drop(std::string_view user, std::string_view host) {
-  LatchGuard g(latch_);
-  return accounts_.erase({std::string(user), std::string(host)}) > 0;
+namespace {
+
+// One change through Apply, its unmet need as its status.
+Status ApplyOne(UserTable* users, AccountChange change, bool must_exist) {
+  std::vector<size_t> unmet;
+  return users->Apply({std::move(change)}, must_exist, /*skip_unmet=*/false, &unmet);
+}
+
+}  // namespace
+
+Status UserTable::Create(std::string_view user, std::string_view host, std::string_view password) {
+  return ApplyOne(this, {std::string(user), std::string(host), NativePasswordHash(password)},
+                  /*must_exist=*/false);
+}
+
+Status UserTable::Alter(std::string_view user, std::string_view host, std::string_view password) {
+  return ApplyOne(this, {std::string(user), std::string(host), NativePasswordHash(password)},
+                  /*must_exist=*/true);
+}
+
+Status UserTable::Drop(std::string_view user, std::string_view host) {
+  return ApplyOne(this, {std::string(user), std::string(host), std::nullopt},
+                  /*must_exist=*/true);
 }
 
 void UserTable::Set(std::string_view user, std::string_view host, std::string_view password) {
@@ -103,7 +164,8 @@ void UserTable::Set(std::string_view user, std::string_view host, std::string_vi
   accounts_[{std::string(user), std::string(host)}] = NativePasswordHash(password);
 }
 
-std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_view peer) const {
+std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_view peer,
+                                             std::string* host) const {
   LatchGuard g(latch_);
   int best = 0;
   std::optional<std::string> hash;
@@ -113,6 +175,7 @@ std::optional<std::string> UserTable::Lookup(std::string_view user, std::string_
     if (m > best) {
       best = m;
       hash = stored;
+      if (host != nullptr) *host = key.second;
     }
   }
   return hash;

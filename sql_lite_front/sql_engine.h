@@ -99,6 +99,10 @@ class SqlSession {
   // SET NAMES `charset` without running a statement (nothing counted): the handshake's charset.
   // Errors as SET NAMES gives them. The session's thread only.
   SqlStatus SetNames(std::string_view charset);
+  // The diagnostics area after a statement the caller ran itself instead of Execute (minnowd's
+  // CREATE USER, KILL ...): what SHOW WARNINGS then lists and @@warning_count counts. The
+  // session's thread only.
+  void SetDiagnostics(std::vector<SqlWarning> diagnostics);
   // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
   void set_user(std::string user);
 

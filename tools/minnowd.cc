@@ -10,9 +10,12 @@
 // stdout (tests read the port from it). SIGINT or SIGTERM stops it: every connection ends (open
 // transactions roll back) and the database closes cleanly.
 //
-// --users FILE: one account per line, "name@host password" ('#' starts a comment; host '%' is
-// any host); it adds to (or replaces) the default root@localhost with no password. A --bind
-// address other than the loopback needs a password on every non-loopback account.
+// Accounts (CREATE USER, ALTER USER, DROP USER) are kept in the database file (the "$users"
+// keyspace, server/account_store.h) and loaded at start; a new database has root@localhost
+// with no password. --users FILE: one account per line, "name@host password" ('#' starts a
+// comment; host '%' is any host), applied after the stored accounts (adding or replacing, in
+// memory only: the file is read again at every start). A --bind address other than the loopback
+// needs a password on every non-loopback account.
 
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 #include <thread>
 
 #include "minnow/db.h"
+#include "server/account_store.h"
 #include "server/server.h"
 #include "sql_lite_front/sql_engine.h"
 
@@ -130,8 +134,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     minnow::server::Server server(engine->get(), options);
+    auto store = minnow::server::AccountStore::Open(db->get());
+    minnow::Status st = store.ok() ? server.users().Attach(std::move(*store)) : store.status();
+    if (!st.ok()) {
+      std::cerr << "minnowd: accounts: " << st.ToString() << "\n";
+      return 1;
+    }
     if (!users_path.empty() && !LoadUsers(users_path, &server.users())) return 1;
-    minnow::Status st = server.Listen();
+    st = server.Listen();
     if (!st.ok()) {
       std::cerr << "minnowd: " << st.ToString() << "\n";
       return 1;

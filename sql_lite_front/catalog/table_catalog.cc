@@ -356,6 +356,7 @@ SqlStatus TableCatalog::DropKeyspaces(const std::vector<std::string>& names) {
 std::string TableCatalog::NewKeyspaceName(std::string_view base,
                                           const std::vector<std::string>& also_taken) const {
   std::set<std::string> used(also_taken.begin(), also_taken.end());
+  for (std::string_view n : kSystemKeyspaces) used.emplace(n);
   // One name space for both: a table may move between engines under its name.
   auto all = db_->ListKeyspaces();
   if (all.ok()) used.insert(all->begin(), all->end());

@@ -35,6 +35,10 @@
 namespace minnow::sql {
 
 inline constexpr const char* kCatalogKeyspace = "$sql_tables";
+// The file's keyspaces that are no table's: the catalog's own and minnowd's accounts
+// (server/account_store.h). NewKeyspaceName never hands them out, whether they exist yet or not
+// (a table `$users` made before minnowd first ran must not take the accounts' name).
+inline constexpr std::string_view kSystemKeyspaces[] = {"$sql_tables", "$users"};
 // The one schema (database) minnow has: "Table 'test.t' doesn't exist", OBJECT_SCHEMA, USE test.
 inline constexpr const char* kSchemaName = "test";
 
@@ -111,8 +115,9 @@ class TableCatalog {
   // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).
   SqlStatus DropKeyspaces(const std::vector<std::string>& names);
   // A keyspace name not in use (nor in `also_taken`: names the caller picked but has not
-  // created yet): "<base>" if free, else "<base>$<n>", the base cut short so the name fits the
-  // engine's 64 characters (a long "<table>.<index>" becomes "<its first 61 chars>$2").
+  // created yet, nor one of kSystemKeyspaces): "<base>" if free, else "<base>$<n>", the base cut
+  // short so the name fits the engine's 64 characters (a long "<table>.<index>" becomes "<its first
+  // 61 chars>$2").
   std::string NewKeyspaceName(std::string_view base,
                               const std::vector<std::string>& also_taken = {}) const;
 

@@ -779,6 +779,10 @@ SqlStatus SqlSession::SetNames(std::string_view charset) {
 
 void SqlSession::set_user(std::string user) { state_->user = std::move(user); }
 
+void SqlSession::SetDiagnostics(std::vector<SqlWarning> diagnostics) {
+  state_->diagnostics = std::move(diagnostics);
+}
+
 bool SqlSession::in_transaction() const {
   LatchGuard g(state_->txn_latch);
   return state_->txn != nullptr && state_->explicit_txn;

@@ -94,14 +94,16 @@ TEST_CASE("accounts match hosts, most specific first", "[server]") {
   CHECK(users.Lookup("root", "127.0.0.1") == std::string());
   CHECK(!users.Lookup("root", "10.0.0.5").has_value());
   CHECK(users.RemoteAccountsHavePasswords());
-  CHECK(users.Create("app", "%", ""));
+  CHECK(users.Create("app", "%", "").ok());
   CHECK(!users.RemoteAccountsHavePasswords());
-  CHECK(!users.Create("app", "%", "x"));
-  CHECK(users.Alter("app", "%", "pw"));
+  CHECK(users.Create("app", "%", "x").code() == minnow::Code::kDuplicateKey);
+  CHECK(users.Alter("app", "%", "pw").ok());
   CHECK(users.RemoteAccountsHavePasswords());
   CHECK(users.Lookup("app", "10.0.0.5") == NativePasswordHash("pw"));
-  CHECK(users.Drop("app", "%"));
+  CHECK(users.Drop("app", "%").ok());
   CHECK(!users.Lookup("app", "10.0.0.5").has_value());
+  CHECK(users.Drop("app", "%").IsNotFound());
+  CHECK(users.Alter("app", "%", "pw").IsNotFound());
 }
 
 TEST_CASE("a handshake response is parsed, a truncated one refused", "[server]") {
@@ -172,14 +174,55 @@ TEST_CASE("KILL and the account statements are the server's", "[server]") {
   auto c = ParseAdminStatement(" create user 'u'@'localhost' identified by 'p';");
   REQUIRE(c.has_value());
   REQUIRE(c->ok());
-  CHECK(c->value().user == "u");
-  CHECK(c->value().host == "localhost");
-  CHECK(c->value().password == "p");
+  REQUIRE(c->value().accounts.size() == 1);
+  CHECK(c->value().accounts[0].user == "u");
+  CHECK(c->value().accounts[0].host == "localhost");
+  CHECK(c->value().accounts[0].password == "p");
+  auto list = ParseAdminStatement("CREATE USER a IDENTIFIED BY 'x', b@h, c IDENTIFIED BY 'z'");
+  REQUIRE(list.has_value());
+  REQUIRE(list->ok());
+  REQUIRE(list->value().accounts.size() == 3);
+  CHECK(list->value().accounts[1].user == "b");
+  CHECK(list->value().accounts[1].host == "h");
+  CHECK(list->value().accounts[1].password.empty());
+  CHECK(list->value().accounts[2].password == "z");
+  CHECK(ParseAdminStatement("DROP USER a, b").value().value().accounts.size() == 2);
+  CHECK(ParseAdminStatement("DROP USER a IDENTIFIED BY 'x'").value().error().code == 1064);
+  CHECK(ParseAdminStatement("ALTER USER a IDENTIFIED BY 'x', b").value().error().code == 1064);
+  CHECK(ParseAdminStatement("DROP USER a,").value().error().code == 1064);
   auto bad = ParseAdminStatement("ALTER USER u IDENTIFIED WITH caching_sha2_password BY 'x'");
   REQUIRE(bad.has_value());
   CHECK(!bad->ok());
   CHECK(bad->error().code == 1524);
   CHECK(ParseAdminStatement("KILL x").value().error().code == 1064);
+  auto own = ParseAdminStatement("SET PASSWORD = 'new'");
+  REQUIRE(own.has_value());
+  REQUIRE(own->ok());
+  CHECK(own->value().kind == AdminStatement::Kind::kSetPassword);
+  CHECK(own->value().own_account);
+  CHECK(own->value().accounts.at(0).password == "new");
+  auto other = ParseAdminStatement("set password for 'u' = 'pw'");
+  REQUIRE(other.has_value());
+  REQUIRE(other->ok());
+  CHECK(!other->value().own_account);
+  CHECK(other->value().accounts.at(0).user == "u");
+  CHECK(other->value().accounts.at(0).host == "%");
+  CHECK(ParseAdminStatement("SET PASSWORD FOR u TO RANDOM").value().error().code == 1235);
+  CHECK(ParseAdminStatement("SET PASSWORD = 'a' REPLACE 'b'").value().error().code == 1235);
+  CHECK(ParseAdminStatement("SET PASSWORD = PASSWORD('a')").value().error().code == 1064);
+  auto long_user = ParseAdminStatement("CREATE USER '" + std::string(33, 'u') + "'");
+  CHECK(long_user.value().error().code == 1470);
+  CHECK(long_user.value().error().message ==
+        "String '" + std::string(33, 'u') +
+            "' is too long for user name (should be no longer than 32)");
+  CHECK(ParseAdminStatement("CREATE USER '" + std::string(32, 'u') + "'").value().ok());
+  CHECK(ParseAdminStatement("CREATE USER 'é" + std::string(31, 'u') + "'").value().ok());
+  auto long_host = ParseAdminStatement("SET PASSWORD FOR u@'" + std::string(256, 'h') + "' = 'x'");
+  CHECK(long_host.value().error().message ==
+        "String '" + std::string(70, 'h') +
+            "' is too long for host name (should be no longer than 255)");
+  CHECK(!ParseAdminStatement("SET NAMES utf8mb4").has_value());
+  CHECK(!ParseAdminStatement("SET autocommit = 0").has_value());
   CHECK(!ParseAdminStatement("CREATE TABLE t (a int)").has_value());
   CHECK(!ParseAdminStatement("SELECT 1").has_value());
 }

@@ -137,6 +137,10 @@ TEST_CASE("catalog: new keyspace names are unique and fit 64 characters", "[sql]
   CHECK(cat->NewKeyspaceName("t") == "t$2");
   REQUIRE_OK(db->CreateKeyspace("t$2"));
   CHECK(cat->NewKeyspaceName("t") == "t$3");
+  // The system's names are never a table's, made yet or not.
+  CHECK(cat->NewKeyspaceName("$users") == "$users$2");
+  CHECK(cat->NewKeyspaceName("$sql_tables") == "$sql_tables$2");
+  CHECK(cat->NewKeyspaceName("$other") == "$other");
   std::string long_table(64, 'a');
   std::string ix = cat->NewKeyspaceName(long_table + "." + std::string(64, 'b'));
   CHECK(ix.size() <= 64);
