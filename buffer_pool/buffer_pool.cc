@@ -314,6 +314,7 @@ BufferPoolStats BufferPool::stats() const {
   s.hits = i.hits.Sum();
   s.misses = i.misses.load(std::memory_order_relaxed);
   s.reads = i.reads.load(std::memory_order_relaxed);
+  s.read_calls = i.read_calls.load(std::memory_order_relaxed);
   s.writes = i.writes.load(std::memory_order_relaxed);
   s.evictions = i.evictions.load(std::memory_order_relaxed);
   s.young_moves = i.young_moves.load(std::memory_order_relaxed);

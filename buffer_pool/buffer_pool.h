@@ -65,6 +65,7 @@ struct BufferPoolStats {
   uint64_t hits = 0;           // fetches that found the page in a frame
   uint64_t misses = 0;         // fetches that had to read it
   uint64_t reads = 0;          // pages read from the file
+  uint64_t read_calls = 0;     // read requests to the file for them (one per page, or per run)
   uint64_t writes = 0;         // pages written to the file
   uint64_t evictions = 0;      // frames reused for another page
   uint64_t young_moves = 0;    // pages moved from the old to the young sublist

@@ -220,7 +220,7 @@ struct BufferPool::Impl {
 
   // Statistics.
   StripedCounter hits;
-  std::atomic<uint64_t> misses{0}, reads{0}, writes{0}, evictions{0}, young_moves{0};
+  std::atomic<uint64_t> misses{0}, reads{0}, read_calls{0}, writes{0}, evictions{0}, young_moves{0};
   std::atomic<uint64_t> compressed_writes{0}, dirty_pages{0};
   std::atomic<uint64_t> checkpoints{0}, checkpoint_lsn{0}, doublewrite_batches{0};
   std::atomic<uint64_t> pages_created{0};  // MiniTransaction::Allocate

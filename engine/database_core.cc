@@ -442,6 +442,7 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.pool_hits = p.hits;
   s.pool_misses = p.misses;
   s.pool_reads = p.reads;
+  s.pool_read_calls = p.read_calls;
   s.pool_writes = p.writes;
   s.pool_evictions = p.evictions;
   s.dirty_pages = p.dirty_pages;
