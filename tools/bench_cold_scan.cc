@@ -1,21 +1,18 @@
-// bench_cold_scan: a cold process's first full scan of W1's table against its
-// second (warm) one.
+// bench_cold_scan: a cold process's first full scan of W1's table against its second (warm) one.
 //
-//   bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR]
+//   bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR] [--keep 1]
 //
-// Builds W1's table (bench_sql's load: W1's own statements,
-// tools/experiments/w1_table.h) in the file DIR/bench_cold_scan.db (default DIR
-// /tmp), closes the database, and then R times, for each way of finding the
-// file: opens it in a fresh Database (an empty buffer pool: the process is
-// cold) and runs SELECT count(i) FROM sample twice, timing each and counting
-// the pages the buffer pool read for it and the read requests it made to the
-// file. The ways:
-//   os-cached   the file is read once beforehand, so its pages sit in the OS
-//   page cache; os-dropped  posix_fadvise(POSIX_FADV_DONTNEED) on the data file
-//   first, so they do not (the
-//               tool checks with mincore() how many pages stayed resident and
-//               prints it: a filesystem may ignore the advice).
-// Prints the median of each, and cold / warm. The file is removed at the end.
+// Builds W1's table (bench_sql's load: W1's own statements, tools/experiments/w1_table.h) in the
+// file DIR/bench_cold_scan.db (default DIR /tmp), closes the database, and then R times, with
+// read-ahead off (before) and on (after, Options::read_ahead) and for each way of finding the
+// file: opens it in a fresh Database (an empty buffer pool: the process is cold) and runs SELECT
+// count(i) FROM sample twice, timing each and counting the pages the buffer pool read for it,
+// the read requests it made to the file and the pages read ahead. The ways:
+//   os-cached   the file is read once beforehand, so its pages sit in the OS page cache;
+//   os-dropped  posix_fadvise(POSIX_FADV_DONTNEED) on the data file first, so they do not (the
+//               tool checks with mincore() how many pages stayed resident and prints it: a
+//               filesystem may ignore the advice).
+// Prints the median of each, and cold / warm. The file is removed at the end (kept with --keep 1).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -43,6 +40,7 @@ struct Config {
   int runs = 3;
   uint64_t pool_mib = 256;
   std::string dir = "/tmp";
+  bool keep = false;
 };
 
 bool ParseArgs(int argc, char** argv, Config* c) {
@@ -59,6 +57,8 @@ bool ParseArgs(int argc, char** argv, Config* c) {
       c->rows = n;
     } else if (a == "--runs" && num && n > 0 && n < 1000) {
       c->runs = static_cast<int>(n);
+    } else if (a == "--keep" && num && n <= 1) {
+      c->keep = n == 1;
     } else if (a == "--pool-mib" && num && n >= 8 && n < (1ull << 20)) {
       c->pool_mib = n;
     } else {
@@ -89,8 +89,7 @@ void RemoveDatabase(const std::string& path) {
   for (const char* suffix : {"", ".dblwr", ".redo"}) std::filesystem::remove_all(path + suffix, ec);
 }
 
-// Pages of the file resident in the OS page cache, and the file's pages
-// (mincore).
+// Pages of the file resident in the OS page cache, and the file's pages (mincore).
 std::pair<uint64_t, uint64_t> Resident(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) Die(path + ": open failed");
@@ -112,8 +111,7 @@ std::pair<uint64_t, uint64_t> Resident(const std::string& path) {
   return {resident, pages};
 }
 
-// Puts the whole file in the OS page cache (read it) or drops it from there
-// (DONTNEED).
+// Puts the whole file in the OS page cache (read it) or drops it from there (DONTNEED).
 void SetOsCache(const std::string& path, bool cached) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) Die(path + ": open failed");
@@ -130,15 +128,15 @@ void SetOsCache(const std::string& path, bool cached) {
 
 struct ScanFigures {
   double seconds = 0;
-  uint64_t pages_read = 0, read_calls = 0, rows = 0;
+  uint64_t pages_read = 0, read_calls = 0, read_ahead = 0, read_ahead_evicted = 0, rows = 0;
 };
 
 struct Case {
   std::string name;
+  bool read_ahead = false;
   bool os_cached = true;
   std::vector<double> cold, warm;
-  ScanFigures cold_last,
-      warm_last;  // counters of the last run (the same in every run)
+  ScanFigures cold_last, warm_last;  // counters of the last run (the same in every run)
   uint64_t resident = 0, file_pages = 0;
 };
 
@@ -153,13 +151,16 @@ ScanFigures TimedCount(Database* db, sql::SqlSession* s) {
   f.seconds = std::chrono::duration<double>(t1 - t0).count();
   f.pages_read = after.pool_reads - before.pool_reads;
   f.read_calls = after.pool_read_calls - before.pool_read_calls;
+  f.read_ahead = after.pool_read_ahead - before.pool_read_ahead;
+  f.read_ahead_evicted = after.pool_read_ahead_evicted - before.pool_read_ahead_evicted;
   f.rows = r.rows.empty() || !r.rows[0][0] ? 0 : std::strtoull(r.rows[0][0]->c_str(), nullptr, 10);
   return f;
 }
 
-Options DbOptions(const Config& c, const std::string& path) {
+Options DbOptions(const Config& c, const std::string& path, bool read_ahead) {
   Options o{.path = path};
   o.buffer_pool_bytes = c.pool_mib << 20;
+  o.read_ahead = read_ahead;
   return o;
 }
 
@@ -167,7 +168,7 @@ Options DbOptions(const Config& c, const std::string& path) {
 void RunCase(const Config& c, const std::string& path, Case* k) {
   SetOsCache(path, k->os_cached);
   std::tie(k->resident, k->file_pages) = Resident(path);
-  Result<std::unique_ptr<Database>> db = Database::Open(DbOptions(c, path));
+  Result<std::unique_ptr<Database>> db = Database::Open(DbOptions(c, path, k->read_ahead));
   if (!db.ok()) Die(db.status().ToString());
   {
     sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
@@ -189,7 +190,7 @@ int Main(const Config& c) {
   const std::string path = c.dir + "/bench_cold_scan.db";
   RemoveDatabase(path);
   {
-    Result<std::unique_ptr<Database>> db = Database::Open(DbOptions(c, path));
+    Result<std::unique_ptr<Database>> db = Database::Open(DbOptions(c, path, true));
     if (!db.ok()) Die(db.status().ToString());
     {
       sql::SqlResult<std::unique_ptr<sql::SqlEngine>> engine = sql::SqlEngine::Open(db->get());
@@ -202,26 +203,33 @@ int Main(const Config& c) {
     }
     if (Status st = (*db)->Close(); !st.ok()) Die(st.ToString());
   }
-  std::vector<Case> cases = {{.name = "os-cached", .os_cached = true},
-                             {.name = "os-dropped", .os_cached = false}};
+  std::vector<Case> cases = {
+      {.name = "os-cached", .read_ahead = false, .os_cached = true},
+      {.name = "os-cached", .read_ahead = true, .os_cached = true},
+      {.name = "os-dropped", .read_ahead = false, .os_cached = false},
+      {.name = "os-dropped", .read_ahead = true, .os_cached = false},
+  };
   for (int run = 0; run < c.runs; ++run) {
     for (Case& k : cases) RunCase(c, path, &k);
   }
   fmt::print(
-      "\nSELECT count(i) FROM sample, {} rows, first scan of a fresh "
-      "process (cold) and second "
+      "\nSELECT count(i) FROM sample, {} rows, first scan of a fresh process (cold) and second "
       "(warm), median of {} runs\n",
       Commas(c.rows), c.runs);
-  fmt::print("{:<11} {:>16} {:>9} {:>9} {:>7} {:>11} {:>11} {:>10}\n", "file", "OS-resident pages",
-             "cold s", "warm s", "cold/warm", "pages read", "read calls", "warm reads");
+  fmt::print("{:<11} {:<10} {:>17} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10} {:>9} {:>10}\n", "file",
+             "read-ahead", "OS-resident pages", "cold s", "warm s", "cold/warm", "pages read",
+             "read calls", "read ahead", "evicted", "warm reads");
   for (const Case& k : cases) {
     const double cold = Median(k.cold), warm = Median(k.warm);
-    fmt::print("{:<11} {:>16} {:>9.4f} {:>9.4f} {:>8.2f}x {:>11} {:>11} {:>10}\n", k.name,
-               fmt::format("{}/{}", Commas(k.resident), Commas(k.file_pages)), cold, warm,
-               cold / warm, Commas(k.cold_last.pages_read), Commas(k.cold_last.read_calls),
-               Commas(k.warm_last.pages_read));
+    fmt::print(
+        "{:<11} {:<10} {:>17} {:>8.4f} {:>8.4f} {:>8.2f}x {:>10} {:>10} {:>10} {:>9} {:>10}\n",
+        k.name, k.read_ahead ? "on" : "off",
+        fmt::format("{}/{}", Commas(k.resident), Commas(k.file_pages)), cold, warm, cold / warm,
+        Commas(k.cold_last.pages_read), Commas(k.cold_last.read_calls),
+        Commas(k.cold_last.read_ahead), Commas(k.cold_last.read_ahead_evicted),
+        Commas(k.warm_last.pages_read));
   }
-  RemoveDatabase(path);
+  if (!c.keep) RemoveDatabase(path);
   return 0;
 }
 
@@ -231,9 +239,9 @@ int Main(const Config& c) {
 int main(int argc, char** argv) {
   minnow::bench::Config c;
   if (!minnow::bench::ParseArgs(argc, argv, &c)) {
-    std::fprintf(stderr,
-                 "usage: bench_cold_scan [--rows N] [--runs R] "
-                 "[--pool-mib M] [--dir DIR]\n");
+    std::fprintf(
+        stderr,
+        "usage: bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR] [--keep 1]\n");
     return 2;
   }
   return minnow::bench::Main(c);
