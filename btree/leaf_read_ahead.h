@@ -3,7 +3,7 @@
 // Cursor::WalkRightLatched). The leaves ahead are the children of the level-1 node above the
 // walk, then of its right siblings, in key order: their page numbers are taken from those child
 // lists and handed to BufferPool::ReadAhead a window ahead of the walk, so the pool reads them
-// (adjacent ones with one request) while the walk works on the leaves before. The window starts
+// (close ones with one request) while the walk works on the leaves before. The window starts
 // at 4 leaves and doubles with each batch up to BufferPool::kMaxReadAhead, so a short range scan
 // reads little in vain.
 //

@@ -135,8 +135,9 @@ class BufferPool {
 
   // Read-ahead (InnoDB's, for scans): a hint that `pages` will be fetched soon. Those not in
   // the pool are read into frames, on the read-ahead thread (or before ReadAhead returns, see
-  // BufferPoolOptions), each run of adjacent pages with one read request, and enter the LRU at
-  // its midpoint as any page read; a fetch that comes while a page is being read waits for it.
+  // BufferPoolOptions), pages at most 8 apart with one read request (the pages between are read
+  // into a scratch buffer and dropped), and enter the LRU at its midpoint as any page read; a
+  // fetch that comes while a page is being read waits for it.
   // Each page is checked (checksum, page number) as any read. A page that fails, lies past the
   // end of the file or finds no frame is not read ahead: its fetch reads it and reports the
   // error. At most kMaxReadAhead pages a call and a quarter of the pool at a time; requests

@@ -99,7 +99,7 @@ struct BufferPool::Impl {
 
   // ---- read-ahead (read_ahead.cc)
   // Reads `pages` (sorted, unique, at most kMaxReadAhead) that are not in the pool into frames
-  // of their own: claims and X-latches the frames first, then reads each run of adjacent pages
+  // of their own: claims and X-latches the frames first, then reads each span of close pages
   // with one ReadV, checks each page and publishes it. Pages it cannot read are skipped.
   void ReadAheadNow(std::vector<PageNo> pages);
   void StartReadAhead();

@@ -22,7 +22,7 @@ class DiskBackend {
   // shorter than its header says), naming the file.
   virtual Status Read(uint64_t offset, Bytes dst) = 0;
   // Reads consecutive bytes from `offset` into the buffers in order, as one request where the
-  // backend can (preadv for a file; read-ahead's runs of adjacent pages). Errors as Read.
+  // backend can (preadv for a file; read-ahead's spans of close pages). Errors as Read.
   virtual Status ReadV(uint64_t offset, std::span<const Bytes> dsts) {
     for (const Bytes& d : dsts) {
       RETURN_IF_ERROR(Read(offset, d));

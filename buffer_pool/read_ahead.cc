@@ -1,12 +1,13 @@
 // Read-ahead (BufferPool::ReadAhead): pages a scan will fetch next, read into frames before it
-// asks, adjacent ones with one vectored read, on a thread of the pool's own.
+// asks, pages at most kMaxGap apart with one vectored read, on a thread of the pool's own.
 //
 // A page read ahead goes through the same states as a fetch's miss (frame.h): the reader takes a
 // free frame (GetVictim), X-latches it, installs it as kLoading (InstallFrame, which gives it
 // back if the page got in first), reads, verifies and publishes it as kValid, and only then
 // releases the latch and its pin. A fetch that finds the page meanwhile waits on the latch, as it
 // waits for any reader. Claiming all frames of a batch before reading lets one ReadV fill a run
-// of adjacent pages (the frames are not adjacent in memory: one iovec each).
+// of close pages (the frames are not adjacent in memory: one iovec each, and one into a scratch
+// buffer for each gap between them).
 
 #include <algorithm>
 #include <vector>
@@ -19,6 +20,14 @@ namespace minnow {
 namespace {
 
 constexpr size_t kMaxQueued = 4 * BufferPool::kMaxReadAhead;
+constexpr PageNo kMaxGap = 8;  // pages read and dropped between two pages read ahead
+
+// Where the pages between two read-ahead pages are read to (and dropped): every gap of a read
+// shares it.
+std::byte* GapScratch() {
+  thread_local std::vector<std::byte> scratch(size_t{kMaxGap} * kPageSize);
+  return scratch.data();
+}
 
 }  // namespace
 
@@ -78,22 +87,32 @@ void BufferPool::Impl::ReadAheadNow(std::vector<PageNo> pages) NO_THREAD_SAFETY_
     (*v)->read_ahead.store(true, std::memory_order_relaxed);
     claimed.push_back(*v);
   }
-  // One read per run of adjacent pages.
+  // One read per span of pages at most kMaxGap apart: the pages between go to a scratch buffer
+  // and are dropped (a tree's leaves lie among other trees' pages; one large sequential read
+  // costs the disk far less than one read per leaf).
   std::vector<Bytes> bufs;
   for (size_t i = 0; i < claimed.size();) {
     const PageNo first = claimed[i]->page_no.load(std::memory_order_relaxed);
     size_t j = i + 1;
-    while (j < claimed.size() &&
-           claimed[j]->page_no.load(std::memory_order_relaxed) == first + (j - i)) {
+    while (j < claimed.size() && claimed[j]->page_no.load(std::memory_order_relaxed) -
+                                         claimed[j - 1]->page_no.load(std::memory_order_relaxed) <=
+                                     kMaxGap + 1) {
       ++j;
     }
     bufs.clear();
-    for (size_t k = i; k < j; ++k) bufs.emplace_back(claimed[k]->data, kPageSize);
+    for (size_t k = i; k < j; ++k) {
+      if (k > i) {
+        const PageNo gap = claimed[k]->page_no.load(std::memory_order_relaxed) -
+                           claimed[k - 1]->page_no.load(std::memory_order_relaxed) - 1;
+        if (gap > 0) bufs.emplace_back(GapScratch(), size_t{gap} * kPageSize);
+      }
+      bufs.emplace_back(claimed[k]->data, kPageSize);
+    }
     read_calls.fetch_add(1, std::memory_order_relaxed);
     const Status st = disk->ReadV(uint64_t{first} * kPageSize, bufs);
     for (size_t k = i; k < j; ++k) {
       Frame* f = claimed[k];
-      const PageNo p = first + static_cast<PageNo>(k - i);
+      const PageNo p = f->page_no.load(std::memory_order_relaxed);
       if (!st.ok() || !DecodePageImage(disk->name(), p, f->data).ok()) {
         FailLoad(f, p);  // its fetch reads it again and reports what is wrong
         continue;

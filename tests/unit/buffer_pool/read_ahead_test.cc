@@ -49,7 +49,7 @@ void RequirePage(BufferPool* pool, PageNo p) {
   CHECK(Load32(g->data() + kStamp) == p * 7 + 1);
 }
 
-TEST_CASE("read-ahead reads the pages given, one request per run of adjacent pages",
+TEST_CASE("read-ahead reads the pages given, one request per span of close pages",
           "[buffer_pool][read_ahead]") {
   auto disk = NewMemoryDisk("db");
   const std::vector<PageNo> pages = MakePages(disk, 40);
@@ -58,8 +58,9 @@ TEST_CASE("read-ahead reads the pages given, one request per run of adjacent pag
   auto pool = OpenOrDie(disk, Inline(64));
   REQUIRE(pool);
   const BufferPoolStats before = pool->stats();
-  // Two runs (3..12 and 20..24, given out of order and with a repeat) and page 0 (resident).
-  std::vector<PageNo> want = {20, 21, 22, 23, 24, 0, 12, 3, 4, 5, 6, 7, 8, 9, 10, 11, 22};
+  // Two spans (3..12 and 30..34, given out of order and with a repeat: 17 pages apart, more than
+  // a read spans) and page 0 (resident).
+  std::vector<PageNo> want = {30, 31, 32, 33, 34, 0, 12, 3, 4, 5, 6, 7, 8, 9, 10, 11, 32};
   pool->ReadAhead(want);
   const BufferPoolStats after = pool->stats();
   CHECK(after.reads - before.reads == 15);
@@ -67,7 +68,7 @@ TEST_CASE("read-ahead reads the pages given, one request per run of adjacent pag
   CHECK(after.read_calls - before.read_calls == 2);
   CHECK(after.misses == before.misses);
   for (PageNo p = 3; p <= 12; ++p) RequirePage(pool.get(), p);
-  for (PageNo p = 20; p <= 24; ++p) RequirePage(pool.get(), p);
+  for (PageNo p = 30; p <= 34; ++p) RequirePage(pool.get(), p);
   const BufferPoolStats used = pool->stats();
   CHECK(used.reads == after.reads);  // every fetch was a hit
   CHECK(used.misses == after.misses);
@@ -80,8 +81,20 @@ TEST_CASE("read-ahead reads the pages given, one request per run of adjacent pag
   pool->ReadAhead(beyond);
   CHECK(pool->stats().reads == after.reads);
   // A fetch of a page not read ahead still reads it alone.
-  RequirePage(pool.get(), 30);
+  RequirePage(pool.get(), 20);
   CHECK(pool->stats().read_calls == after.read_calls + 1);
+  // Pages a few apart: one request, and the pages between are read past, not kept.
+  const std::vector<PageNo> close = {36, 40};
+  pool->ReadAhead(close);
+  const BufferPoolStats spanned = pool->stats();
+  CHECK(spanned.read_calls == after.read_calls + 2);
+  CHECK(spanned.read_ahead == after.read_ahead + 2);
+  RequirePage(pool.get(), 36);
+  RequirePage(pool.get(), 40);
+  CHECK(pool->stats().read_calls == spanned.read_calls);
+  RequirePage(pool.get(), 38);  // between them: not in the pool, read now
+  CHECK(pool->stats().read_calls == spanned.read_calls + 1);
+  CHECK(pool->stats().read_ahead == spanned.read_ahead);
 }
 
 TEST_CASE("read-ahead skips a damaged page and its fetch reports it", "[buffer_pool][read_ahead]") {
