@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "btree/btree_internal.h"
+#include "btree/leaf_read_ahead.h"
 
 namespace minnow {
 namespace {
@@ -26,7 +27,9 @@ struct Cursor::Impl : Cursor::State {
   };
 
   explicit Impl(const BTree::Impl* t)
-      : tree(t), page(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))) {
+      : tree(t),
+        page(static_cast<std::byte*>(::operator new[](kPageSize, std::align_val_t(64)))),
+        read_ahead(t) {
     std::memset(page.get(), 0, kPageSize);
     data = page.get();
   }
@@ -35,8 +38,9 @@ struct Cursor::Impl : Cursor::State {
   std::unique_ptr<std::byte[], Deleter> page;  // the copied leaf (State::data)
   PageNo page_no = kInvalidPageNo;
   Lsn lsn = 0;
-  std::string big_value;  // the overflow value once read
-  std::string bound;      // the key to reposition around
+  std::string big_value;     // the overflow value once read
+  std::string bound;         // the key to reposition around
+  LeafReadAhead read_ahead;  // the leaves ahead of forward moves
 
   Status Position(int i) {
     idx = i;
@@ -170,7 +174,12 @@ struct Cursor::Impl : Cursor::State {
     valid = false;
     ASSIGN_OR_RETURN(Step s, WalkRight());
     if (s == Step::kEnd) return Status::OK();
-    if (s == Step::kMoved) return Position(0);
+    if (s == Step::kMoved) {
+      RETURN_IF_ERROR(Position(0));
+      // No latch is held here.
+      read_ahead.At({.data = data, .heap_top = heap_top, .n = n, .page_no = page_no}, false);
+      return Status::OK();
+    }
     return SeekForward(/*strict=*/true);
   }
 
@@ -296,6 +305,7 @@ Result<Cursor::Walk> Cursor::WalkRightLatched(
     const PageView v(cur.data());
     const LeafImage leaf{
         .data = cur.data(), .heap_top = v.heap_top(), .n = v.n_slots(), .page_no = cur.page_no()};
+    c->read_ahead.At(leaf, /*latched=*/true);
     if (leaf.n == 0) continue;
     ASSIGN_OR_RETURN(int at, visit(leaf));
     if (at == kNextLeaf) continue;

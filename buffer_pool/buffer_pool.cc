@@ -121,7 +121,10 @@ Result<FileHeaderInfo> ReadFileHeader(DiskBackend* disk) {
 BufferPool::BufferPool(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BufferPool::~BufferPool() {
-  if (impl_) impl_->StopFlusher();
+  if (impl_) {
+    impl_->StopReadAhead();
+    impl_->StopFlusher();
+  }
 }
 
 Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend> disk,
@@ -168,11 +171,13 @@ Result<std::unique_ptr<BufferPool>> BufferPool::Open(std::unique_ptr<DiskBackend
   [f0]() NO_THREAD_SAFETY_ANALYSIS { f0->latch.ReleaseShared(); }();
   pool->impl_->page0 = f0;
   if (!options.recovery && !options.read_only) pool->impl_->StartFlusher();
+  if (!options.recovery) pool->impl_->StartReadAhead();
   return pool;
 }
 
 Status BufferPool::Close() {
   if (impl_->closed.load()) return Status::OK();
+  impl_->StopReadAhead();
   impl_->StopFlusher();
   Status st;
   if (impl_->options.read_only) {
@@ -258,6 +263,7 @@ Status BufferPool::EndRecovery() NO_THREAD_SAFETY_ANALYSIS {
   RETURN_IF_ERROR(impl.EnsureFileSize(count));
   impl.recovering.store(false, std::memory_order_release);
   impl.StartFlusher();
+  impl.StartReadAhead();
   return Status::OK();
 }
 
@@ -314,6 +320,9 @@ BufferPoolStats BufferPool::stats() const {
   s.hits = i.hits.Sum();
   s.misses = i.misses.load(std::memory_order_relaxed);
   s.reads = i.reads.load(std::memory_order_relaxed);
+  s.read_calls = i.read_calls.load(std::memory_order_relaxed);
+  s.read_ahead = i.read_ahead_pages.load(std::memory_order_relaxed);
+  s.read_ahead_evicted = i.read_ahead_evicted.load(std::memory_order_relaxed);
   s.writes = i.writes.load(std::memory_order_relaxed);
   s.evictions = i.evictions.load(std::memory_order_relaxed);
   s.young_moves = i.young_moves.load(std::memory_order_relaxed);

@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "buffer_pool/disk_backend.h"
@@ -52,6 +53,10 @@ struct BufferPoolOptions {
   uint64_t log_capacity_bytes = 256u << 20;  // checkpoint when the log holds more than this
   uint32_t old_blocks_time_ms = 1000;        // innodb_old_blocks_time
   bool create_if_missing = true;             // an empty backend is formatted
+  // ReadAhead() reads pages (off: it does nothing), on a thread of its own unless
+  // background_read_ahead is off (then before it returns).
+  bool read_ahead = true;
+  bool background_read_ahead = true;
   // Recovery mode: the file may be shorter than page 0 says (pages allocated since
   // the last checkpoint were never written) and a page beyond its end reads as an unused zero
   // page; no flusher runs and only ApplyLogRecords changes pages until EndRecovery().
@@ -62,18 +67,21 @@ struct BufferPoolOptions {
 };
 
 struct BufferPoolStats {
-  uint64_t hits = 0;           // fetches that found the page in a frame
-  uint64_t misses = 0;         // fetches that had to read it
-  uint64_t reads = 0;          // pages read from the file
-  uint64_t writes = 0;         // pages written to the file
-  uint64_t evictions = 0;      // frames reused for another page
-  uint64_t young_moves = 0;    // pages moved from the old to the young sublist
-  uint64_t dirty_pages = 0;    // now
-  uint64_t frames = 0;         // pool size in pages
-  uint64_t free_frames = 0;    // frames holding no page ("Free buffers")
-  uint64_t lru_pages = 0;      // frames holding a page, on the LRU list ("Database pages")
-  uint64_t old_lru_pages = 0;  // of those, in the old sublist ("Old database pages")
-  uint64_t pages_created = 0;  // pages allocated (new or from the free list), since open
+  uint64_t hits = 0;                // fetches that found the page in a frame
+  uint64_t misses = 0;              // fetches that had to read it
+  uint64_t reads = 0;               // pages read from the file
+  uint64_t read_calls = 0;          // read requests to the file for them (one per page, or per run)
+  uint64_t read_ahead = 0;          // of the pages read, those read by ReadAhead
+  uint64_t read_ahead_evicted = 0;  // of those, evicted before any fetch used them
+  uint64_t writes = 0;              // pages written to the file
+  uint64_t evictions = 0;           // frames reused for another page
+  uint64_t young_moves = 0;         // pages moved from the old to the young sublist
+  uint64_t dirty_pages = 0;         // now
+  uint64_t frames = 0;              // pool size in pages
+  uint64_t free_frames = 0;         // frames holding no page ("Free buffers")
+  uint64_t lru_pages = 0;           // frames holding a page, on the LRU list ("Database pages")
+  uint64_t old_lru_pages = 0;       // of those, in the old sublist ("Old database pages")
+  uint64_t pages_created = 0;       // pages allocated (new or from the free list), since open
   uint64_t pages_in_file = 0;
   uint64_t free_pages = 0;  // pages on the file's free list
   uint64_t compressed_writes = 0;
@@ -124,6 +132,22 @@ class BufferPool {
   // Like FetchRead/FetchWrite but returns kBusy instead of waiting for the latch (a thread
   // that holds a right sibling and wants its left one must not wait: latch order).
   Result<ReadPageGuard> TryFetchRead(PageNo page_no);
+
+  // Read-ahead (InnoDB's, for scans): a hint that `pages` will be fetched soon. Those not in
+  // the pool are read into frames, on the read-ahead thread (or before ReadAhead returns, see
+  // BufferPoolOptions), pages at most 8 apart with one read request (the pages between are read
+  // into a scratch buffer and dropped), and enter the LRU at its midpoint as any page read; a
+  // fetch that comes while a page is being read waits for it.
+  // Each page is checked (checksum, page number) as any read. A page that fails, lies past the
+  // end of the file or finds no frame is not read ahead: its fetch reads it and reports the
+  // error. At most kMaxReadAhead pages a call and a quarter of the pool at a time; requests
+  // beyond what the thread has queued (4 x kMaxReadAhead) are dropped. Does nothing during
+  // recovery or after Close(). Takes no page latch in the calling thread: callable holding any.
+  static constexpr size_t kMaxReadAhead = 64;
+  void ReadAhead(std::span<const PageNo> pages);
+  // Waits until the read-ahead thread has done every request made so far (tests).
+  void WaitForReadAhead();
+  bool read_ahead_enabled() const;
 
   // Writes all dirty pages (WAL rule first), syncs the file, records the checkpoint LSN in
   // page 0 and checkpoints the log. Concurrent mtrs may go on; pages they dirty meanwhile may

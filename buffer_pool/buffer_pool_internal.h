@@ -14,7 +14,9 @@
 // across the batch's disk I/O (write and sync the doublewrite file, write and sync the data
 // file); nothing is acquired under it. It is the one pool latch held across disk I/O; frame
 // latches are too (S or X while writing one page back).
-// fatal_latch_ and bg_error_latch_ are leaves.
+// fatal_latch_, bg_error_latch_ and read_ahead_latch_ are leaves.
+// The read-ahead thread X-latches the free frames it claims for its pages (as a fetch's miss
+// does) and, while it holds them, takes only pool latches and try-latches (eviction).
 
 #include <array>
 #include <atomic>
@@ -90,6 +92,19 @@ struct BufferPool::Impl {
   void ClearDirty(Frame* f);
   Status Closed() const;
   Status ReadOnlyError() const;  // kReadOnly: a write to a read-only pool
+
+  // Undoes a failed read into `v` (X-latched and pinned by the caller, installed as page_no):
+  // unmaps it, marks it failed, releases its latch and pin and sends it to the LRU tail.
+  void FailLoad(Frame* v, PageNo page_no);
+
+  // ---- read-ahead (read_ahead.cc)
+  // Reads `pages` (sorted, unique, at most kMaxReadAhead) that are not in the pool into frames
+  // of their own: claims and X-latches the frames first, then reads each span of close pages
+  // with one ReadV, checks each page and publishes it. Pages it cannot read are skipped.
+  void ReadAheadNow(std::vector<PageNo> pages);
+  void StartReadAhead();
+  void StopReadAhead();
+  void ReadAheadLoop();
 
   // ---- frames and replacement (lru.cc)
   enum class PinResult { kPinned, kAbsent, kRetry };
@@ -220,7 +235,7 @@ struct BufferPool::Impl {
 
   // Statistics.
   StripedCounter hits;
-  std::atomic<uint64_t> misses{0}, reads{0}, writes{0}, evictions{0}, young_moves{0};
+  std::atomic<uint64_t> misses{0}, reads{0}, read_calls{0}, writes{0}, evictions{0}, young_moves{0};
   std::atomic<uint64_t> compressed_writes{0}, dirty_pages{0};
   std::atomic<uint64_t> checkpoints{0}, checkpoint_lsn{0}, doublewrite_batches{0};
   std::atomic<uint64_t> pages_created{0};  // MiniTransaction::Allocate
@@ -235,6 +250,16 @@ struct BufferPool::Impl {
   Frame* page0 = nullptr;                  // page 0 stays pinned while the pool is open
   Latch bg_error_latch_;
   Status bg_error_ GUARDED_BY(bg_error_latch_);
+
+  // Read-ahead (BufferPool::ReadAhead): requests queued for the read-ahead thread.
+  std::thread read_ahead_thread;
+  std::atomic<bool> read_ahead_running_{false};  // the thread takes requests
+  Latch read_ahead_latch_;
+  std::condition_variable_any read_ahead_cv_;
+  std::vector<PageNo> read_ahead_queue_ GUARDED_BY(read_ahead_latch_);
+  bool read_ahead_busy_ GUARDED_BY(read_ahead_latch_) = false;
+  bool read_ahead_stop_ GUARDED_BY(read_ahead_latch_) = false;
+  std::atomic<uint64_t> read_ahead_pages{0}, read_ahead_evicted{0};
 
   std::atomic<bool> closed{false};
 };

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/coding.h"
@@ -20,6 +21,15 @@ class DiskBackend {
   // Reads exactly dst.size() bytes at `offset`. Reading past the end is kCorruption (the file is
   // shorter than its header says), naming the file.
   virtual Status Read(uint64_t offset, Bytes dst) = 0;
+  // Reads consecutive bytes from `offset` into the buffers in order, as one request where the
+  // backend can (preadv for a file; read-ahead's spans of close pages). Errors as Read.
+  virtual Status ReadV(uint64_t offset, std::span<const Bytes> dsts) {
+    for (const Bytes& d : dsts) {
+      RETURN_IF_ERROR(Read(offset, d));
+      offset += d.size();
+    }
+    return Status::OK();
+  }
   // Writes all of `src` at `offset`, extending the file if needed.
   virtual Status Write(uint64_t offset, ConstBytes src) = 0;
   // Deallocates [offset, offset+len) keeping the file size (reads as zeros). Backends that

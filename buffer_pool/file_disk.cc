@@ -3,11 +3,15 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <vector>
 
 #include "buffer_pool/disk_backend.h"
 #include "common/fault_injection.h"
@@ -39,6 +43,39 @@ class FileBackend final : public DiskBackend {
             fmt::format("{}: read past the end of the file at offset {}", name_, offset + done));
       }
       done += static_cast<size_t>(n);
+    }
+    return Status::OK();
+  }
+
+  Status ReadV(uint64_t offset, std::span<const Bytes> dsts) override {
+    std::vector<iovec> iov;
+    iov.reserve(dsts.size());
+    uint64_t total = 0;
+    for (const Bytes& d : dsts) {
+      iov.push_back(iovec{d.data(), d.size()});
+      total += d.size();
+    }
+    size_t first = 0;  // iov[first..] is what is left; a short read continues where it stopped
+    uint64_t done = 0;
+    while (done < total) {
+      const int cnt = static_cast<int>(std::min<size_t>(iov.size() - first, IOV_MAX));
+      ssize_t n = ::preadv(fd_, iov.data() + first, cnt, static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno(name_, fmt::format("preadv at offset {}", offset + done), errno);
+      }
+      if (n == 0) {
+        return Status::Corruption(
+            fmt::format("{}: read past the end of the file at offset {}", name_, offset + done));
+      }
+      done += static_cast<uint64_t>(n);
+      for (size_t left = static_cast<size_t>(n); left > 0;) {
+        const size_t take = std::min(left, iov[first].iov_len);
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + take;
+        iov[first].iov_len -= take;
+        left -= take;
+        if (iov[first].iov_len == 0) ++first;
+      }
     }
     return Status::OK();
   }

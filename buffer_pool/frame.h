@@ -54,6 +54,9 @@ struct alignas(64) Frame {
   // the frame is pinned; reset when a page is installed. A batch never writes an image older
   // than this (doublewrite.cc says why).
   std::atomic<Lsn> disk_lsn{0};
+  // Read by read-ahead and not fetched since (set by the reader under the X latch, cleared by
+  // the first fetch, or by eviction, which counts it as read ahead in vain).
+  std::atomic<bool> read_ahead{false};
   std::byte* data = nullptr;  // kPageSize bytes, fixed for the pool's life
   FrameNo index = 0;
 

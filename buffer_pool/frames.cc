@@ -80,6 +80,7 @@ BufferPool::Impl::Impl(std::unique_ptr<DiskBackend> disk_in, const BufferPoolOpt
 }
 
 BufferPool::Impl::~Impl() {
+  StopReadAhead();
   StopFlusher();
   munmap(memory, nframes * kPageSize);
 }
@@ -136,6 +137,7 @@ bool BufferPool::Impl::InstallFrame(Frame* v, PageNo page_no,
   v->page_no.store(page_no, std::memory_order_relaxed);
   v->state.store(state, std::memory_order_relaxed);
   v->disk_lsn.store(0, std::memory_order_relaxed);
+  v->read_ahead.store(false, std::memory_order_relaxed);
   v->pin.fetch_add(1 - kEvictBit, std::memory_order_release);
   map.Set(page_no, v->index);
   LruInsertMidpoint(v);
@@ -158,6 +160,9 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
       }
       if (f->state.load(std::memory_order_acquire) == FrameState::kValid) [[likely]] {
         hits.Add();
+        if (f->read_ahead.load(std::memory_order_relaxed)) [[unlikely]] {
+          f->read_ahead.store(false, std::memory_order_relaxed);  // read ahead, now used
+        }
         Touch(f);
         return f;
       }
@@ -190,15 +195,7 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
       st = ReadPage(page_no, v->data);
     }
     if (!st.ok()) {
-      {
-        LatchGuard g(install_latches[page_no % kInstallShards]);
-        map.ClearIf(page_no, v->index);
-      }
-      v->state.store(FrameState::kFailed, std::memory_order_release);
-      v->page_no.store(kInvalidPageNo, std::memory_order_release);
-      v->latch.Release();
-      LruMoveToTail(v);
-      Unpin(v);
+      FailLoad(v, page_no);
       return st;
     }
     reads.fetch_add(1, std::memory_order_relaxed);
@@ -211,6 +208,19 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
     }
     return v;
   }
+}
+
+void BufferPool::Impl::FailLoad(Frame* v, PageNo page_no) NO_THREAD_SAFETY_ANALYSIS {
+  {
+    LatchGuard g(install_latches[page_no % kInstallShards]);
+    map.ClearIf(page_no, v->index);
+  }
+  v->read_ahead.store(false, std::memory_order_relaxed);
+  v->state.store(FrameState::kFailed, std::memory_order_release);
+  v->page_no.store(kInvalidPageNo, std::memory_order_release);
+  v->latch.Release();
+  LruMoveToTail(v);
+  Unpin(v);
 }
 
 Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYSIS {

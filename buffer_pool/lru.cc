@@ -234,6 +234,9 @@ Result<Frame*> BufferPool::Impl::GetVictim() {
         map.ClearIf(old, victim->index);
         evictions.fetch_add(1, std::memory_order_relaxed);
       }
+      if (victim->read_ahead.exchange(false, std::memory_order_relaxed)) {
+        read_ahead_evicted.fetch_add(1, std::memory_order_relaxed);
+      }
       victim->page_no.store(kInvalidPageNo, std::memory_order_relaxed);
       victim->state.store(FrameState::kFree, std::memory_order_relaxed);
       return victim;

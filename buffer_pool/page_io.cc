@@ -112,6 +112,7 @@ Status DecodePageImage(const std::string& file, PageNo page_no, std::byte* page)
 }
 
 Status BufferPool::Impl::ReadPage(PageNo page_no, std::byte* dst) {
+  read_calls.fetch_add(1, std::memory_order_relaxed);
   Status st = disk->Read(uint64_t{page_no} * kPageSize, Bytes(dst, kPageSize));
   if (!st.ok()) {
     return Status(st.code(), fmt::format("{} (reading page {})", st.message(), page_no));

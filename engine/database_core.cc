@@ -169,6 +169,7 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::OpenFiles(const Options& opt
   BufferPoolOptions bpo;
   bpo.pool_bytes = options.buffer_pool_bytes;
   bpo.background_flusher = options.background_flusher;
+  bpo.read_ahead = options.read_ahead;
   bpo.create_if_missing = options.create_if_missing;
   bpo.log_capacity_bytes = options.log_capacity_bytes;
   bpo.read_only = options.read_only;
@@ -442,6 +443,9 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.pool_hits = p.hits;
   s.pool_misses = p.misses;
   s.pool_reads = p.reads;
+  s.pool_read_calls = p.read_calls;
+  s.pool_read_ahead = p.read_ahead;
+  s.pool_read_ahead_evicted = p.read_ahead_evicted;
   s.pool_writes = p.writes;
   s.pool_evictions = p.evictions;
   s.dirty_pages = p.dirty_pages;

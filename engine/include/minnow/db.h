@@ -91,6 +91,10 @@ struct KeyspaceCheck {
 
 struct DatabaseStats {
   uint64_t pool_hits = 0, pool_misses = 0, pool_reads = 0, pool_writes = 0, pool_evictions = 0;
+  uint64_t pool_read_calls = 0;  // read requests to the file for the pages read
+  // Of the pages read, those read ahead for scans, and of those, the ones evicted unused
+  // (Innodb_buffer_pool_read_ahead, Innodb_buffer_pool_read_ahead_evicted).
+  uint64_t pool_read_ahead = 0, pool_read_ahead_evicted = 0;
   uint64_t dirty_pages = 0, pool_frames = 0;
   // Frames holding no page / a page (of which in the LRU's old sublist), as the monitor's "Free
   // buffers", "Database pages", "Old database pages"; pages allocated since open ("created").

@@ -34,6 +34,19 @@ void Exercise(DiskBackend* d) {
   CHECK(*d->Size() == 12288);  // KEEP_SIZE
   REQUIRE(d->Read(8192, Bytes(got)).ok());
   CHECK(got == Bytes4k(0));
+  // ReadV: consecutive bytes into several buffers, in order.
+  auto c = Bytes4k(0xcd);
+  REQUIRE(d->Write(4096, ConstBytes(c)).ok());
+  REQUIRE(d->Write(8192, ConstBytes(a)).ok());
+  std::vector<std::byte> v1(4096), v2(2048), v3(2048);
+  const std::vector<Bytes> bufs = {Bytes(v1), Bytes(v2), Bytes(v3)};
+  REQUIRE(d->ReadV(4096, bufs).ok());
+  CHECK(v1 == c);
+  CHECK(v2 == std::vector<std::byte>(2048, std::byte{0xab}));
+  CHECK(v3 == std::vector<std::byte>(2048, std::byte{0xab}));
+  const std::vector<Bytes> past_end = {Bytes(v1), Bytes(v1)};
+  CHECK(d->ReadV(8192, past_end).code() == Code::kCorruption);
+  REQUIRE(d->PunchHole(4096, 8192).ok());
   REQUIRE(d->Sync().ok());
   auto phys = d->PhysicalSize();
   REQUIRE(phys.ok());
