@@ -1,4 +1,4 @@
-// CREATE TABLE, DROP TABLE, TRUNCATE, OPTIMIZE, CREATE INDEX, DROP INDEX (ddl.h).
+// CREATE TABLE, DROP TABLE, TRUNCATE, RENAME TABLE, OPTIMIZE, CREATE INDEX, DROP INDEX (ddl.h).
 
 #include "sql_lite_front/catalog/ddl.h"
 
@@ -147,6 +147,11 @@ SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt&
   TableDef def = Renamed(*ctx.catalog, table->def);
   SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, IdentityMapping(def), true));
   (void)rows;
+  return StatementResult{};
+}
+
+SqlResult<StatementResult> ExecuteRenameTable(ExecContext& ctx, const RenameTableStmt& stmt) {
+  SQL_RETURN_IF_ERROR(ctx.catalog->RenameTables(stmt.renames));
   return StatementResult{};
 }
 

@@ -33,6 +33,9 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
 SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStmt& stmt);
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt);
 SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt& stmt);
+// RENAME TABLE a TO b, ...: TableCatalog::RenameTables (all or nothing; 1050, 1146). ALTER
+// TABLE a RENAME [TO | AS] b does the same after its other actions (1050 before them).
+SqlResult<StatementResult> ExecuteRenameTable(ExecContext& ctx, const RenameTableStmt& stmt);
 // Table | Op | Msg_type | Msg_text, as MySQL prints OPTIMIZE on InnoDB ("Table does not support
 // optimize, doing recreate + analyze instead", then "OK").
 SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt);

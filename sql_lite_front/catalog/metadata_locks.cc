@@ -49,7 +49,16 @@ struct Collector {
   }
   void operator()(const CreateIndexStmt& s) const { Exclusive(s.table); }
   void operator()(const DropIndexStmt& s) const { Exclusive(s.table); }
-  void operator()(const AlterTableStmt& s) const { Exclusive(s.table); }
+  void operator()(const AlterTableStmt& s) const {
+    Exclusive(s.table);
+    if (!s.rename_to.empty()) Exclusive(s.rename_to);
+  }
+  void operator()(const RenameTableStmt& s) const {
+    for (const auto& [from, to] : s.renames) {
+      Exclusive(from);
+      Exclusive(to);
+    }
+  }
   void operator()(const TruncateStmt& s) const { Exclusive(s.table); }
   void operator()(const OptimizeTableStmt& s) const {
     for (const std::string& n : s.tables) Exclusive(n);

@@ -225,12 +225,18 @@ struct AlterAction {
 struct AlterTableStmt {
   std::string table;
   std::vector<AlterAction> actions;
+  std::string rename_to;  // RENAME [TO | AS] name (done after the other actions), or empty
   std::string algorithm;  // "COPY", "INPLACE", "INSTANT", "DEFAULT" or empty
   std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
 
 struct TruncateStmt {
   std::string table;
+};
+
+// RENAME {TABLE | TABLES} a TO b [, c TO d] ...: the pairs in order.
+struct RenameTableStmt {
+  std::vector<std::pair<std::string, std::string>> renames;  // (from, to)
 };
 
 // ---- transactions, session
@@ -320,9 +326,9 @@ struct ExplainStmt;
 
 using Statement =
     std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
-                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, TransactionStmt,
-                 SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt,
-                 CheckTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
+                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, RenameTableStmt,
+                 TransactionStmt, SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt,
+                 OptimizeTableStmt, CheckTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

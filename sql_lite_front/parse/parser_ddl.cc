@@ -1,4 +1,5 @@
-// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, OPTIMIZE, CHECK,
+// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, RENAME,
+// OPTIMIZE, CHECK,
 // and table options (parser_internal.h). Column and index definitions are in parser_column.cc.
 
 #include <string>
@@ -281,7 +282,14 @@ SqlStatus Parser::ParseAlterAction(AlterTableStmt* out) {
     SQL_ASSIGN_OR_RETURN(action.name, Ident());
     SQL_RETURN_IF_ERROR(ParseColumnSpec(&action.column));
     SQL_RETURN_IF_ERROR(ParseColumnPosition(&action));
-  } else if (IsKw("RENAME") || IsKw("ALTER") || IsKw("ORDER") || IsKw("CONVERT") || IsKw("FORCE") ||
+  } else if (AcceptKw("RENAME")) {
+    if (IsKw("COLUMN") || IsKw("INDEX") || IsKw("KEY")) {
+      return NotSupported("ALTER TABLE ... RENAME " + ToUpperAscii(Cur().text));
+    }
+    if (!AcceptKw("TO")) AcceptKw("AS");
+    SQL_ASSIGN_OR_RETURN(out->rename_to, TableIdent());
+    return SqlStatus::OK();
+  } else if (IsKw("ALTER") || IsKw("ORDER") || IsKw("CONVERT") || IsKw("FORCE") ||
              IsKw("DISCARD") || IsKw("IMPORT") || IsKw("ENABLE") || IsKw("DISABLE")) {
     return NotSupported("ALTER TABLE ... " + ToUpperAscii(Cur().text));
   } else {
@@ -297,6 +305,24 @@ SqlResult<Statement> Parser::ParseTruncate() {
   TruncateStmt truncate;
   SQL_ASSIGN_OR_RETURN(truncate.table, TableIdent());
   return Statement(std::move(truncate));
+}
+
+// RENAME {TABLE | TABLES} a TO b [, c TO d] ...
+SqlResult<Statement> Parser::ParseRename() {
+  Skip();
+  if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) {
+    if (Cur().kind == TokenKind::kIdent) return NotSupported("RENAME " + ToUpperAscii(Cur().text));
+    return SyntaxError();
+  }
+  RenameTableStmt rename;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(std::string from, TableIdent());
+    SQL_RETURN_IF_ERROR(ExpectKw("TO"));
+    SQL_ASSIGN_OR_RETURN(std::string to, TableIdent());
+    rename.renames.emplace_back(std::move(from), std::move(to));
+    if (!AcceptOp(",")) break;
+  }
+  return Statement(std::move(rename));
 }
 
 // OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ...

@@ -117,6 +117,7 @@ class Parser {
   SqlResult<Statement> ParseDrop();
   SqlResult<Statement> ParseAlter();
   SqlResult<Statement> ParseTruncate();
+  SqlResult<Statement> ParseRename();
   SqlResult<Statement> ParseOptimize();
   SqlResult<Statement> ParseCheck();
 

@@ -158,6 +158,9 @@ class StatementRunner {
   SqlResult<StatementResult> Dispatch(const TruncateStmt& st) {
     return RunDdl(st, ExecuteTruncate);
   }
+  SqlResult<StatementResult> Dispatch(const RenameTableStmt& st) {
+    return RunDdl(st, ExecuteRenameTable);
+  }
   SqlResult<StatementResult> Dispatch(const OptimizeTableStmt& st) {
     return RunDdl(st, ExecuteOptimize);
   }
