@@ -82,6 +82,13 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
   StatementResult result;
   if (!IsTableName(stmt.name))
     return SqlErr(kErWrongTableName, "Incorrect table name '", stmt.name, "'");
+  std::shared_ptr<const OpenTable> like;
+  if (!stmt.like.empty()) {  // MySQL opens the source first: its errors come before 1050's
+    if (EqualsNoCase(stmt.like, stmt.name))
+      return SqlErr(kErNonUniqTable, "Not unique table/alias: '", stmt.name, "'");
+    like = ctx.catalog->Find(stmt.like);
+    if (like == nullptr) return NoSuchTable(stmt.like);
+  }
   if (ctx.catalog->Find(stmt.name) != nullptr) {
     if (stmt.if_not_exists) {
       result.warnings.push_back(
@@ -95,6 +102,12 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
                   "This version of minnow doesn't yet support 'CREATE TABLE ... SELECT'");
   }
   TableDraft d;
+  if (like != nullptr) {
+    // The source's columns, keys, engine and options; AUTO_INCREMENT starts again at 1 (MySQL
+    // resets it for the copy).
+    d = DraftOf(like->def);
+    d.options.auto_increment_start = 1;
+  }
   d.name = stmt.name;
   d.creating = true;
   d.substitute_engine = SubstitutesEngine(ctx);

@@ -43,7 +43,10 @@ struct Collector {
     out->exclusive = true;
     out->names.push_back(MetadataLockName(table));
   }
-  void operator()(const CreateTableStmt& s) const { Exclusive(s.name); }
+  void operator()(const CreateTableStmt& s) const {
+    Exclusive(s.name);
+    if (!s.like.empty()) Exclusive(s.like);  // stronger than MySQL's shared lock on it
+  }
   void operator()(const DropTableStmt& s) const {
     for (const std::string& n : s.names) Exclusive(n);
   }

@@ -3,7 +3,8 @@
 //   SELECT, INSERT [... SELECT], UPDATE, DELETE, EXPLAIN of them: shared, on each base table
 //     they name, held until the transaction ends (autocommit: the statement's end);
 //   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE, RENAME: exclusive, on each
-//     table they name (RENAME and ALTER ... RENAME: the old and the new names), for the whole
+//     table they name (RENAME and ALTER ... RENAME: the old and the new names; CREATE TABLE
+//     ... LIKE: the source too, where MySQL takes a shared one), for the whole
 //     statement (DDL's own transactions take none);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
 //   CHECK TABLE: none here; shared on each table in turn, for its check (check_table.h).

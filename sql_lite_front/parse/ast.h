@@ -182,6 +182,7 @@ struct CreateTableStmt {
   std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
   TableOptions options;
   std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
+  std::string like;  // CREATE TABLE t LIKE source / (LIKE source): the source, or empty
 };
 
 struct DropTableStmt {

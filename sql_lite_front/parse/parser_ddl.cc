@@ -36,7 +36,8 @@ SqlResult<Statement> Parser::ParseCreate() {
   return SyntaxError();
 }
 
-// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...]
+// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
+// [IF NOT EXISTS] name {LIKE source | (LIKE source)}
 SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
   if (AcceptKw("IF")) {
     SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
@@ -44,7 +45,13 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
     out->if_not_exists = true;
   }
   SQL_ASSIGN_OR_RETURN(out->name, TableIdent());
-  if (IsKw("LIKE") || (IsOp("(") && IsKw("LIKE", 1))) return NotSupported("CREATE TABLE ... LIKE");
+  if (IsKw("LIKE") || (IsOp("(") && IsKw("LIKE", 1))) {
+    const bool parenthesized = AcceptOp("(");
+    Skip();  // LIKE
+    SQL_ASSIGN_OR_RETURN(out->like, TableIdent());
+    if (parenthesized) SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    return SqlStatus::OK();
+  }
   if (IsOp("(") && !IsKw("SELECT", 1)) {
     Skip();
     for (;;) {
