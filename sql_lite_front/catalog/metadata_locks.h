@@ -7,7 +7,7 @@
 //     ... LIKE: the source too, where MySQL takes a shared one), for the whole
 //     statement (DDL's own transactions take none);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
-//   CHECK TABLE: none here; shared on each table in turn, for its check (check_table.h).
+//   CHECK TABLE, ANALYZE TABLE: none here; shared on each table in turn (check_table.h).
 // The session takes them before the statement reads a definition from the catalog, so a
 // statement that waited for DDL sees the new definition and keyspaces. performance_schema and
 // information_schema tables, SHOW and SET take none.

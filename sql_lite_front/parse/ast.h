@@ -319,17 +319,22 @@ struct CheckTableStmt {
   // FAST, MEDIUM, EXTENDED and CHANGED are accepted; they ask for nothing more.
 };
 
+// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ... (catalog/check_table.h).
+struct AnalyzeTableStmt {
+  std::vector<std::string> tables;
+};
+
 struct UseStmt {
   std::string database;
 };
 
 struct ExplainStmt;
 
-using Statement =
-    std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
-                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, RenameTableStmt,
-                 TransactionStmt, SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt,
-                 OptimizeTableStmt, CheckTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
+using Statement = std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt,
+                               DropTableStmt, CreateIndexStmt, DropIndexStmt, AlterTableStmt,
+                               TruncateStmt, RenameTableStmt, TransactionStmt, SetStmt, ShowStmt,
+                               LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, CheckTableStmt,
+                               AnalyzeTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

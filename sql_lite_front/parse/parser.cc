@@ -213,6 +213,7 @@ SqlResult<Statement> Parser::ParseStatement() {
   if (kw == "RENAME") return ParseRename();
   if (kw == "OPTIMIZE") return ParseOptimize();
   if (kw == "CHECK") return ParseCheck();
+  if (kw == "ANALYZE") return ParseAnalyze();
   if (kw == "BEGIN" || kw == "START" || kw == "COMMIT" || kw == "ROLLBACK") {
     return ParseTransaction();
   }

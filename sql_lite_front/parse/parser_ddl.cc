@@ -1,5 +1,5 @@
 // DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, RENAME,
-// OPTIMIZE, CHECK,
+// OPTIMIZE, CHECK, ANALYZE,
 // and table options (parser_internal.h). Column and index definitions are in parser_column.cc.
 
 #include <string>
@@ -344,6 +344,21 @@ SqlResult<Statement> Parser::ParseOptimize() {
     if (!AcceptOp(",")) break;
   }
   return Statement(std::move(optimize));
+}
+
+// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ... (histograms: not supported)
+SqlResult<Statement> Parser::ParseAnalyze() {
+  Skip();
+  if (!AcceptKw("NO_WRITE_TO_BINLOG")) AcceptKw("LOCAL");
+  if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
+  AnalyzeTableStmt analyze;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    analyze.tables.push_back(std::move(name));
+    if (!AcceptOp(",")) break;
+  }
+  if (IsKw("UPDATE") || IsKw("DROP")) return NotSupported("ANALYZE TABLE ... HISTOGRAM");
+  return Statement(std::move(analyze));
 }
 
 // CHECK {TABLE | TABLES} t, ... [option] ..., the options a list without commas (MySQL's

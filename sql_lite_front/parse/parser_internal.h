@@ -119,6 +119,7 @@ class Parser {
   SqlResult<Statement> ParseTruncate();
   SqlResult<Statement> ParseRename();
   SqlResult<Statement> ParseOptimize();
+  SqlResult<Statement> ParseAnalyze();
   SqlResult<Statement> ParseCheck();
 
  private:

@@ -173,6 +173,12 @@ class StatementRunner {
     ExecContext ctx = Context(nullptr);
     return ExecuteCheckTable(ctx, st);
   }
+  // ANALYZE TABLE: as CHECK TABLE.
+  SqlResult<StatementResult> Dispatch(const AnalyzeTableStmt& st) {
+    if (s_->locked_tables.empty()) SQL_RETURN_IF_ERROR(CommitOpen());
+    ExecContext ctx = Context(nullptr);
+    return ExecuteAnalyzeTable(ctx, st);
+  }
 
   // ---- transactions
   SqlResult<StatementResult> Dispatch(const TransactionStmt& st) {

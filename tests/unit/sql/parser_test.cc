@@ -335,6 +335,12 @@ TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
   CHECK(As<CreateTableStmt>(st).like == "a");
   CHECK(As<CreateTableStmt>(st).if_not_exists);
   CHECK(MustFail("CREATE TABLE b (LIKE a").code == kErParse);
+
+  st = MustParse("ANALYZE TABLE a");
+  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a"});
+  st = MustParse("ANALYZE LOCAL TABLES a, b");
+  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a", "b"});
+  CHECK(MustFail("ANALYZE TABLE a UPDATE HISTOGRAM ON x").code == kErNotSupportedYet);
 }
 
 TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
