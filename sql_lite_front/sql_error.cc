@@ -29,6 +29,7 @@ const char* SqlState(ErrorCode code) {
     case kErDupKeyName:
     case kErParse:
     case kErEmptyQuery:
+    case kErNonUniqTable:
     case kErMultiplePriKey:
     case kErTooLongKey:
     case kErKeyColumnDoesNotExist:

@@ -27,6 +27,7 @@ enum ErrorCode : uint16_t {
   kErDupEntry = 1062,               // 23000 Duplicate entry '%s' for key '%s'
   kErParse = 1064,                  // 42000 You have an error in your SQL syntax; ...
   kErEmptyQuery = 1065,             // 42000 Query was empty
+  kErNonUniqTable = 1066,           // 42000 Not unique table/alias: '%s'
   kErMultiplePriKey = 1068,         // 42000 Multiple primary key defined
   kErTooLongKey = 1071,             // 42000 Specified key was too long; max key length is %d bytes
   kErKeyColumnDoesNotExist = 1072,  // 42000 Key column '%s' doesn't exist in table

@@ -28,6 +28,7 @@ std::optional<uint16_t> ErrorNumber(const std::string& name) {
       {"ER_DUP_FIELDNAME", 1060},
       {"ER_WRONG_VALUE_COUNT_ON_ROW", 1136},
       {"ER_NON_UNIQ_ERROR", 1052},
+      {"ER_NONUNIQ_TABLE", 1066},
       {"ER_UNKNOWN_SYSTEM_VARIABLE", 1193},
       {"ER_INCORRECT_GLOBAL_LOCAL_VAR", 1238},
       {"ER_TABLE_NOT_LOCKED", 1100},

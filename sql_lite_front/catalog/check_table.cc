@@ -1,4 +1,4 @@
-// CHECK TABLE (check_table.h).
+// CHECK TABLE and ANALYZE TABLE (check_table.h).
 
 #include "sql_lite_front/catalog/check_table.h"
 
@@ -56,6 +56,10 @@ class CheckTransaction {
  private:
   SessionState* const s_;
 };
+
+bool ExcludesWriters(HeapLockType type) {
+  return type == HeapLockType::kReadNoInsert || type >= HeapLockType::kWriteLowPriority;
+}
 
 // The checks of one table, adding its rows to `out`.
 class TableChecker {
@@ -160,10 +164,6 @@ class TableChecker {
     return Outcome::kCorrupt;
   }
 
-  static bool ExcludesWriters(HeapLockType type) {
-    return type == HeapLockType::kReadNoInsert || type >= HeapLockType::kWriteLowPriority;
-  }
-
   ExecContext& ctx_;
   const CheckTableStmt& stmt_;
   AdminResult* const out_;
@@ -178,15 +178,15 @@ const SessionState::LockedTable* LockedEntry(const SessionState& s, std::string_
   return nullptr;
 }
 
-}  // namespace
-
-SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableStmt& stmt) {
+// The loop of CHECK and ANALYZE (check_table.h): each table in turn, under its locks, handed
+// to `run` (name, table, transaction, isolation) -> Outcome; the status row follows.
+template <typename Run>
+SqlResult<StatementResult> ForEachTable(ExecContext& ctx, const std::vector<std::string>& tables,
+                                        AdminResult* result, Run run) {
   SessionState* s = ctx.session;
   if (s->kv_session == nullptr) return SqlErr(kErUnknownError, "the database is closed");
-  AdminResult result("check");
-  TableChecker checker(ctx, stmt, &result);
   const bool locked_tables = !s->locked_tables.empty();
-  for (const std::string& name : stmt.tables) {
+  for (const std::string& name : tables) {
     SQL_RETURN_IF_ERROR(ctx.CheckCancel());
     CheckTransaction own(s);
     Transaction* txn = s->txn.get();
@@ -194,7 +194,7 @@ SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableS
     if (locked_tables) {
       // The tables' metadata and table locks are LOCK TABLES' (MySQL opens only those).
       if (LockedEntry(*s, name) == nullptr) {
-        result.AddFailed(
+        result->AddFailed(
             name, SqlErr(kErTableNotLocked, "Table '", name, "' was not locked with LOCK TABLES"));
         continue;
       }
@@ -202,7 +202,7 @@ SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableS
       SqlStatus locked = own.Begin(name);
       if (!locked.ok()) {
         if (locked.error().code != kErLockWaitTimeout) return locked.error();
-        result.AddFailed(name, locked.error());
+        result->AddFailed(name, locked.error());
         continue;
       }
       txn = own.txn();
@@ -211,14 +211,53 @@ SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableS
     // After the metadata lock: a table an ALTER replaced meanwhile is seen as it is now.
     std::shared_ptr<const OpenTable> table = ctx.catalog->Find(name);
     if (table == nullptr) {
-      result.AddFailed(name, NoSuchTable(name));
+      result->AddFailed(name, NoSuchTable(name));
       continue;
     }
-    SQL_ASSIGN_OR_RETURN(Outcome outcome, checker.Check(name, *table, txn, isolation));
-    if (outcome == Outcome::kOk) result.Add(name, "status", "OK");
-    if (outcome == Outcome::kCorrupt) result.Add(name, "error", "Corrupt");
+    SQL_ASSIGN_OR_RETURN(Outcome outcome, run(name, *table, txn, isolation));
+    if (outcome == Outcome::kOk) result->Add(name, "status", "OK");
+    if (outcome == Outcome::kCorrupt) result->Add(name, "error", "Corrupt");
   }
-  return result.Take();
+  return result->Take();
+}
+
+// ANALYZE of a MyISAM table: under a lock that keeps writers out (MySQL's TL_READ_NO_INSERT),
+// LOCK TABLES' own when it does. Nothing to recompute: minnow keeps no key statistics.
+SqlResult<Outcome> AnalyzeHeapTable(ExecContext& ctx, const std::string& name,
+                                    const OpenTable& table, AdminResult* out) {
+  SessionState* s = ctx.session;
+  const HeapTableLock* held = HeldTableLock(*s, table.def.name);
+  if (held != nullptr && ExcludesWriters(held->type())) return Outcome::kOk;
+  HeapLockOptions options;
+  options.type = HeapLockType::kReadNoInsert;
+  options.timeout = std::chrono::seconds(s->vars.lock_wait_timeout_s());
+  Result<HeapTableLock> lock = table.heap.Lock(s->kv_session.get(), options);
+  if (lock.ok()) return Outcome::kOk;
+  if (lock.status().code() != Code::kLockWaitTimeout) return FromStatus(lock.status());
+  out->AddFailed(name, FromStatus(lock.status()));
+  return Outcome::kFailed;
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableStmt& stmt) {
+  AdminResult result("check");
+  TableChecker checker(ctx, stmt, &result);
+  return ForEachTable(
+      ctx, stmt.tables, &result,
+      [&](const std::string& name, const OpenTable& table, Transaction* txn,
+          IsolationLevel isolation) { return checker.Check(name, table, txn, isolation); });
+}
+
+SqlResult<StatementResult> ExecuteAnalyzeTable(ExecContext& ctx, const AnalyzeTableStmt& stmt) {
+  AdminResult result("analyze");
+  return ForEachTable(
+      ctx, stmt.tables, &result,
+      [&](const std::string& name, const OpenTable& table, Transaction*,
+          IsolationLevel) -> SqlResult<Outcome> {
+        if (table.def.table_locking()) return AnalyzeHeapTable(ctx, name, table, &result);
+        return Outcome::kOk;  // InnoDB's statistics are read live (SHOW TABLE STATUS)
+      });
 }
 
 }  // namespace minnow::sql

@@ -1,4 +1,4 @@
-// CREATE TABLE, DROP TABLE, TRUNCATE, OPTIMIZE, CREATE INDEX, DROP INDEX (ddl.h).
+// CREATE TABLE, DROP TABLE, TRUNCATE, RENAME TABLE, OPTIMIZE, CREATE INDEX, DROP INDEX (ddl.h).
 
 #include "sql_lite_front/catalog/ddl.h"
 
@@ -82,6 +82,13 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
   StatementResult result;
   if (!IsTableName(stmt.name))
     return SqlErr(kErWrongTableName, "Incorrect table name '", stmt.name, "'");
+  std::shared_ptr<const OpenTable> like;
+  if (!stmt.like.empty()) {  // MySQL opens the source first: its errors come before 1050's
+    if (EqualsNoCase(stmt.like, stmt.name))
+      return SqlErr(kErNonUniqTable, "Not unique table/alias: '", stmt.name, "'");
+    like = ctx.catalog->Find(stmt.like);
+    if (like == nullptr) return NoSuchTable(stmt.like);
+  }
   if (ctx.catalog->Find(stmt.name) != nullptr) {
     if (stmt.if_not_exists) {
       result.warnings.push_back(
@@ -95,6 +102,12 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
                   "This version of minnow doesn't yet support 'CREATE TABLE ... SELECT'");
   }
   TableDraft d;
+  if (like != nullptr) {
+    // The source's columns, keys, engine and options; AUTO_INCREMENT starts again at 1 (MySQL
+    // resets it for the copy).
+    d = DraftOf(like->def);
+    d.options.auto_increment_start = 1;
+  }
   d.name = stmt.name;
   d.creating = true;
   d.substitute_engine = SubstitutesEngine(ctx);
@@ -147,6 +160,11 @@ SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt&
   TableDef def = Renamed(*ctx.catalog, table->def);
   SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, IdentityMapping(def), true));
   (void)rows;
+  return StatementResult{};
+}
+
+SqlResult<StatementResult> ExecuteRenameTable(ExecContext& ctx, const RenameTableStmt& stmt) {
+  SQL_RETURN_IF_ERROR(ctx.catalog->RenameTables(stmt.renames));
   return StatementResult{};
 }
 

@@ -9,7 +9,9 @@
 // TEXT/BLOB without a length), UNIQUE secondary keys give 1235 (not yet), ENGINE=InnoDB (the
 // row-locking engine) or MyISAM (the table-locking engine: a heap table; others 1286),
 // CHARSET/COLLATE/COMPRESSION ('lz4' or 'none')/MAX_ROWS/AUTO_INCREMENT/ROW_FORMAT /COMMENT
-// accepted. ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table
+// accepted. CREATE TABLE t LIKE s: s's columns, keys, engine and options (AUTO_INCREMENT from 1,
+// empty); 1146 for a missing s before 1050 for a taken t, 1066 for LIKE t itself, as MySQL.
+// ALTER TABLE (ADD/DROP/MODIFY/CHANGE COLUMN, ADD/DROP INDEX, DROP PRIMARY KEY, table
 // options) and OPTIMIZE TABLE rebuild the table by copy (ALGORITHM=COPY or DEFAULT): rows are read
 // in the source's key order (with share record locks unless alter_copy_lock_rows is OFF) and
 // bulk-built into new keyspaces, then the catalog switches, then the old keyspaces are
@@ -33,6 +35,9 @@ SqlResult<StatementResult> ExecuteCreateIndex(ExecContext& ctx, const CreateInde
 SqlResult<StatementResult> ExecuteDropIndex(ExecContext& ctx, const DropIndexStmt& stmt);
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt);
 SqlResult<StatementResult> ExecuteTruncate(ExecContext& ctx, const TruncateStmt& stmt);
+// RENAME TABLE a TO b, ...: TableCatalog::RenameTables (all or nothing; 1050, 1146). ALTER
+// TABLE a RENAME [TO | AS] b does the same after its other actions (1050 before them).
+SqlResult<StatementResult> ExecuteRenameTable(ExecContext& ctx, const RenameTableStmt& stmt);
 // Table | Op | Msg_type | Msg_text, as MySQL prints OPTIMIZE on InnoDB ("Table does not support
 // optimize, doing recreate + analyze instead", then "OK").
 SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt);

@@ -261,11 +261,9 @@ SqlResult<StatementResult> AlterInstant(ExecContext& ctx, const OpenTable& table
   return result;
 }
 
-}  // namespace
-
-SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
-  auto table = ctx.catalog->Find(stmt.table);
-  if (table == nullptr) return NoSuchTable(stmt.table);
+// The actions (and ALGORITHM=, LOCK=) of an ALTER of `table`, without its RENAME.
+SqlResult<StatementResult> AlterActions(ExecContext& ctx, const AlterTableStmt& stmt,
+                                        std::shared_ptr<const OpenTable> table) {
   if (stmt.algorithm == "INSTANT") {
     SQL_RETURN_IF_ERROR(CheckInstant(table->def, stmt));
     return AlterInstant(ctx, *table, stmt);
@@ -293,6 +291,25 @@ SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableS
   }
   result.affected_rows = rows;
   result.info = RecordsInfo(rows, result.warnings.size());
+  return result;
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
+  auto table = ctx.catalog->Find(stmt.table);
+  if (table == nullptr) return NoSuchTable(stmt.table);
+  if (stmt.rename_to.empty()) return AlterActions(ctx, stmt, std::move(table));
+  // RENAME TO its own name (in any case) changes nothing, as in MySQL.
+  const bool same_name = EqualsNoCase(stmt.rename_to, table->def.name);
+  if (!same_name && ctx.catalog->Find(stmt.rename_to) != nullptr)
+    return SqlErr(kErTableExists, "Table '", stmt.rename_to, "' already exists");
+  StatementResult result;
+  // A RENAME alone moves no row, whatever ALGORITHM= says, unless it asks for a copy.
+  if (!stmt.actions.empty() || stmt.algorithm == "COPY") {
+    SQL_ASSIGN_OR_RETURN(result, AlterActions(ctx, stmt, std::move(table)));
+  }
+  if (!same_name) SQL_RETURN_IF_ERROR(ctx.catalog->RenameTables({{stmt.table, stmt.rename_to}}));
   return result;
 }
 

@@ -43,13 +43,25 @@ struct Collector {
     out->exclusive = true;
     out->names.push_back(MetadataLockName(table));
   }
-  void operator()(const CreateTableStmt& s) const { Exclusive(s.name); }
+  void operator()(const CreateTableStmt& s) const {
+    Exclusive(s.name);
+    if (!s.like.empty()) Exclusive(s.like);  // stronger than MySQL's shared lock on it
+  }
   void operator()(const DropTableStmt& s) const {
     for (const std::string& n : s.names) Exclusive(n);
   }
   void operator()(const CreateIndexStmt& s) const { Exclusive(s.table); }
   void operator()(const DropIndexStmt& s) const { Exclusive(s.table); }
-  void operator()(const AlterTableStmt& s) const { Exclusive(s.table); }
+  void operator()(const AlterTableStmt& s) const {
+    Exclusive(s.table);
+    if (!s.rename_to.empty()) Exclusive(s.rename_to);
+  }
+  void operator()(const RenameTableStmt& s) const {
+    for (const auto& [from, to] : s.renames) {
+      Exclusive(from);
+      Exclusive(to);
+    }
+  }
   void operator()(const TruncateStmt& s) const { Exclusive(s.table); }
   void operator()(const OptimizeTableStmt& s) const {
     for (const std::string& n : s.tables) Exclusive(n);

@@ -2,10 +2,12 @@
 // Which metadata locks (Transaction::LockMetadata) a statement takes, as MySQL's MDL:
 //   SELECT, INSERT [... SELECT], UPDATE, DELETE, EXPLAIN of them: shared, on each base table
 //     they name, held until the transaction ends (autocommit: the statement's end);
-//   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE: exclusive, on each table
-//     they name, for the whole statement (DDL's own transactions take none);
+//   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE, RENAME: exclusive, on each
+//     table they name (RENAME and ALTER ... RENAME: the old and the new names; CREATE TABLE
+//     ... LIKE: the source too, where MySQL takes a shared one), for the whole
+//     statement (DDL's own transactions take none);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
-//   CHECK TABLE: none here; shared on each table in turn, for its check (check_table.h).
+//   CHECK TABLE, ANALYZE TABLE: none here; shared on each table in turn (check_table.h).
 // The session takes them before the statement reads a definition from the catalog, so a
 // statement that waited for DDL sees the new definition and keyspaces. performance_schema and
 // information_schema tables, SHOW and SET take none.

@@ -7,6 +7,7 @@
 #include "sql_lite_front/catalog/table_catalog.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -340,6 +341,51 @@ SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
   LatchGuard g(latch_);
   for (auto& t : tables_)
     if (t == old) t = std::move(table);
+  return SqlStatus::OK();
+}
+
+SqlStatus TableCatalog::RenameTables(
+    const std::vector<std::pair<std::string, std::string>>& renames) {
+  LatchGuard ddl(ddl_latch_);
+  // The tables by their name (lower-cased) as each step leaves them: (name as written, table).
+  std::map<std::string, std::pair<std::string, std::shared_ptr<const OpenTable>>> names;
+  {
+    LatchGuard g(latch_);
+    for (const auto& t : tables_) names[ToLowerAscii(t->def.name)] = {t->def.name, t};
+  }
+  for (const auto& [from, to] : renames) {
+    if (names.count(ToLowerAscii(to)) != 0)
+      return SqlErr(kErTableExists, "Table '", to, "' already exists");
+    auto it = names.find(ToLowerAscii(from));
+    if (it == names.end())
+      return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", from, "' doesn't exist");
+    if (!IsTableName(to)) return SqlErr(kErWrongTableName, "Incorrect table name '", to, "'");
+    std::shared_ptr<const OpenTable> table = it->second.second;
+    names.erase(it);
+    names[ToLowerAscii(to)] = {to, std::move(table)};
+  }
+  // The tables whose name changed, each with its new handle (the old one's storage).
+  std::vector<std::pair<std::shared_ptr<const OpenTable>, std::shared_ptr<OpenTable>>> moved;
+  for (const auto& [key, entry] : names) {
+    const auto& [name, table] = entry;
+    if (table->def.name == name) continue;
+    auto next = std::make_shared<OpenTable>(*table);
+    next->def.name = name;
+    moved.emplace_back(table, std::move(next));
+  }
+  SQL_RETURN_IF_ERROR(Change(nullptr, [&](Transaction* txn) {
+    for (const auto& [old, next] : moved)  // every old record first: a swap reuses a key
+      RETURN_IF_ERROR(txn->Erase(catalog_ks_, ToLowerAscii(old->def.name)));
+    for (const auto& [old, next] : moved)
+      RETURN_IF_ERROR(
+          txn->Put(catalog_ks_, ToLowerAscii(next->def.name), SerializeTableDef(next->def)));
+    return Status::OK();
+  }));
+  LatchGuard g(latch_);
+  for (auto& t : tables_) {
+    for (const auto& [old, next] : moved)
+      if (t == old) t = next;
+  }
   return SqlStatus::OK();
 }
 

@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/latch.h"
@@ -110,6 +111,13 @@ class TableCatalog {
   // drops them with DropKeyspaces once `txn` has committed, or on failure calls ReplaceTable
   // with the old definition to switch back. 1146 if the table is absent.
   SqlStatus ReplaceTable(const TableDef& def, Transaction* txn = nullptr);
+  // RENAME TABLE: the pairs (from, to) in order, each seeing the ones before it done (so
+  // "a TO tmp, b TO a, tmp TO b" swaps), as one catalog transaction: every table's record
+  // moves to its new name or none does. The storage keeps its names (a keyspace's name is not
+  // its table's), the counters carry over. 1050 if a target exists at its step (checked
+  // first, as MySQL), 1146 if a source does not, 1103 for a bad name: then nothing changes.
+  // REQUIRES: the caller holds exclusive metadata locks on every name.
+  SqlStatus RenameTables(const std::vector<std::pair<std::string, std::string>>& renames);
   // Drops keyspaces (and "@" heap tables) no table names any more (absent ones are skipped)
   // and their intent records;
   // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).

@@ -183,6 +183,7 @@ struct CreateTableStmt {
   std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
   TableOptions options;
   std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
+  std::string like;  // CREATE TABLE t LIKE source / (LIKE source): the source, or empty
 };
 
 struct DropTableStmt {
@@ -226,12 +227,18 @@ struct AlterAction {
 struct AlterTableStmt {
   std::string table;
   std::vector<AlterAction> actions;
+  std::string rename_to;  // RENAME [TO | AS] name (done after the other actions), or empty
   std::string algorithm;  // "COPY", "INPLACE", "INSTANT", "DEFAULT" or empty
   std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
 
 struct TruncateStmt {
   std::string table;
+};
+
+// RENAME {TABLE | TABLES} a TO b [, c TO d] ...: the pairs in order.
+struct RenameTableStmt {
+  std::vector<std::pair<std::string, std::string>> renames;  // (from, to)
 };
 
 // ---- transactions, session
@@ -313,17 +320,22 @@ struct CheckTableStmt {
   // FAST, MEDIUM, EXTENDED and CHANGED are accepted; they ask for nothing more.
 };
 
+// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ... (catalog/check_table.h).
+struct AnalyzeTableStmt {
+  std::vector<std::string> tables;
+};
+
 struct UseStmt {
   std::string database;
 };
 
 struct ExplainStmt;
 
-using Statement =
-    std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
-                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, TransactionStmt,
-                 SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt,
-                 CheckTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
+using Statement = std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt,
+                               DropTableStmt, CreateIndexStmt, DropIndexStmt, AlterTableStmt,
+                               TruncateStmt, RenameTableStmt, TransactionStmt, SetStmt, ShowStmt,
+                               LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, CheckTableStmt,
+                               AnalyzeTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

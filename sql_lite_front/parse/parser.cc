@@ -220,8 +220,10 @@ SqlResult<Statement> Parser::ParseStatement() {
   if (kw == "DROP") return ParseDrop();
   if (kw == "ALTER") return ParseAlter();
   if (kw == "TRUNCATE") return ParseTruncate();
+  if (kw == "RENAME") return ParseRename();
   if (kw == "OPTIMIZE") return ParseOptimize();
   if (kw == "CHECK") return ParseCheck();
+  if (kw == "ANALYZE") return ParseAnalyze();
   if (kw == "BEGIN" || kw == "START" || kw == "COMMIT" || kw == "ROLLBACK") {
     return ParseTransaction();
   }

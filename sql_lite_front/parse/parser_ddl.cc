@@ -1,4 +1,5 @@
-// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, OPTIMIZE, CHECK,
+// DDL statements: CREATE TABLE / INDEX, DROP TABLE / INDEX, ALTER TABLE, TRUNCATE, RENAME,
+// OPTIMIZE, CHECK, ANALYZE,
 // and table options (parser_internal.h). Column and index definitions are in parser_column.cc.
 
 #include <string>
@@ -35,7 +36,8 @@ SqlResult<Statement> Parser::ParseCreate() {
   return SyntaxError();
 }
 
-// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...]
+// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
+// [IF NOT EXISTS] name {LIKE source | (LIKE source)}
 SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
   if (AcceptKw("IF")) {
     SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
@@ -43,7 +45,13 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
     out->if_not_exists = true;
   }
   SQL_ASSIGN_OR_RETURN(out->name, TableIdent());
-  if (IsKw("LIKE") || (IsOp("(") && IsKw("LIKE", 1))) return NotSupported("CREATE TABLE ... LIKE");
+  if (IsKw("LIKE") || (IsOp("(") && IsKw("LIKE", 1))) {
+    const bool parenthesized = AcceptOp("(");
+    Skip();  // LIKE
+    SQL_ASSIGN_OR_RETURN(out->like, TableIdent());
+    if (parenthesized) SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    return SqlStatus::OK();
+  }
   if (IsOp("(") && !IsKw("SELECT", 1)) {
     Skip();
     for (;;) {
@@ -281,7 +289,14 @@ SqlStatus Parser::ParseAlterAction(AlterTableStmt* out) {
     SQL_ASSIGN_OR_RETURN(action.name, Ident());
     SQL_RETURN_IF_ERROR(ParseColumnSpec(&action.column));
     SQL_RETURN_IF_ERROR(ParseColumnPosition(&action));
-  } else if (IsKw("RENAME") || IsKw("ALTER") || IsKw("ORDER") || IsKw("CONVERT") || IsKw("FORCE") ||
+  } else if (AcceptKw("RENAME")) {
+    if (IsKw("COLUMN") || IsKw("INDEX") || IsKw("KEY")) {
+      return NotSupported("ALTER TABLE ... RENAME " + ToUpperAscii(Cur().text));
+    }
+    if (!AcceptKw("TO")) AcceptKw("AS");
+    SQL_ASSIGN_OR_RETURN(out->rename_to, TableIdent());
+    return SqlStatus::OK();
+  } else if (IsKw("ALTER") || IsKw("ORDER") || IsKw("CONVERT") || IsKw("FORCE") ||
              IsKw("DISCARD") || IsKw("IMPORT") || IsKw("ENABLE") || IsKw("DISABLE")) {
     return NotSupported("ALTER TABLE ... " + ToUpperAscii(Cur().text));
   } else {
@@ -299,6 +314,24 @@ SqlResult<Statement> Parser::ParseTruncate() {
   return Statement(std::move(truncate));
 }
 
+// RENAME {TABLE | TABLES} a TO b [, c TO d] ...
+SqlResult<Statement> Parser::ParseRename() {
+  Skip();
+  if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) {
+    if (Cur().kind == TokenKind::kIdent) return NotSupported("RENAME " + ToUpperAscii(Cur().text));
+    return SyntaxError();
+  }
+  RenameTableStmt rename;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(std::string from, TableIdent());
+    SQL_RETURN_IF_ERROR(ExpectKw("TO"));
+    SQL_ASSIGN_OR_RETURN(std::string to, TableIdent());
+    rename.renames.emplace_back(std::move(from), std::move(to));
+    if (!AcceptOp(",")) break;
+  }
+  return Statement(std::move(rename));
+}
+
 // OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ...
 SqlResult<Statement> Parser::ParseOptimize() {
   Skip();
@@ -311,6 +344,21 @@ SqlResult<Statement> Parser::ParseOptimize() {
     if (!AcceptOp(",")) break;
   }
   return Statement(std::move(optimize));
+}
+
+// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ... (histograms: not supported)
+SqlResult<Statement> Parser::ParseAnalyze() {
+  Skip();
+  if (!AcceptKw("NO_WRITE_TO_BINLOG")) AcceptKw("LOCAL");
+  if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
+  AnalyzeTableStmt analyze;
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    analyze.tables.push_back(std::move(name));
+    if (!AcceptOp(",")) break;
+  }
+  if (IsKw("UPDATE") || IsKw("DROP")) return NotSupported("ANALYZE TABLE ... HISTOGRAM");
+  return Statement(std::move(analyze));
 }
 
 // CHECK {TABLE | TABLES} t, ... [option] ..., the options a list without commas (MySQL's

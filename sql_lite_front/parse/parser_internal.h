@@ -127,7 +127,9 @@ class Parser {
   SqlResult<Statement> ParseDrop();
   SqlResult<Statement> ParseAlter();
   SqlResult<Statement> ParseTruncate();
+  SqlResult<Statement> ParseRename();
   SqlResult<Statement> ParseOptimize();
+  SqlResult<Statement> ParseAnalyze();
   SqlResult<Statement> ParseCheck();
 
  private:

@@ -161,6 +161,9 @@ class StatementRunner {
   SqlResult<StatementResult> Dispatch(const TruncateStmt& st) {
     return RunDdl(st, ExecuteTruncate);
   }
+  SqlResult<StatementResult> Dispatch(const RenameTableStmt& st) {
+    return RunDdl(st, ExecuteRenameTable);
+  }
   SqlResult<StatementResult> Dispatch(const OptimizeTableStmt& st) {
     return RunDdl(st, ExecuteOptimize);
   }
@@ -172,6 +175,12 @@ class StatementRunner {
     if (s_->locked_tables.empty()) SQL_RETURN_IF_ERROR(CommitOpen());
     ExecContext ctx = Context(nullptr);
     return ExecuteCheckTable(ctx, st);
+  }
+  // ANALYZE TABLE: as CHECK TABLE.
+  SqlResult<StatementResult> Dispatch(const AnalyzeTableStmt& st) {
+    if (s_->locked_tables.empty()) SQL_RETURN_IF_ERROR(CommitOpen());
+    ExecContext ctx = Context(nullptr);
+    return ExecuteAnalyzeTable(ctx, st);
   }
 
   // ---- transactions

@@ -329,6 +329,27 @@ TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
   CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1"});
   st = MustParse("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t1, t2;");
   CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1", "t2"});
+
+  st = MustParse("RENAME TABLE a TO b, test.c TO d");
+  CHECK(As<RenameTableStmt>(st).renames ==
+        std::vector<std::pair<std::string, std::string>>{{"a", "b"}, {"c", "d"}});
+  CHECK(MustFail("RENAME TABLE a b").code == kErParse);
+  st = MustParse("ALTER TABLE a ADD COLUMN x INT, RENAME AS b");
+  CHECK(As<AlterTableStmt>(st).rename_to == "b");
+  CHECK(As<AlterTableStmt>(st).actions.size() == 1);
+
+  st = MustParse("CREATE TABLE b LIKE a");
+  CHECK(As<CreateTableStmt>(st).like == "a");
+  st = MustParse("CREATE TABLE IF NOT EXISTS b (LIKE a)");
+  CHECK(As<CreateTableStmt>(st).like == "a");
+  CHECK(As<CreateTableStmt>(st).if_not_exists);
+  CHECK(MustFail("CREATE TABLE b (LIKE a").code == kErParse);
+
+  st = MustParse("ANALYZE TABLE a");
+  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a"});
+  st = MustParse("ANALYZE LOCAL TABLES a, b");
+  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a", "b"});
+  CHECK(MustFail("ANALYZE TABLE a UPDATE HISTOGRAM ON x").code == kErNotSupportedYet);
 }
 
 TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
