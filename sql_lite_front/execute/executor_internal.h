@@ -71,6 +71,7 @@ struct PreparedSelect {
   std::optional<BoundExpr> where;   // the whole WHERE (system tables, no FROM)
   std::vector<BoundExpr> residual;  // the plan's residual conjuncts (tables)
   bool aggregate = false;           // aggregates or GROUP BY
+  bool distinct = false;            // SELECT DISTINCT: duplicate result rows are dropped
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED

@@ -374,6 +374,59 @@ SqlStatus BindOrderBy(ExecContext& ctx, const SelectStmt& stmt, const std::vecto
   return SqlStatus::OK();
 }
 
+// Whether `e` is one of the select list's expressions: the same text, or the same column.
+bool InSelectList(const Expr& e, const SelectStmt& stmt) {
+  for (const SelectItem& item : stmt.items) {
+    if (item.expr == nullptr) {
+      if (e.kind == Expr::Kind::kColumn) return true;  // * selects every column
+      continue;
+    }
+    if (item.expr->text == e.text) return true;
+    if (e.kind == Expr::Kind::kColumn && item.expr->kind == Expr::Kind::kColumn &&
+        EqualsNoCase(item.expr->name, e.name))
+      return true;
+  }
+  return false;
+}
+
+// The first part of `e` that is not made of select-list expressions (DISTINCT's ORDER BY
+// rule): a column, or an aggregate call; null if none.
+const Expr* OutsideSelectList(const Expr& e, const SelectStmt& stmt) {
+  if (InSelectList(e, stmt)) return nullptr;
+  if (e.kind == Expr::Kind::kColumn) return &e;
+  if (e.kind == Expr::Kind::kFunction && ContainsAggregate(e) &&
+      std::none_of(e.args.begin(), e.args.end(),
+                   [](const ExprPtr& a) { return a != nullptr && ContainsAggregate(*a); }))
+    return &e;  // the aggregate call itself
+  for (const ExprPtr& a : e.args) {
+    if (a == nullptr) continue;
+    if (const Expr* bad = OutsideSelectList(*a, stmt)) return bad;
+  }
+  return nullptr;
+}
+
+// SELECT DISTINCT ... ORDER BY: each ORDER BY expression must be a select item or made of
+// them (MySQL's Distinct_check), else 3065 (a column) or 3066 (an aggregate).
+SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
+                             const std::vector<size_t>& item_of) {
+  for (size_t i = 0; i < stmt.order_by.size(); ++i) {
+    const Expr& o = *stmt.order_by[i].expr;
+    bool out_of_range = false;
+    if (ItemReference(o, stmt, p.items, item_of, &out_of_range) != nullptr) continue;
+    const Expr* bad = OutsideSelectList(o, stmt);
+    if (bad == nullptr) continue;
+    if (bad->kind == Expr::Kind::kColumn)
+      return SqlErr(kErFieldInOrderNotSelect, "Expression #", std::to_string(i + 1),
+                    " of ORDER BY clause is not in SELECT list, references column '",
+                    QualifiedColumn(p.scope, bad->name),
+                    "' which is not in SELECT list; this is incompatible with DISTINCT");
+    return SqlErr(kErAggregateInOrderNotSelect, "Expression #", std::to_string(i + 1),
+                  " of ORDER BY clause is not in SELECT list, contains aggregate function; this "
+                  "is incompatible with DISTINCT");
+  }
+  return SqlStatus::OK();
+}
+
 // The table's access plan and its bound residual predicates.
 SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderColumn> order,
                     bool order_needs_sort, PreparedSelect* p) {
@@ -423,6 +476,8 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   std::vector<OrderColumn> order_columns;
   bool order_needs_sort = false;
   SQL_RETURN_IF_ERROR(BindOrderBy(ctx, stmt, item_of, &p, &order_columns, &order_needs_sort));
+  if (stmt.distinct) SQL_RETURN_IF_ERROR(CheckDistinctOrder(stmt, p, item_of));
+  p.distinct = stmt.distinct;
   if (p.table != nullptr) {
     SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
     PlanMinMax(stmt, &p);
@@ -444,7 +499,8 @@ class SelectRun {
         limit_(stmt.limit.value_or(UINT64_MAX)),
         offset_(stmt.offset),
         sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)),
-        groups_(ValuesLess{&p.group_by}) {
+        groups_(ValuesLess{&p.group_by}),
+        distinct_rows_(ValuesLess{&p.items}) {
     SeedEvalState(&st_);
   }
 
@@ -463,7 +519,8 @@ class SelectRun {
     std::vector<AggState> aggs;
   };
 
-  void Project(const Row& row);
+  // Adds the output row of `row`; false (nothing added) if DISTINCT already has it.
+  bool Project(const Row& row);
   bool Consume(Row& row);  // false: stop reading
 
   ExecContext& ctx_;
@@ -475,17 +532,20 @@ class SelectRun {
   EvalState st_;
   std::vector<OutRow> rows_;
   std::map<std::vector<Value>, Group, ValuesLess> groups_;
+  std::set<std::vector<Value>, ValuesLess> distinct_rows_;  // SELECT DISTINCT: rows so far
   uint64_t skipped_ = 0;
 };
 
-void SelectRun::Project(const Row& row) {
+bool SelectRun::Project(const Row& row) {
   OutRow r;
   r.values.reserve(p_.items.size());
   for (const BoundExpr& e : p_.items) r.values.push_back(Eval(e, row, st_));
+  if (p_.distinct && !distinct_rows_.insert(r.values).second) return false;
   if (sort_) {
     for (const BoundExpr& e : p_.order) r.keys.push_back(Eval(e, row, st_));
   }
   rows_.push_back(std::move(r));
+  return true;
 }
 
 bool SelectRun::Consume(Row& row) {
@@ -510,6 +570,16 @@ bool SelectRun::Consume(Row& row) {
     return true;
   }
   if (!sort_) {
+    if (p_.distinct) {
+      // OFFSET counts distinct rows: a row is projected (and remembered) before it is skipped.
+      if (!Project(row)) return true;
+      if (skipped_ < offset_) {
+        rows_.pop_back();
+        ++skipped_;
+        return true;
+      }
+      return rows_.size() < limit_;
+    }
     if (skipped_ < offset_) {
       ++skipped_;
       return true;

@@ -101,6 +101,7 @@ enum class WritePriority : uint8_t { kDefault, kLow, kHigh };
 struct SelectStmt {
   std::vector<SelectItem> items;
   bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
+  bool distinct = false;          // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
   ExprPtr where;

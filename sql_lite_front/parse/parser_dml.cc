@@ -10,15 +10,26 @@
 
 namespace minnow::sql {
 
-// SELECT [ALL] items [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [ORDER BY ...]
+// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [FROM t [[AS] alias]] [WHERE e]
+//   [GROUP BY e, ...] [ORDER BY ...]
 //   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] |
 //   LOCK IN SHARE MODE]
 SqlResult<SelectStmt> Parser::ParseSelect() {
   SelectStmt s;
   SQL_RETURN_IF_ERROR(ExpectKw("SELECT"));
-  AcceptKw("ALL");
-  if (AcceptKw("HIGH_PRIORITY")) s.high_priority = true;
-  if (IsKw("DISTINCT") || IsKw("DISTINCTROW")) return NotSupported("SELECT DISTINCT");
+  bool all = false;
+  for (;;) {  // MySQL takes the select options in any order
+    if (AcceptKw("ALL")) {
+      all = true;
+    } else if (AcceptKw("DISTINCT") || AcceptKw("DISTINCTROW")) {
+      s.distinct = true;
+    } else if (AcceptKw("HIGH_PRIORITY")) {
+      s.high_priority = true;
+    } else {
+      break;
+    }
+  }
+  if (all && s.distinct) return SqlErr(kErWrongUsage, "Incorrect usage of ALL and DISTINCT");
   SQL_RETURN_IF_ERROR(ParseSelectItems(&s));
   if (AcceptKw("FROM")) SQL_RETURN_IF_ERROR(ParseSelectFrom(&s));
   if (AcceptKw("WHERE")) {

@@ -169,6 +169,15 @@ TEST_CASE("W1's four queries and their locking clauses", "[sql][parser]") {
   CHECK(As<SelectStmt>(st).lock == RowLockClause::kNone);
   st = MustParse("SELECT count(DISTINCT a) FROM t");
   CHECK(As<SelectStmt>(st).items[0].expr->distinct);
+  CHECK(!As<SelectStmt>(st).distinct);
+  st = MustParse("SELECT DISTINCT HIGH_PRIORITY a FROM t");
+  CHECK(As<SelectStmt>(st).distinct);
+  CHECK(As<SelectStmt>(st).high_priority);
+  st = MustParse("SELECT DISTINCTROW a FROM t");
+  CHECK(As<SelectStmt>(st).distinct);
+  st = MustParse("SELECT ALL a FROM t");
+  CHECK(!As<SelectStmt>(st).distinct);
+  CHECK(MustFail("SELECT DISTINCT ALL a FROM t").code == kErWrongUsage);
 }
 
 TEST_CASE("SHOW statements", "[sql][parser]") {
