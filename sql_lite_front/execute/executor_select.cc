@@ -427,6 +427,91 @@ SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
   return SqlStatus::OK();
 }
 
+// A copy of `e`.
+ExprPtr CloneExpr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->value = e.value;
+  c->table = e.table;
+  c->name = e.name;
+  c->binary_op = e.binary_op;
+  c->unary_op = e.unary_op;
+  c->var_scope = e.var_scope;
+  c->negated = e.negated;
+  c->distinct = e.distinct;
+  c->text = e.text;
+  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  return c;
+}
+
+// HAVING's names resolved as MySQL's resolve_ref_in_select_and_group does: outside an
+// aggregate a name is a select item (its alias, or a column it selects) or a GROUP BY column;
+// both, and not the same column: the GROUP BY one, with warning 1052. An alias becomes a copy
+// of its item's expression. Else 1054 (the table's other columns are not visible there).
+SqlResult<ExprPtr> ResolveHaving(const Expr& e, const SelectStmt& stmt, bool in_aggregate,
+                                 std::vector<SqlWarning>* warnings) {
+  if (e.kind == Expr::Kind::kColumn && !in_aggregate) {
+    const Expr* item = nullptr;  // the select item the name is
+    bool star = false;
+    for (const SelectItem& i : stmt.items) {
+      if (i.expr == nullptr) {
+        star = true;
+      } else if (e.table.empty() && !i.alias.empty() && EqualsNoCase(i.alias, e.name)) {
+        item = i.expr.get();
+      } else if (i.alias.empty() && i.expr->kind == Expr::Kind::kColumn &&
+                 EqualsNoCase(i.expr->name, e.name)) {
+        item = i.expr.get();
+      }
+      if (item != nullptr) break;
+    }
+    bool grouped = false;  // a GROUP BY column of that name (not a select item's alias)
+    for (const ExprPtr& g : stmt.group_by) {
+      if (g->kind != Expr::Kind::kColumn || !EqualsNoCase(g->name, e.name)) continue;
+      grouped = grouped || !g->table.empty() ||
+                std::none_of(stmt.items.begin(), stmt.items.end(), [&](const SelectItem& i) {
+                  return !i.alias.empty() && EqualsNoCase(i.alias, g->name);
+                });
+    }
+    const bool item_is_column =
+        item != nullptr && item->kind == Expr::Kind::kColumn && EqualsNoCase(item->name, e.name);
+    if (item != nullptr && grouped && !item_is_column) {
+      warnings->push_back(
+          {"Warning", kErNonUniq, "Column '" + e.name + "' in having clause is ambiguous"});
+      return CloneExpr(e);
+    }
+    if (item != nullptr) return CloneExpr(*item);
+    if (grouped || star) return CloneExpr(e);
+    std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+    return SqlErr(kErBadField, "Unknown column '", full, "' in 'having clause'");
+  }
+  ExprPtr c = CloneExpr(e);
+  c->args.clear();
+  const bool aggregate_call = e.kind == Expr::Kind::kFunction && ContainsAggregate(e) &&
+                              std::none_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
+                                return a != nullptr && ContainsAggregate(*a);
+                              });
+  for (const ExprPtr& a : e.args) {
+    if (a == nullptr) {
+      c->args.push_back(nullptr);
+      continue;
+    }
+    SQL_ASSIGN_OR_RETURN(ExprPtr r,
+                         ResolveHaving(*a, stmt, in_aggregate || aggregate_call, warnings));
+    c->args.push_back(std::move(r));
+  }
+  return c;
+}
+
+// HAVING bound over the row the select list reads (aggregates allowed).
+SqlStatus BindHaving(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
+  if (stmt.having == nullptr) return SqlStatus::OK();
+  SQL_ASSIGN_OR_RETURN(ExprPtr resolved, ResolveHaving(*stmt.having, stmt, false, &p->warnings));
+  p->scope.allow_aggregates = true;
+  SQL_ASSIGN_OR_RETURN(BoundExpr h, BindExpr(*resolved, p->scope, ctx, "having clause"));
+  p->having = std::move(h);
+  return SqlStatus::OK();
+}
+
 // The table's access plan and its bound residual predicates.
 SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderColumn> order,
                     bool order_needs_sort, PreparedSelect* p) {
@@ -464,11 +549,13 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   for (const OrderItem& o : stmt.order_by) {
     if (o.expr != nullptr && ContainsAggregate(*o.expr)) has_aggregates = true;
   }
+  if (stmt.having != nullptr && ContainsAggregate(*stmt.having)) has_aggregates = true;
   p.aggregate = has_aggregates;
 
   std::vector<size_t> item_of;
   SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
   SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
+  SQL_RETURN_IF_ERROR(BindHaving(ctx, stmt, &p));
   if (stmt.where != nullptr) {
     SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
@@ -569,6 +656,7 @@ bool SelectRun::Consume(Row& row) {
     for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
     return true;
   }
+  if (p_.having.has_value() && !EvalPredicate(*p_.having, row, st_)) return true;
   if (!sort_) {
     if (p_.distinct) {
       // OFFSET counts distinct rows: a row is projected (and remembered) before it is skipped.
@@ -649,6 +737,7 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
     st_.aggregates = &values;
     for (auto& [key, g] : groups_) {
       for (size_t i = 0; i < specs_.size(); ++i) values[i] = g.aggs[i].Result(specs_[i]);
+      if (p_.having.has_value() && !EvalPredicate(*p_.having, g.representative, st_)) continue;
       Project(g.representative);
     }
     st_.aggregates = nullptr;
@@ -754,6 +843,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
+  out.warnings = std::move(p.warnings);
   return out;
 }
 
@@ -772,6 +862,7 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   r.has_result_set = true;
   r.columns = std::move(out.columns);
   r.column_types = ResultColumnTypes(out.declared_types, out.rows);
+  r.warnings = std::move(out.warnings);
   r.rows.reserve(out.rows.size());
   for (const std::vector<Value>& row : out.rows) {
     std::vector<std::optional<std::string>> printed;

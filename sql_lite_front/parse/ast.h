@@ -106,6 +106,9 @@ struct SelectStmt {
   std::string from_alias;
   ExprPtr where;
   std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
+  // HAVING e, or null: names outside aggregates are select items (by alias or column) or
+  // GROUP BY columns, as MySQL resolves them.
+  ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
   uint64_t offset = 0;

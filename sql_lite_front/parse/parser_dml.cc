@@ -11,7 +11,7 @@
 namespace minnow::sql {
 
 // SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [FROM t [[AS] alias]] [WHERE e]
-//   [GROUP BY e, ...] [ORDER BY ...]
+//   [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
 //   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] |
 //   LOCK IN SHARE MODE]
 SqlResult<SelectStmt> Parser::ParseSelect() {
@@ -36,7 +36,9 @@ SqlResult<SelectStmt> Parser::ParseSelect() {
     SQL_ASSIGN_OR_RETURN(s.where, ParseExpr());
   }
   if (AcceptKw("GROUP")) SQL_RETURN_IF_ERROR(ParseGroupBy(&s));
-  if (IsKw("HAVING")) return NotSupported("HAVING");
+  if (AcceptKw("HAVING")) {
+    SQL_ASSIGN_OR_RETURN(s.having, ParseExpr());
+  }
   if (IsKw("WINDOW")) return NotSupported("window functions");
   if (AcceptKw("ORDER")) {
     SQL_RETURN_IF_ERROR(ExpectKw("BY"));
