@@ -107,6 +107,7 @@ enum ErrorCode : uint16_t {
                                   // immediately and NOWAIT is set.
 
   // SELECT DISTINCT and grouping.
+  kErCutValueGroupConcat = 1260,        // (a warning) Row %u was cut by GROUP_CONCAT()
   kErWrongUsage = 1221,                 // HY000 Incorrect usage of %s and %s
   kErFieldInOrderNotSelect = 3065,      // HY000 Expression #%u of ORDER BY clause is not in ...
   kErAggregateInOrderNotSelect = 3066,  // HY000 Expression #%u of ORDER BY ... aggregate ...

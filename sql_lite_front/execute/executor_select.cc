@@ -39,13 +39,85 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
     out->push_back(&e);
     return;
   }
-  if (e.kind == Expr::Kind::kFunction && (e.name == "count" || e.name == "sum" || e.name == "min" ||
-                                          e.name == "max" || e.name == "avg"))
+  if (e.kind == Expr::Kind::kFunction &&
+      (e.name == "count" || e.name == "sum" || e.name == "min" || e.name == "max" ||
+       e.name == "avg" || e.name == "group_concat"))
     return;
   for (const ExprPtr& a : e.args) {
     if (a != nullptr) BareColumns(*a, out);
   }
 }
+
+// The longest prefix of `s` of at most `n` bytes that ends on a UTF-8 character boundary.
+size_t CharPrefix(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// group_concat's running state. Without ORDER BY each value is appended as its row comes (as
+// MySQL does, DISTINCT keeping the first of equal values); with it the values are kept and
+// appended in order at the end. Once the text passes max_len bytes it is cut there (on a
+// character boundary) and nothing more is appended: the row that was cut is `appended`.
+struct ConcatState {
+  struct Entry {
+    std::string text;
+    std::vector<Value> keys;
+  };
+  std::optional<std::set<std::vector<Value>, ValuesLess>> seen;  // DISTINCT
+  std::vector<Entry> entries;                                    // with ORDER BY
+  std::string text;
+  uint64_t appended = 0;
+  bool cut = false;
+
+  // Returns false if the row had a NULL value (skipped).
+  bool Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    std::vector<Value> values;
+    values.reserve(spec.concat_args.size());
+    for (const BoundExpr& a : spec.concat_args) {
+      values.push_back(Eval(a, row, st));
+      if (values.back().is_null()) return false;
+    }
+    if (spec.distinct) {
+      if (!seen.has_value()) seen.emplace(ValuesLess{&spec.concat_args});
+      if (!seen->insert(values).second) return true;
+    }
+    std::string t;
+    for (const Value& v : values) t += v.ToString();
+    if (spec.order.empty()) {
+      Append(spec, t);
+      return true;
+    }
+    Entry e{std::move(t), {}};
+    for (const BoundExpr& o : spec.order) e.keys.push_back(Eval(o, row, st));
+    entries.push_back(std::move(e));
+    return true;
+  }
+
+  void Append(const AggregateSpec& spec, std::string_view t) {
+    if (cut) return;
+    if (appended > 0) text += spec.separator;
+    text += t;
+    ++appended;
+    if (text.size() > spec.max_len) {
+      text.resize(CharPrefix(text, spec.max_len));
+      cut = true;
+    }
+  }
+
+  // Appends the ORDER BY case's values, in order.
+  void Finish(const AggregateSpec& spec) {
+    std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+      for (size_t i = 0; i < spec.order.size(); ++i) {
+        int c = CompareNullsFirst(a.keys[i], b.keys[i], spec.order[i]);
+        if (c != 0) return spec.order_desc[i] ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    for (const Entry& e : entries) Append(spec, e.text);
+    entries.clear();
+  }
+};
 
 // One aggregate's running state. SUM and AVG of integers and decimals are exact (MySQL's
 // DECIMAL: SUM of BIGINT is DECIMAL(65,0), AVG has 4 more digits); of doubles and strings,
@@ -58,8 +130,13 @@ struct AggState {
   double dsum = 0;
   Value best;
   std::set<std::string> seen;  // DISTINCT: kind byte + printed value
+  ConcatState concat;          // group_concat
 
   void Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    if (spec.func == AggFunc::kGroupConcat) {
+      if (concat.Add(spec, row, st)) ++count;
+      return;
+    }
     if (spec.star) {
       ++count;
       return;
@@ -92,6 +169,7 @@ struct AggState {
         if (best.is_null() || CompareUnder(v, best, CollationOf(spec.arg)) > 0) best = std::move(v);
         break;
       case AggFunc::kCount:
+      case AggFunc::kGroupConcat:
         break;
     }
   }
@@ -158,6 +236,9 @@ struct AggState {
       case AggFunc::kMin:
       case AggFunc::kMax:
         return best;
+      case AggFunc::kGroupConcat:
+        if (count == 0) return Value::Null();
+        return Value::String(concat.text);
     }
     return Value::Null();
   }
@@ -441,6 +522,9 @@ ExprPtr CloneExpr(const Expr& e) {
   c->distinct = e.distinct;
   c->text = e.text;
   for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
+  c->order_desc = e.order_desc;
+  c->separator = e.separator;
   return c;
 }
 
@@ -609,6 +693,8 @@ class SelectRun {
   // Adds the output row of `row`; false (nothing added) if DISTINCT already has it.
   bool Project(const Row& row);
   bool Consume(Row& row);  // false: stop reading
+  // Completes aggregate `i`'s group_concat of one group; warning 1260 if it was cut.
+  void FinishConcat(size_t i, ConcatState& c);
 
   ExecContext& ctx_;
   PreparedSelect& p_;
@@ -621,7 +707,22 @@ class SelectRun {
   std::map<std::vector<Value>, Group, ValuesLess> groups_;
   std::set<std::vector<Value>, ValuesLess> distinct_rows_;  // SELECT DISTINCT: rows so far
   uint64_t skipped_ = 0;
+  // Per aggregate, the group_concat rows appended so far (over the groups, in group order):
+  // MySQL's 1260 names that count, its row_count.
+  std::vector<uint64_t> concat_rows_;
+
+ public:
+  std::vector<SqlWarning> warnings;
 };
+
+void SelectRun::FinishConcat(size_t i, ConcatState& c) {
+  c.Finish(specs_[i]);
+  concat_rows_.resize(specs_.size());
+  concat_rows_[i] += c.appended;
+  if (c.cut)
+    warnings.push_back({"Warning", kErCutValueGroupConcat,
+                        "Row " + std::to_string(concat_rows_[i]) + " was cut by GROUP_CONCAT()"});
+}
 
 bool SelectRun::Project(const Row& row) {
   OutRow r;
@@ -736,7 +837,10 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
     std::vector<Value> values(specs_.size());
     st_.aggregates = &values;
     for (auto& [key, g] : groups_) {
-      for (size_t i = 0; i < specs_.size(); ++i) values[i] = g.aggs[i].Result(specs_[i]);
+      for (size_t i = 0; i < specs_.size(); ++i) {
+        if (specs_[i].func == AggFunc::kGroupConcat) FinishConcat(i, g.aggs[i].concat);
+        values[i] = g.aggs[i].Result(specs_[i]);
+      }
       if (p_.having.has_value() && !EvalPredicate(*p_.having, g.representative, st_)) continue;
       Project(g.representative);
     }
@@ -844,6 +948,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
   out.warnings = std::move(p.warnings);
+  out.warnings.insert(out.warnings.end(), run.warnings.begin(), run.warnings.end());
   return out;
 }
 

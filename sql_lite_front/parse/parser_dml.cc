@@ -205,6 +205,31 @@ SqlStatus Parser::ParseOrderBy(std::vector<OrderItem>* out) {
   }
 }
 
+// After GROUP_CONCAT( [DISTINCT]: e, ... [ORDER BY e [ASC | DESC], ...] [SEPARATOR 'sep'] ) up
+// to and with the ")".
+SqlStatus Parser::ParseGroupConcatArgs(Expr* fn) {
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    fn->args.push_back(std::move(e));
+    if (!AcceptOp(",")) break;
+  }
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    std::vector<OrderItem> order;
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&order));
+    for (OrderItem& o : order) {
+      fn->order_by.push_back(std::move(o.expr));
+      fn->order_desc.push_back(o.desc);
+    }
+  }
+  if (AcceptKw("SEPARATOR")) {
+    if (Cur().kind != TokenKind::kString) return SyntaxError();
+    fn->separator = Cur().text;
+    Skip();
+  }
+  return ExpectOp(")");
+}
+
 // INSERT [LOW_PRIORITY | HIGH_PRIORITY | DELAYED] [IGNORE] [INTO] t [(cols)]
 //   {VALUES | VALUE} (...), ... | SELECT ... | SET a = 1, ...      (and REPLACE [INTO] ...)
 SqlResult<Statement> Parser::ParseInsert() {
