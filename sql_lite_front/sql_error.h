@@ -106,6 +106,12 @@ enum ErrorCode : uint16_t {
   kErDuplicateTableLock = 3569,   // HY000 Table %s appears in multiple locking clauses.
   kErLockNowait = 3572,           // HY000 Statement aborted because lock(s) could not be acquired
                                   // immediately and NOWAIT is set.
+
+  // SELECT DISTINCT and grouping.
+  kErCutValueGroupConcat = 1260,        // (a warning) Row %u was cut by GROUP_CONCAT()
+  kErWrongUsage = 1221,                 // HY000 Incorrect usage of %s and %s
+  kErFieldInOrderNotSelect = 3065,      // HY000 Expression #%u of ORDER BY clause is not in ...
+  kErAggregateInOrderNotSelect = 3066,  // HY000 Expression #%u of ORDER BY ... aggregate ...
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

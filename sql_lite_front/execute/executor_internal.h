@@ -68,9 +68,13 @@ struct PreparedSelect {
   std::vector<BoundExpr> order;    // ORDER BY keys
   std::vector<bool> order_desc;
   std::vector<BoundExpr> group_by;
-  std::optional<BoundExpr> where;   // the whole WHERE (system tables, no FROM)
-  std::vector<BoundExpr> residual;  // the plan's residual conjuncts (tables)
-  bool aggregate = false;           // aggregates or GROUP BY
+  // HAVING: tested per group (aggregates) or per row, over the row the select list reads.
+  std::optional<BoundExpr> having;
+  std::vector<SqlWarning> warnings;  // raised while preparing (HAVING's ambiguous names)
+  std::optional<BoundExpr> where;    // the whole WHERE (system tables, no FROM)
+  std::vector<BoundExpr> residual;   // the plan's residual conjuncts (tables)
+  bool aggregate = false;            // aggregates or GROUP BY
+  bool distinct = false;             // SELECT DISTINCT: duplicate result rows are dropped
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
@@ -105,6 +109,7 @@ struct SelectOutput {
   // A bare column of the table's declared type, per column; nullopt for other items.
   std::vector<std::optional<StatementResult::ColumnType>> declared_types;
   std::vector<std::vector<Value>> rows;
+  std::vector<SqlWarning> warnings;
 };
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,

@@ -39,13 +39,85 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
     out->push_back(&e);
     return;
   }
-  if (e.kind == Expr::Kind::kFunction && (e.name == "count" || e.name == "sum" || e.name == "min" ||
-                                          e.name == "max" || e.name == "avg"))
+  if (e.kind == Expr::Kind::kFunction &&
+      (e.name == "count" || e.name == "sum" || e.name == "min" || e.name == "max" ||
+       e.name == "avg" || e.name == "group_concat"))
     return;
   for (const ExprPtr& a : e.args) {
     if (a != nullptr) BareColumns(*a, out);
   }
 }
+
+// The longest prefix of `s` of at most `n` bytes that ends on a UTF-8 character boundary.
+size_t CharPrefix(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// group_concat's running state. Without ORDER BY each value is appended as its row comes (as
+// MySQL does, DISTINCT keeping the first of equal values); with it the values are kept and
+// appended in order at the end. Once the text passes max_len bytes it is cut there (on a
+// character boundary) and nothing more is appended: the row that was cut is `appended`.
+struct ConcatState {
+  struct Entry {
+    std::string text;
+    std::vector<Value> keys;
+  };
+  std::optional<std::set<std::vector<Value>, ValuesLess>> seen;  // DISTINCT
+  std::vector<Entry> entries;                                    // with ORDER BY
+  std::string text;
+  uint64_t appended = 0;
+  bool cut = false;
+
+  // Returns false if the row had a NULL value (skipped).
+  bool Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    std::vector<Value> values;
+    values.reserve(spec.concat_args.size());
+    for (const BoundExpr& a : spec.concat_args) {
+      values.push_back(Eval(a, row, st));
+      if (values.back().is_null()) return false;
+    }
+    if (spec.distinct) {
+      if (!seen.has_value()) seen.emplace(ValuesLess{&spec.concat_args});
+      if (!seen->insert(values).second) return true;
+    }
+    std::string t;
+    for (const Value& v : values) t += v.ToString();
+    if (spec.order.empty()) {
+      Append(spec, t);
+      return true;
+    }
+    Entry e{std::move(t), {}};
+    for (const BoundExpr& o : spec.order) e.keys.push_back(Eval(o, row, st));
+    entries.push_back(std::move(e));
+    return true;
+  }
+
+  void Append(const AggregateSpec& spec, std::string_view t) {
+    if (cut) return;
+    if (appended > 0) text += spec.separator;
+    text += t;
+    ++appended;
+    if (text.size() > spec.max_len) {
+      text.resize(CharPrefix(text, spec.max_len));
+      cut = true;
+    }
+  }
+
+  // Appends the ORDER BY case's values, in order.
+  void Finish(const AggregateSpec& spec) {
+    std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+      for (size_t i = 0; i < spec.order.size(); ++i) {
+        int c = CompareNullsFirst(a.keys[i], b.keys[i], spec.order[i]);
+        if (c != 0) return spec.order_desc[i] ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    for (const Entry& e : entries) Append(spec, e.text);
+    entries.clear();
+  }
+};
 
 // One aggregate's running state. SUM and AVG of integers and decimals are exact (MySQL's
 // DECIMAL: SUM of BIGINT is DECIMAL(65,0), AVG has 4 more digits); of doubles and strings,
@@ -58,8 +130,13 @@ struct AggState {
   double dsum = 0;
   Value best;
   std::set<std::string> seen;  // DISTINCT: kind byte + printed value
+  ConcatState concat;          // group_concat
 
   void Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    if (spec.func == AggFunc::kGroupConcat) {
+      if (concat.Add(spec, row, st)) ++count;
+      return;
+    }
     if (spec.star) {
       ++count;
       return;
@@ -92,6 +169,7 @@ struct AggState {
         if (best.is_null() || CompareUnder(v, best, CollationOf(spec.arg)) > 0) best = std::move(v);
         break;
       case AggFunc::kCount:
+      case AggFunc::kGroupConcat:
         break;
     }
   }
@@ -158,6 +236,9 @@ struct AggState {
       case AggFunc::kMin:
       case AggFunc::kMax:
         return best;
+      case AggFunc::kGroupConcat:
+        if (count == 0) return Value::Null();
+        return Value::String(concat.text);
     }
     return Value::Null();
   }
@@ -374,6 +455,147 @@ SqlStatus BindOrderBy(ExecContext& ctx, const SelectStmt& stmt, const std::vecto
   return SqlStatus::OK();
 }
 
+// Whether `e` is one of the select list's expressions: the same text, or the same column.
+bool InSelectList(const Expr& e, const SelectStmt& stmt) {
+  for (const SelectItem& item : stmt.items) {
+    if (item.expr == nullptr) {
+      if (e.kind == Expr::Kind::kColumn) return true;  // * selects every column
+      continue;
+    }
+    if (item.expr->text == e.text) return true;
+    if (e.kind == Expr::Kind::kColumn && item.expr->kind == Expr::Kind::kColumn &&
+        EqualsNoCase(item.expr->name, e.name))
+      return true;
+  }
+  return false;
+}
+
+// The first part of `e` that is not made of select-list expressions (DISTINCT's ORDER BY
+// rule): a column, or an aggregate call; null if none.
+const Expr* OutsideSelectList(const Expr& e, const SelectStmt& stmt) {
+  if (InSelectList(e, stmt)) return nullptr;
+  if (e.kind == Expr::Kind::kColumn) return &e;
+  if (e.kind == Expr::Kind::kFunction && ContainsAggregate(e) &&
+      std::none_of(e.args.begin(), e.args.end(),
+                   [](const ExprPtr& a) { return a != nullptr && ContainsAggregate(*a); }))
+    return &e;  // the aggregate call itself
+  for (const ExprPtr& a : e.args) {
+    if (a == nullptr) continue;
+    if (const Expr* bad = OutsideSelectList(*a, stmt)) return bad;
+  }
+  return nullptr;
+}
+
+// SELECT DISTINCT ... ORDER BY: each ORDER BY expression must be a select item or made of
+// them (MySQL's Distinct_check), else 3065 (a column) or 3066 (an aggregate).
+SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
+                             const std::vector<size_t>& item_of) {
+  for (size_t i = 0; i < stmt.order_by.size(); ++i) {
+    const Expr& o = *stmt.order_by[i].expr;
+    bool out_of_range = false;
+    if (ItemReference(o, stmt, p.items, item_of, &out_of_range) != nullptr) continue;
+    const Expr* bad = OutsideSelectList(o, stmt);
+    if (bad == nullptr) continue;
+    if (bad->kind == Expr::Kind::kColumn)
+      return SqlErr(kErFieldInOrderNotSelect, "Expression #", std::to_string(i + 1),
+                    " of ORDER BY clause is not in SELECT list, references column '",
+                    QualifiedColumn(p.scope, bad->name),
+                    "' which is not in SELECT list; this is incompatible with DISTINCT");
+    return SqlErr(kErAggregateInOrderNotSelect, "Expression #", std::to_string(i + 1),
+                  " of ORDER BY clause is not in SELECT list, contains aggregate function; this "
+                  "is incompatible with DISTINCT");
+  }
+  return SqlStatus::OK();
+}
+
+// A copy of `e`.
+ExprPtr CloneExpr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->value = e.value;
+  c->table = e.table;
+  c->name = e.name;
+  c->binary_op = e.binary_op;
+  c->unary_op = e.unary_op;
+  c->var_scope = e.var_scope;
+  c->negated = e.negated;
+  c->distinct = e.distinct;
+  c->text = e.text;
+  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
+  c->order_desc = e.order_desc;
+  c->separator = e.separator;
+  return c;
+}
+
+// HAVING's names resolved as MySQL's resolve_ref_in_select_and_group does: outside an
+// aggregate a name is a select item (its alias, or a column it selects) or a GROUP BY column;
+// both, and not the same column: the GROUP BY one, with warning 1052. An alias becomes a copy
+// of its item's expression. Else 1054 (the table's other columns are not visible there).
+SqlResult<ExprPtr> ResolveHaving(const Expr& e, const SelectStmt& stmt, bool in_aggregate,
+                                 std::vector<SqlWarning>* warnings) {
+  if (e.kind == Expr::Kind::kColumn && !in_aggregate) {
+    const Expr* item = nullptr;  // the select item the name is
+    bool star = false;
+    for (const SelectItem& i : stmt.items) {
+      if (i.expr == nullptr) {
+        star = true;
+      } else if (e.table.empty() && !i.alias.empty() && EqualsNoCase(i.alias, e.name)) {
+        item = i.expr.get();
+      } else if (i.alias.empty() && i.expr->kind == Expr::Kind::kColumn &&
+                 EqualsNoCase(i.expr->name, e.name)) {
+        item = i.expr.get();
+      }
+      if (item != nullptr) break;
+    }
+    bool grouped = false;  // a GROUP BY column of that name (not a select item's alias)
+    for (const ExprPtr& g : stmt.group_by) {
+      if (g->kind != Expr::Kind::kColumn || !EqualsNoCase(g->name, e.name)) continue;
+      grouped = grouped || !g->table.empty() ||
+                std::none_of(stmt.items.begin(), stmt.items.end(), [&](const SelectItem& i) {
+                  return !i.alias.empty() && EqualsNoCase(i.alias, g->name);
+                });
+    }
+    const bool item_is_column =
+        item != nullptr && item->kind == Expr::Kind::kColumn && EqualsNoCase(item->name, e.name);
+    if (item != nullptr && grouped && !item_is_column) {
+      warnings->push_back(
+          {"Warning", kErNonUniq, "Column '" + e.name + "' in having clause is ambiguous"});
+      return CloneExpr(e);
+    }
+    if (item != nullptr) return CloneExpr(*item);
+    if (grouped || star) return CloneExpr(e);
+    std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+    return SqlErr(kErBadField, "Unknown column '", full, "' in 'having clause'");
+  }
+  ExprPtr c = CloneExpr(e);
+  c->args.clear();
+  const bool aggregate_call = e.kind == Expr::Kind::kFunction && ContainsAggregate(e) &&
+                              std::none_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
+                                return a != nullptr && ContainsAggregate(*a);
+                              });
+  for (const ExprPtr& a : e.args) {
+    if (a == nullptr) {
+      c->args.push_back(nullptr);
+      continue;
+    }
+    SQL_ASSIGN_OR_RETURN(ExprPtr r,
+                         ResolveHaving(*a, stmt, in_aggregate || aggregate_call, warnings));
+    c->args.push_back(std::move(r));
+  }
+  return c;
+}
+
+// HAVING bound over the row the select list reads (aggregates allowed).
+SqlStatus BindHaving(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
+  if (stmt.having == nullptr) return SqlStatus::OK();
+  SQL_ASSIGN_OR_RETURN(ExprPtr resolved, ResolveHaving(*stmt.having, stmt, false, &p->warnings));
+  p->scope.allow_aggregates = true;
+  SQL_ASSIGN_OR_RETURN(BoundExpr h, BindExpr(*resolved, p->scope, ctx, "having clause"));
+  p->having = std::move(h);
+  return SqlStatus::OK();
+}
+
 // The table's access plan and its bound residual predicates.
 SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderColumn> order,
                     bool order_needs_sort, PreparedSelect* p) {
@@ -411,11 +633,13 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   for (const OrderItem& o : stmt.order_by) {
     if (o.expr != nullptr && ContainsAggregate(*o.expr)) has_aggregates = true;
   }
+  if (stmt.having != nullptr && ContainsAggregate(*stmt.having)) has_aggregates = true;
   p.aggregate = has_aggregates;
 
   std::vector<size_t> item_of;
   SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
   SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
+  SQL_RETURN_IF_ERROR(BindHaving(ctx, stmt, &p));
   if (stmt.where != nullptr) {
     SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
@@ -423,6 +647,8 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   std::vector<OrderColumn> order_columns;
   bool order_needs_sort = false;
   SQL_RETURN_IF_ERROR(BindOrderBy(ctx, stmt, item_of, &p, &order_columns, &order_needs_sort));
+  if (stmt.distinct) SQL_RETURN_IF_ERROR(CheckDistinctOrder(stmt, p, item_of));
+  p.distinct = stmt.distinct;
   if (p.table != nullptr) {
     SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
     PlanMinMax(stmt, &p);
@@ -444,7 +670,8 @@ class SelectRun {
         limit_(stmt.limit.value_or(UINT64_MAX)),
         offset_(stmt.offset),
         sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)),
-        groups_(ValuesLess{&p.group_by}) {
+        groups_(ValuesLess{&p.group_by}),
+        distinct_rows_(ValuesLess{&p.items}) {
     SeedEvalState(&st_);
   }
 
@@ -463,8 +690,11 @@ class SelectRun {
     std::vector<AggState> aggs;
   };
 
-  void Project(const Row& row);
+  // Adds the output row of `row`; false (nothing added) if DISTINCT already has it.
+  bool Project(const Row& row);
   bool Consume(Row& row);  // false: stop reading
+  // Completes aggregate `i`'s group_concat of one group; warning 1260 if it was cut.
+  void FinishConcat(size_t i, ConcatState& c);
 
   ExecContext& ctx_;
   PreparedSelect& p_;
@@ -475,17 +705,35 @@ class SelectRun {
   EvalState st_;
   std::vector<OutRow> rows_;
   std::map<std::vector<Value>, Group, ValuesLess> groups_;
+  std::set<std::vector<Value>, ValuesLess> distinct_rows_;  // SELECT DISTINCT: rows so far
   uint64_t skipped_ = 0;
+  // Per aggregate, the group_concat rows appended so far (over the groups, in group order):
+  // MySQL's 1260 names that count, its row_count.
+  std::vector<uint64_t> concat_rows_;
+
+ public:
+  std::vector<SqlWarning> warnings;
 };
 
-void SelectRun::Project(const Row& row) {
+void SelectRun::FinishConcat(size_t i, ConcatState& c) {
+  c.Finish(specs_[i]);
+  concat_rows_.resize(specs_.size());
+  concat_rows_[i] += c.appended;
+  if (c.cut)
+    warnings.push_back({"Warning", kErCutValueGroupConcat,
+                        "Row " + std::to_string(concat_rows_[i]) + " was cut by GROUP_CONCAT()"});
+}
+
+bool SelectRun::Project(const Row& row) {
   OutRow r;
   r.values.reserve(p_.items.size());
   for (const BoundExpr& e : p_.items) r.values.push_back(Eval(e, row, st_));
+  if (p_.distinct && !distinct_rows_.insert(r.values).second) return false;
   if (sort_) {
     for (const BoundExpr& e : p_.order) r.keys.push_back(Eval(e, row, st_));
   }
   rows_.push_back(std::move(r));
+  return true;
 }
 
 bool SelectRun::Consume(Row& row) {
@@ -509,7 +757,18 @@ bool SelectRun::Consume(Row& row) {
     for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
     return true;
   }
+  if (p_.having.has_value() && !EvalPredicate(*p_.having, row, st_)) return true;
   if (!sort_) {
+    if (p_.distinct) {
+      // OFFSET counts distinct rows: a row is projected (and remembered) before it is skipped.
+      if (!Project(row)) return true;
+      if (skipped_ < offset_) {
+        rows_.pop_back();
+        ++skipped_;
+        return true;
+      }
+      return rows_.size() < limit_;
+    }
     if (skipped_ < offset_) {
       ++skipped_;
       return true;
@@ -578,7 +837,11 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
     std::vector<Value> values(specs_.size());
     st_.aggregates = &values;
     for (auto& [key, g] : groups_) {
-      for (size_t i = 0; i < specs_.size(); ++i) values[i] = g.aggs[i].Result(specs_[i]);
+      for (size_t i = 0; i < specs_.size(); ++i) {
+        if (specs_[i].func == AggFunc::kGroupConcat) FinishConcat(i, g.aggs[i].concat);
+        values[i] = g.aggs[i].Result(specs_[i]);
+      }
+      if (p_.having.has_value() && !EvalPredicate(*p_.having, g.representative, st_)) continue;
       Project(g.representative);
     }
     st_.aggregates = nullptr;
@@ -684,6 +947,8 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
+  out.warnings = std::move(p.warnings);
+  out.warnings.insert(out.warnings.end(), run.warnings.begin(), run.warnings.end());
   return out;
 }
 
@@ -702,6 +967,7 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   r.has_result_set = true;
   r.columns = std::move(out.columns);
   r.column_types = ResultColumnTypes(out.declared_types, out.rows);
+  r.warnings = std::move(out.warnings);
   r.rows.reserve(out.rows.size());
   for (const std::vector<Value>& row : out.rows) {
     std::vector<std::optional<std::string>> printed;

@@ -141,6 +141,13 @@ class InsertSource {
                           ? LockMode::kShare
                           : LockMode::kNone;
       SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
+      // A cut GROUP_CONCAT() is an error in a strict write (MySQL's Strict_error_handler); the
+      // rows are read before any is written, so STRICT_TRANS_TABLES counts for MyISAM too.
+      const bool strict = ctx.session == nullptr || ctx.session->vars.sql_mode().strict;
+      for (const SqlWarning& w : out.warnings) {
+        if (w.code == kErCutValueGroupConcat && strict && !stmt.ignore)
+          return SqlErr(kErCutValueGroupConcat, w.message);
+      }
       if (out.columns.size() != width)
         return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
       src.selected_ = std::move(out.rows);

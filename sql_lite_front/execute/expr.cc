@@ -25,7 +25,7 @@ namespace {
 bool IsAggregateName(std::string_view n, AggFunc* f) {
   static constexpr std::pair<std::string_view, AggFunc> kAggs[] = {
       {"count", AggFunc::kCount}, {"sum", AggFunc::kSum}, {"min", AggFunc::kMin},
-      {"max", AggFunc::kMax},     {"avg", AggFunc::kAvg},
+      {"max", AggFunc::kMax},     {"avg", AggFunc::kAvg}, {"group_concat", AggFunc::kGroupConcat},
   };
   for (const auto& [name, func] : kAggs) {
     if (n == name) {
@@ -638,6 +638,35 @@ SqlStatus BindArgs(const Expr& e, BindScope& scope, const ExecContext& ctx, cons
   return SqlStatus::OK();
 }
 
+// group_concat's values, ORDER BY keys (a number n names the n-th value: 1054 past them),
+// separator and @@group_concat_max_len, into *spec.
+SqlStatus BindGroupConcat(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                          const char* clause, AggregateSpec* spec) {
+  for (const ExprPtr& a : e.args) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, Bind(*a, scope, ctx, clause, true));
+    spec->concat_args.push_back(std::move(b));
+  }
+  for (size_t i = 0; i < e.order_by.size(); ++i) {
+    const Expr& o = *e.order_by[i];
+    if (o.kind == Expr::Kind::kLiteral && o.value.is_int()) {
+      const int64_t n = o.value.as_int();
+      if (n < 1 || n > static_cast<int64_t>(spec->concat_args.size()))
+        return SqlErr(kErBadField, "Unknown column '", o.text, "' in 'order clause'");
+      spec->order.push_back(spec->concat_args[static_cast<size_t>(n - 1)]);
+    } else {
+      SQL_ASSIGN_OR_RETURN(BoundExpr b, Bind(o, scope, ctx, clause, true));
+      spec->order.push_back(std::move(b));
+    }
+    spec->order_desc.push_back(e.order_desc[i]);
+  }
+  spec->separator = e.separator;
+  if (ctx.session != nullptr) {
+    SQL_ASSIGN_OR_RETURN(Value v, ctx.session->vars.Get("group_concat_max_len"));
+    spec->max_len = static_cast<uint64_t>(v.as_int());
+  }
+  return SqlStatus::OK();
+}
+
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate) {
   BoundExpr b;
@@ -704,7 +733,11 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         AggregateSpec spec;
         spec.func = agg;
         spec.distinct = e.distinct;
-        if (e.args.size() == 1 && e.args[0] != nullptr && e.args[0]->kind == Expr::Kind::kStar) {
+        if (agg == AggFunc::kGroupConcat) {
+          SQL_RETURN_IF_ERROR(BindGroupConcat(e, scope, ctx, clause, &spec));
+          b.collation = spec.concat_args[0].collation;  // the first value's
+        } else if (e.args.size() == 1 && e.args[0] != nullptr &&
+                   e.args[0]->kind == Expr::Kind::kStar) {
           if (agg != AggFunc::kCount)
             return SqlErr(kErParse,
                           "You have an error in your SQL syntax; check the manual that "

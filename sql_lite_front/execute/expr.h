@@ -4,8 +4,8 @@
 // Binding (BindExpr) turns a parsed Expr into a BoundExpr: column references become positions
 // in the row the statement reads (a TableDef's columns or a system table's), @@variables and
 // the per-statement constants (connection_id(), last_insert_id(), database(), version(), now())
-// become literals, and each aggregate (count/sum/min/max/avg) becomes a slot the executor fills
-// (BindScope::aggregates). Errors at bind time, as MySQL's:
+// become literals, and each aggregate (count/sum/min/max/avg/group_concat) becomes a slot the
+// executor fills (BindScope::aggregates). Errors at bind time, as MySQL's:
 //   1054 "Unknown column 'x' in 'field list'" (or 'where clause', 'order clause', ...)
 //   1305 "FUNCTION test.x does not exist"
 //   1111 "Invalid use of group function" (an aggregate where none may be, or nested)
@@ -77,7 +77,7 @@ enum class Func : uint8_t {
   kHex,
 };
 
-enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg };
+enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg, kGroupConcat };
 
 struct BoundExpr {
   enum class Kind : uint8_t {
@@ -118,6 +118,13 @@ struct AggregateSpec {
   bool star = false;
   bool distinct = false;
   BoundExpr arg;
+  // group_concat: its values (arg unused), ORDER BY keys (ORDER BY n: the n-th value), the
+  // separator, and @@group_concat_max_len when bound (the result's limit in bytes).
+  std::vector<BoundExpr> concat_args;
+  std::vector<BoundExpr> order;
+  std::vector<bool> order_desc;
+  std::string separator;
+  uint64_t max_len = 1024;
 };
 
 // What names resolve against, and what binding found.

@@ -52,8 +52,8 @@ struct Expr {
     kIn,        // args[0] [NOT] IN (args[1..])
     kLike,      // args[0] [NOT] LIKE args[1]
     kIsNull,    // args[0] IS [NOT] NULL
-    kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, concat, now, ...;
-                // name lower-cased; distinct for count(DISTINCT x)
+    kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, group_concat, concat,
+                // now, ...; name lower-cased; distinct for count(DISTINCT x)
     kVariable,  // @@[global.|session.]name: var_scope, name (lower-cased)
   };
   Kind kind = Kind::kLiteral;
@@ -65,6 +65,10 @@ struct Expr {
   bool negated = false;   // NOT BETWEEN / NOT IN / NOT LIKE / IS NOT NULL
   bool distinct = false;  // count(DISTINCT ...)
   std::vector<ExprPtr> args;
+  // group_concat(args [ORDER BY order_by] [SEPARATOR separator]): order_desc per key.
+  std::vector<ExprPtr> order_by;
+  std::vector<bool> order_desc;
+  std::string separator = ",";
   // Where the expression starts in the statement's text, and its text as written
   // ("count(i)"), which MySQL uses as the column name of an unnamed select item.
   std::string text;
@@ -102,10 +106,14 @@ enum class WritePriority : uint8_t { kDefault, kLow, kHigh };
 struct SelectStmt {
   std::vector<SelectItem> items;
   bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
+  bool distinct = false;          // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
   ExprPtr where;
   std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
+  // HAVING e, or null: names outside aggregates are select items (by alias or column) or
+  // GROUP BY columns, as MySQL resolves them.
+  ExprPtr having;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
   uint64_t offset = 0;

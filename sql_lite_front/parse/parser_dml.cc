@@ -11,22 +11,35 @@
 
 namespace minnow::sql {
 
-// SELECT [ALL] items [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [ORDER BY ...]
+// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [FROM t [[AS] alias]] [WHERE e]
+//   [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
 //   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] |
 //   LOCK IN SHARE MODE]
 SqlResult<SelectStmt> Parser::ParseSelect() {
   SelectStmt s;
   SQL_RETURN_IF_ERROR(ExpectKw("SELECT"));
-  AcceptKw("ALL");
-  if (AcceptKw("HIGH_PRIORITY")) s.high_priority = true;
-  if (IsKw("DISTINCT") || IsKw("DISTINCTROW")) return NotSupported("SELECT DISTINCT");
+  bool all = false;
+  for (;;) {  // MySQL takes the select options in any order
+    if (AcceptKw("ALL")) {
+      all = true;
+    } else if (AcceptKw("DISTINCT") || AcceptKw("DISTINCTROW")) {
+      s.distinct = true;
+    } else if (AcceptKw("HIGH_PRIORITY")) {
+      s.high_priority = true;
+    } else {
+      break;
+    }
+  }
+  if (all && s.distinct) return SqlErr(kErWrongUsage, "Incorrect usage of ALL and DISTINCT");
   SQL_RETURN_IF_ERROR(ParseSelectItems(&s));
   if (AcceptKw("FROM")) SQL_RETURN_IF_ERROR(ParseSelectFrom(&s));
   if (AcceptKw("WHERE")) {
     SQL_ASSIGN_OR_RETURN(s.where, ParseExpr());
   }
   if (AcceptKw("GROUP")) SQL_RETURN_IF_ERROR(ParseGroupBy(&s));
-  if (IsKw("HAVING")) return NotSupported("HAVING");
+  if (AcceptKw("HAVING")) {
+    SQL_ASSIGN_OR_RETURN(s.having, ParseExpr());
+  }
   if (IsKw("WINDOW")) return NotSupported("window functions");
   if (AcceptKw("ORDER")) {
     SQL_RETURN_IF_ERROR(ExpectKw("BY"));
@@ -191,6 +204,31 @@ SqlStatus Parser::ParseOrderBy(std::vector<OrderItem>* out) {
     out->push_back(std::move(item));
     if (!AcceptOp(",")) return SqlStatus::OK();
   }
+}
+
+// After GROUP_CONCAT( [DISTINCT]: e, ... [ORDER BY e [ASC | DESC], ...] [SEPARATOR 'sep'] ) up
+// to and with the ")".
+SqlStatus Parser::ParseGroupConcatArgs(Expr* fn) {
+  for (;;) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    fn->args.push_back(std::move(e));
+    if (!AcceptOp(",")) break;
+  }
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    std::vector<OrderItem> order;
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&order));
+    for (OrderItem& o : order) {
+      fn->order_by.push_back(std::move(o.expr));
+      fn->order_desc.push_back(o.desc);
+    }
+  }
+  if (AcceptKw("SEPARATOR")) {
+    if (Cur().kind != TokenKind::kString) return SyntaxError();
+    fn->separator = Cur().text;
+    Skip();
+  }
+  return ExpectOp(")");
 }
 
 // INSERT [LOW_PRIORITY | HIGH_PRIORITY | DELAYED] [IGNORE] [INTO] t [(cols)]

@@ -474,6 +474,8 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
       star->text = "*";
       Skip();
       fn->args.push_back(std::move(star));
+    } else if (fn->name == "group_concat") {
+      return ParseGroupConcatArgs(fn.get());
     } else if (fn->name == "trim" && !fn->distinct) {
       return ParseTrimArgs(fn.get());
     } else if (fn->name == "position" && !fn->distinct) {

@@ -162,6 +162,7 @@ class Parser {
   SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
   // TRIM(...)'s forms, into fn's arguments (and its name when a remstr is given).
   SqlStatus ParseTrimArgs(Expr* fn);
+  SqlStatus ParseGroupConcatArgs(Expr* fn);  // after GROUP_CONCAT( [DISTINCT], up to the ")"
   SqlResult<ExprPtr> ParseColumnRef();
   // Sets node's text (from `begin` to the last token used) and checks the tree's height.
   SqlResult<ExprPtr> Finish(ExprPtr node, uint32_t begin);

@@ -115,6 +115,7 @@ constexpr VarDef kVars[] = {
     {"collation_database", VarType::kString, false, true},
     {"collation_server", VarType::kString, false, true},
     {"concurrent_insert", VarType::kEnum, true, false, 0, 0, kConcurrentInsertNames},
+    {"group_concat_max_len", VarType::kInt, false, false, 4, INT64_MAX},
     {"innodb_autoinc_lock_mode", VarType::kInt, true, true},
     {"innodb_buffer_pool_size", VarType::kInt, true, true},
     {"innodb_deadlock_detect", VarType::kBool, true, true},
@@ -257,6 +258,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["collation_server"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
   m["collation_database"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
   m["concurrent_insert"] = Value::String("AUTO");
+  m["group_concat_max_len"] = Value::Int(1024);
   m["innodb_autoinc_lock_mode"] = Value::Int(2);
   m["innodb_buffer_pool_size"] = Value::Int(static_cast<int64_t>(options.buffer_pool_bytes));
   m["innodb_deadlock_detect"] = Value::Int(options.deadlock_detect ? 1 : 0);

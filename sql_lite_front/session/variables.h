@@ -18,6 +18,8 @@
 //   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (MyISAM tables' inserts)
 //   low_priority_updates: bool, session+global: MyISAM writes take WRITE_LOW_PRIORITY locks
 //   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
+//   group_concat_max_len: int 4..2^63-1 bytes, session+global, default 1024: the longest
+//     GROUP_CONCAT() result (cut there, with warning 1260)
 //   sql_mode: string, session+global: any set of the modes minnow honours (variables.cc's
 //     kSqlModes), printed in MySQL's order; any other word is 1231
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,

@@ -178,6 +178,18 @@ TEST_CASE("W1's four queries and their locking clauses", "[sql][parser]") {
   CHECK(As<SelectStmt>(st).lock == RowLockClause::kNone);
   st = MustParse("SELECT count(DISTINCT a) FROM t");
   CHECK(As<SelectStmt>(st).items[0].expr->distinct);
+  CHECK(!As<SelectStmt>(st).distinct);
+  st = MustParse("SELECT DISTINCT HIGH_PRIORITY a FROM t");
+  CHECK(As<SelectStmt>(st).distinct);
+  CHECK(As<SelectStmt>(st).high_priority);
+  st = MustParse("SELECT DISTINCTROW a FROM t");
+  CHECK(As<SelectStmt>(st).distinct);
+  st = MustParse("SELECT ALL a FROM t");
+  CHECK(!As<SelectStmt>(st).distinct);
+  st = MustParse("SELECT a FROM t GROUP BY a HAVING count(*) > 1 ORDER BY a");
+  CHECK(As<SelectStmt>(st).having->kind == Expr::Kind::kBinary);
+  CHECK(As<SelectStmt>(st).order_by.size() == 1);
+  CHECK(MustFail("SELECT DISTINCT ALL a FROM t").code == kErWrongUsage);
 }
 
 TEST_CASE("SHOW statements", "[sql][parser]") {
@@ -794,7 +806,7 @@ TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
   CHECK(MustFail("SELECT a FROM t WHERE a IN (SELECT b FROM u)").message ==
         NotSupported("subqueries"));
   CHECK(MustFail("SELECT a FROM t UNION SELECT b FROM u").message == NotSupported("UNION"));
-  CHECK(MustFail("SELECT a FROM t GROUP BY a HAVING a > 1").message == NotSupported("HAVING"));
+  CHECK(MustFail("SELECT a FROM t HAVING a > 1 GROUP BY a").code == kErParse);
   CHECK(MustFail("SELECT row_number() OVER () FROM t").message == NotSupported("window functions"));
   CHECK(MustFail("SELECT (SELECT 1)").message == NotSupported("subqueries"));
 
