@@ -450,6 +450,7 @@ class SelectRun {
 
   SqlStatus Read();
   SqlResult<std::vector<std::vector<Value>>> Finish();
+  std::vector<SqlWarning> TakeWarnings() { return std::move(st_.warnings); }
 
  private:
   struct OutRow {
@@ -683,6 +684,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SelectRun run(ctx, p, stmt);
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
+  out.warnings = run.TakeWarnings();
   out.declared_types = DeclaredResultTypes(p);
   return out;
 }
@@ -702,6 +704,7 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   r.has_result_set = true;
   r.columns = std::move(out.columns);
   r.column_types = ResultColumnTypes(out.declared_types, out.rows);
+  r.warnings = std::move(out.warnings);
   r.rows.reserve(out.rows.size());
   for (const std::vector<Value>& row : out.rows) {
     std::vector<std::optional<std::string>> printed;

@@ -142,6 +142,7 @@ SqlResult<SourceRows> InsertSource(ExecContext& ctx, const InsertStmt& stmt, siz
     SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
     if (out.columns.size() != width)
       return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+    st.warnings = std::move(out.warnings);
     source.reserve(out.rows.size());
     for (std::vector<Value>& r : out.rows) {
       source.emplace_back(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
@@ -255,6 +256,8 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   const bool single_row = stmt.select == nullptr && stmt.rows.size() == 1;
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   InsertCounts counts;
+  counts.warnings = std::move(st.warnings);  // the source rows' (all evaluated first)
+  st.warnings.clear();
   for (size_t n = 0; n < source.size(); ++n) {
     const bool changed = counts.copied + counts.deleted + counts.updated > 0;
     StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed, &counts.warnings);
@@ -313,7 +316,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
     return static_cast<int>(s.column) == auto_col;
   });
-  std::vector<SqlWarning> warnings;
+  std::vector<SqlWarning> warnings = std::move(st.warnings);  // the WHERE's
+  st.warnings.clear();
   // Target `i`'s new row. MySQL assigns left to right: a later assignment sees the earlier ones'
   // values.
   auto new_row = [&](size_t i, const StoreRules& rules) -> SqlResult<Row> {
@@ -323,6 +327,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
       if (s.value.has_value()) {
         v = Eval(*s.value, row, st);
         SQL_RETURN_IF_ERROR(EvalError(st));
+        for (SqlWarning& w : st.warnings) warnings.push_back(std::move(w));
+        st.warnings.clear();
       } else {
         SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column], rules));
       }
@@ -376,6 +382,7 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   }
   StatementResult r;
   r.affected_rows = targets.size();
+  r.warnings = std::move(st.warnings);
   return r;
 }
 
