@@ -145,6 +145,11 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
 }
 
 SqlResult<Value> ReadVariable(const Expr& e, const ExecContext& ctx) {
+  if (e.var_scope == VarScope::kUser) {  // @x: NULL when unset
+    if (ctx.session == nullptr) return Value::Null();
+    auto it = ctx.session->user_vars.find(e.name);
+    return it == ctx.session->user_vars.end() ? Value::Null() : it->second;
+  }
   if (ctx.session != nullptr) {
     if (std::optional<SqlResult<Value>> d =
             ReadDiagnosticsVariable(e.name, e.var_scope, ctx.session->diagnostics)) {

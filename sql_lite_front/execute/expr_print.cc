@@ -101,7 +101,7 @@ std::string PrintExpr(const Expr& e, const BindScope& scope) {
       return out + ")";
     }
     case Expr::Kind::kVariable:
-      return "@@" + e.name;
+      return (e.var_scope == VarScope::kUser ? "@" : "@@") + e.name;
     case Expr::Kind::kCase: {
       std::string out = "(case";
       size_t i = 0;

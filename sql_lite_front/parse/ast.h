@@ -35,7 +35,9 @@ enum class BinaryOp : uint8_t {
   kMod,  // + - * / DIV % (and MOD)
 };
 enum class UnaryOp : uint8_t { kNot, kNeg };
-enum class VarScope : uint8_t { kDefault, kGlobal, kSession };  // @@x, @@global.x, @@session.x
+// @@x, @@global.x, @@session.x; kUser: @x, a user variable (name lower-cased, as MySQL's
+// user variable names are case-insensitive).
+enum class VarScope : uint8_t { kDefault, kGlobal, kSession, kUser };
 
 // What CAST and CONVERT convert to.
 struct CastTarget {
@@ -63,7 +65,7 @@ struct Expr {
     kIsNull,    // args[0] IS [NOT] NULL
     kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, concat, now, ...;
                 // name lower-cased; distinct for count(DISTINCT x)
-    kVariable,  // @@[global.|session.]name: var_scope, name (lower-cased)
+    kVariable,  // @@[global.|session.]name or @name: var_scope, name (lower-cased)
     // CASE [args[0]] WHEN w THEN r ... [ELSE e] END: case_operand says whether args[0] is the
     // operand, case_else whether the last arg is ELSE's; between them WHEN/THEN pairs.
     kCase,

@@ -406,7 +406,15 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       result = ParseColumnRef();
       break;
     case TokenKind::kOperator:
-      if (IsOp("@")) return NotSupported("user variables");
+      if (IsOp("@")) {
+        auto var = std::make_unique<Expr>();
+        var->kind = Expr::Kind::kVariable;
+        var->var_scope = VarScope::kUser;
+        SQL_ASSIGN_OR_RETURN(var->name, UserVariableName());
+        if (IsOp(":=")) return NotSupported("assignment to a user variable in an expression");
+        result = Finish(std::move(var), begin);
+        break;
+      }
       if (IsOp("(")) {
         Skip();
         if (IsKw("SELECT")) return NotSupported("subqueries");
@@ -672,6 +680,19 @@ SqlStatus Parser::ParseTrimArgs(Expr* fn) {
     fn->name = " trim " + (side.empty() ? std::string("both") : side);
   }
   return ExpectOp(")");
+}
+
+SqlResult<std::string> Parser::UserVariableName() {
+  Skip();  // '@' (MySQL's grammar: '@' ident_or_text)
+  const Token& t = Cur();
+  if (t.kind != TokenKind::kIdent && t.kind != TokenKind::kQuotedIdent &&
+      t.kind != TokenKind::kString)
+    return SyntaxError();
+  if (t.text.size() > kMaxIdentLength)
+    return SqlErr(kErTooLongIdent, "Identifier name '", t.text, "' is too long");
+  std::string name = ToLowerAscii(t.text);
+  Skip();
+  return name;
 }
 
 // [[schema.]table.]column

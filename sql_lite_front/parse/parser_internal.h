@@ -108,6 +108,9 @@ class Parser {
   SqlResult<Statement> ParseUse();
   SqlStatus ParseSetTransaction(VarScope scope, bool next_only, SetStmt* out);
   SqlResult<ExprPtr> ParseSetValue();
+  // At '@': @name, @`name`, @'name'; the name lower-cased
+  // (parser_expr.cc).
+  SqlResult<std::string> UserVariableName();
 
   // ---- expressions (parser_expr.cc)
   SqlResult<ExprPtr> ParseExpr();
