@@ -98,7 +98,12 @@ std::optional<Decimal> Decimal::FromDouble(double d) {
     if (c != '.') digits += c;
   }
   // The point after `point` of the digits (negative: zeros before them).
-  const int point = std::atoi(buf + e + 1) + 1;
+  // (to_chars writes no terminating NUL: the exponent is read within the digits it wrote.)
+  int exponent = 0;
+  const char* exp_begin = buf + e + 1;
+  if (*exp_begin == '+') ++exp_begin;
+  std::from_chars(exp_begin, r.ptr, exponent);
+  const int point = exponent + 1;
   if (point > kMaxDigits) return std::nullopt;
   std::string text = negative ? "-" : "";
   if (point <= 0) {

@@ -49,7 +49,15 @@ const char* SqlState(ErrorCode code) {
     case kErUnknownStorageEngine:
     case kErSpDoesNotExist:
     case kErWrongParamCountToNativeFct:
+    case kErTooManyRows:
+    case kErTooBigScale:
+    case kErTooBigPrecision:
+    case kErMBiggerThanD:
       return "42000";
+    case kErWrongNumberOfColumnsInSelect:
+      return "21000";
+    case kErSpFetchNoData:
+      return "02000";
     case kErDupFieldName:
       return "42S21";
     case kErBadField:

@@ -109,7 +109,7 @@ struct SelectOutput {
   // A bare column of the table's declared type, per column; nullopt for other items.
   std::vector<std::optional<StatementResult::ColumnType>> declared_types;
   std::vector<std::vector<Value>> rows;
-  std::vector<SqlWarning> warnings;
+  std::vector<SqlWarning> warnings;  // evaluation's (CAST's 1292, GROUP_CONCAT's 1260, ...)
 };
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,

@@ -677,6 +677,7 @@ class SelectRun {
 
   SqlStatus Read();
   SqlResult<std::vector<std::vector<Value>>> Finish();
+  std::vector<SqlWarning> TakeWarnings() { return std::move(st_.warnings); }
 
  private:
   struct OutRow {
@@ -947,7 +948,9 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
+  // Binding's (HAVING's 1052), then evaluation's (CAST's 1292), then GROUP_CONCAT's cuts (1260).
   out.warnings = std::move(p.warnings);
+  for (SqlWarning& w : run.TakeWarnings()) out.warnings.push_back(std::move(w));
   out.warnings.insert(out.warnings.end(), run.warnings.begin(), run.warnings.end());
   return out;
 }

@@ -131,7 +131,9 @@ SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const Insert
 // and every expression's names are checked before the first row is written.
 class InsertSource {
  public:
-  static SqlResult<InsertSource> Open(ExecContext& ctx, const InsertStmt& stmt, size_t width) {
+  // The SELECT's warnings go to st.warnings.
+  static SqlResult<InsertSource> Open(ExecContext& ctx, const InsertStmt& stmt, size_t width,
+                                      EvalState& st) {
     InsertSource src;
     if (stmt.select != nullptr) {
       // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
@@ -150,6 +152,7 @@ class InsertSource {
       }
       if (out.columns.size() != width)
         return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+      st.warnings = std::move(out.warnings);
       src.selected_ = std::move(out.rows);
       return src;
     }
@@ -238,7 +241,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   // The source rows (nullopt: DEFAULT), read as they are written.
   EvalState st;
   SeedEvalState(&st);
-  SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size()));
+  SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size(), st));
 
   const int auto_col = def.AutoIncrementColumn();
   uint64_t first_generated = 0, progress = 0;
@@ -285,6 +288,9 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   for (;; ++n) {
     SQL_ASSIGN_OR_RETURN(bool more, source.Next(st, &values));
     if (!more) break;
+    // The row's evaluation warnings (CAST's 1292, ...) come before its store warnings.
+    for (SqlWarning& w : st.warnings) counts.warnings.push_back(std::move(w));
+    st.warnings.clear();
     const bool changed = counts.copied + counts.deleted + counts.updated > 0;
     StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed, &counts.warnings);
     rules.null_is_error = single_row && !stmt.ignore;
@@ -340,7 +346,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
     return static_cast<int>(s.column) == auto_col;
   });
-  std::vector<SqlWarning> warnings;
+  std::vector<SqlWarning> warnings = std::move(st.warnings);  // the WHERE's
+  st.warnings.clear();
   // Target `i`'s new row. MySQL assigns left to right: a later assignment sees the earlier ones'
   // values.
   auto new_row = [&](size_t i, const StoreRules& rules) -> SqlResult<Row> {
@@ -350,6 +357,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
       if (s.value.has_value()) {
         v = Eval(*s.value, row, st);
         SQL_RETURN_IF_ERROR(EvalError(st));
+        for (SqlWarning& w : st.warnings) warnings.push_back(std::move(w));
+        st.warnings.clear();
       } else {
         SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column], rules));
       }
@@ -403,6 +412,7 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   }
   StatementResult r;
   r.affected_rows = targets.size();
+  r.warnings = std::move(st.warnings);
   return r;
 }
 

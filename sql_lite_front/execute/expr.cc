@@ -15,6 +15,8 @@
 
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
+#include "sql_lite_front/execute/cast.h"
+#include "sql_lite_front/execute/expr_type.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
@@ -83,6 +85,7 @@ constexpr FuncInfo kFuncs[] = {
     {"instr", Func::kInstr, 2, 2},
     {"reverse", Func::kReverse, 1, 1},
     {"hex", Func::kHex, 1, 1},
+    {"nullif", Func::kNullIf, 2, 2},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
@@ -142,6 +145,11 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
 }
 
 SqlResult<Value> ReadVariable(const Expr& e, const ExecContext& ctx) {
+  if (e.var_scope == VarScope::kUser) {  // @x: NULL when unset
+    if (ctx.session == nullptr) return Value::Null();
+    auto it = ctx.session->user_vars.find(e.name);
+    return it == ctx.session->user_vars.end() ? Value::Null() : it->second;
+  }
   if (ctx.session != nullptr) {
     if (std::optional<SqlResult<Value>> d =
             ReadDiagnosticsVariable(e.name, e.var_scope, ctx.session->diagnostics)) {
@@ -388,16 +396,24 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     }
     case Func::kIfNull: {
       Value v = arg(0);
-      return v.is_null() ? arg(1) : v;
+      return CoerceToType(v.is_null() ? arg(1) : std::move(v), e);
     }
     case Func::kCoalesce:
       for (size_t i = 0; i < e.args.size(); ++i) {
         Value v = arg(i);
-        if (!v.is_null()) return v;
+        if (!v.is_null()) return CoerceToType(std::move(v), e);
       }
       return Value::Null();
     case Func::kIf:
-      return arg(0).IsTrue() ? arg(1) : arg(2);
+      return CoerceToType(arg(0).IsTrue() ? arg(1) : arg(2), e);
+    case Func::kNullIf: {
+      // NULLIF(a, b): NULL when a = b, else a.
+      Value a = arg(0);
+      if (a.is_null()) return a;
+      Value b = arg(1);
+      if (!b.is_null() && CompareUnder(a, b, CollationOf(e)) == 0) return Value::Null();
+      return CoerceToType(std::move(a), e);
+    }
     case Func::kFloor:
     case Func::kCeil: {
       Value v = arg(0);
@@ -427,6 +443,29 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     default:
       return EvalTextFunction(e, row, st);
   }
+  return Value::Null();
+}
+
+// CASE: the THEN value of the first WHEN that holds (with an operand: equals it; NULL never
+// does), else ELSE's value or NULL.
+Value EvalCase(const BoundExpr& e, const Row& row, EvalState& st) {
+  size_t i = 0;
+  Value operand;
+  if (e.case_operand) {
+    operand = Eval(e.args[0], row, st);
+    i = 1;
+  }
+  const size_t pairs_end = e.args.size() - (e.case_else ? 1 : 0);
+  const Collation& coll =
+      e.compare_collation != nullptr ? *e.compare_collation : ConnectionCollation();
+  for (; i + 1 < pairs_end; i += 2) {
+    Value when = Eval(e.args[i], row, st);
+    const bool holds = e.case_operand ? !operand.is_null() && !when.is_null() &&
+                                            CompareUnder(operand, when, coll) == 0
+                                      : when.IsTrue();
+    if (holds) return CoerceToType(Eval(e.args[i + 1], row, st), e);
+  }
+  if (e.case_else) return CoerceToType(Eval(e.args.back(), row, st), e);
   return Value::Null();
 }
 
@@ -513,6 +552,9 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
     s.collations.push_back(c.collation);
+    s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
+                             : c.type == ColumnType::kDouble ? TypeClass::kDouble
+                                                             : TypeClass::kString);
   }
   s.used.assign(def.columns.size(), false);
   return s;
@@ -602,6 +644,42 @@ std::string_view FunctionName(Func f) {
   return "concat";  // not reached: every Func has a name
 }
 
+// The collation of `args` (the rules in expr.h), or 1267 naming `operation`.
+SqlResult<const Collation*> AggregateCollations(const std::vector<const BoundExpr*>& args,
+                                                std::string_view operation) {
+  const Collation* chosen = nullptr;
+  for (const BoundExpr* a : args) {
+    const Collation* c = a->collation;
+    if (c == nullptr || c == chosen) continue;
+    if (chosen == nullptr || c->kind == Collation::Kind::kBytes) {
+      chosen = c;
+    } else if (chosen->kind != Collation::Kind::kBytes) {
+      return SqlErr(kErCantAggregate2Collations, "Illegal mix of collations (", chosen->name,
+                    ",IMPLICIT) and (", c->name, ",IMPLICIT) for operation '", operation, "'");
+    }
+  }
+  return chosen;
+}
+
+// CASE: its result's collation from the THEN and ELSE values, and with an operand, the
+// collation the operand and the WHEN values compare under.
+SqlStatus DeriveCaseCollations(BoundExpr* b) {
+  std::vector<const BoundExpr*> results, compared;
+  const size_t first = b->case_operand ? 1 : 0;
+  const size_t pairs_end = b->args.size() - (b->case_else ? 1 : 0);
+  if (b->case_operand) compared.push_back(&b->args[0]);
+  for (size_t i = first; i + 1 < pairs_end; i += 2) {
+    compared.push_back(&b->args[i]);
+    results.push_back(&b->args[i + 1]);
+  }
+  if (b->case_else) results.push_back(&b->args.back());
+  SQL_ASSIGN_OR_RETURN(b->collation, AggregateCollations(results, "case"));
+  if (b->case_operand) {
+    SQL_ASSIGN_OR_RETURN(b->compare_collation, AggregateCollations(compared, "case"));
+  }
+  return SqlStatus::OK();
+}
+
 // Sets b->collation from its arguments' (the rules in expr.h).
 SqlStatus DeriveCollation(BoundExpr* b) {
   const bool comparison =
@@ -610,6 +688,7 @@ SqlStatus DeriveCollation(BoundExpr* b) {
       (b->kind == BoundExpr::Kind::kBinary && b->binary_op <= BinaryOp::kNullSafeEq);
   const bool carries =
       b->kind == BoundExpr::Kind::kFunction && b->func != Func::kMd5 && b->func != Func::kRand;
+  if (b->kind == BoundExpr::Kind::kCase) return DeriveCaseCollations(b);
   if (!comparison && !carries) return SqlStatus::OK();
   const Collation* chosen = nullptr;
   for (size_t i = 0; i < b->args.size(); ++i) {
@@ -625,6 +704,26 @@ SqlStatus DeriveCollation(BoundExpr* b) {
     }
   }
   b->collation = chosen;
+  return SqlStatus::OK();
+}
+
+// DECIMAL(m,d)'s limits, in the order MySQL checks them when it makes the cast; the messages
+// name the whole CAST as written.
+SqlStatus CheckCastTarget(const Expr& e) {
+  const CastTarget& t = e.cast;
+  if (t.type != CastTarget::Type::kDecimal) return SqlStatus::OK();
+  if (t.precision < t.scale) {
+    return SqlErr(kErMBiggerThanD,
+                  "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '').");
+  }
+  if (t.precision > Decimal::kMaxDigits) {
+    return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(t.precision),
+                  " specified for '", e.text, "'. Maximum is 65.");
+  }
+  if (t.scale > Decimal::kMaxScale) {
+    return SqlErr(kErTooBigScale, "Too big scale ", std::to_string(t.scale),
+                  " specified for column '", e.text, "'. Maximum is 30.");
+  }
   return SqlStatus::OK();
 }
 
@@ -675,6 +774,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     case Expr::Kind::kLiteral: {
       BoundExpr lit = Literal(e.value);
       lit.is_unsigned = e.value.is_uint();
+      InferType(&lit, scope);
       return lit;
     }
     case Expr::Kind::kColumn: {
@@ -690,6 +790,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
           b.is_unsigned = i < scope.unsigned_columns.size() && scope.unsigned_columns[i];
           if (i < scope.collations.size()) b.collation = scope.collations[i];
           if (i < scope.used.size()) scope.used[i] = true;
+          InferType(&b, scope);
           if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
             scope.saw_column_outside_aggregate = true;
             scope.first_bare_column = std::string(scope.columns[i]);
@@ -721,6 +822,22 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     case Expr::Kind::kIsNull:
       b.kind = BoundExpr::Kind::kIsNull;
       break;
+    case Expr::Kind::kCase:
+      b.kind = BoundExpr::Kind::kCase;
+      b.case_operand = e.case_operand;
+      b.case_else = e.case_else;
+      break;
+    case Expr::Kind::kCast: {
+      b.kind = BoundExpr::Kind::kCast;
+      b.cast = e.cast;
+      SQL_RETURN_IF_ERROR(CheckCastTarget(e));
+      SQL_ASSIGN_OR_RETURN(b.collation, CastCollation(e.cast));
+      b.is_unsigned = e.cast.type == CastTarget::Type::kUnsigned;
+      b.text = e.text;  // 1264's column name
+      SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
+      InferType(&b, scope);
+      return b;
+    }
     case Expr::Kind::kVariable: {
       SQL_ASSIGN_OR_RETURN(Value v, ReadVariable(e, ctx));
       return Literal(std::move(v));
@@ -779,6 +896,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     b.negates_constant = IsConstantTree(b.args[0]);
   if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
   SQL_RETURN_IF_ERROR(DeriveCollation(&b));
+  InferType(&b, scope);
   return b;
 }
 
@@ -882,6 +1000,10 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       return Bool(Eval(e.args[0], row, st).is_null() != e.negated);
     case BoundExpr::Kind::kFunction:
       return EvalFunction(e, row, st);
+    case BoundExpr::Kind::kCase:
+      return EvalCase(e, row, st);
+    case BoundExpr::Kind::kCast:
+      return EvalCast(e, Eval(e.args[0], row, st), st);
   }
   return Value::Null();
 }

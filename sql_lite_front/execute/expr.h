@@ -10,6 +10,8 @@
 //   1305 "FUNCTION test.x does not exist"
 //   1111 "Invalid use of group function" (an aggregate where none may be, or nested)
 //   1193 "Unknown system variable 'x'"
+//   1425, 1426, 1427 for a CAST to DECIMAL(m,d) beyond 65 digits or 30 after the point, or d > m;
+//   1115 / 1235 for CONVERT(x USING cs) of a charset minnow lacks (cast.h)
 //
 // Evaluation (Eval) is a tree walk with MySQL's semantics: three-valued logic (NULL is unknown:
 // NULL AND 0 = 0, NULL OR 1 = 1), comparisons by Value::Compare (strings under a collation,
@@ -75,7 +77,13 @@ enum class Func : uint8_t {
   kInstr,
   kReverse,
   kHex,
+  kNullIf,
 };
+
+// The type class MySQL gives an expression's result (Item::result_type()), where binding
+// knows it: what CASE, IF, IFNULL, COALESCE and NULLIF aggregate their results by
+// (expr_type.h). kUnknown when binding cannot tell (an aggregate's, a system table's column).
+enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString };
 
 enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg, kGroupConcat };
 
@@ -91,6 +99,8 @@ struct BoundExpr {
     kIsNull,
     kFunction,
     kAggregate,  // the value of aggregate slot `column` (BindScope::aggregates)
+    kCase,       // args as Expr::kCase's, case_operand and case_else
+    kCast,       // CAST(args[0] AS cast) (cast.h)
   };
   Kind kind = Kind::kLiteral;
   Value value;      // kLiteral
@@ -109,6 +119,13 @@ struct BoundExpr {
   // String-valued nodes: the collation their value carries (null: a literal's, coercible);
   // comparisons (kBinary =..>=, kBetween, kIn, kLike): the collation they compare under.
   const Collation* collation = nullptr;
+  // kCase with an operand: the collation its operand and WHEN values compare under.
+  const Collation* compare_collation = nullptr;
+  bool case_operand = false, case_else = false;  // kCase
+  CastTarget cast;                               // kCast
+  // The result's type class and, for kDecimal, its digits after the point (expr_type.h).
+  TypeClass type = TypeClass::kUnknown;
+  int scale = 0;
   std::vector<BoundExpr> args;
 };
 
@@ -137,6 +154,8 @@ struct BindScope {
   bool unsigned_subtraction = true;       // false under sql_mode NO_UNSIGNED_SUBTRACTION
   // Per column, its collation (null or missing: none).
   std::vector<const Collation*> collations;
+  // Per column, its type class (missing: kUnknown).
+  std::vector<TypeClass> column_types;
 
   // Filled by BindExpr:
   std::vector<bool> used;                 // columns referenced (sized to columns)
@@ -161,6 +180,8 @@ struct EvalState {
   bool rand_seeded = false;  // rand(N) seeded rng (once per statement)
   const std::vector<Value>* aggregates = nullptr;
   std::optional<SqlError> error;  // the first 1690 of the statement (arithmetic.h)
+  // Warnings evaluation raised (CAST's 1292, ...), in order; the statement reports them.
+  std::vector<SqlWarning> warnings;
 };
 
 // The error Eval recorded (and clears it), or OK. Callers check after evaluating a row.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sql_lite_front/execute/arithmetic.h"
+#include "sql_lite_front/execute/cast.h"
 #include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
@@ -100,7 +101,18 @@ std::string PrintExpr(const Expr& e, const BindScope& scope) {
       return out + ")";
     }
     case Expr::Kind::kVariable:
-      return "@@" + e.name;
+      return (e.var_scope == VarScope::kUser ? "@" : "@@") + e.name;
+    case Expr::Kind::kCase: {
+      std::string out = "(case";
+      size_t i = 0;
+      if (e.case_operand) out += " " + arg(i++);
+      const size_t pairs_end = e.args.size() - (e.case_else ? 1 : 0);
+      for (; i + 1 < pairs_end; i += 2) out += " when " + arg(i) + " then " + arg(i + 1);
+      if (e.case_else) out += " else " + arg(e.args.size() - 1);
+      return out + " end)";
+    }
+    case Expr::Kind::kCast:
+      return "cast(" + arg(0) + " as " + CastTypeText(e.cast) + ")";
   }
   return e.text;
 }

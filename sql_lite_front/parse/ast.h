@@ -36,7 +36,19 @@ enum class BinaryOp : uint8_t {
   kMod,  // + - * / DIV % (and MOD)
 };
 enum class UnaryOp : uint8_t { kNot, kNeg };
-enum class VarScope : uint8_t { kDefault, kGlobal, kSession };  // @@x, @@global.x, @@session.x
+// @@x, @@global.x, @@session.x; kUser: @x, a user variable (name lower-cased, as MySQL's
+// user variable names are case-insensitive).
+enum class VarScope : uint8_t { kDefault, kGlobal, kSession, kUser };
+
+// What CAST and CONVERT convert to.
+struct CastTarget {
+  enum class Type : uint8_t { kSigned, kUnsigned, kChar, kBinary, kDecimal, kDouble };
+  Type type = Type::kSigned;
+  int64_t length = -1;            // CHAR(n) / BINARY(n); -1 when not given
+  int precision = 10, scale = 0;  // DECIMAL(m[, d])
+  // CONVERT(x USING cs), CHAR CHARACTER SET cs: cs lower-cased; empty: the connection's.
+  std::string charset;
+};
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -52,9 +64,14 @@ struct Expr {
     kIn,        // args[0] [NOT] IN (args[1..])
     kLike,      // args[0] [NOT] LIKE args[1]
     kIsNull,    // args[0] IS [NOT] NULL
-    kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, group_concat, concat,
-                // now, ...; name lower-cased; distinct for count(DISTINCT x)
-    kVariable,  // @@[global.|session.]name: var_scope, name (lower-cased)
+    kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, group_concat,
+                // concat, now, ...; name lower-cased; distinct for count(DISTINCT x)
+    kVariable,  // @@[global.|session.]name or @name: var_scope, name (lower-cased)
+    // CASE [args[0]] WHEN w THEN r ... [ELSE e] END: case_operand says whether args[0] is the
+    // operand, case_else whether the last arg is ELSE's; between them WHEN/THEN pairs.
+    kCase,
+    // CAST(args[0] AS type), CONVERT(args[0], type), CONVERT(args[0] USING cs): cast
+    kCast,
   };
   Kind kind = Kind::kLiteral;
   Value value;              // kLiteral
@@ -62,8 +79,10 @@ struct Expr {
   BinaryOp binary_op = BinaryOp::kEq;
   UnaryOp unary_op = UnaryOp::kNot;
   VarScope var_scope = VarScope::kDefault;
-  bool negated = false;   // NOT BETWEEN / NOT IN / NOT LIKE / IS NOT NULL
-  bool distinct = false;  // count(DISTINCT ...)
+  bool negated = false;                          // NOT BETWEEN / NOT IN / NOT LIKE / IS NOT NULL
+  bool distinct = false;                         // count(DISTINCT ...)
+  bool case_operand = false, case_else = false;  // kCase
+  CastTarget cast;                               // kCast
   std::vector<ExprPtr> args;
   // group_concat(args [ORDER BY order_by] [SEPARATOR separator]): order_desc per key.
   std::vector<ExprPtr> order_by;

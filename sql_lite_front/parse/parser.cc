@@ -35,10 +35,10 @@ bool IsReserved(std::string_view word) {
       "ORDER",    "OUTER",    "PRIMARY",       "READ",
       "REPLACE",  "RIGHT",    "SELECT",        "SET",
       "SHOW",     "SPATIAL",  "STRAIGHT_JOIN", "TABLE",
-      "TRUE",     "UNION",    "UNIQUE",        "UNLOCK",
-      "UPDATE",   "USE",      "USING",         "VALUES",
-      "WHEN",     "WHERE",    "WINDOW",        "WITH",
-      "WRITE",    "XOR",
+      "THEN",     "TRUE",     "UNION",         "UNIQUE",
+      "UNLOCK",   "UPDATE",   "USE",           "USING",
+      "VALUES",   "WHEN",     "WHERE",         "WINDOW",
+      "WITH",     "WRITE",    "XOR",
   };
   if (word.size() > 16) return false;
   return kReserved.count(ToUpperAscii(word)) > 0;

@@ -406,7 +406,15 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       result = ParseColumnRef();
       break;
     case TokenKind::kOperator:
-      if (IsOp("@")) return NotSupported("user variables");
+      if (IsOp("@")) {
+        auto var = std::make_unique<Expr>();
+        var->kind = Expr::Kind::kVariable;
+        var->var_scope = VarScope::kUser;
+        SQL_ASSIGN_OR_RETURN(var->name, UserVariableName());
+        if (IsOp(":=")) return NotSupported("assignment to a user variable in an expression");
+        result = Finish(std::move(var), begin);
+        break;
+      }
       if (IsOp("(")) {
         Skip();
         if (IsKw("SELECT")) return NotSupported("subqueries");
@@ -428,13 +436,15 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       } else if (upper == "EXISTS" || upper == "SELECT") {
         return NotSupported("subqueries");
       } else if (upper == "CASE") {
-        return NotSupported("CASE");
+        Skip();
+        result = ParseCase(begin);
       } else if (upper == "INTERVAL") {
         return NotSupported("INTERVAL");
       } else if (upper == "ROW" && IsOp("(", 1)) {
         return NotSupported("row constructors");
-      } else if (upper == "CAST" || upper == "CONVERT") {
-        return NotSupported(upper);
+      } else if ((upper == "CAST" || upper == "CONVERT") && IsOp("(", 1)) {
+        Skip();
+        result = ParseCast(upper == "CONVERT", begin);
       } else if (IsOp("(", 1)) {
         std::string name = ToLowerAscii(t.text);
         if (name.size() > kMaxIdentLength) {
@@ -512,6 +522,134 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
   return Finish(std::move(fn), begin);
 }
 
+SqlResult<ExprPtr> Parser::ParseCase(uint32_t begin) {
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kCase;
+  SQL_RETURN_IF_ERROR(Enter());
+  auto body = [&]() -> SqlStatus {
+    if (!IsKw("WHEN")) {
+      SQL_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+      node->args.push_back(std::move(operand));
+      node->case_operand = true;
+    }
+    if (!IsKw("WHEN")) return SyntaxError();
+    while (AcceptKw("WHEN")) {
+      SQL_ASSIGN_OR_RETURN(ExprPtr when, ParseExpr());
+      SQL_RETURN_IF_ERROR(ExpectKw("THEN"));
+      SQL_ASSIGN_OR_RETURN(ExprPtr then, ParseExpr());
+      node->args.push_back(std::move(when));
+      node->args.push_back(std::move(then));
+    }
+    if (AcceptKw("ELSE")) {
+      SQL_ASSIGN_OR_RETURN(ExprPtr otherwise, ParseExpr());
+      node->args.push_back(std::move(otherwise));
+      node->case_else = true;
+    }
+    return ExpectKw("END");
+  };
+  SqlStatus st = body();
+  Leave();
+  SQL_RETURN_IF_ERROR(st);
+  return Finish(std::move(node), begin);
+}
+
+SqlResult<ExprPtr> Parser::ParseCast(bool convert, uint32_t begin) {
+  auto node = std::make_unique<Expr>();
+  node->kind = Expr::Kind::kCast;
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
+  SQL_RETURN_IF_ERROR(Enter());
+  auto body = [&]() -> SqlStatus {
+    SQL_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+    node->args.push_back(std::move(operand));
+    if (convert && AcceptKw("USING")) {
+      // CONVERT(x USING cs): a CHAR of that charset.
+      if (Cur().kind != TokenKind::kIdent && Cur().kind != TokenKind::kQuotedIdent &&
+          Cur().kind != TokenKind::kString)
+        return SyntaxError();
+      node->cast.type = CastTarget::Type::kChar;
+      node->cast.charset = ToLowerAscii(Cur().text);
+      Skip();
+    } else {
+      if (convert) {
+        SQL_RETURN_IF_ERROR(ExpectOp(","));
+      } else {
+        SQL_RETURN_IF_ERROR(ExpectKw("AS"));
+      }
+      SQL_RETURN_IF_ERROR(ParseCastType(&node->cast));
+    }
+    return ExpectOp(")");
+  };
+  SqlStatus st = body();
+  Leave();
+  SQL_RETURN_IF_ERROR(st);
+  return Finish(std::move(node), begin);
+}
+
+SqlStatus Parser::ParseCastType(CastTarget* out) {
+  if (Cur().kind != TokenKind::kIdent) return SyntaxError();
+  const std::string word = ToUpperAscii(Cur().text);
+  using Type = CastTarget::Type;
+  auto length = [&]() -> SqlResult<int64_t> {
+    if (!AcceptOp("(")) return int64_t{-1};
+    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    return static_cast<int64_t>(std::min<uint64_t>(n, INT64_MAX));
+  };
+  if (word == "SIGNED" || word == "UNSIGNED") {
+    Skip();
+    out->type = word == "SIGNED" ? Type::kSigned : Type::kUnsigned;
+    if (!AcceptKw("INTEGER")) AcceptKw("INT");
+  } else if (word == "CHAR") {
+    Skip();
+    out->type = Type::kChar;
+    SQL_ASSIGN_OR_RETURN(out->length, length());
+    if (IsKw("CHARACTER") && IsKw("SET", 1)) {
+      Skip();
+      Skip();
+    } else if (!AcceptKw("CHARSET")) {
+      if (IsKw("ASCII") || IsKw("UNICODE") || IsKw("BYTE"))
+        return NotSupported("CAST to CHAR " + ToUpperAscii(Cur().text));
+      return SqlStatus::OK();
+    }
+    if (Cur().kind != TokenKind::kIdent && Cur().kind != TokenKind::kQuotedIdent &&
+        Cur().kind != TokenKind::kString)
+      return SyntaxError();
+    out->charset = ToLowerAscii(Cur().text);
+    Skip();
+  } else if (word == "BINARY") {
+    Skip();
+    out->type = Type::kBinary;
+    SQL_ASSIGN_OR_RETURN(out->length, length());
+  } else if (word == "DECIMAL") {
+    Skip();
+    out->type = Type::kDecimal;
+    if (AcceptOp("(")) {
+      SQL_ASSIGN_OR_RETURN(uint64_t m, UnsignedInt());
+      uint64_t d = 0;
+      if (AcceptOp(",")) {
+        SQL_ASSIGN_OR_RETURN(d, UnsignedInt());
+      }
+      SQL_RETURN_IF_ERROR(ExpectOp(")"));
+      // Checked when bound (1425, 1426, 1427): the messages name the operand.
+      // DECIMAL(0) is DECIMAL(10, 0), as MySQL's my_decimal_trim.
+      out->precision = static_cast<int>(std::min<uint64_t>(m == 0 && d == 0 ? 10 : m, 1000));
+      out->scale = static_cast<int>(std::min<uint64_t>(d, 1000));
+    }
+  } else if (word == "DOUBLE" || word == "REAL") {
+    Skip();
+    out->type = Type::kDouble;
+    if (word == "DOUBLE") AcceptKw("PRECISION");
+  } else if (word == "DATE" || word == "DATETIME" || word == "TIME" || word == "JSON" ||
+             word == "FLOAT" || word == "NCHAR" || word == "YEAR" || word == "NATIONAL" ||
+             word == "POINT" || word == "LINESTRING" || word == "POLYGON" || word == "MULTIPOINT" ||
+             word == "MULTILINESTRING" || word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
+    return NotSupported("CAST to " + word);
+  } else {
+    return SyntaxError();
+  }
+  return SqlStatus::OK();
+}
+
 // After TRIM(: [{BOTH | LEADING | TRAILING} [remstr] FROM] s | remstr FROM s ) ... up to the
 // ")". Without a remstr the call is trim/ltrim/rtrim(s) (spaces); with one it is " trim both" /
 // " trim leading" / " trim trailing" (s, remstr): names no query can spell, so only this
@@ -544,6 +682,19 @@ SqlStatus Parser::ParseTrimArgs(Expr* fn) {
     fn->name = " trim " + (side.empty() ? std::string("both") : side);
   }
   return ExpectOp(")");
+}
+
+SqlResult<std::string> Parser::UserVariableName() {
+  Skip();  // '@' (MySQL's grammar: '@' ident_or_text)
+  const Token& t = Cur();
+  if (t.kind != TokenKind::kIdent && t.kind != TokenKind::kQuotedIdent &&
+      t.kind != TokenKind::kString)
+    return SyntaxError();
+  if (t.text.size() > kMaxIdentLength)
+    return SqlErr(kErTooLongIdent, "Identifier name '", t.text, "' is too long");
+  std::string name = ToLowerAscii(t.text);
+  Skip();
+  return name;
 }
 
 // [[schema.]table.]column

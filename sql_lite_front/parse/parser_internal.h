@@ -118,6 +118,9 @@ class Parser {
   SqlResult<Statement> ParseUse();
   SqlStatus ParseSetTransaction(VarScope scope, bool next_only, SetStmt* out);
   SqlResult<ExprPtr> ParseSetValue();
+  // At '@': @name, @`name`, @'name'; the name lower-cased
+  // (parser_expr.cc).
+  SqlResult<std::string> UserVariableName();
 
   // ---- expressions (parser_expr.cc)
   SqlResult<ExprPtr> ParseExpr();
@@ -160,6 +163,10 @@ class Parser {
   SqlResult<ExprPtr> ParsePrimary();
   SqlResult<ExprPtr> ParseLiteral();
   SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
+  SqlResult<ExprPtr> ParseCase(uint32_t begin);  // after CASE, up to and with END
+  // After CAST or CONVERT, up to and with the ")".
+  SqlResult<ExprPtr> ParseCast(bool convert, uint32_t begin);
+  SqlStatus ParseCastType(CastTarget* out);  // SIGNED, CHAR(n), DECIMAL(m,d), ...
   // TRIM(...)'s forms, into fn's arguments (and its name when a remstr is given).
   SqlStatus ParseTrimArgs(Expr* fn);
   SqlStatus ParseGroupConcatArgs(Expr* fn);  // after GROUP_CONCAT( [DISTINCT], up to the ")"

@@ -120,7 +120,14 @@ SqlResult<Statement> Parser::ParseSet() {
       item.name = ToLowerAscii(text);
       Skip();
     } else if (IsOp("@")) {
-      return NotSupported("user variables");
+      // SET @x = expr: any expression (a bare word is a column, which SET has none of).
+      item.scope = VarScope::kUser;
+      SQL_ASSIGN_OR_RETURN(item.name, UserVariableName());
+      if (!AcceptOp("=") && !AcceptOp(":=")) return SyntaxError();
+      SQL_ASSIGN_OR_RETURN(item.value, ParseExpr());
+      set.items.push_back(std::move(item));
+      if (!AcceptOp(",")) break;
+      continue;
     } else if (AcceptKw("NAMES")) {
       item.name = "names";
       if (AcceptKw("DEFAULT")) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_counters.h"
+#include "sql_lite_front/value.h"
 
 namespace minnow::sql {
 
@@ -27,6 +29,8 @@ struct SessionState {
   const uint64_t id;
   std::unique_ptr<Session> kv_session;
   SessionVariables vars;
+  // User variables (@x): SET @x = expr; an unset one reads as NULL. By lower-cased name.
+  std::map<std::string, Value> user_vars;
 
   // The open transaction: BEGIN's, autocommit=0's, or the running autocommit statement's.
   // Only the session's thread changes it, under txn_latch; other threads read it under

@@ -24,6 +24,7 @@
 #include "sql_lite_front/catalog/metadata_locks.h"
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/execute/executor.h"
+#include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/session/diagnostics.h"
@@ -282,11 +283,15 @@ class StatementRunner {
   // ---- SET
   SqlResult<StatementResult> Dispatch(const SetStmt& st) {
     counts_->com_set_option++;
+    set_warnings_.clear();
     for (const SetItem& item : st.items) SQL_RETURN_IF_ERROR(Set(item));
-    return StatementResult{};
+    StatementResult r;
+    r.warnings = std::move(set_warnings_);
+    return r;
   }
 
   SqlStatus Set(const SetItem& item) {
+    if (item.scope == VarScope::kUser) return SetUserVariable(item);
     SQL_ASSIGN_OR_RETURN(Value v, SetValue(item));
     if (item.name == "names" || item.name == "character set" || item.name == "charset") {
       if (!v.is_string())
@@ -323,6 +328,21 @@ class StatementRunner {
     if (!was_autocommit && s_->vars.autocommit() && s_->locked_tables.empty()) {
       SQL_RETURN_IF_ERROR(CommitOpen());
     }
+    return SqlStatus::OK();
+  }
+
+  // SET @x = expr: the expression evaluated with no table (1054 for a column), its value kept
+  // with its type; its warnings are the statement's.
+  SqlStatus SetUserVariable(const SetItem& item) {
+    ExecContext ctx = Context(nullptr);
+    BindScope scope;
+    SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*item.value, scope, ctx, "field list"));
+    EvalState st;
+    SeedEvalState(&st);
+    Value v = Eval(b, Row{}, st);
+    SQL_RETURN_IF_ERROR(EvalError(st));
+    for (SqlWarning& w : st.warnings) set_warnings_.push_back(std::move(w));
+    s_->user_vars[item.name] = std::move(v);
     return SqlStatus::OK();
   }
 
@@ -620,6 +640,7 @@ class StatementRunner {
 
   SessionState* const s_;
   StatusCounters* const counts_;
+  std::vector<SqlWarning> set_warnings_;       // the running SET's (SET @x = expr)
   MetadataLockRequest mdl_;                    // the running statement's (MetadataLocksFor)
   std::vector<TableLockRequest> table_locks_;  // ... and its table locks (TableLockRequestsFor)
   IsolationLevel current_isolation_ = IsolationLevel::kRepeatableRead;

@@ -312,7 +312,15 @@ TEST_CASE("SET statements", "[sql][parser]") {
   st = MustParse("/*!40101 SET NAMES utf8 */;");
   CHECK(As<SetStmt>(st).items[0].value->value == Value::String("utf8"));
 
-  CHECK(MustFail("SET @x = 1").message == NotSupported("user variables"));
+  st = MustParse("SET @Xy := 1 + 2, @`b c` = 'v'");
+  auto& su = As<SetStmt>(st);
+  REQUIRE(su.items.size() == 2);
+  CHECK(su.items[0].scope == VarScope::kUser);
+  CHECK(su.items[0].name == "xy");
+  CHECK(su.items[0].value->kind == Expr::Kind::kBinary);
+  CHECK(su.items[1].name == "b c");
+  CHECK(MustFail("SELECT @x := 1").message ==
+        NotSupported("assignment to a user variable in an expression"));
 }
 
 TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {

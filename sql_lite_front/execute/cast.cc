@@ -1,0 +1,243 @@
+// CAST and CONVERT (cast.h).
+
+#include "sql_lite_front/execute/cast.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "sql_lite_front/collation.h"
+#include "sql_lite_front/value_internal.h"
+
+namespace minnow::sql {
+namespace {
+
+using Type = CastTarget::Type;
+
+// MySQL's max_error_count: a statement keeps at most this many conditions.
+constexpr size_t kMaxWarnings = 1024;
+
+void Warn(EvalState& st, uint16_t code, std::string message) {
+  if (st.warnings.size() < kMaxWarnings)
+    st.warnings.push_back(SqlWarning{"Warning", code, std::move(message)});
+}
+
+void WarnTruncated(EvalState& st, std::string_view type, std::string_view text) {
+  Warn(st, kErTruncatedWrongValue, fmt::format("Truncated incorrect {} value: '{}'", type, text));
+}
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// MySQL's strtoll10 over all of `s`: the value (as the 64 bits it returns), and in *error 0, -1
+// for a negative number, or 1 for no digits or a value past the range; *rest is false when
+// bytes follow the number.
+uint64_t StrToLl10(std::string_view s, int* error, bool* whole) {
+  size_t i = 0;
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
+  const size_t digits_begin = i;
+  UInt128 v = 0;
+  bool overflow = false;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (!overflow) {
+      v = v * 10 + static_cast<unsigned>(s[i] - '0');
+      overflow = v > std::numeric_limits<uint64_t>::max();
+    }
+  }
+  *whole = i == s.size();
+  if (i == digits_begin) {
+    *error = 1;
+    return 0;
+  }
+  if (negative) {
+    constexpr UInt128 kMinMagnitude = UInt128{1} << 63;
+    if (overflow || v > kMinMagnitude) {
+      *error = 1;
+      return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
+    }
+    *error = v == 0 ? 0 : -1;
+    return static_cast<uint64_t>(-static_cast<Int128>(v));
+  }
+  if (overflow) {
+    *error = 1;
+    return std::numeric_limits<uint64_t>::max();
+  }
+  *error = 0;
+  return static_cast<uint64_t>(v);
+}
+
+// A double to an integer as MySQL's val_int: rint, saturated to BIGINT's range.
+int64_t DoubleToInt(double d) {
+  if (std::isnan(d)) return 0;
+  if (d <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
+  if (d >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(std::rint(d));
+}
+
+// A decimal rounded to an integer, saturated to BIGINT's range (unsigned: to BIGINT UNSIGNED's,
+// negative values wrapped).
+uint64_t DecimalToBits(const Decimal& d, bool is_unsigned) {
+  int64_t i = 0;
+  uint64_t u = 0;
+  if (d.ToInt64(&i)) return static_cast<uint64_t>(i);
+  if (is_unsigned && d.ToUInt64(&u)) return u;
+  if (d.is_negative()) return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
+  return is_unsigned ? std::numeric_limits<uint64_t>::max()
+                     : static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
+Value CastToInteger(const Value& v, bool is_unsigned, EvalState& st) {
+  uint64_t bits = 0;
+  if (v.is_int()) {
+    bits = static_cast<uint64_t>(v.as_int());
+  } else if (v.is_uint()) {
+    bits = v.as_uint();
+  } else if (v.is_decimal()) {
+    bits = DecimalToBits(v.as_decimal(), is_unsigned);
+  } else if (v.is_double()) {
+    bits = static_cast<uint64_t>(DoubleToInt(v.as_double()));
+  } else {
+    int error = 0;
+    bool whole = true;
+    bits = StrToLl10(v.as_string(), &error, &whole);
+    if (error > 0 || !whole) WarnTruncated(st, "INTEGER", v.as_string());
+    if (!is_unsigned && error == 0 && static_cast<int64_t>(bits) < 0) {
+      Warn(st, kErUnknownError,
+           "Cast to signed converted positive out-of-range integer to it's negative complement");
+    } else if (is_unsigned && error < 0) {
+      Warn(st, kErUnknownError,
+           "Cast to unsigned converted negative integer to it's positive complement");
+    }
+  }
+  return is_unsigned ? Value::UInt(bits) : Value::Int(static_cast<int64_t>(bits));
+}
+
+// The numeric prefix of `s` as a number, with 1292 naming `type` when more than trailing
+// white space follows it (or nothing numeric is there).
+NumericPrefix StringPrefix(const std::string& s, std::string_view type, EvalState& st) {
+  NumericPrefix p = ParseNumericPrefix(s);
+  size_t end = p.valid ? p.consumed : 0;
+  while (end < s.size() && IsSpace(s[end])) ++end;
+  if (!p.valid || end != s.size()) WarnTruncated(st, type, s);
+  return p;
+}
+
+Value CastToDouble(const Value& v, EvalState& st) {
+  if (!v.is_string()) return Value::Double(v.ToDouble());
+  NumericPrefix p = StringPrefix(v.as_string(), "DOUBLE", st);
+  return Value::Double(p.valid ? (p.is_integer && !p.int_overflow ? static_cast<double>(p.i) : p.d)
+                               : 0.0);
+}
+
+// The largest DECIMAL(m, d) value: m - d nines, the point, d nines.
+Decimal MaxDecimal(int m, int d) {
+  std::string digits(static_cast<size_t>(m - d), '9');
+  if (digits.empty()) digits = "0";
+  if (d > 0) digits += "." + std::string(static_cast<size_t>(d), '9');
+  return *Decimal::Parse(digits);
+}
+
+// The exact value of `v` as a decimal, or nullopt past 65 digits.
+std::optional<Decimal> ExactDecimal(const Value& v, EvalState& st) {
+  if (v.is_integer() || v.is_decimal()) return v.ToDecimal();
+  if (v.is_double()) return Decimal::FromDouble(v.as_double());
+  const std::string& s = v.as_string();
+  NumericPrefix p = StringPrefix(s, "DECIMAL", st);
+  if (!p.valid) return Decimal();
+  std::string_view text(s.data(), p.consumed);
+  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
+  if (text.find_first_of("eE") == std::string_view::npos) {
+    if (std::optional<Decimal> d = Decimal::Parse(text); d.has_value()) return d;
+  }
+  return Decimal::FromDouble(p.d);
+}
+
+Value CastToDecimal(const BoundExpr& e, const Value& v, EvalState& st) {
+  const CastTarget& t = e.cast;
+  std::optional<Decimal> d = ExactDecimal(v, st);
+  if (d.has_value()) d = d->Round(t.scale);
+  const Decimal max = MaxDecimal(t.precision, t.scale);
+  const bool negative = d.has_value() ? d->is_negative() : v.ToDouble() < 0;
+  if (!d.has_value() || Decimal::Compare(d->is_negative() ? d->Negated() : *d, max) > 0) {
+    Warn(st, kErOutOfRange, fmt::format("Out of range value for column '{}' at row 1", e.text));
+    return Value::Dec(negative ? max.Negated() : max);
+  }
+  return Value::Dec(std::move(*d));
+}
+
+// Cuts `s` to `n` characters of `c` (bytes for binary), with 1292 naming CHAR(n) or BINARY(n).
+std::string CutTo(std::string s, int64_t n, const Collation& c, const CastTarget& t,
+                  EvalState& st) {
+  const std::vector<size_t> starts = CharStarts(c, s);
+  const int64_t chars = static_cast<int64_t>(starts.size()) - 1;
+  if (chars <= n) return s;
+  WarnTruncated(st, fmt::format("{}({})", t.type == Type::kBinary ? "BINARY" : "CHAR", n), s);
+  return s.substr(0, starts[static_cast<size_t>(n)]);
+}
+
+}  // namespace
+
+SqlResult<const Collation*> CastCollation(const CastTarget& t) {
+  if (t.type == Type::kBinary) return &BinaryCollation();
+  if (t.type != Type::kChar) return nullptr;
+  if (t.charset.empty()) return &ConnectionCollation();
+  const std::string cs = CanonicalCharset(t.charset);
+  if (const Collation* c = DefaultCollation(cs); c != nullptr) return c;
+  if (IsMysqlOnlyCharset(cs)) {
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'CONVERT(... ",
+                  "USING ", cs, ")'");
+  }
+  return SqlErr(kErUnknownCharacterSet, "Unknown character set: '", t.charset, "'");
+}
+
+std::string CastTypeText(const CastTarget& t) {
+  switch (t.type) {
+    case Type::kSigned:
+      return "signed";
+    case Type::kUnsigned:
+      return "unsigned";
+    case Type::kChar:
+      return t.length >= 0 ? fmt::format("char({})", t.length) : "char";
+    case Type::kBinary:
+      return t.length >= 0 ? fmt::format("binary({})", t.length) : "binary";
+    case Type::kDecimal:
+      return fmt::format("decimal({},{})", t.precision, t.scale);
+    case Type::kDouble:
+      return "double";
+  }
+  return "char";
+}
+
+Value EvalCast(const BoundExpr& e, const Value& v, EvalState& st) {
+  if (v.is_null()) return v;
+  const CastTarget& t = e.cast;
+  switch (t.type) {
+    case Type::kSigned:
+    case Type::kUnsigned:
+      return CastToInteger(v, t.type == Type::kUnsigned, st);
+    case Type::kDouble:
+      return CastToDouble(v, st);
+    case Type::kDecimal:
+      return CastToDecimal(e, v, st);
+    case Type::kChar:
+    case Type::kBinary: {
+      std::string s = v.is_string() ? v.as_string() : v.ToString();
+      if (t.length >= 0) {
+        // CHAR(n) counts the characters of the value's own charset (utf8mb4), BINARY(n) bytes.
+        const Collation& c = t.type == Type::kBinary ? BinaryCollation() : ConnectionCollation();
+        s = CutTo(std::move(s), t.length, c, t, st);
+        if (t.type == Type::kBinary && static_cast<int64_t>(s.size()) < t.length)
+          s.resize(static_cast<size_t>(t.length), '\0');
+      }
+      return Value::String(std::move(s));
+    }
+  }
+  return v;
+}
+
+}  // namespace minnow::sql
