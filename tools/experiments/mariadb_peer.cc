@@ -123,10 +123,17 @@ std::unique_ptr<MariaDbPeer> MariaDbPeer::Start(const char* program, uint64_t bu
   std::vector<std::string> init = {install, "--no-defaults", "--datadir=" + data,
                                    "--auth-root-authentication-method=normal", "--skip-test-db"};
   if (root) init.push_back("--user=root");
-  const pid_t init_pid = Spawn(init, log);
+  // Run twice at most: on a heavily loaded machine the bootstrap has been seen to fail once and
+  // succeed on a second try (its log keeps both attempts).
+  bool installed = false;
   int status = -1;
-  if (init_pid < 0 || ::waitpid(init_pid, &status, 0) != init_pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0) {
+  for (int attempt = 0; attempt < 2 && !installed; ++attempt) {
+    std::filesystem::remove_all(data, ec);
+    const pid_t init_pid = Spawn(init, log);
+    installed = init_pid >= 0 && ::waitpid(init_pid, &status, 0) == init_pid && WIFEXITED(status) &&
+                WEXITSTATUS(status) == 0;
+  }
+  if (!installed) {
     fmt::print(stderr, "{}: mariadb-install-db failed; its log:\n{}", program, Tail(log, 15));
     std::filesystem::remove_all(dir, ec);
     return nullptr;
