@@ -5,6 +5,7 @@
 
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/status/information_schema.h"
 #include "sql_lite_front/status/status_views.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -226,6 +227,8 @@ SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) 
   } else if (schema == "information_schema") {
     if (table == "innodb_trx") return InnodbTrx(ctx);
     if (table == "processlist") return Processlist(ctx);
+    SQL_ASSIGN_OR_RETURN(std::optional<SystemTable> view, ReadCatalogView(ctx, table));
+    if (view.has_value()) return std::move(*view);
   }
   return NoSuchTable(name);
 }
