@@ -1,5 +1,6 @@
 // performance_schema.data_locks / data_lock_waits and information_schema.innodb_trx /
-// processlist, with MySQL 8.0's columns, from the engine's live lock structs and transactions.
+// processlist, with MySQL 8.0's columns, from the engine's live lock structs and transactions;
+// the catalog's information_schema tables are information_schema.cc's.
 #include <cctype>
 #include <cmath>
 
