@@ -227,6 +227,7 @@ SqlResult<std::optional<SystemTable>> ReadCatalogView(ExecContext& ctx, std::str
   } else if (table == "statistics") {
     SQL_ASSIGN_OR_RETURN(t, Statistics(ctx));
   }
+  if (t.has_value()) t->view_names = true;
   return t;
 }
 
