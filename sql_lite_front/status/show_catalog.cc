@@ -1,8 +1,6 @@
 // SHOW TABLES, SHOW TABLE STATUS, SHOW CREATE TABLE, SHOW COLUMNS / DESCRIBE, SHOW INDEX, with
 // MySQL 8's columns, printing the figures of catalog_figures.h.
 
-#include <algorithm>
-#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
