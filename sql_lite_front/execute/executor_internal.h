@@ -62,6 +62,7 @@ struct PreparedSelect {
   bool system = false;
   std::vector<std::string> system_columns;  // the system table's columns (scope views them)
   std::vector<Row> system_rows;             // and its rows, read when prepared
+  bool system_view_names = false;           // SystemTable::view_names
   BindScope scope;
   std::vector<std::string> names;  // result column names
   std::vector<BoundExpr> items;    // one per result column

@@ -302,6 +302,7 @@ SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) 
     p->system = true;
     p->system_columns = std::move(t.columns);
     p->system_rows = std::move(t.rows);
+    p->system_view_names = t.view_names;
     scope.table = stmt.from->name;
     scope.alias = stmt.from_alias;
     scope.schema = stmt.from->schema;
@@ -360,7 +361,10 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     if (!item.alias.empty()) {
       p->names.push_back(item.alias);
     } else if (item.expr->kind == Expr::Kind::kColumn) {
-      p->names.push_back(item.expr->name);
+      const BoundExpr& col = p->items.back();
+      p->names.push_back(p->system_view_names && col.kind == BoundExpr::Kind::kColumn
+                             ? std::string(scope.columns[col.column])
+                             : item.expr->name);
     } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->value.is_string()) {
       p->names.push_back(item.expr->value.as_string());  // MySQL names SELECT 'a''b' "a'b"
     } else {

@@ -10,8 +10,10 @@
 //     LOCK TO BE GRANTED:" with the lock), LATEST DETECTED DEADLOCK (when there was one),
 //     BUFFER POOL AND MEMORY, ROW OPERATIONS;
 //   performance_schema.data_locks, performance_schema.data_lock_waits,
-//   information_schema.innodb_trx, information_schema.processlist: tables with MySQL 8's
-//     columns, readable by SELECT (WHERE, ORDER BY, count(*) ... apply to them as to any rows);
+//   information_schema.innodb_trx, information_schema.processlist, and the catalog's
+//     information_schema.TABLES / COLUMNS / SCHEMATA / STATISTICS (information_schema.h):
+//     tables with MySQL 8's columns, readable by SELECT (WHERE, ORDER BY, count(*) ... apply to
+//     them as to any rows);
 //   SHOW [GLOBAL|SESSION] STATUS [LIKE]: Innodb_row_lock_*, Innodb_rows_*, Handler_*,
 //     Table_locks_*, Questions, Com_*, Uptime, Innodb_buffer_pool_*, Threads_connected, ...;
 //   SHOW [GLOBAL|SESSION] VARIABLES [LIKE]; SHOW ENGINES; SHOW PROCESSLIST.
@@ -30,10 +32,14 @@ namespace minnow::sql {
 struct SystemTable {
   std::vector<std::string> columns;
   std::vector<Row> rows;  // Values: NULL, integers, strings
+  // MySQL 8.0's data-dictionary views (information_schema.TABLES ...): a select item that is
+  // a bare column is titled as the view names it ("TABLE_NAME" for table_name).
+  bool view_names = false;
 };
 
 // performance_schema.data_locks / data_lock_waits, information_schema.innodb_trx /
-// processlist (schema and name case-insensitive). 1146 for another name in those schemas.
+// processlist / tables / columns / schemata / statistics (schema and name case-insensitive).
+// 1146 for another name in those schemas.
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name);
 // True if `name` names a system table schema (performance_schema, information_schema).
 bool IsSystemSchema(std::string_view schema);

@@ -1,10 +1,12 @@
 // performance_schema.data_locks / data_lock_waits and information_schema.innodb_trx /
-// processlist, with MySQL 8.0's columns, from the engine's live lock structs and transactions.
+// processlist, with MySQL 8.0's columns, from the engine's live lock structs and transactions;
+// the catalog's information_schema tables are information_schema.cc's.
 #include <cctype>
 #include <cmath>
 
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/status/information_schema.h"
 #include "sql_lite_front/status/status_views.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -226,6 +228,8 @@ SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) 
   } else if (schema == "information_schema") {
     if (table == "innodb_trx") return InnodbTrx(ctx);
     if (table == "processlist") return Processlist(ctx);
+    SQL_ASSIGN_OR_RETURN(std::optional<SystemTable> view, ReadCatalogView(ctx, table));
+    if (view.has_value()) return std::move(*view);
   }
   return NoSuchTable(name);
 }
