@@ -934,6 +934,10 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  if (!stmt.into_vars.empty() && stmt.into_vars.size() != p.items.size()) {
+    return SqlErr(kErWrongNumberOfColumnsInSelect,
+                  "The used SELECT statements have a different number of columns");
+  }
   if (lock.has_value()) p.lock = *lock;
   SelectOutput out;
   out.columns = p.names;
@@ -958,6 +962,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
 SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   StatementResult r;
+  if (!stmt.into_vars.empty()) return r;  // SELECT ... INTO: no result set
   r.has_result_set = true;
   r.columns = p.names;
   r.column_types = ResultColumnTypes(DeclaredResultTypes(p), {});
@@ -966,6 +971,7 @@ SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& st
 
 SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, stmt));
+  if (!stmt.into_vars.empty()) return AssignSelectInto(ctx, stmt, std::move(out));
   StatementResult r;
   r.has_result_set = true;
   r.columns = std::move(out.columns);

@@ -140,6 +140,9 @@ struct SelectStmt {
   // does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN SHARE MODE waits).
   RowLockClause lock = RowLockClause::kNone;
   LockedRowAction locked_row = LockedRowAction::kWait;
+  // SELECT ... INTO @a, @b (lower-cased names): the one row's values go to these user
+  // variables and the statement returns no result set. Empty: an ordinary SELECT.
+  std::vector<std::string> into_vars;
 };
 
 // ---- DML
