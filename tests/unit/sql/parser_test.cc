@@ -319,8 +319,12 @@ TEST_CASE("SET statements", "[sql][parser]") {
   CHECK(su.items[0].name == "xy");
   CHECK(su.items[0].value->kind == Expr::Kind::kBinary);
   CHECK(su.items[1].name == "b c");
-  CHECK(MustFail("SELECT @x := 1").message ==
-        NotSupported("assignment to a user variable in an expression"));
+  st = MustParse("SELECT @X := 1 + 2");
+  const Expr& assign = *As<SelectStmt>(st).items[0].expr;
+  CHECK(assign.kind == Expr::Kind::kVariable);
+  CHECK(assign.name == "x");
+  REQUIRE(assign.args.size() == 1);
+  CHECK(assign.args[0]->kind == Expr::Kind::kBinary);
 }
 
 TEST_CASE("SELECT ... INTO @a, @b: after the select list or at the end", "[sql][parser]") {
