@@ -50,6 +50,7 @@ const char* SqlState(ErrorCode code) {
     case kErSpDoesNotExist:
     case kErWrongParamCountToNativeFct:
     case kErTooManyRows:
+    case kErSpUndeclaredVar:
     case kErTooBigScale:
     case kErTooBigPrecision:
     case kErMBiggerThanD:

@@ -27,6 +27,9 @@ struct ExecContext {
   const std::atomic<bool>* cancel = nullptr;
   std::atomic<uint64_t>* progress = nullptr;  // rows read or written so far
   uint64_t* last_insert_id = nullptr;         // the session's LAST_INSERT_ID()
+  // The SELECT being bound assigns user variables (@x := e): @x is bound to be read as each
+  // row is evaluated, not once at binding. Only then may an assignment be bound.
+  bool user_vars_at_eval = false;
 
   // 1317 "Query execution was interrupted" once Cancel() was called. Loops call it per row
   // (it is one relaxed load).

@@ -115,6 +115,12 @@ struct SelectOutput {
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock = std::nullopt);
+// SELECT ... INTO @a, ... once `out` was read (select_into.cc), as MySQL: one row sets the
+// variables; more than one: the first row's values are set, then 1172; none: warning 1329 and
+// the variables keep their values. No result set; affected rows: the rows read (0 or 1).
+// (RunSelect refuses a count of variables other than the columns' with 1222 before it reads.)
+SqlResult<StatementResult> AssignSelectInto(ExecContext& ctx, const SelectStmt& stmt,
+                                            SelectOutput out);
 
 // An UPDATE's or DELETE's access path (the whole row is needed; a secondary path reads the
 // clustered record), its bound residual predicates and ORDER BY keys.

@@ -622,10 +622,34 @@ SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderC
   return SqlStatus::OK();
 }
 
+// How many user variable assignments the clauses of `stmt` have.
+size_t SelectUserVariableAssignments(const SelectStmt& stmt) {
+  size_t n = 0;
+  auto add = [&](const Expr* e) {
+    if (e != nullptr) n += UserVariableAssignments(*e);
+  };
+  for (const SelectItem& item : stmt.items) add(item.expr.get());
+  for (const ExprPtr& e : stmt.group_by) add(e.get());
+  for (const OrderItem& o : stmt.order_by) add(o.expr.get());
+  add(stmt.where.get());
+  add(stmt.having.get());
+  return n;
+}
+
 }  // namespace
 
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
   PreparedSelect p;
+  // MySQL's parser warns of each assignment in an expression (deprecated), before all else.
+  const size_t assignments = SelectUserVariableAssignments(stmt);
+  ctx.user_vars_at_eval = assignments > 0;
+  for (size_t i = 0; i < assignments; ++i) {
+    p.warnings.push_back(
+        {"Warning", kErWarnDeprecatedSyntax,
+         "Setting user variables within expressions is deprecated and will be removed in a "
+         "future release. Consider alternatives: 'SET variable=expression, ...', or 'SELECT "
+         "expression(s) INTO variables(s)'."});
+  }
   p.lock = LockModeOf(stmt.lock);
   p.wait = LockWaitOf(stmt.locked_row);
   SQL_RETURN_IF_ERROR(BindFrom(ctx, stmt, &p));
@@ -938,6 +962,10 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  if (!stmt.into_vars.empty() && stmt.into_vars.size() != p.items.size()) {
+    return SqlErr(kErWrongNumberOfColumnsInSelect,
+                  "The used SELECT statements have a different number of columns");
+  }
   if (lock.has_value()) p.lock = *lock;
   SelectOutput out;
   out.columns = p.names;
@@ -962,6 +990,7 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
 SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   StatementResult r;
+  if (!stmt.into_vars.empty()) return r;  // SELECT ... INTO: no result set
   r.has_result_set = true;
   r.columns = p.names;
   r.column_types = ResultColumnTypes(DeclaredResultTypes(p), {});
@@ -970,6 +999,7 @@ SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& st
 
 SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, stmt));
+  if (!stmt.into_vars.empty()) return AssignSelectInto(ctx, stmt, std::move(out));
   StatementResult r;
   r.has_result_set = true;
   r.columns = std::move(out.columns);

@@ -543,6 +543,17 @@ bool ContainsAggregate(const Expr& e) {
   return false;
 }
 
+size_t UserVariableAssignments(const Expr& e) {
+  size_t n = e.kind == Expr::Kind::kVariable && !e.args.empty() ? 1 : 0;
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr) n += UserVariableAssignments(*a);
+  }
+  for (const ExprPtr& a : e.order_by) {
+    if (a != nullptr) n += UserVariableAssignments(*a);
+  }
+  return n;
+}
+
 BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
   BindScope s;
   s.table = def.name;
@@ -839,6 +850,22 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
       return b;
     }
     case Expr::Kind::kVariable: {
+      if (e.var_scope == VarScope::kUser && (ctx.user_vars_at_eval || !e.args.empty())) {
+        // The statement assigns user variables: they are read and set row by row.
+        if (!ctx.user_vars_at_eval || ctx.session == nullptr) {
+          return SqlErr(kErNotSupportedYet,
+                        "This version of minnow doesn't yet support 'assignment to a user "
+                        "variable outside a SELECT'");
+        }
+        b.kind =
+            e.args.empty() ? BoundExpr::Kind::kUserVariable : BoundExpr::Kind::kAssignUserVariable;
+        b.text = e.name;
+        b.user_vars = &ctx.session->user_vars;
+        if (!e.args.empty())
+          SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
+        InferType(&b, scope);
+        return b;
+      }
       SQL_ASSIGN_OR_RETURN(Value v, ReadVariable(e, ctx));
       return Literal(std::move(v));
     }
@@ -922,6 +949,15 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       return row[e.column];
     case BoundExpr::Kind::kAggregate:
       return st.aggregates != nullptr ? (*st.aggregates)[e.column] : Value::Null();
+    case BoundExpr::Kind::kUserVariable: {
+      auto it = e.user_vars->find(e.text);
+      return it == e.user_vars->end() ? Value::Null() : it->second;
+    }
+    case BoundExpr::Kind::kAssignUserVariable: {
+      Value v = Eval(e.args[0], row, st);
+      (*e.user_vars)[e.text] = v;
+      return v;
+    }
     case BoundExpr::Kind::kUnary: {
       Value v = Eval(e.args[0], row, st);
       if (v.is_null()) return v;

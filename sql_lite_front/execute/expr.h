@@ -29,6 +29,7 @@
 // count(DISTINCT) compare under their expression's collation.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -101,6 +102,10 @@ struct BoundExpr {
     kAggregate,  // the value of aggregate slot `column` (BindScope::aggregates)
     kCase,       // args as Expr::kCase's, case_operand and case_else
     kCast,       // CAST(args[0] AS cast) (cast.h)
+    // A user variable (name in text) of user_vars read as the row is evaluated, and
+    // @name := args[0], which sets it to args[0]'s value and has that value.
+    kUserVariable,
+    kAssignUserVariable,
   };
   Kind kind = Kind::kLiteral;
   Value value;      // kLiteral
@@ -127,6 +132,7 @@ struct BoundExpr {
   TypeClass type = TypeClass::kUnknown;
   int scale = 0;
   std::vector<BoundExpr> args;
+  std::map<std::string, Value>* user_vars = nullptr;  // kUserVariable, kAssignUserVariable
 };
 
 // One aggregate of the statement: count(*) has star set and no arg.
@@ -204,6 +210,8 @@ inline bool EvalPredicate(const BoundExpr& e, const Row& row, EvalState& state) 
 
 // True if `e` contains an aggregate call (count/sum/min/max/avg), at any depth.
 bool ContainsAggregate(const Expr& e);
+// How many user variable assignments (@x := expr) `e` has, at any depth.
+size_t UserVariableAssignments(const Expr& e);
 // md5 as 32 lowercase hex digits.
 std::string Md5Hex(std::string_view bytes);
 // The literal prefix of a LIKE pattern before its first wildcard (escapes resolved), and

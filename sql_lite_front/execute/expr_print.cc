@@ -101,6 +101,7 @@ std::string PrintExpr(const Expr& e, const BindScope& scope) {
       return out + ")";
     }
     case Expr::Kind::kVariable:
+      if (!e.args.empty()) return "(@" + e.name + " := " + PrintExpr(*e.args[0], scope) + ")";
       return (e.var_scope == VarScope::kUser ? "@" : "@@") + e.name;
     case Expr::Kind::kCase: {
       std::string out = "(case";

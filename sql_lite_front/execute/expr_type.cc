@@ -202,6 +202,11 @@ void InferType(BoundExpr* b, const BindScope& scope) {
       }
       break;
     case Kind::kAggregate:
+    case Kind::kUserVariable:
+      break;
+    case Kind::kAssignUserVariable:
+      t.type = b->args[0].type;
+      t.scale = b->args[0].scale;
       break;
   }
   b->type = t.type;

@@ -66,7 +66,9 @@ struct Expr {
     kIsNull,    // args[0] IS [NOT] NULL
     kFunction,  // name(args...): md5, rand, count, sum, min, max, avg, group_concat,
                 // concat, now, ...; name lower-cased; distinct for count(DISTINCT x)
-    kVariable,  // @@[global.|session.]name or @name: var_scope, name (lower-cased)
+    // @@[global.|session.]name or @name: var_scope, name (lower-cased); @name := args[0]
+    // when it has an arg (an assignment, whose value is the value assigned).
+    kVariable,
     // CASE [args[0]] WHEN w THEN r ... [ELSE e] END: case_operand says whether args[0] is the
     // operand, case_else whether the last arg is ELSE's; between them WHEN/THEN pairs.
     kCase,
@@ -140,6 +142,9 @@ struct SelectStmt {
   // does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN SHARE MODE waits).
   RowLockClause lock = RowLockClause::kNone;
   LockedRowAction locked_row = LockedRowAction::kWait;
+  // SELECT ... INTO @a, @b (lower-cased names): the one row's values go to these user
+  // variables and the statement returns no result set. Empty: an ordinary SELECT.
+  std::vector<std::string> into_vars;
 };
 
 // ---- DML

@@ -210,7 +210,7 @@ SqlResult<Statement> Parser::ParseStatement() {
   }
   std::string kw = ToUpperAscii(t.text);
   if (kw == "SELECT") {
-    SQL_ASSIGN_OR_RETURN(SelectStmt s, ParseSelect());
+    SQL_ASSIGN_OR_RETURN(SelectStmt s, ParseSelect(/*allow_into=*/true));
     return Statement(std::move(s));
   }
   if (kw == "INSERT" || kw == "REPLACE") return ParseInsert();

@@ -11,11 +11,12 @@
 
 namespace minnow::sql {
 
-// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [FROM t [[AS] alias]] [WHERE e]
-//   [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
-//   [LIMIT n [OFFSET m] | LIMIT m, n] [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] |
-//   LOCK IN SHARE MODE]
-SqlResult<SelectStmt> Parser::ParseSelect() {
+// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [INTO @a, ...]
+//   [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
+//   [LIMIT n [OFFSET m] | LIMIT m, n] [INTO @a, ...]
+//   [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] | LOCK IN SHARE MODE] [INTO @a, ...]
+// (one INTO at most, as MySQL 8.0).
+SqlResult<SelectStmt> Parser::ParseSelect(bool allow_into) {
   SelectStmt s;
   SQL_RETURN_IF_ERROR(ExpectKw("SELECT"));
   bool all = false;
@@ -32,6 +33,13 @@ SqlResult<SelectStmt> Parser::ParseSelect() {
   }
   if (all && s.distinct) return SqlErr(kErWrongUsage, "Incorrect usage of ALL and DISTINCT");
   SQL_RETURN_IF_ERROR(ParseSelectItems(&s));
+  auto into = [&]() -> SqlStatus {
+    if (!IsKw("INTO")) return SqlStatus::OK();
+    if (!allow_into || !s.into_vars.empty()) return SyntaxError();
+    Skip();
+    return ParseSelectInto(&s);
+  };
+  SQL_RETURN_IF_ERROR(into());
   if (AcceptKw("FROM")) SQL_RETURN_IF_ERROR(ParseSelectFrom(&s));
   if (AcceptKw("WHERE")) {
     SQL_ASSIGN_OR_RETURN(s.where, ParseExpr());
@@ -47,10 +55,26 @@ SqlResult<SelectStmt> Parser::ParseSelect() {
   }
   if (AcceptKw("LIMIT")) SQL_RETURN_IF_ERROR(ParseSelectLimit(&s));
   if (IsKw("UNION") || IsKw("EXCEPT") || IsKw("INTERSECT")) return NotSupported("UNION");
-  if (IsKw("INTO")) return NotSupported("SELECT ... INTO");
+  SQL_RETURN_IF_ERROR(into());
   SQL_RETURN_IF_ERROR(ParseRowLockClause(&s));
+  SQL_RETURN_IF_ERROR(into());
   if (IsKw("UNION")) return NotSupported("UNION");
   return s;
+}
+
+SqlStatus Parser::ParseSelectInto(SelectStmt* s) {
+  if (IsKw("OUTFILE") || IsKw("DUMPFILE")) return NotSupported("SELECT ... INTO OUTFILE");
+  for (;;) {
+    if (IsOp("@")) {
+      SQL_ASSIGN_OR_RETURN(std::string name, UserVariableName());
+      s->into_vars.push_back(std::move(name));
+    } else if (AtIdent()) {
+      return SqlErr(kErSpUndeclaredVar, "Undeclared variable: ", Cur().text);
+    } else {
+      return SyntaxError();
+    }
+    if (!AcceptOp(",")) return SqlStatus::OK();
+  }
 }
 
 // item, ... where item is *, t.* (read as *: one table) or expr [[AS] alias]; the alias may be

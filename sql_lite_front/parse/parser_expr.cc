@@ -411,7 +411,10 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         var->kind = Expr::Kind::kVariable;
         var->var_scope = VarScope::kUser;
         SQL_ASSIGN_OR_RETURN(var->name, UserVariableName());
-        if (IsOp(":=")) return NotSupported("assignment to a user variable in an expression");
+        if (AcceptOp(":=")) {  // @x := expr: sets @x as it is evaluated
+          SQL_ASSIGN_OR_RETURN(ExprPtr value, ParseExpr());
+          var->args.push_back(std::move(value));
+        }
         result = Finish(std::move(var), begin);
         break;
       }

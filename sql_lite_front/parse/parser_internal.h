@@ -102,8 +102,13 @@ class Parser {
   // ---- statements (parser.cc: the dispatch)
   SqlResult<Statement> ParseStatement();
   // parser_dml.cc
-  SqlResult<SelectStmt> ParseSelect();  // at SELECT
-  SqlResult<Statement> ParseInsert();   // at INSERT or REPLACE
+  // At SELECT. allow_into: the statement's own SELECT, which may have an INTO clause (a
+  // SELECT inside INSERT or CREATE TABLE may not: 1064).
+  SqlResult<SelectStmt> ParseSelect(bool allow_into = false);
+  // After INTO: @a, @b, ... into s->into_vars (OUTFILE / DUMPFILE refused, 1235; a name
+  // without @ is a stored program's variable: 1327).
+  SqlStatus ParseSelectInto(SelectStmt* s);
+  SqlResult<Statement> ParseInsert();  // at INSERT or REPLACE
   SqlResult<Statement> ParseUpdate();
   SqlResult<Statement> ParseDelete();
   SqlStatus ParseOrderBy(std::vector<OrderItem>* out);  // after ORDER BY

@@ -319,8 +319,32 @@ TEST_CASE("SET statements", "[sql][parser]") {
   CHECK(su.items[0].name == "xy");
   CHECK(su.items[0].value->kind == Expr::Kind::kBinary);
   CHECK(su.items[1].name == "b c");
-  CHECK(MustFail("SELECT @x := 1").message ==
-        NotSupported("assignment to a user variable in an expression"));
+  st = MustParse("SELECT @X := 1 + 2");
+  const Expr& assign = *As<SelectStmt>(st).items[0].expr;
+  CHECK(assign.kind == Expr::Kind::kVariable);
+  CHECK(assign.name == "x");
+  REQUIRE(assign.args.size() == 1);
+  CHECK(assign.args[0]->kind == Expr::Kind::kBinary);
+}
+
+TEST_CASE("SELECT ... INTO @a, @b: after the select list or at the end", "[sql][parser]") {
+  Statement st = MustParse("SELECT a, b INTO @X, @`y` FROM t WHERE a = 1");
+  auto& s1 = As<SelectStmt>(st);
+  CHECK(s1.into_vars == std::vector<std::string>{"x", "y"});
+  CHECK(s1.where != nullptr);
+  st = MustParse("SELECT a FROM t ORDER BY a LIMIT 1 INTO @x FOR UPDATE");
+  auto& s2 = As<SelectStmt>(st);
+  CHECK(s2.into_vars == std::vector<std::string>{"x"});
+  CHECK(s2.lock == RowLockClause::kUpdate);
+  st = MustParse("SELECT a FROM t FOR SHARE INTO @x");
+  CHECK(As<SelectStmt>(st).into_vars.size() == 1);
+  st = MustParse("SELECT a FROM t");
+  CHECK(As<SelectStmt>(st).into_vars.empty());
+  CHECK(MustFail("SELECT 1 INTO @a INTO @b").code == kErParse);
+  CHECK(MustFail("INSERT INTO t SELECT 1 INTO @a").code == kErParse);
+  CHECK(MustFail("CREATE TABLE t2 SELECT 1 INTO @a").code == kErParse);
+  CHECK(MustFail("SELECT 1 INTO a").code == kErSpUndeclaredVar);
+  CHECK(MustFail("SELECT 1 INTO @").code == kErParse);
 }
 
 TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
