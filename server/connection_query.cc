@@ -74,8 +74,8 @@ bool Connection::RunAdmin(std::string_view sql, bool more_follow, bool* handled)
   }
   // An account statement first commits the open transaction, as MySQL's implicit commit.
   if (session_->in_transaction()) {
-    auto r = session_->Execute("COMMIT");
-    if (!r.ok()) return AdminError(r.error().code, r.error().sqlstate(), r.error().message);
+    const sql::SqlStatus st = session_->CommitImplicitly();
+    if (!st.ok()) return AdminError(st.error().code, st.error().sqlstate(), st.error().message);
   }
   std::vector<AccountChange> changes;
   for (const AdminStatement::Account& acc : a.accounts) {

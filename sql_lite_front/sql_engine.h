@@ -103,6 +103,10 @@ class SqlSession {
   // CREATE USER, KILL ...): what SHOW WARNINGS then lists and @@warning_count counts. The
   // session's thread only.
   void SetDiagnostics(std::vector<SqlWarning> diagnostics);
+  // Commits the open transaction, as a statement the caller runs itself and that causes an
+  // implicit commit (minnowd's CREATE USER ...): counted as Handler_commit, not as a COMMIT
+  // statement (Com_commit, Questions). Errors: the commit's. The session's thread only.
+  SqlStatus CommitImplicitly();
   // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
   void set_user(std::string user);
 

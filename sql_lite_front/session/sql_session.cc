@@ -60,6 +60,8 @@ class StatementRunner {
     ExecContext ctx = Context(nullptr);
     return DescribeSelect(ctx, *select);
   }
+  // SqlSession::CommitImplicitly.
+  SqlStatus CommitImplicitly() { return CommitOpen(); }
 
  private:
   // ---- DML and reads: in the session's transaction (or one of their own).
@@ -811,6 +813,20 @@ void SqlSession::set_user(std::string user) { state_->user = std::move(user); }
 
 void SqlSession::SetDiagnostics(std::vector<SqlWarning> diagnostics) {
   state_->diagnostics = std::move(diagnostics);
+}
+
+SqlStatus SqlSession::CommitImplicitly() {
+  StatusCounters counts;
+  SqlStatus st = StatementRunner(state_.get(), &counts).CommitImplicitly();
+  {
+    LatchGuard g(state_->status_latch);
+    state_->status.Add(counts);
+  }
+  {
+    LatchGuard g(state_->engine->status_latch);
+    state_->engine->global_status.Add(counts);
+  }
+  return st;
 }
 
 bool SqlSession::in_transaction() const {

@@ -67,6 +67,15 @@ def run(cur, sql):
     return None, [(level, int(code), message) for level, code, message in cur.fetchall()]
 
 
+def session_status(cur, *names):
+    """The session status variables `names`, as ints."""
+    out = []
+    for name in names:
+        cur.execute(f"SHOW SESSION STATUS LIKE '{name}'")
+        out.append(int(cur.fetchone()[1]))
+    return out
+
+
 def statements(port):
     c = connect(port, autocommit=True)
     cur = c.cursor()
@@ -133,10 +142,15 @@ def statements(port):
     cur.execute("CREATE TABLE t (id int PRIMARY KEY) ENGINE=InnoDB")
     cur.execute("SET autocommit = 0")
     cur.execute("INSERT INTO t VALUES (1)")
+    counts = session_status(cur, "Com_commit", "Handler_commit")
     cur.execute("CREATE USER 'tx'@'%' IDENTIFIED BY 't'")
+    after = session_status(cur, "Com_commit", "Handler_commit")
     cur.execute("ROLLBACK")
     cur.execute("SELECT count(*) FROM t")
     check("CREATE USER commits the open transaction", cur.fetchone()[0] == 1)
+    # MySQL's implicit commit is no COMMIT statement: Com_commit stays, Handler_commit counts it.
+    check("the implicit commit counts in Handler_commit, not Com_commit",
+          after[0] == counts[0] and after[1] > counts[1], (counts, after))
     cur.execute("SET autocommit = 1")
     c.close()
 
