@@ -120,20 +120,21 @@ std::unique_ptr<MariaDbPeer> MariaDbPeer::Start(const char* program, uint64_t bu
   const std::string log = dir + "/server.log";
   const std::string data = dir + "/data";
   const bool root = ::geteuid() == 0;
-  std::vector<std::string> init = {install, "--no-defaults", "--datadir=" + data,
-                                   "--auth-root-authentication-method=normal", "--skip-test-db"};
+  // A --tmpdir of its own, for the bootstrap and the server: a starting mariadbd removes every
+  // "#sql*" file in its tmpdir, so in a shared /tmp it removes the temporary tables another
+  // peer's bootstrap is using (whose install then fails, 1051).
+  const std::string tmpdir = "--tmpdir=" + dir;
+  std::vector<std::string> init = {install,
+                                   "--no-defaults",
+                                   "--datadir=" + data,
+                                   tmpdir,
+                                   "--auth-root-authentication-method=normal",
+                                   "--skip-test-db"};
   if (root) init.push_back("--user=root");
-  // Run twice at most: on a heavily loaded machine the bootstrap has been seen to fail once and
-  // succeed on a second try (its log keeps both attempts).
-  bool installed = false;
+  const pid_t init_pid = Spawn(init, log);
   int status = -1;
-  for (int attempt = 0; attempt < 2 && !installed; ++attempt) {
-    std::filesystem::remove_all(data, ec);
-    const pid_t init_pid = Spawn(init, log);
-    installed = init_pid >= 0 && ::waitpid(init_pid, &status, 0) == init_pid && WIFEXITED(status) &&
-                WEXITSTATUS(status) == 0;
-  }
-  if (!installed) {
+  if (init_pid < 0 || ::waitpid(init_pid, &status, 0) != init_pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
     fmt::print(stderr, "{}: mariadb-install-db failed; its log:\n{}", program, Tail(log, 15));
     std::filesystem::remove_all(dir, ec);
     return nullptr;
@@ -142,6 +143,7 @@ std::unique_ptr<MariaDbPeer> MariaDbPeer::Start(const char* program, uint64_t bu
   std::vector<std::string> args = {server,
                                    "--no-defaults",
                                    "--datadir=" + data,
+                                   tmpdir,
                                    "--socket=" + dir + "/mariadbd.sock",
                                    "--pid-file=" + dir + "/mariadbd.pid",
                                    "--bind-address=127.0.0.1",
