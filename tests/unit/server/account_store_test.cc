@@ -195,4 +195,20 @@ TEST_CASE("a record that is no account is refused at load", "[server]") {
 }
 
 }  // namespace
+
+TEST_CASE("a change the store cannot commit is an error and changes nothing in memory",
+          "[server]") {
+  TempDir dir;
+  auto db = OpenDb(dir.file());
+  auto users = Users(db.get());
+  REQUIRE_OK(users->Create("app", "%", "pw"));
+  REQUIRE_OK(db->Close());  // every later transaction of the store fails
+  CHECK(!users->Create("new", "%", "x").ok());
+  CHECK(!users->Lookup("new", "10.0.0.1").has_value());
+  CHECK(!users->Alter("app", "%", "other").ok());
+  CHECK(users->Lookup("app", "10.0.0.1") == NativePasswordHash("pw"));
+  CHECK(!users->Drop("app", "%").ok());
+  CHECK(users->Lookup("app", "10.0.0.1").has_value());
+}
+
 }  // namespace minnow::server
