@@ -18,11 +18,13 @@ struct Typed {
 // MySQL's agg_result_type over `branches` (see the header).
 Typed Aggregate(const std::vector<const BoundExpr*>& branches) {
   bool any_string = false, any_double = false, any_decimal = false, any_int = false;
+  bool any_unknown = false;
   int scale = 0;
   for (const BoundExpr* b : branches) {
     switch (b->type) {
       case TypeClass::kUnknown:
-        return {};
+        any_unknown = true;
+        break;
       case TypeClass::kNull:
         break;
       case TypeClass::kString:
@@ -40,7 +42,9 @@ Typed Aggregate(const std::vector<const BoundExpr*>& branches) {
         break;
     }
   }
+  // A string branch makes the result a string whatever the unknown branches are.
   if (any_string) return {TypeClass::kString, 0};
+  if (any_unknown) return {};
   if (any_double) return {TypeClass::kDouble, 0};
   if (any_decimal) return {TypeClass::kDecimal, scale};
   if (any_int) return {TypeClass::kInt, 0};

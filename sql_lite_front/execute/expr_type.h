@@ -8,7 +8,7 @@
 //   - else an integer.
 // The value a branch gives is then converted to that type (CASE ... THEN 1 ELSE 'a' END is
 // the string '1'). A branch whose type binding cannot tell (TypeClass::kUnknown) leaves the
-// result as the branch gives it.
+// result as the branch gives it, unless another branch is a string.
 
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/value.h"
