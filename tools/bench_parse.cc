@@ -9,7 +9,7 @@
 //   parse    Parse() building the statement's tree,
 //   execute  the whole statement through a SQL session (parse, bind, insert) into an empty
 //            InnoDB table of an in-memory database,
-// each as ns per row, and the heap the parsed tree holds (glibc's mallinfo2) per byte of SQL.
+// each as ns per row, and the heap the parsed tree holds per byte of SQL (heap_counter.h).
 // Target: linear time, i.e. ns per row at the largest size within 2x of the 10,000-row figure
 // for each phase (the smallest size is there to show start-up costs, not judged). Sizes are
 // compared only with each other, in one run.
@@ -23,7 +23,6 @@
 // parse and execute peaks at most about 3 bytes per SQL byte. It also prints the statement's
 // rows per second through the session (one run, so a rough figure: use the timing mode).
 #include <fmt/format.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +30,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minnow/db.h"
@@ -91,6 +91,43 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+// An in-memory database, a SQL engine over it and a session in which the empty table t is made.
+struct Target {
+  std::unique_ptr<Database> db;
+  std::unique_ptr<sql::SqlEngine> engine;
+  std::unique_ptr<sql::SqlSession> session;
+
+  ~Target() {
+    session.reset();
+    engine.reset();
+    if (db != nullptr) (void)db->Close();
+  }
+};
+
+// False (with a message) if the database, the engine or the table cannot be made.
+bool OpenTarget(Target* t) {
+  auto db = Database::Open({.path = ":memory:"});
+  if (!db.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", db.status().ToString().c_str());
+    return false;
+  }
+  t->db = std::move(*db);
+  auto engine = sql::SqlEngine::Open(t->db.get());
+  if (!engine.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", engine.error().ToString().c_str());
+    return false;
+  }
+  t->engine = std::move(*engine);
+  t->session = t->engine->NewSession();
+  auto made = t->session->Execute(
+      "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(40), score DOUBLE, note TEXT)");
+  if (!made.ok()) {
+    std::fprintf(stderr, "bench_parse: %s\n", made.error().ToString().c_str());
+    return false;
+  }
+  return true;
+}
+
 struct Figures {
   uint64_t rows = 0;
   size_t sql_bytes = 0;
@@ -116,7 +153,7 @@ bool Measure(uint64_t rows, int runs, Figures* f) {
     }
     split.push_back(Seconds(t0));
 
-    const size_t heap_before = mallinfo2().uordblks;
+    const size_t heap_before = heap::LiveBytes();
     t0 = Clock::now();
     sql::SqlResult<sql::Statement> parsed = sql::Parse(stmt);
     parse.push_back(Seconds(t0));
@@ -124,34 +161,20 @@ bool Measure(uint64_t rows, int runs, Figures* f) {
       std::fprintf(stderr, "bench_parse: %s\n", parsed.error().ToString().c_str());
       return false;
     }
-    const size_t heap_after = mallinfo2().uordblks;
+    const size_t heap_after = heap::LiveBytes();
     f->tree_bytes_per_sql_byte =
         heap_after > heap_before ? static_cast<double>(heap_after - heap_before) / sql.size() : 0;
   }
   for (int run = 0; run < runs; ++run) {
-    auto db = Database::Open({.path = ":memory:"});
-    if (!db.ok()) {
-      std::fprintf(stderr, "bench_parse: %s\n", db.status().ToString().c_str());
-      return false;
-    }
-    auto engine = sql::SqlEngine::Open(db->get());
-    if (!engine.ok()) {
-      std::fprintf(stderr, "bench_parse: %s\n", engine.error().ToString().c_str());
-      return false;
-    }
-    std::unique_ptr<sql::SqlSession> s = (*engine)->NewSession();
-    auto made = s->Execute(
-        "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(40), score DOUBLE, note TEXT)");
+    Target target;
+    if (!OpenTarget(&target)) return false;
     const auto t0 = Clock::now();
-    auto r = made.ok() ? s->Execute(sql) : std::move(made);
+    auto r = target.session->Execute(sql);
     execute.push_back(Seconds(t0));
     if (!r.ok()) {
       std::fprintf(stderr, "bench_parse: %s\n", r.error().ToString().c_str());
       return false;
     }
-    s.reset();
-    engine->reset();
-    (void)(*db)->Close();
   }
   f->split_ns = Median(split) * 1e9 / rows;
   f->parse_ns = Median(parse) * 1e9 / rows;
@@ -201,27 +224,12 @@ bool MeasureMemory(uint64_t rows, MemoryFigures* f) {
   }
   stmt.clear();
   stmt.shrink_to_fit();
-  auto db = Database::Open({.path = ":memory:"});
-  if (!db.ok()) {
-    std::fprintf(stderr, "bench_parse: %s\n", db.status().ToString().c_str());
-    return false;
-  }
-  auto engine = sql::SqlEngine::Open(db->get());
-  if (!engine.ok()) {
-    std::fprintf(stderr, "bench_parse: %s\n", engine.error().ToString().c_str());
-    return false;
-  }
-  std::unique_ptr<sql::SqlSession> s = (*engine)->NewSession();
-  auto made =
-      s->Execute("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(40), score DOUBLE, note TEXT)");
-  if (!made.ok()) {
-    std::fprintf(stderr, "bench_parse: %s\n", made.error().ToString().c_str());
-    return false;
-  }
+  Target target;
+  if (!OpenTarget(&target)) return false;
   const size_t before = heap::LiveBytes();
   heap::ResetPeak();
   const auto t0 = Clock::now();
-  auto r = s->Execute(sql);
+  auto r = target.session->Execute(sql);
   const double seconds = Seconds(t0);
   if (!r.ok()) {
     std::fprintf(stderr, "bench_parse: %s\n", r.error().ToString().c_str());
@@ -230,9 +238,6 @@ bool MeasureMemory(uint64_t rows, MemoryFigures* f) {
   f->execute_peak = growth(before, heap::PeakBytes()) / bytes;
   f->execute_kept = growth(before, heap::LiveBytes()) / bytes;
   f->rows_per_second = static_cast<double>(rows) / seconds;
-  s.reset();
-  engine->reset();
-  (void)(*db)->Close();
   return true;
 }
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "sql_lite_front/decimal.h"
 #include "sql_lite_front/parse/ast.h"
-#include "sql_lite_front/parse/parser_internal.h"
 
 namespace minnow::sql {
 namespace {
@@ -16,14 +16,12 @@ enum Tag : uint8_t {
   kRowEnd,
   kNull,
   kDefault,
-  kInt,          // zigzag varint
-  kUInt,         // varint
-  kDouble,       // 8 bytes
-  kString,       // varint length, bytes
-  kExpr,         // varint index into exprs_
-  kIntegerText,  // varint length, digits (then kNegated: negated)
-  kDecimalText,  // varint length, text
-  kNegated = 0x80,
+  kInt,      // zigzag varint
+  kUInt,     // varint
+  kDouble,   // 8 bytes
+  kString,   // varint length, bytes
+  kDecimal,  // varint length, Decimal::ToString's text
+  kExpr,     // varint index into exprs_
 };
 
 constexpr size_t kMaxVarint = 10;
@@ -101,15 +99,9 @@ void InsertValues::AddLiteral(const Value& v) {
       AddBytesItem(kString, v.as_string());
       return;
     case Value::Kind::kDecimal:
-      // Not reached (AddNumberText): kept as its text, exact.
-      AddBytesItem(kDecimalText, v.as_decimal().ToString());
+      AddBytesItem(kDecimal, v.as_decimal().ToString());
       return;
   }
-}
-
-void InsertValues::AddNumberText(NumberText kind, std::string_view text, bool negative) {
-  const uint8_t tag = kind == NumberText::kInteger ? kIntegerText : kDecimalText;
-  AddBytesItem(static_cast<uint8_t>(tag | (negative ? kNegated : 0)), text);
 }
 
 void InsertValues::AddDefault() {
@@ -172,7 +164,7 @@ bool InsertValues::Reader::Next(std::vector<InsertValue>* row) {
     const uint8_t tag = Byte();
     if (tag == kRowEnd) return true;
     InsertValue& out = row->emplace_back();
-    switch (tag & ~kNegated) {
+    switch (tag) {
       case kNull:
         out.value = Value::Null();
         break;
@@ -195,21 +187,14 @@ bool InsertValues::Reader::Next(std::vector<InsertValue>* row) {
         out.value = Value::String(std::string(Bytes(n)));
         break;
       }
+      case kDecimal: {
+        const size_t n = Varint();
+        out.value = Value::Dec(*Decimal::Parse(Bytes(n)));  // what ToString wrote parses
+        break;
+      }
       case kExpr:
         out.expr = Varint();
         break;
-      case kIntegerText: {
-        const size_t n = Varint();
-        Value v = IntegerLiteral(std::string(Bytes(n)), /*negative=*/false);
-        if ((tag & kNegated) != 0) NegateNumber(&v);
-        out.value = std::move(v);
-        break;
-      }
-      case kDecimalText: {
-        const size_t n = Varint();
-        out.value = DecimalLiteral(std::string(Bytes(n)), (tag & kNegated) != 0);
-        break;
-      }
     }
   }
 }

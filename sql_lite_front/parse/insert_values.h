@@ -5,9 +5,10 @@
 // A value written as a plain literal (a number with an optional sign, a string, a hex string,
 // NULL, TRUE, FALSE) is stored already converted, as a few bytes of an encoded buffer: a tag,
 // then a varint, 8 bytes of a double, or a length and the bytes of a string or of a decimal's
-// digits. DEFAULT is a tag. Any other value (1+1, now(), @@x, VALUES(a) ...) keeps its
-// expression tree, named by its index in a list. Rows may mix the two freely. The buffer grows
-// in chunks of kChunkBytes (a value never straddles two), so it never copies what it holds.
+// text (exact: a literal shows all its digits). DEFAULT is a tag. Any other value (1+1, now(), @@x,
+// VALUES(a) ...) keeps its expression tree, named by its index in a list. Rows may mix the two
+// freely. The buffer grows in chunks of kChunkBytes (a value never straddles two), so it never
+// copies what it holds.
 //
 // The parser appends values and ends rows; the executor reads the rows in order with a Reader,
 // one row at a time.
@@ -43,12 +44,8 @@ class InsertValues {
   InsertValues& operator=(InsertValues&&) noexcept;
 
   // ---- building: the values of a row, then EndRow.
-  // A literal's value. REQUIRES: not a decimal (AddNumberText keeps those exact).
+  // A literal's value, read back equal (a DECIMAL with its scale).
   void AddLiteral(const Value& v);
-  // A number kept as written: `text` a kInteger or kDecimal token's text, read back as the
-  // parser reads it (IntegerLiteral / DecimalLiteral, then negated if `negative`).
-  enum class NumberText : uint8_t { kInteger, kDecimal };
-  void AddNumberText(NumberText kind, std::string_view text, bool negative);
   void AddDefault();
   void AddExpr(std::unique_ptr<Expr> e);  // REQUIRES: e != nullptr
   void EndRow();

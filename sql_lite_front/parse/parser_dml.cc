@@ -375,28 +375,13 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
   const bool negative = sign == 1 && IsOp("-");
   const Token& t = Peek(sign);
   switch (t.kind) {
-    case TokenKind::kInteger: {
-      if (negative && t.text == kInt64MinDigits) {  // an integer, as ParseUnary reads it
-        out->AddLiteral(IntegerLiteral(t.text, /*negative=*/true));
-        break;
-      }
-      Value v = IntegerLiteral(t.text, /*negative=*/false);
-      if (v.is_decimal() || (negative && v.is_uint())) {  // a DECIMAL: kept exact, as written
-        out->AddNumberText(InsertValues::NumberText::kInteger, t.text, negative);
-        break;
-      }
-      if (negative) NegateNumber(&v);
-      out->AddLiteral(v);
+    case TokenKind::kInteger:  // -<integer> as ParseUnary folds it (and as DEFAULT -1 reads)
+      out->AddLiteral(IntegerLiteral(t.text, negative));
       break;
-    }
     case TokenKind::kDecimal: {
       const Value v = DecimalLiteral(t.text, negative);
-      if (v.is_double()) {
-        if (!std::isfinite(v.as_double())) return false;  // ParseExpr's syntax error
-        out->AddLiteral(v);
-      } else {
-        out->AddNumberText(InsertValues::NumberText::kDecimal, t.text, negative);
-      }
+      if (v.is_double() && !std::isfinite(v.as_double())) return false;  // ParseExpr's 1064
+      out->AddLiteral(v);
       break;
     }
     case TokenKind::kString:
