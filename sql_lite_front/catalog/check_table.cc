@@ -17,7 +17,9 @@ namespace minnow::sql {
 namespace {
 
 // How one table's check ended: sound, damaged (its rows say how), or not run.
-enum class Outcome { kOk, kCorrupt, kFailed };
+// kNotImplemented: the engine has nothing to do for the operation (MySQL's
+// HA_ADMIN_NOT_IMPLEMENTED, reported as a note).
+enum class Outcome { kOk, kCorrupt, kFailed, kNotImplemented };
 
 // The transaction one table is checked in outside LOCK TABLES: it holds the table's shared
 // metadata lock and gives the counts their read view. Registered as the session's ddl_txn
@@ -217,22 +219,26 @@ SqlResult<StatementResult> ForEachTable(ExecContext& ctx, const std::vector<std:
     SQL_ASSIGN_OR_RETURN(Outcome outcome, run(name, *table, txn, isolation));
     if (outcome == Outcome::kOk) result->Add(name, "status", "OK");
     if (outcome == Outcome::kCorrupt) result->Add(name, "error", "Corrupt");
+    if (outcome == Outcome::kNotImplemented) {
+      result->Add(name, "note",
+                  "The storage engine for the table doesn't support " + result->operation());
+    }
   }
   return result->Take();
 }
 
 // ANALYZE of a MyISAM table: under a lock that keeps writers out (MySQL's TL_READ_NO_INSERT),
-// LOCK TABLES' own when it does. Nothing to recompute: minnow keeps no key statistics.
+// LOCK TABLES' own when it does; then nothing to recompute, as minnow keeps no key statistics.
 SqlResult<Outcome> AnalyzeHeapTable(ExecContext& ctx, const std::string& name,
                                     const OpenTable& table, AdminResult* out) {
   SessionState* s = ctx.session;
   const HeapTableLock* held = HeldTableLock(*s, table.def.name);
-  if (held != nullptr && ExcludesWriters(held->type())) return Outcome::kOk;
+  if (held != nullptr && ExcludesWriters(held->type())) return Outcome::kNotImplemented;
   HeapLockOptions options;
   options.type = HeapLockType::kReadNoInsert;
   options.timeout = std::chrono::seconds(s->vars.lock_wait_timeout_s());
   Result<HeapTableLock> lock = table.heap.Lock(s->kv_session.get(), options);
-  if (lock.ok()) return Outcome::kOk;
+  if (lock.ok()) return Outcome::kNotImplemented;
   if (lock.status().code() != Code::kLockWaitTimeout) return FromStatus(lock.status());
   out->AddFailed(name, FromStatus(lock.status()));
   return Outcome::kFailed;
@@ -256,7 +262,7 @@ SqlResult<StatementResult> ExecuteAnalyzeTable(ExecContext& ctx, const AnalyzeTa
       [&](const std::string& name, const OpenTable& table, Transaction*,
           IsolationLevel) -> SqlResult<Outcome> {
         if (table.def.table_locking()) return AnalyzeHeapTable(ctx, name, table, &result);
-        return Outcome::kOk;  // InnoDB's statistics are read live (SHOW TABLE STATUS)
+        return Outcome::kNotImplemented;  // no statistics: SHOW TABLE STATUS counts live
       });
 }
 

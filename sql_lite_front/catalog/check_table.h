@@ -40,11 +40,11 @@ namespace minnow::sql {
 SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableStmt& stmt);
 
 // ANALYZE TABLE t, ...: each table opened as CHECK opens it (the same locks, the same
-// "Error" / "Operation failed" rows for one that cannot be), then "status | OK". minnow keeps
-// no key statistics to recompute (SHOW INDEX's Cardinality is NULL, SHOW TABLE STATUS counts
-// live), so there is nothing more to do; a MyISAM table is held under a READ_NO_INSERT lock
-// for the moment, as MySQL's analyze locks it. Unlike MyISAM, a second ANALYZE with no write
-// between says "OK" again, not "Table is already up to date".
+// "Error" / "Operation failed" rows for one that cannot be), then MySQL's answer for an engine
+// without analyze: "note | The storage engine for the table doesn't support analyze". minnow
+// keeps no key statistics to recompute (SHOW INDEX's Cardinality is NULL, SHOW TABLE STATUS
+// counts live); a MyISAM table is held under a READ_NO_INSERT lock for the moment, as MySQL's
+// analyze locks it, so the statement still waits for writers as MySQL's does.
 SqlResult<StatementResult> ExecuteAnalyzeTable(ExecContext& ctx, const AnalyzeTableStmt& stmt);
 
 }  // namespace minnow::sql

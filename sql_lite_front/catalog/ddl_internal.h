@@ -111,6 +111,7 @@ class AdminResult {
   // row ("Error"), then "status" / "Operation failed" (MySQL's HA_ADMIN_FAILED).
   void AddFailed(std::string_view table, const SqlError& error);
   StatementResult Take() { return std::move(result_); }
+  const std::string& operation() const { return op_; }  // "check", "analyze", ...
 
  private:
   std::string op_;
