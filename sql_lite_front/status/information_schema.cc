@@ -9,12 +9,6 @@
 namespace minnow::sql {
 namespace {
 
-Value Int(uint64_t v) { return Value::Int(static_cast<int64_t>(v)); }
-Value Str(std::string s) { return Value::String(std::move(s)); }
-Value OptStr(std::optional<std::string> s) {
-  return s.has_value() ? Value::String(std::move(*s)) : Value::Null();
-}
-
 SqlResult<SystemTable> Tables(ExecContext& ctx) {
   SQL_ASSIGN_OR_RETURN(std::vector<TableFigures> tables,
                        GatherTableFigures(ctx, [](std::string_view) { return true; }));

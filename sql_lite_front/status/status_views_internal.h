@@ -14,8 +14,16 @@
 #include "minnow/db.h"
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/value.h"
 
 namespace minnow::sql {
+
+// A status view row's cells: a count, a text, a text or NULL.
+inline Value Int(uint64_t v) { return Value::Int(static_cast<int64_t>(v)); }
+inline Value Str(std::string s) { return Value::String(std::move(s)); }
+inline Value OptStr(std::optional<std::string> s) {
+  return s.has_value() ? Value::String(std::move(*s)) : Value::Null();
+}
 
 // One live session, read under its latches.
 struct SessionSnapshot {

@@ -14,12 +14,6 @@ namespace minnow::sql {
 
 namespace {
 
-Value Int(uint64_t v) { return Value::Int(static_cast<int64_t>(v)); }
-Value Str(std::string s) { return Value::String(std::move(s)); }
-Value OptStr(std::optional<std::string> s) {
-  return s.has_value() ? Value::String(std::move(*s)) : Value::Null();
-}
-
 const char* TrxIsolationName(IsolationLevel level) {
   switch (level) {  // innodb_trx prints these with a space, unlike transaction_isolation
     case IsolationLevel::kReadUncommitted:
