@@ -1,6 +1,6 @@
 // bench_cold_scan: a cold process's first full scan of W1's table against its second (warm) one.
 //
-//   bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR] [--keep 1]
+//   bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR] [--keep]
 //
 // Builds W1's table (bench_sql's load: W1's own statements, tools/experiments/w1_table.h) in the
 // file DIR/bench_cold_scan.db (default DIR /tmp), closes the database, and then R times, with
@@ -12,7 +12,7 @@
 //   os-dropped  posix_fadvise(POSIX_FADV_DONTNEED) on the data file first, so they do not (the
 //               tool checks with mincore() how many pages stayed resident and prints it: a
 //               filesystem may ignore the advice).
-// Prints the median of each, and cold / warm. The file is removed at the end (kept with --keep 1).
+// Prints the median of each, and cold / warm. The file is removed at the end (kept with --keep).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -30,6 +30,7 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/sql_engine.h"
+#include "tools/experiments/experiment_common.h"
 #include "tools/experiments/w1_table.h"
 
 namespace minnow::bench {
@@ -37,35 +38,25 @@ namespace {
 
 struct Config {
   uint64_t rows = experiments::kW1Rows;
-  int runs = 3;
+  uint64_t runs = 3;
   uint64_t pool_mib = 256;
   std::string dir = "/tmp";
   bool keep = false;
 };
 
 bool ParseArgs(int argc, char** argv, Config* c) {
-  for (int i = 1; i < argc; i += 2) {
-    const std::string a = argv[i];
-    if (i + 1 >= argc) return false;
-    const char* v = argv[i + 1];
-    char* end = nullptr;
-    const uint64_t n = std::strtoull(v, &end, 10);
-    const bool num = *v != '\0' && *end == '\0';
-    if (a == "--dir") {
-      c->dir = v;
-    } else if (a == "--rows" && num && n >= 100 && n < (1ull << 31)) {
-      c->rows = n;
-    } else if (a == "--runs" && num && n > 0 && n < 1000) {
-      c->runs = static_cast<int>(n);
-    } else if (a == "--keep" && num && n <= 1) {
-      c->keep = n == 1;
-    } else if (a == "--pool-mib" && num && n >= 8 && n < (1ull << 20)) {
-      c->pool_mib = n;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  using experiments::Flag;
+  return experiments::ParseFlags(
+      argc, argv, "bench_cold_scan",
+      {Flag{.name = "rows",
+            .u64 = &c->rows,
+            .min = 100,
+            .max = (1ull << 31) - 1,
+            .help = "rows of W1's table"},
+       Flag{.name = "runs", .u64 = &c->runs, .min = 1, .max = 999, .help = "runs of each case"},
+       experiments::PoolMibFlag(&c->pool_mib),
+       Flag{.name = "dir", .text = &c->dir, .help = "directory of the database file"},
+       Flag{.name = "keep", .toggle = &c->keep, .help = "keep the database file"}});
 }
 
 [[noreturn]] void Die(const std::string& what) {
@@ -73,16 +64,8 @@ bool ParseArgs(int argc, char** argv, Config* c) {
   std::exit(1);
 }
 
-std::string Commas(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using experiments::Commas;
+using experiments::Median;
 
 void RemoveDatabase(const std::string& path) {
   std::error_code ec;
@@ -209,7 +192,7 @@ int Main(const Config& c) {
       {.name = "os-dropped", .read_ahead = false, .os_cached = false},
       {.name = "os-dropped", .read_ahead = true, .os_cached = false},
   };
-  for (int run = 0; run < c.runs; ++run) {
+  for (uint64_t run = 0; run < c.runs; ++run) {
     for (Case& k : cases) RunCase(c, path, &k);
   }
   fmt::print(
@@ -238,11 +221,6 @@ int Main(const Config& c) {
 
 int main(int argc, char** argv) {
   minnow::bench::Config c;
-  if (!minnow::bench::ParseArgs(argc, argv, &c)) {
-    std::fprintf(
-        stderr,
-        "usage: bench_cold_scan [--rows N] [--runs R] [--pool-mib M] [--dir DIR] [--keep 1]\n");
-    return 2;
-  }
+  if (!minnow::bench::ParseArgs(argc, argv, &c)) return 2;
   return minnow::bench::Main(c);
 }

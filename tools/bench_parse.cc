@@ -36,6 +36,7 @@
 #include "minnow/db.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/sql_engine.h"
+#include "tools/experiments/experiment_common.h"
 #include "tools/heap_counter.h"
 
 namespace minnow::bench {
@@ -82,10 +83,7 @@ std::string InsertOf(uint64_t rows) {
   return sql + ";\n";
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using experiments::Median;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
