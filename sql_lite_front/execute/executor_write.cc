@@ -287,10 +287,11 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   size_t n = 0;
   for (;; ++n) {
     SQL_ASSIGN_OR_RETURN(bool more, source.Next(st, &values));
-    if (!more) break;
-    // The row's evaluation warnings (CAST's 1292, ...) come before its store warnings.
+    // The row's evaluation warnings (CAST's 1292, ...) come before its store warnings; the
+    // SELECT's warnings come first, and stay when it returned no row.
     for (SqlWarning& w : st.warnings) counts.warnings.push_back(std::move(w));
     st.warnings.clear();
+    if (!more) break;
     const bool changed = counts.copied + counts.deleted + counts.updated > 0;
     StoreRules rules = WriteRules(ctx, def, stmt.ignore, changed, &counts.warnings);
     rules.null_is_error = single_row && !stmt.ignore;
