@@ -8,6 +8,7 @@
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/parse/expr_equal.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
 
@@ -414,7 +415,7 @@ SqlStatus BindGroupBy(ExecContext& ctx, const SelectStmt& stmt, const std::vecto
       return SqlErr(kErBadField, "Unknown column '", g->text, "' in 'group statement'");
     for (size_t i = 0; i < stmt.items.size(); ++i) {
       if ((stmt.items[i].expr != nullptr && ref == &p->items[item_of[i]]) ||
-          (stmt.items[i].expr != nullptr && stmt.items[i].expr->text == g->text))
+          (stmt.items[i].expr != nullptr && SameExpr(*stmt.items[i].expr, *g)))
         item_grouped[i] = true;
     }
     if (ref != nullptr) {
@@ -459,17 +460,14 @@ SqlStatus BindOrderBy(ExecContext& ctx, const SelectStmt& stmt, const std::vecto
   return SqlStatus::OK();
 }
 
-// Whether `e` is one of the select list's expressions: the same text, or the same column.
+// Whether `e` is one of the select list's expressions.
 bool InSelectList(const Expr& e, const SelectStmt& stmt) {
   for (const SelectItem& item : stmt.items) {
     if (item.expr == nullptr) {
       if (e.kind == Expr::Kind::kColumn) return true;  // * selects every column
       continue;
     }
-    if (item.expr->text == e.text) return true;
-    if (e.kind == Expr::Kind::kColumn && item.expr->kind == Expr::Kind::kColumn &&
-        EqualsNoCase(item.expr->name, e.name))
-      return true;
+    if (SameExpr(*item.expr, e)) return true;
   }
   return false;
 }
