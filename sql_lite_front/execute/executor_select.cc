@@ -130,8 +130,10 @@ struct AggState {
   Decimal dec_sum;    // the decimals' part (and integers' past 128 bits)
   double dsum = 0;
   Value best;
-  std::set<std::string> seen;  // DISTINCT: kind byte + printed value
-  ConcatState concat;          // group_concat
+  // DISTINCT: the values so far, equal as SELECT DISTINCT's are (numbers by value, strings
+  // under the argument's collation).
+  std::optional<std::set<Value, ValueLess>> seen;
+  ConcatState concat;  // group_concat
 
   void Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
     if (spec.func == AggFunc::kGroupConcat) {
@@ -145,17 +147,8 @@ struct AggState {
     Value v = Eval(spec.arg, row, st);
     if (v.is_null()) return;
     if (spec.distinct) {
-      // Values equal under the argument's collation are one value.
-      std::string k(1, static_cast<char>(v.kind()));
-      const Collation& coll = CollationOf(spec.arg);
-      if (v.is_string() && coll.kind == Collation::Kind::kIcu) {
-        AppendCollationKey(coll, v.as_string(), &k);
-      } else if (v.is_string()) {
-        k += PaddedForm(coll, v.as_string());
-      } else {
-        k += v.ToString();
-      }
-      if (!seen.insert(std::move(k)).second) return;
+      if (!seen.has_value()) seen.emplace(ValueLess{&spec.arg});
+      if (!seen->insert(v).second) return;
     }
     ++count;
     switch (spec.func) {
@@ -737,9 +730,6 @@ class SelectRun {
   // Per aggregate, the group_concat rows appended so far (over the groups, in group order):
   // MySQL's 1260 names that count, its row_count.
   std::vector<uint64_t> concat_rows_;
-
- public:
-  std::vector<SqlWarning> warnings;
 };
 
 void SelectRun::FinishConcat(size_t i, ConcatState& c) {
