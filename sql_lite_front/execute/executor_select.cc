@@ -34,6 +34,14 @@ struct ValuesLess {
   }
 };
 
+// One value's order, for a set of one expression's values.
+struct ValueLess {
+  const BoundExpr* expr = nullptr;
+  bool operator()(const Value& a, const Value& b) const {
+    return CompareNullsFirst(a, b, *expr) < 0;
+  }
+};
+
 // Column references outside aggregate calls.
 void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
   if (e.kind == Expr::Kind::kColumn) {
@@ -737,8 +745,9 @@ void SelectRun::FinishConcat(size_t i, ConcatState& c) {
   concat_rows_.resize(specs_.size());
   concat_rows_[i] += c.appended;
   if (c.cut)
-    warnings.push_back({"Warning", kErCutValueGroupConcat,
-                        "Row " + std::to_string(concat_rows_[i]) + " was cut by GROUP_CONCAT()"});
+    st_.warnings.push_back(
+        {"Warning", kErCutValueGroupConcat,
+         "Row " + std::to_string(concat_rows_[i]) + " was cut by GROUP_CONCAT()"});
 }
 
 bool SelectRun::Project(const Row& row) {
@@ -968,10 +977,10 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
-  // Binding's (HAVING's 1052), then evaluation's (CAST's 1292), then GROUP_CONCAT's cuts (1260).
+  // Binding's (HAVING's 1052), then evaluation's (CAST's 1292, GROUP_CONCAT's cuts 1260) in the
+  // order they happened.
   out.warnings = std::move(p.warnings);
   for (SqlWarning& w : run.TakeWarnings()) out.warnings.push_back(std::move(w));
-  out.warnings.insert(out.warnings.end(), run.warnings.begin(), run.warnings.end());
   return out;
 }
 
