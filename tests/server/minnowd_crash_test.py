@@ -19,20 +19,17 @@ Exits 1 listing the failed checks.
 """
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-try:
-    import pymysql
-except ImportError:  # Debian's python3-pymysql, when python3 is not Debian's
-    sys.path.append("/usr/lib/python3/dist-packages")
-    import pymysql
+# The server harness of the client test beside this one (it makes Debian's python3-pymysql
+# importable first): its Minnowd (on TMP/t.minnow), connect() and check().
+from minnowd_test import FAILED, Minnowd, check, pymysql
+from minnowd_test import connect as connect_root
 
-FAILED = []
 ACCOUNTS = 10  # transfers move money among accounts 1..ACCOUNTS
 OPEN_ACCOUNT = ACCOUNTS + 1  # the open transaction's, so that it blocks no transfer
 START_BALANCE = 1000
@@ -40,37 +37,8 @@ GROUP_ROWS = 4
 ROUND_IDS = 10_000_000  # each round's ids start at round * ROUND_IDS
 
 
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name + ("" if cond else f": {detail}"))
-    if not cond:
-        FAILED.append(name)
-
-
-class Minnowd:
-    def __init__(self, binary, db):
-        self.proc = subprocess.Popen([binary, "--db", db, "--port", "0"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            raise RuntimeError("minnowd did not start: " + line + self.proc.stderr.read())
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def kill9(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return -9
-
-
 def connect(port, **kw):
-    return pymysql.connect(host="127.0.0.1", port=port, user="root", connect_timeout=10,
-                           read_timeout=60, **kw)
+    return connect_root(port, read_timeout=60, **kw)
 
 
 class Ledger:
@@ -220,11 +188,10 @@ def main():
     binary = os.path.abspath(args[0])
     checker = os.path.abspath(args[1]) if len(args) > 1 else None
     tmp = tempfile.mkdtemp(prefix="minnowd_crash_test_")
-    db = os.path.join(tmp, "crash.minnow")
     ledger = Ledger()
     srv = None
     try:
-        srv = Minnowd(binary, db)
+        srv = Minnowd(binary, tmp)
         c = connect(srv.port, autocommit=True)
         cur = c.cursor()
         cur.execute("CREATE TABLE t (id bigint NOT NULL PRIMARY KEY, grp bigint NOT NULL, "
@@ -236,14 +203,14 @@ def main():
         c.close()
         for rnd in range(1, rounds + 1):
             load_and_kill(srv, rnd, ledger)
-            srv = Minnowd(binary, db)  # recovery at open
+            srv = Minnowd(binary, tmp)  # recovery at open
             check(f"round {rnd}: minnowd restarts on the killed database", True)
             verify(srv.port, rnd, ledger)
         rc = srv.stop()
         srv = None
         check("minnowd exits 0 on SIGTERM after the last recovery", rc == 0, rc)
         if checker:
-            r = subprocess.run([checker, db], capture_output=True, text=True, timeout=300)
+            r = subprocess.run([checker, os.path.join(tmp, "t.minnow")], capture_output=True, text=True, timeout=300)
             check("minnow_check: the recovered file is intact", r.returncode == 0,
                   r.stdout[-1000:] + r.stderr[-1000:])
     except Exception as e:  # noqa: BLE001

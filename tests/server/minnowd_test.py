@@ -34,9 +34,12 @@ def check(name, cond, detail=""):
 
 
 class Minnowd:
+    """minnowd on the database file TMP/t.minnow (made or reopened), on a free loopback port."""
+
     def __init__(self, binary, tmp, *args):
+        self.db = os.path.join(tmp, "t.minnow")
         self.proc = subprocess.Popen(
-            [binary, "--db", os.path.join(tmp, "t.minnow"), "--port", "0", *args],
+            [binary, "--db", self.db, "--port", "0", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if "listening on" not in line:
@@ -45,6 +48,10 @@ class Minnowd:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
