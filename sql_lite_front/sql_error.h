@@ -34,6 +34,7 @@ enum ErrorCode : uint16_t {
   kErWrongAutoKey = 1075,  // 42000 Incorrect table definition; there can be only one auto column
                            // and it must be defined as a key
   kErCantDropFieldOrKey = 1091,  // 42000 Can't DROP '%s'; check that column/key exists
+  kErNoSuchThread = 1094,        // HY000 Unknown thread id: %lu
   kErNoTablesUsed = 1096,        // HY000 No tables used
   kErTableNotLockedForWrite =
       1099,                  // HY000 Table '%s' was locked with a READ lock and can't be updated

@@ -361,13 +361,19 @@ struct UseStmt {
   std::string database;
 };
 
+// KILL [CONNECTION | QUERY] id: id is an expression (a number, @v, CONNECTION_ID()).
+struct KillStmt {
+  bool query_only = false;  // KILL QUERY: the statement only, not the connection
+  ExprPtr id;
+};
+
 struct ExplainStmt;
 
 using Statement = std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt,
                                DropTableStmt, CreateIndexStmt, DropIndexStmt, AlterTableStmt,
                                TruncateStmt, RenameTableStmt, TransactionStmt, SetStmt, ShowStmt,
                                LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, CheckTableStmt,
-                               AnalyzeTableStmt, UseStmt, std::unique_ptr<ExplainStmt>>;
+                               AnalyzeTableStmt, UseStmt, KillStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

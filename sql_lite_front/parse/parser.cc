@@ -233,6 +233,7 @@ SqlResult<Statement> Parser::ParseStatement() {
   if (kw == "UNLOCK") return ParseUnlockTables();
   if (kw == "EXPLAIN" || kw == "DESCRIBE" || kw == "DESC") return ParseExplain();
   if (kw == "USE") return ParseUse();
+  if (kw == "KILL") return ParseKill();
   if (kw == "WITH") return NotSupported("WITH");
   if (kw == "SAVEPOINT" || kw == "RELEASE") return ParseSavepoint();
   return SyntaxError();

@@ -121,6 +121,7 @@ class Parser {
   SqlResult<Statement> ParseUnlockTables();
   SqlResult<Statement> ParseExplain();  // EXPLAIN / DESCRIBE / DESC
   SqlResult<Statement> ParseUse();
+  SqlResult<Statement> ParseKill();
   SqlStatus ParseSetTransaction(VarScope scope, bool next_only, SetStmt* out);
   SqlResult<ExprPtr> ParseSetValue();
   // At '@': @name, @`name`, @'name'; the name lower-cased

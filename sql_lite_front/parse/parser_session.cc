@@ -426,4 +426,16 @@ SqlResult<Statement> Parser::ParseUse() {
   return Statement(std::move(use));
 }
 
+SqlResult<Statement> Parser::ParseKill() {
+  Skip();
+  KillStmt kill;
+  if (AcceptKw("QUERY")) {
+    kill.query_only = true;
+  } else {
+    (void)AcceptKw("CONNECTION");
+  }
+  SQL_ASSIGN_OR_RETURN(kill.id, ParseExpr());
+  return Statement(std::move(kill));
+}
+
 }  // namespace minnow::sql

@@ -765,6 +765,15 @@ TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
   }
   Statement st = MustParse("USE test;");
   CHECK(As<UseStmt>(st).database == "test");
+  st = MustParse("KILL QUERY 7");
+  CHECK(As<KillStmt>(st).query_only);
+  CHECK(As<KillStmt>(st).id->value == Value::Int(7));
+  st = MustParse("KILL CONNECTION @id");
+  CHECK_FALSE(As<KillStmt>(st).query_only);
+  CHECK(As<KillStmt>(st).id->kind == Expr::Kind::kVariable);
+  st = MustParse("kill 3 + 4");
+  CHECK_FALSE(As<KillStmt>(st).query_only);
+  CHECK(As<KillStmt>(st).id->kind == Expr::Kind::kBinary);
   st = MustParse("TRUNCATE TABLE t;");
   CHECK(As<TruncateStmt>(st).table == "t");
   st = MustParse("TRUNCATE t");
