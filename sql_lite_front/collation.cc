@@ -243,7 +243,9 @@ std::string CollationKeyPrefix(const Collation& c, std::string_view prefix) {
   MINNOW_CHECK(c.kind == Kind::kIcu, "CollationKeyPrefix on binary collation {}", c.name);
   // Only the characters before the first that may join a contraction or a context rule: the
   // weights of those are the same whatever follows them.
-  std::u16string u = ToUtf16(prefix);
+  // Under PAD SPACE a text's key drops its trailing spaces, so the prefix must too: 'a ' (key
+  // of 'a') matches LIKE 'a %'.
+  std::u16string u = ToUtf16(PaddedForm(c, prefix));
   size_t keep = 0;
   for (size_t i = 0; i < u.size();) {
     UChar32 cp;
@@ -270,7 +272,10 @@ bool CollationLike(const Collation& c, std::string_view text, std::string_view p
     if (p < pattern.size()) {
       const char pc = pattern[p];
       if (pc == '%') {
-        star_p = ++p;
+        while (p < pattern.size() && pattern[p] == '%') ++p;
+        // A pattern that ends in % matches whatever is left ('p%' after its prefix).
+        if (p == pattern.size()) return true;
+        star_p = p;
         star_t = t;
         continue;
       }

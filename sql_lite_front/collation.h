@@ -82,8 +82,10 @@ int CollationCompare(const Collation& c, std::string_view a, std::string_view b)
 void AppendCollationKey(const Collation& c, std::string_view s, std::string* out);
 // The first bytes of the key (AppendCollationKey) of every string that LIKE 'prefix%' matches
 // under `c` (the primary weights of `prefix` up to its first character that can join a
-// contraction): the key range they start is a superset of the LIKE's rows, which must still be
-// checked one by one. REQUIRES: c.kind == kIcu.
+// contraction; trailing spaces dropped first under PAD SPACE, as the keys drop them): the key
+// range they start is a superset of the LIKE's rows, which must still be checked one by one
+// (ignorable characters, expansions such as '⒌' = '5.', and accents or case under _as_cs put
+// strings in it that the LIKE does not match). REQUIRES: c.kind == kIcu.
 std::string CollationKeyPrefix(const Collation& c, std::string_view prefix);
 // `s` with trailing spaces dropped when `c` is PAD SPACE (what its comparisons and keys see).
 std::string_view PaddedForm(const Collation& c, std::string_view s);

@@ -499,6 +499,19 @@ SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string
   return SqlStatus::OK();
 }
 
+bool IndexValueText(std::string_view value, size_t n, std::string_view* text) {
+  size_t pos = 0;
+  for (size_t i = 0;; ++i) {
+    uint64_t len;
+    if (!ReadVarint(value, &pos, &len) || value.size() - pos < len) return false;
+    if (i == n) {
+      *text = value.substr(pos, len);
+      return true;
+    }
+    pos += len;
+  }
+}
+
 SqlStatus ClusteredKeyOfIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
                                  std::string* clustered_key) {
   Row row;

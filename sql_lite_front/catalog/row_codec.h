@@ -110,6 +110,10 @@ SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row);
 // whole row).
 SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
                          std::string_view value, Row* row, std::string* clustered_key);
+// The n-th (from 0) text of a secondary entry's value (EncodeIndexValue: the texts of the key's
+// non-NULL weights columns, in key order) into *text, a view of `value`, without decoding the
+// key; false if the value holds fewer texts or is malformed.
+bool IndexValueText(std::string_view value, size_t n, std::string_view* text);
 // The clustered key a secondary entry's key names, without its value (a duplicate found by
 // the engine, whose value is not at hand).
 SqlStatus ClusteredKeyOfIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,

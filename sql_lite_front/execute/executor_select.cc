@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "sql_lite_front/execute/count_entry_like.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/expr_equal.h"
@@ -278,9 +279,10 @@ const BoundExpr* ItemReference(const Expr& e, const SelectStmt& stmt,
   return nullptr;
 }
 
-bool CountOnly(const PreparedSelect& p) {
-  if (!p.aggregate || !p.group_by.empty() || !p.residual.empty() || p.table == nullptr)
-    return false;
+// The statement only counts the plan's rows: count(*) or count of NOT NULL columns, nothing
+// else, and no row read needed for the locks (the residual conjuncts aside).
+bool CountsRows(const PreparedSelect& p) {
+  if (!p.aggregate || !p.group_by.empty() || p.table == nullptr) return false;
   for (const AggregateSpec& a : p.scope.aggregates) {
     if (a.func != AggFunc::kCount || a.distinct) return false;
     if (a.star) continue;
@@ -821,11 +823,20 @@ SqlStatus SelectRun::Read() {
     return SqlStatus::OK();
   }
   // (Without ONLY_FULL_GROUP_BY a bare column reads the first row: rows must be read.)
-  if (p_.table != nullptr && CountOnly(p_) && OnlyFullGroupBy(ctx_)) {
-    SQL_ASSIGN_OR_RETURN(uint64_t n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock, p_.wait));
-    Group& g = groups_.begin()->second;
-    for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].count = n;
-    return SqlStatus::OK();
+  if (p_.table != nullptr && CountsRows(p_) && OnlyFullGroupBy(ctx_)) {
+    std::optional<uint64_t> n;
+    if (p_.residual.empty()) {
+      SQL_ASSIGN_OR_RETURN(n, CountEntries(ctx_, *p_.table, p_.plan, p_.lock, p_.wait));
+    } else if (std::optional<std::vector<EntryLike>> likes =
+                   EntryLikes(p_.table->def, p_.plan, p_.residual)) {
+      // The LIKE a range keeps (collation weights) read off each entry's text.
+      SQL_ASSIGN_OR_RETURN(n, CountEntriesLike(ctx_, *p_.table, p_.plan, p_.lock, p_.wait, *likes));
+    }
+    if (n.has_value()) {
+      Group& g = groups_.begin()->second;
+      for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].count = *n;
+      return SqlStatus::OK();
+    }
   }
   if (p_.table != nullptr) {
     ScanSpec spec;

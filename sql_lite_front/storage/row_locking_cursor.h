@@ -78,6 +78,11 @@ class RowLockingCursor {
     return SqlStatus::OK();
   }
 
+  // The current entry's stored value (a secondary entry's texts, EncodeIndexValue), read
+  // without decoding anything: for a check on the entry alone. Valid until the next move.
+  // REQUIRES: InRange().
+  Result<std::string_view> EntryValue() { return it_->value(); }
+
   // The current row's reference (its clustered key; for kNone the entry's key). Valid until
   // the next move. REQUIRES: Read() was called on this entry.
   std::string_view ref() const { return ref_; }

@@ -84,6 +84,46 @@ TEST_CASE("a LIKE prefix's key prefix starts every matching text's key", "[sql][
   CHECK_FALSE(CollationLike(BinaryCollation(), "José", "Jos_"));  // binary: é is two bytes
 }
 
+TEST_CASE("a LIKE prefix's key range is a superset: what it holds that the LIKE does not match",
+          "[sql][collation]") {
+  const Collation& ai = Named("utf8mb4_0900_ai_ci");
+  const std::string five = CollationKeyPrefix(ai, "5");
+  // An ignorable character before the 5 (soft hyphen), an expansion that starts with 5's
+  // weight ('⒌' = '5.'): in the range, not LIKE '5%' (one character against one character).
+  for (std::string t : {"\u00ad5", "\u248cx"}) {
+    INFO("'" << t << "'");
+    CHECK(Key(ai, t).compare(0, five.size(), five) == 0);
+    CHECK_FALSE(CollationLike(ai, t, "5%"));
+  }
+  CHECK(CollationLike(ai, "\u24645", "5%"));  // '⑤' differs from 5 only at the third level
+  // PAD SPACE: keys drop trailing spaces, so the prefix of LIKE 'a %' must: 'a ' is in range.
+  const Collation& general = Named("utf8mb3_general_ci");
+  const std::string a_space = CollationKeyPrefix(general, "a ");
+  for (std::string t : {"a ", "a  b", "A  "}) {
+    INFO("'" << t << "'");
+    CHECK(CollationLike(general, t, "a %"));
+    CHECK(Key(general, t).compare(0, a_space.size(), a_space) == 0);
+  }
+  CHECK(CollationKeyPrefix(ai, "a ") != CollationKeyPrefix(ai, "a"));  // NO PAD keeps it
+}
+
+TEST_CASE("LIKE with a trailing % and escaped wildcards", "[sql][collation]") {
+  const Collation& ai = Named("utf8mb4_0900_ai_ci");
+  CHECK(CollationLike(ai, "5abc", "5%"));
+  CHECK(CollationLike(ai, "5", "5%%"));
+  CHECK(CollationLike(ai, "", "%"));
+  CHECK(CollationLike(ai, "Ábc", "a%"));
+  CHECK_FALSE(CollationLike(ai, "x5", "5%"));
+  CHECK(CollationLike(ai, "a%b", "a\\%%"));
+  CHECK_FALSE(CollationLike(ai, "ab", "a\\%%"));
+  CHECK(CollationLike(ai, "a_b", "a\\_%"));
+  CHECK_FALSE(CollationLike(ai, "ab", "a\\_%"));
+  CHECK(CollationLike(ai, "a\\b", "a\\\\%"));
+  CHECK(CollationLike(ai, "axb", "a%b%"));
+  CHECK_FALSE(CollationLike(ai, "axc", "a%b%"));
+  CHECK(CollationLike(BinaryCollation(), "5\xff", "5%"));  // bytes that are not UTF-8
+}
+
 TEST_CASE("UTF-8 helpers count characters and map case", "[sql][collation]") {
   CHECK(Utf8Length("ééééé") == 5);
   CHECK(Utf8Upper("josé müller ß") == "JOSÉ MÜLLER ß");  // simple mappings, as MySQL's

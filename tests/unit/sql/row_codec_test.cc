@@ -193,6 +193,28 @@ TEST_CASE("AppendKeyPrefix is a prefix of exactly the strings that start with it
   }
 }
 
+TEST_CASE("IndexValueText reads the n-th text of an entry's value", "[sql][row_codec]") {
+  const std::string value = std::string(
+      "\x03"
+      "abc"
+      "\x00"
+      "\x01"
+      "x",
+      7);
+  std::string_view text;
+  REQUIRE(IndexValueText(value, 0, &text));
+  CHECK(text == "abc");
+  REQUIRE(IndexValueText(value, 1, &text));
+  CHECK(text.empty());
+  REQUIRE(IndexValueText(value, 2, &text));
+  CHECK(text == "x");
+  CHECK_FALSE(IndexValueText(value, 3, &text));
+  CHECK_FALSE(IndexValueText(std::string("\x05"
+                                         "ab"),
+                             0, &text));  // ends inside the text
+  CHECK_FALSE(IndexValueText("", 0, &text));
+}
+
 TEST_CASE("fixed key widths as the format says", "[sql][row_codec]") {
   std::string k;
   AppendKeyColumn(Col("i", ColumnType::kInt, false, true), Value::Int(1), &k);
