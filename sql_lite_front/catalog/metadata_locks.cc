@@ -32,7 +32,7 @@ struct Collector {
   }
   void operator()(const UpdateStmt& s) const { Written(s.table); }
   void operator()(const DeleteStmt& s) const { Written(s.table); }
-  // The table a DML statement writes: SHARED_WRITE (over a SHARED_READ of a self-join).
+  // The table a DML statement writes: SHARED_WRITE (also when the statement reads it too).
   void Written(const TableName& t) const {
     const size_t before = out->names.size();
     AddTable(t, &out->names);
