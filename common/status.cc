@@ -38,6 +38,8 @@ std::string_view CodeName(Code code) {
       return "LockNoWait";
     case Code::kReadOnly:
       return "ReadOnly";
+    case Code::kRecordChanged:
+      return "RecordChanged";
   }
   return "Unknown";
 }

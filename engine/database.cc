@@ -81,6 +81,7 @@ Status Database::CheckIntegrity(std::vector<KeyspaceCheck>* reports) {
 
 DatabaseStats Database::stats() const { return impl_->core->stats(); }
 Result<std::vector<DataLock>> Database::DataLocks() { return impl_->core->DataLocks(); }
+Result<std::vector<MetadataLock>> Database::MetadataLocks() { return impl_->core->MetadataLocks(); }
 Result<std::vector<DataLockWait>> Database::DataLockWaits() { return impl_->core->DataLockWaits(); }
 Result<std::vector<TransactionInfo>> Database::Transactions() {
   return impl_->core->Transactions();

@@ -75,6 +75,7 @@ class DatabaseCore {
   const Options& options() const { return options_; }
   // Introspection (introspection.cc).
   Result<std::vector<DataLock>> DataLocks();
+  Result<std::vector<MetadataLock>> MetadataLocks();
   Result<std::vector<DataLockWait>> DataLockWaits();
   Result<std::vector<TransactionInfo>> Transactions();
   // The latest deadlock (SHOW ENGINE INNODB STATUS), recorded by RecordDeadlock.

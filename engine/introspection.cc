@@ -70,6 +70,24 @@ Result<std::vector<DataLock>> DatabaseCore::DataLocks() {
   return out;
 }
 
+Result<std::vector<MetadataLock>> DatabaseCore::MetadataLocks() {
+  if (closed()) return Status::Closed("the database is closed");
+  std::vector<MetadataLock> out;
+  mdl_->ForEachLock([&](const MdlLockRow& r) {
+    const bool x = r.mode == MdlMode::kExclusive;
+    out.push_back(MetadataLock{
+        .name = r.name,
+        .mode = x ? LockMode::kExclusive : LockMode::kShare,
+        .type = r.label.type != nullptr ? r.label.type : (x ? "EXCLUSIVE" : "SHARED"),
+        .duration = r.label.duration != nullptr ? r.label.duration : "TRANSACTION",
+        .pending = !r.granted,
+        .owner = r.owner,
+        .ticket = r.ticket,
+    });
+  });
+  return out;
+}
+
 Result<std::vector<DataLockWait>> DatabaseCore::DataLockWaits() {
   if (closed()) return Status::Closed("the database is closed");
   std::vector<DataLockWait> out;

@@ -111,9 +111,13 @@ Status Transaction::AssignReadView() {
   return Status::OK();
 }
 
-Status Transaction::LockMetadata(std::string_view name, LockMode mode) {
-  return impl_->core.LockMetadata(name, mode);
+void Transaction::SetSnapshotIsolation(bool on) { impl_->core.set_snapshot_isolation(on); }
+
+Status Transaction::LockMetadata(std::string_view name, LockMode mode,
+                                 const MetadataLockLabel& label) {
+  return impl_->core.LockMetadata(name, mode, MdlLabel{label.type, label.duration});
 }
+uint64_t Transaction::metadata_lock_owner() const { return impl_->core.metadata_lock_owner(); }
 bool Transaction::waiting_for_metadata_lock() const {
   return impl_->core.waiting_for_metadata_lock();
 }

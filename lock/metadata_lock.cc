@@ -3,15 +3,33 @@
 #include "lock/metadata_lock.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/check.h"
 
 namespace minnow {
 
+namespace {
+
+std::atomic<uint64_t> next_owner_id{1};
+
+bool SameLabel(MdlLabel a, MdlLabel b) {
+  auto same = [](const char* x, const char* y) {
+    return x == y || (x != nullptr && y != nullptr && std::strcmp(x, y) == 0);
+  };
+  return same(a.type, b.type) && same(a.duration, b.duration);
+}
+
+}  // namespace
+
+MdlContext::MdlContext(MetadataLockSys* sys)
+    : sys_(sys), owner_id_(next_owner_id.fetch_add(1, std::memory_order_relaxed)) {}
+
 MdlContext::~MdlContext() { ReleaseAll(); }
 
-Status MdlContext::Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout) {
-  return sys_->Acquire(this, name, mode, timeout);
+Status MdlContext::Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout,
+                           MdlLabel label) {
+  return sys_->Acquire(this, name, mode, timeout, label);
 }
 
 void MdlContext::ReleaseAll() {
@@ -23,7 +41,7 @@ void MdlContext::SetInterrupted(bool interrupted) { sys_->SetInterrupted(this, i
 
 bool MdlContext::Holds(std::string_view name, MdlMode mode) const {
   auto it = held_.find(name);
-  return it != held_.end() && (it->second == MdlMode::kExclusive || mode == MdlMode::kShared);
+  return it != held_.end() && (it->second.mode == MdlMode::kExclusive || mode == MdlMode::kShared);
 }
 
 size_t MdlContext::held_count() const { return held_.size(); }
@@ -44,7 +62,15 @@ bool MetadataLockSys::Grantable(const Object& o, const MdlContext* ctx, MdlMode 
                      [ctx](const MdlContext* h) { return h == ctx; });
 }
 
-void MetadataLockSys::Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode) {
+const uint64_t* MetadataLockSys::TicketOf(const MdlContext::Held& h, MdlLabel label) {
+  for (const auto& [l, ticket] : h.tickets) {
+    if (SameLabel(l, label)) return &ticket;
+  }
+  return nullptr;
+}
+
+void MetadataLockSys::Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode,
+                            MdlLabel label, uint64_t ticket) {
   auto it = ctx->held_.find(name);
   if (mode == MdlMode::kExclusive) {
     o->exclusive = ctx;
@@ -54,35 +80,38 @@ void MetadataLockSys::Grant(Object* o, MdlContext* ctx, std::string_view name, M
     o->shared.push_back(ctx);
   }
   if (it == ctx->held_.end()) {
-    ctx->held_.emplace(std::string(name), mode);
+    it = ctx->held_.emplace(std::string(name), MdlContext::Held{}).first;
     stats_.held++;
-  } else {
-    it->second = mode;
   }
+  it->second.mode = mode;
+  it->second.tickets.emplace_back(label, ticket);
   stats_.granted++;
 }
 
 Status MetadataLockSys::Acquire(MdlContext* ctx, std::string_view name, MdlMode mode,
-                                std::chrono::milliseconds timeout) {
+                                std::chrono::milliseconds timeout, MdlLabel label) {
   LatchGuard guard(latch_);
   auto held = ctx->held_.find(name);
   if (held != ctx->held_.end() &&
-      (held->second == MdlMode::kExclusive || mode == MdlMode::kShared)) {
-    stats_.granted++;  // reentrant: covered by what the owner holds
+      (held->second.mode == MdlMode::kExclusive || mode == MdlMode::kShared)) {
+    stats_.granted++;  // reentrant: covered by what the owner holds (a new label: a new ticket)
+    if (TicketOf(held->second, label) == nullptr) {
+      held->second.tickets.emplace_back(label, next_ticket_++);
+    }
     return Status::OK();
   }
   auto it = objects_.find(name);
   if (it == objects_.end()) it = objects_.emplace(std::string(name), Object{}).first;
   Object* o = &it->second;
   if (Grantable(*o, ctx, mode)) {
-    Grant(o, ctx, name, mode);
+    Grant(o, ctx, name, mode, label, next_ticket_++);
     return Status::OK();
   }
-  return WaitFor(o, ctx, name, mode, timeout);
+  return WaitFor(o, ctx, name, mode, timeout, label);
 }
 
 Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode,
-                                std::chrono::milliseconds timeout) {
+                                std::chrono::milliseconds timeout, MdlLabel label) {
   Status outcome;
   if (ctx->interrupted_) {
     outcome = Status(Code::kAborted, "Query execution was interrupted");
@@ -96,6 +125,8 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
   stats_.waits++;
   stats_.waiting_now++;
   o->waiters++;
+  const uint64_t ticket = next_ticket_++;
+  o->waiting.push_back(Waiter{ctx, mode, label, ticket});
   if (mode == MdlMode::kExclusive) o->pending_exclusive++;
   ctx->waiting_.store(true, std::memory_order_release);
   // At most a century, so that the deadline cannot overflow the clock.
@@ -127,6 +158,8 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
   ctx->waiting_.store(false, std::memory_order_release);
   stats_.waiting_now--;
   o->waiters--;
+  o->waiting.erase(std::find_if(o->waiting.begin(), o->waiting.end(),
+                                [&](const Waiter& w) { return w.ticket == ticket; }));
   if (mode == MdlMode::kExclusive) {
     o->pending_exclusive--;
     // S requests that this pending X held back may go now (granted or not: a granted X
@@ -134,7 +167,7 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
     if (o->pending_exclusive == 0) cv_.notify_all();
   }
   if (granted) {
-    Grant(o, ctx, name, mode);
+    Grant(o, ctx, name, mode, label, ticket);
     return Status::OK();
   }
   EraseIfUnused(name);
@@ -152,11 +185,11 @@ void MetadataLockSys::ReleaseAll(MdlContext* ctx) {
   bool wake = false;
   {
     LatchGuard guard(latch_);
-    for (const auto& [name, mode] : ctx->held_) {
+    for (const auto& [name, held] : ctx->held_) {
       auto it = objects_.find(name);
       MINNOW_CHECK(it != objects_.end(), "metadata lock on '{}' held but not known", name);
       Object& o = it->second;
-      if (mode == MdlMode::kExclusive) {
+      if (held.mode == MdlMode::kExclusive) {
         o.exclusive = nullptr;
       } else {
         o.shared.erase(std::remove(o.shared.begin(), o.shared.end(), ctx), o.shared.end());
@@ -184,6 +217,37 @@ void MetadataLockSys::Shutdown() {
     closed_ = true;
   }
   cv_.notify_all();
+}
+
+void MetadataLockSys::ForEachLock(const std::function<void(const MdlLockRow&)>& fn) const {
+  LatchGuard guard(latch_);
+  MdlLockRow row;
+  auto held_rows = [&](const std::string& name, const MdlContext* ctx) {
+    auto h = ctx->held_.find(name);
+    if (h == ctx->held_.end()) return;
+    row.name = name;
+    row.mode = h->second.mode;
+    row.granted = true;
+    row.owner = ctx->owner_id_;
+    for (const auto& [label, ticket] : h->second.tickets) {
+      row.label = label;
+      row.ticket = ticket;
+      fn(row);
+    }
+  };
+  for (const auto& [name, o] : objects_) {
+    if (o.exclusive != nullptr) held_rows(name, o.exclusive);
+    for (const MdlContext* ctx : o.shared) held_rows(name, ctx);
+    for (const Waiter& w : o.waiting) {
+      row.name = name;
+      row.mode = w.mode;
+      row.label = w.label;
+      row.granted = false;
+      row.owner = w.ctx->owner_id_;
+      row.ticket = w.ticket;
+      fn(row);
+    }
+  }
 }
 
 MdlStats MetadataLockSys::stats() const {

@@ -39,6 +39,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -50,6 +51,26 @@
 namespace minnow {
 
 enum class MdlMode : uint8_t { kShared, kExclusive };
+
+// What a request is for, as performance_schema.metadata_locks shows it: MySQL's LOCK_TYPE and
+// LOCK_DURATION words. Kept and reported only (compatibility is the MdlMode's). Static strings;
+// null: "SHARED" or "EXCLUSIVE" by the mode, and "TRANSACTION".
+struct MdlLabel {
+  const char* type = nullptr;
+  const char* duration = nullptr;
+};
+
+// One request, granted or waiting (MetadataLockSys::ForEachLock). An owner that asked for one
+// object under several labels (a SELECT, then an UPDATE of the same table) has a granted row for
+// each, as MySQL has a ticket for each.
+struct MdlLockRow {
+  std::string name;
+  MdlMode mode = MdlMode::kShared;  // the mode held (or asked for, when waiting)
+  MdlLabel label;
+  bool granted = true;
+  uint64_t owner = 0;   // MdlContext::owner_id()
+  uint64_t ticket = 0;  // the request's number, the same while it waits and once granted
+};
 
 struct MdlStats {
   uint64_t granted = 0;      // requests granted (at once or after a wait), reentrant ones too
@@ -66,13 +87,16 @@ class MetadataLockSys;
 // REQUIRES: destroyed before its MetadataLockSys.
 class MdlContext {
  public:
-  explicit MdlContext(MetadataLockSys* sys) : sys_(sys) {}
+  explicit MdlContext(MetadataLockSys* sys);
   ~MdlContext();
   MdlContext(const MdlContext&) = delete;
   MdlContext& operator=(const MdlContext&) = delete;
 
   // Waits for `name` in `mode` (see MetadataLockSys::Acquire).
-  Status Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout);
+  Status Acquire(std::string_view name, MdlMode mode, std::chrono::milliseconds timeout,
+                 MdlLabel label = {});
+  // A number naming this owner in MdlLockRow::owner, unique in the process.
+  uint64_t owner_id() const { return owner_id_; }
   // Releases every lock held (transaction end) and wakes the requests they blocked.
   void ReleaseAll();
   // From any thread (KILL QUERY): while set, a wait in progress ends with kAborted, and so does
@@ -86,9 +110,15 @@ class MdlContext {
 
  private:
   friend class MetadataLockSys;
+  // One held object: the strongest mode, and a ticket per label it was asked under.
+  struct Held {
+    MdlMode mode = MdlMode::kShared;
+    std::vector<std::pair<MdlLabel, uint64_t>> tickets;
+  };
   MetadataLockSys* const sys_;
+  const uint64_t owner_id_;
   // Guarded by sys_->latch_ (written under it by the owner's thread, which may read it alone).
-  std::map<std::string, MdlMode, std::less<>> held_;
+  std::map<std::string, Held, std::less<>> held_;
   bool interrupted_ = false;  // guarded by sys_->latch_
   std::atomic<bool> waiting_{false};
 };
@@ -105,7 +135,10 @@ class MetadataLockSys {
   // kAborted (interrupted) or kClosed (shut down) with nothing changed. REQUIRES: the caller
   // holds no latch and is ctx's owner.
   Status Acquire(MdlContext* ctx, std::string_view name, MdlMode mode,
-                 std::chrono::milliseconds timeout);
+                 std::chrono::milliseconds timeout, MdlLabel label = {});
+  // Calls `fn` for every request, granted or waiting, objects in name order (holders first),
+  // under the leaf latch: `fn` must not call into the metadata lock system.
+  void ForEachLock(const std::function<void(const MdlLockRow&)>& fn) const;
   void ReleaseAll(MdlContext* ctx);
   void SetInterrupted(MdlContext* ctx, bool interrupted);
   // Wakes every waiter with kClosed; later waits fail with kClosed (grants that need no wait
@@ -115,17 +148,27 @@ class MetadataLockSys {
 
  private:
   friend class MdlContext;
+  struct Waiter {
+    const MdlContext* ctx;
+    MdlMode mode;
+    MdlLabel label;
+    uint64_t ticket;
+  };
   struct Object {
     std::vector<const MdlContext*> shared;  // holders of S
     const MdlContext* exclusive = nullptr;  // holder of X
     uint32_t pending_exclusive = 0;         // waiting X requests
     uint32_t waiters = 0;                   // waiting requests of either mode
+    std::vector<Waiter> waiting;            // ... for ForEachLock, in arrival order
   };
   bool Grantable(const Object& o, const MdlContext* ctx, MdlMode mode) const REQUIRES(latch_);
-  void Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode) REQUIRES(latch_);
+  void Grant(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode, MdlLabel label,
+             uint64_t ticket) REQUIRES(latch_);
   // Waits for a grant (the Acquire slow path).
   Status WaitFor(Object* o, MdlContext* ctx, std::string_view name, MdlMode mode,
-                 std::chrono::milliseconds timeout) REQUIRES(latch_);
+                 std::chrono::milliseconds timeout, MdlLabel label) REQUIRES(latch_);
+  // A ticket of `ctx` on `name` under `label`, if it holds one.
+  static const uint64_t* TicketOf(const MdlContext::Held& h, MdlLabel label);
   void EraseIfUnused(std::string_view name) REQUIRES(latch_);
 
   mutable Latch latch_;  // leaf latch: objects_, stats, every context's held_ and interrupted_
@@ -133,6 +176,7 @@ class MetadataLockSys {
   std::map<std::string, Object, std::less<>> objects_ GUARDED_BY(latch_);  // held or waited
   bool closed_ GUARDED_BY(latch_) = false;
   MdlStats stats_ GUARDED_BY(latch_);
+  uint64_t next_ticket_ GUARDED_BY(latch_) = 1;
 };
 
 }  // namespace minnow

@@ -114,6 +114,8 @@ SqlError FromStatus(const Status& st) {
       return SqlErr(kErDupEntry, st.message());
     case Code::kAborted:
       return SqlErr(kErQueryInterrupted, "Query execution was interrupted");
+    case Code::kRecordChanged:
+      return SqlErr(kErCheckread, st.message());
     case Code::kReadOnly:
       return SqlErr(kErOptionPreventsStatement,
                     "The MySQL server is running with the --read-only option so it cannot "
@@ -121,6 +123,13 @@ SqlError FromStatus(const Status& st) {
     default:
       return SqlErr(kErUnknownError, st.ToString());
   }
+}
+
+SqlError FromStatus(const Status& st, std::string_view table) {
+  if (st.code() == Code::kRecordChanged) {
+    return SqlErr(kErCheckread, "Record has changed since last read in table '", table, "'");
+  }
+  return FromStatus(st);
 }
 
 }  // namespace minnow::sql

@@ -53,6 +53,7 @@ enum ErrorCode : uint16_t {
       1170,  // 42000 BLOB/TEXT column '%s' used in key specification without a key length
   kErKeyDoesNotExist = 1176,        // 42000 Key '%s' doesn't exist in table '%s'
   kErUnknownSystemVariable = 1193,  // HY000 Unknown system variable '%s'
+  kErCheckread = 1020,              // HY000 Record has changed since last read in table '%s'
   kErLockWaitTimeout = 1205,        // HY000 Lock wait timeout exceeded; try restarting transaction
   kErLockTableFull = 1206,          // HY000 The total number of locks exceeds the lock table size
   kErWrongArguments = 1210,         // HY000 Incorrect arguments to %s
@@ -142,10 +143,13 @@ struct SqlWarning {
 };
 
 // An engine Status as MySQL would report it: kLockWaitTimeout -> 1205, kDeadlock -> 1213,
+// kRecordChanged -> 1020 (with the engine's name of the table: see the overload below),
 // kLockNoWait -> 3572, kDuplicateKey -> 1062 (the caller usually builds a better 1062 message
 // itself), kReadOnly -> 1290 (a write to a database opened read-only, as MySQL answers with
 // --read-only), anything else -> 1105 with the Status's text. REQUIRES: !st.ok().
 SqlError FromStatus(const Status& st);
+// FromStatus for a call on `table`'s rows: kRecordChanged (snapshot isolation) -> 1020 naming it.
+SqlError FromStatus(const Status& st, std::string_view table);
 
 // OK, or an SqlError: the status type of SqlResult<T> (status.h's Result<T, S>).
 class [[nodiscard]] SqlStatus {

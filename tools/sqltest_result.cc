@@ -15,6 +15,7 @@ std::optional<uint16_t> ErrorNumber(const std::string& name) {
   static const std::map<std::string, uint16_t> kNames = {
       {"ER_LOCK_WAIT_TIMEOUT", 1205},
       {"ER_LOCK_DEADLOCK", 1213},
+      {"ER_CHECKREAD", 1020},
       {"ER_DUP_ENTRY", 1062},
       {"ER_NO_SUCH_TABLE", 1146},
       {"ER_BAD_FIELD_ERROR", 1054},

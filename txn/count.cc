@@ -204,8 +204,9 @@ Result<uint64_t> TransactionCore::Count(KeyspaceState* s, std::string_view lo, s
   ReadOptions bounded = ro;
   if (!hi.empty()) bounded.upper_bound = hi;
   TxnIterator it(this, s, bounded);
-  if (mode != LockMode::kNone && ro.wait != LockWait::kWait) {
-    // NOWAIT and SKIP LOCKED lock record by record: count what the Iterator shows.
+  if (mode != LockMode::kNone && (ro.wait != LockWait::kWait || snapshot_view() != nullptr)) {
+    // NOWAIT and SKIP LOCKED lock record by record, and snapshot isolation checks each record
+    // the Iterator reaches: count what the Iterator shows.
     uint64_t n = 0;
     RETURN_IF_ERROR(it.Seek(lo));
     while (it.Valid()) {

@@ -131,7 +131,7 @@ void TransactionCore::SetInterrupted(bool interrupted) {
   mdl_.SetInterrupted(interrupted);
 }
 
-Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
+Status TransactionCore::LockMetadata(std::string_view name, LockMode mode, MdlLabel label) {
   RETURN_IF_ERROR(CheckOpen());
   if (mode == LockMode::kNone) {
     return Status::InvalidArgument("a metadata lock must be kShare or kExclusive");
@@ -142,7 +142,7 @@ Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
           ? std::chrono::milliseconds(options_.metadata_lock_wait_timeout_ms)
           : svc_->metadata_lock_wait_timeout;
   Status st = mdl_.Acquire(
-      name, mode == LockMode::kExclusive ? MdlMode::kExclusive : MdlMode::kShared, timeout);
+      name, mode == LockMode::kExclusive ? MdlMode::kExclusive : MdlMode::kShared, timeout, label);
   if (st.code() == Code::kLockWaitTimeout) {
     return Status(Code::kLockWaitTimeout,
                   "Lock wait timeout exceeded; try restarting transaction (waiting for the "
@@ -155,6 +155,12 @@ Status TransactionCore::LockMetadata(std::string_view name, LockMode mode) {
 Status TransactionCore::PrepareLocking(KeyspaceState* ks, LockMode mode) {
   RETURN_IF_ERROR(EnsureId());
   RETURN_IF_ERROR(svc_->LogFreeCheck());
+  // SERIALIZABLE's reads are locking reads, so nothing else would open the view the locks are
+  // checked against: its first read or write does (an autocommit statement's stays unchecked).
+  if (options_.snapshot_isolation && options_.isolation == IsolationLevel::kSerializable &&
+      !options_.autocommit && !view_.open()) {
+    (void)TransactionView();
+  }
   return EnsureTableLock(ks, mode == LockMode::kExclusive ? TrxLockMode::kIX : TrxLockMode::kIS);
 }
 
@@ -195,6 +201,23 @@ Status TransactionCore::RollBackAsVictim(const Status& why) {
       "Deadlock found when trying to get lock; try restarting transaction (" + why.message() + ")";
   if (!st.ok()) msg += "; rolling back failed: " + st.ToString();
   return Status(Code::kDeadlock, msg);
+}
+
+Status TransactionCore::RecordChanged(const KeyspaceState& ks) const {
+  // A secondary index's row is its table's (the SQL front names the table itself).
+  const KeyspaceState* table = ks.secondary() ? svc_->keyspaces->Find(ks.table_id) : &ks;
+  return Status(Code::kRecordChanged,
+                fmt::format("Record has changed since last read in table '{}'",
+                            table != nullptr ? table->name : ks.name));
+}
+
+Status TransactionCore::RollBackChanged(const Status& why) {
+  Status st = RollBackAll();
+  end_reason_ =
+      "the transaction was rolled back: a record it locked had changed since its read view";
+  if (!st.ok())
+    return Status(why.code(), why.message() + "; rolling back failed: " + st.ToString());
+  return why;
 }
 
 const ReadView* TransactionCore::TransactionView() {

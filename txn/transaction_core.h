@@ -25,6 +25,12 @@
 //   the statement; a deadlock (1213) rolls the whole transaction back.
 //   Erase delete-marks; purge removes the record once no read view needs it.
 //
+// Snapshot isolation (TransactionOptions::snapshot_isolation, MariaDB's innodb_snapshot_isolation):
+// under REPEATABLE READ and SERIALIZABLE, with a read view open, each record a locking read or an
+// update / delete-mark locks is checked once the lock is granted, under the leaf latch that saw
+// it: if the view does not see its DB_TRX_ID (a change, insert or delete committed since the
+// view), the call fails with kRecordChanged and the whole transaction is rolled back.
+//
 // Reads (transaction_read.cc, txn_iterator.cc, count.cc): consistent reads walk the version chain
 // from the latest record through the undo records until a version the read view sees
 // (mvcc/read_view.h); locking reads lock the latest version, as InnoDB's: a point read locks the
@@ -98,7 +104,9 @@ class TransactionCore {
   // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
   Status LockTable(KeyspaceState* ks, LockMode mode);
   // Transaction::LockMetadata: a metadata lock held until End().
-  Status LockMetadata(std::string_view name, LockMode mode);
+  Status LockMetadata(std::string_view name, LockMode mode, MdlLabel label = {});
+  // Transaction::metadata_lock_owner.
+  uint64_t metadata_lock_owner() const { return mdl_.owner_id(); }
   // From any thread: a LockMetadata call waits now.
   bool waiting_for_metadata_lock() const { return mdl_.waiting(); }
   // KILL QUERY (Transaction::Interrupt, ClearInterrupt), from any thread: while set, a lock
@@ -133,8 +141,26 @@ class TransactionCore {
   }
   // Record lock type for a scan under this isolation level (next-key or record only).
   RecLockType ScanLockType() const;
-  // Makes sure the transaction can lock: id, lock state and the table's IS/IX lock.
+  // Makes sure the transaction can lock: id, lock state and the table's IS/IX lock (and, for
+  // snapshot isolation under SERIALIZABLE, the read view).
   Status PrepareLocking(KeyspaceState* ks, LockMode mode);
+  // ---- snapshot isolation (TransactionOptions::snapshot_isolation)
+  void set_snapshot_isolation(bool on) { options_.snapshot_isolation = on; }
+  // The view whose sight a locking read or a write checks the latest version's DB_TRX_ID
+  // against once the record is locked; null when nothing is checked (off, READ COMMITTED and
+  // below, or no view yet).
+  const ReadView* snapshot_view() const {
+    if (!options_.snapshot_isolation) [[likely]]
+      return nullptr;
+    if (options_.isolation < IsolationLevel::kRepeatableRead || !view_.open()) return nullptr;
+    return &view_;
+  }
+  // kRecordChanged naming `ks`'s table: a locked record's latest version is one snapshot_view()
+  // does not see. Rolls nothing back (the caller may hold a latch): see RollBackChanged.
+  Status RecordChanged(const KeyspaceState& ks) const;
+  // After RecordChanged came out of a latched step (latches released): rolls the whole
+  // transaction back, as MariaDB's DB_RECORD_CHANGED, and returns the error to give the caller.
+  Status RollBackChanged(const Status& why);
   // Gives the active writer of each record (its DB_TRX_ID) an explicit X lock in place of its
   // implicit one. REQUIRES: the record's page latched.
   void ConvertImplicit(TrxId writer, RecordId rec);

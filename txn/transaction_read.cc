@@ -46,6 +46,7 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
   RETURN_IF_ERROR(PrepareLocking(ks, mode));
   const TrxLockMode lock_mode = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   const bool gaps = options_.isolation >= IsolationLevel::kRepeatableRead;
+  const ReadView* snapshot = snapshot_view();
   for (;;) {
     bool visible = false;
     Result<bool> found = ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
@@ -60,10 +61,15 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
       // also the gap before it (InnoDB's row_search_mvcc).
       RecLockType type = gaps && r.delete_marked ? RecLockType::kOrdinary : RecLockType::kRecNotGap;
       visible = !r.delete_marked;
-      return svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type,
-                                        wait == LockWait::kWait);
+      Status locked =
+          svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type, wait == LockWait::kWait);
+      if (!locked.ok() || snapshot == nullptr || snapshot->Sees(SysTrxId(r.sys.data()))) {
+        return locked;
+      }
+      return RecordChanged(*ks);
     });
     if (found.ok()) return *found && visible;
+    if (found.status().code() == Code::kRecordChanged) return RollBackChanged(found.status());
     // SKIP LOCKED: the record is another's; NOWAIT: kLockNoWait is the answer.
     if (found.status().code() == Code::kLockNoWait && wait == LockWait::kSkipLocked) return false;
     if (found.status().code() != Code::kLockWait) return found.status();

@@ -87,6 +87,12 @@ Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate,
     } else {
       RETURN_IF_ERROR(
           locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kRecNotGap));
+      // Snapshot isolation: an update or delete of a row changed since the view (an insert's
+      // duplicate is judged as before).
+      const ReadView* snapshot = refuse_duplicate ? nullptr : snapshot_view();
+      if (snapshot != nullptr && !snapshot->Sees(SysTrxId(n->old->sys.data()))) {
+        return RecordChanged(ks);
+      }
     }
     if (refuse_duplicate && !n->old->delete_marked) return Status::DuplicateKey("duplicate key");
     const bool delete_mark = n->change == WriteChange::kDeleteMark;  // Erase
@@ -113,8 +119,10 @@ Status TransactionCore::RunWrite(KeyspaceState* ks, const std::function<Status()
   RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
   for (;;) {
     Status st = write();
-    if (st.code() != Code::kLockWait) [[likely]]
+    if (st.code() != Code::kLockWait) [[likely]] {
+      if (st.code() == Code::kRecordChanged) return RollBackChanged(st);
       return st;
+    }
     RETURN_IF_ERROR(WaitForLock());  // latches are released: the B+tree write gave up
   }
 }

@@ -256,6 +256,13 @@ Status TxnIterator::Settle(bool forward) {
         // Backwards, and NOWAIT / SKIP LOCKED: lock each record.
         if (!forward || PerRecord()) locked_copy = ~uint64_t{0};
       }
+      // Locked (by us, so the copy's hidden fields are the record's): snapshot isolation's check.
+      const ReadView* snapshot = txn->snapshot_view();
+      if (snapshot != nullptr && !skip_current && !(past_end && end_type == RecLockType::kGap) &&
+          !snapshot->Sees(SysTrxId(rec->sys.data()))) {
+        valid = false;
+        return txn->RollBackChanged(txn->RecordChanged(*ks));
+      }
       if (past_end) {
         valid = false;
         return Status::OK();

@@ -18,6 +18,12 @@
 //                ends the range (the first at or after the bound): it is locked as
 //                `end_type` says (REPEATABLE READ and up; READ COMMITTED leaves it unlocked)
 //                and the leaf's supremum and the records after it are not.
+// Snapshot isolation (TransactionCore::snapshot_view): each record a locking scan reaches is
+// checked once it is locked (the check of a record locked ahead with its leaf waits until the
+// scan reaches it, so a scan that stops early fails for nothing it did not read); a record
+// whose version the view does not see fails the move with kRecordChanged, the transaction
+// rolled back. A record only gap-locked (the end of a range with RangeEndLock::kGap) or
+// skipped (SKIP LOCKED) is not read, so not checked.
 // A lock wait releases the latch, waits, and re-seeks to the current key (the records may
 // have changed meanwhile). With ReadOptions::wait kNoWait or kSkipLocked nothing waits and
 // each record is locked as the scan reaches it (a batch of one record, plus the page's
@@ -110,6 +116,9 @@ struct TxnIterator {
     if (rec.delete_marked() || PastBound(rec)) return false;
     if (locking) {
       if (cursor->leaf_copies() != locked_copy) return false;
+      // Snapshot isolation: a version the view does not see fails the read (Settle).
+      const ReadView* snapshot = txn->snapshot_view();
+      if (snapshot != nullptr && !snapshot->Sees(SysTrxId(rec.sys.data()))) return false;
     } else if (view != nullptr && !view->Sees(SysTrxId(rec.sys.data()))) {
       return false;
     }

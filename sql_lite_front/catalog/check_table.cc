@@ -39,7 +39,8 @@ class CheckTransaction {
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
     Status st = s_->BeginDdlTransaction(opts);
     if (!st.ok()) return FromStatus(st);
-    st = s_->ddl_txn->LockMetadata(MetadataLockName(table), LockMode::kShare);
+    st = s_->ddl_txn->LockMetadata(MetadataLockName(table), LockMode::kShare,
+                                   {"SHARED_READ", "TRANSACTION"});
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
   }

@@ -27,17 +27,34 @@ struct Collector {
   MetadataLockRequest* out;
   void operator()(const SelectStmt& s) const { AddSelect(s, &out->names); }
   void operator()(const InsertStmt& s) const {
-    AddTable(s.table, &out->names);
     if (s.select != nullptr) AddSelect(*s.select, &out->names);
+    Written(s.table);
   }
-  void operator()(const UpdateStmt& s) const { AddTable(s.table, &out->names); }
-  void operator()(const DeleteStmt& s) const { AddTable(s.table, &out->names); }
+  void operator()(const UpdateStmt& s) const { Written(s.table); }
+  void operator()(const DeleteStmt& s) const { Written(s.table); }
+  // The table a DML statement writes: SHARED_WRITE (also when the statement reads it too).
+  void Written(const TableName& t) const {
+    const size_t before = out->names.size();
+    AddTable(t, &out->names);
+    if (out->names.size() > before) out->labels[out->names.back()] = {"SHARED_WRITE"};
+  }
   void operator()(const std::unique_ptr<ExplainStmt>& s) const {
     if (s != nullptr) std::visit(*this, s->statement);
     out->exclusive = false;  // EXPLAIN only reads definitions
   }
   void operator()(const LockTablesStmt& s) const {
-    for (const auto& item : s.items) out->names.push_back(MetadataLockName(item.table));
+    using Mode = LockTablesStmt::Mode;
+    for (const auto& item : s.items) {
+      out->names.push_back(MetadataLockName(item.table));
+      const bool write = item.mode == Mode::kWrite || item.mode == Mode::kLowPriorityWrite;
+      const char* type = write                           ? "SHARED_NO_READ_WRITE"
+                         : item.mode == Mode::kReadLocal ? "SHARED_READ"
+                                                         : "SHARED_READ_ONLY";
+      // A table named twice takes the stronger (WRITE) lock.
+      auto [it, added] =
+          out->labels.try_emplace(out->names.back(), MetadataLockLabel{type, "EXPLICIT"});
+      if (!added && write) it->second.type = type;
+    }
   }
   void Exclusive(std::string_view table) const {
     out->exclusive = true;
@@ -75,6 +92,12 @@ struct Collector {
 
 std::string MetadataLockName(std::string_view table) {
   return std::string(kSchemaName) + "." + ToLowerAscii(table);
+}
+
+MetadataLockLabel MetadataLockRequest::LabelOf(std::string_view name) const {
+  auto it = labels.find(name);
+  if (it != labels.end()) return it->second;
+  return {exclusive ? "EXCLUSIVE" : "SHARED_READ", "TRANSACTION"};
 }
 
 MetadataLockRequest MetadataLocksFor(const Statement& stmt) {

@@ -7,15 +7,18 @@
 //     ... LIKE: the source too, where MySQL takes a shared one), for the whole
 //     statement (DDL's own transactions take none);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
+//   (each labelled with MySQL's lock type, as performance_schema.metadata_locks shows it);
 //   CHECK TABLE, ANALYZE TABLE: none here; shared on each table in turn (check_table.h).
 // The session takes them before the statement reads a definition from the catalog, so a
 // statement that waited for DDL sees the new definition and keyspaces. performance_schema and
 // information_schema tables, SHOW and SET take none.
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "minnow/db.h"
 #include "sql_lite_front/parse/ast.h"
 
 namespace minnow::sql {
@@ -23,6 +26,11 @@ namespace minnow::sql {
 struct MetadataLockRequest {
   std::vector<std::string> names;  // MetadataLockName()s, sorted, no duplicates
   bool exclusive = false;
+  // MySQL's LOCK_TYPE and LOCK_DURATION for each name (performance_schema.metadata_locks):
+  // SHARED_WRITE for a table the statement writes, SHARED_READ_ONLY / SHARED_NO_READ_WRITE
+  // (EXPLICIT) for LOCK TABLES ... READ / WRITE; absent: SHARED_READ, or EXCLUSIVE for DDL.
+  std::map<std::string, MetadataLockLabel, std::less<>> labels;
+  MetadataLockLabel LabelOf(std::string_view name) const;
 };
 
 // "test.<table, lower-cased>": table names compare without case, as the catalog's do.

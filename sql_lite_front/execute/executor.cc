@@ -122,7 +122,7 @@ SqlStatus PlanWalk::Walk(Cursor& cursor) {
   for (size_t ri = 0; ri < n; ++ri) {
     const KeyRange& r = plan.ranges[plan.reverse ? n - 1 - ri : ri];
     Status st = cursor.Seek(r, &counts);
-    if (!st.ok()) return FromStatus(st);
+    if (!st.ok()) return FromStatus(st, spec_.table->def.name);
     bool first = true;
     while (cursor.InRange()) {
       if (all) {
@@ -145,7 +145,7 @@ SqlStatus PlanWalk::Walk(Cursor& cursor) {
       }
       SQL_RETURN_IF_ERROR(CountProgress(ctx_, &progress));
       st = cursor.Next();
-      if (!st.ok()) return FromStatus(st);
+      if (!st.ok()) return FromStatus(st, spec_.table->def.name);
     }
   }
   FlushProgress(progress);

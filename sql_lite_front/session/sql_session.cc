@@ -5,8 +5,9 @@
 // autocommit=0) keep one open across statements until COMMIT or ROLLBACK. Every statement is
 // atomic: on an error its changes are undone (Transaction::RollbackToSavepoint) and the
 // transaction goes on with its earlier changes and all its locks, as InnoDB's statement
-// rollback; a deadlock (1213) has rolled back the whole transaction. DDL, BEGIN, LOCK TABLES
-// and a switch to autocommit=1 commit the open transaction first (MySQL's implicit commit).
+// rollback; a deadlock (1213) and snapshot isolation's 1020 have rolled back the whole transaction.
+// DDL, BEGIN, LOCK TABLES and a switch to autocommit=1 commit the open transaction first (MySQL's
+// implicit commit).
 //
 // Metadata locks (metadata_locks.h): a statement that uses tables takes shared ones in its
 // transaction before it looks at the catalog, held until that transaction ends; DDL takes
@@ -141,7 +142,7 @@ class StatementRunner {
     Status begun = s_->BeginDdlTransaction(opts);
     if (!begun.ok()) return FromStatus(begun);
     for (const std::string& name : mdl_.names) {
-      Status st = s_->ddl_txn->LockMetadata(name, LockMode::kExclusive);
+      Status st = s_->ddl_txn->LockMetadata(name, LockMode::kExclusive, mdl_.LabelOf(name));
       if (!st.ok()) {
         EndDdl();
         return FromStatus(st);
@@ -543,6 +544,7 @@ class StatementRunner {
     opts.lock_wait_timeout_ms = s_->vars.innodb_lock_wait_timeout_s() * 1000u;
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
     opts.autocommit = !explicit_txn;  // SERIALIZABLE's plain reads stay consistent in it
+    opts.snapshot_isolation = s_->vars.innodb_snapshot_isolation();
     s_->next_txn_isolation.reset();
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
@@ -602,6 +604,7 @@ class StatementRunner {
     current_isolation_ = s_->txn_isolation;
     Transaction* txn = s_->txn.get();
     txn->ClearInterrupt();
+    txn->SetSnapshotIsolation(s_->vars.innodb_snapshot_isolation());  // MariaDB: per statement
     const uint64_t savepoint = txn->Savepoint();
     // Before the statement reads a definition from the catalog: one that waited here for DDL
     // sees the new table.
@@ -626,7 +629,7 @@ class StatementRunner {
     if (r.ok() && !durable.ok()) r = durable.error();
     if (!r.ok()) {
       if (!txn->active()) {
-        // A deadlock victim: the engine rolled back the whole transaction.
+        // A deadlock victim (or 1020): the engine rolled back the whole transaction.
         (void)RollbackOpen();
       } else {
         Status undo = txn->RollbackToSavepoint(savepoint);
@@ -671,7 +674,7 @@ class StatementRunner {
   // lock_wait_timeout, 1317 when cancelled).
   SqlStatus LockMetadataShared(Transaction* txn) {
     for (const std::string& name : mdl_.names) {
-      Status st = txn->LockMetadata(name, LockMode::kShare);
+      Status st = txn->LockMetadata(name, LockMode::kShare, mdl_.LabelOf(name));
       if (!st.ok()) return FromStatus(st);
     }
     return SqlStatus::OK();

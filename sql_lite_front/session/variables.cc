@@ -122,6 +122,7 @@ constexpr VarDef kVars[] = {
     {"innodb_flush_log_at_trx_commit", VarType::kInt, true, true},
     {"innodb_lock_wait_timeout", VarType::kInt, false, false, 1, 1073741824},
     {"innodb_page_size", VarType::kInt, true, true},
+    {"innodb_snapshot_isolation", VarType::kBool, false, false},
     {"lock_wait_timeout", VarType::kInt, false, false, 1, 31536000},
     {"low_priority_updates", VarType::kBool, false, false},
     {"max_allowed_packet", VarType::kInt, true, true},
@@ -266,6 +267,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["innodb_lock_wait_timeout"] =
       Value::Int(std::max<int64_t>(1, options.lock_wait_timeout_ms / 1000));
   m["innodb_page_size"] = Value::Int(16384);
+  m["innodb_snapshot_isolation"] = Value::Int(0);  // MariaDB 10.6-11.7's default
   m["lock_wait_timeout"] = Value::Int(31536000);
   m["low_priority_updates"] = Value::Int(0);
   m["max_allowed_packet"] = Value::Int(kMaxAllowedPacket);
@@ -409,6 +411,10 @@ bool SessionVariables::autocommit() const { return session_.at("autocommit").as_
 
 bool SessionVariables::low_priority_updates() const {
   return session_.at("low_priority_updates").as_int() != 0;
+}
+
+bool SessionVariables::innodb_snapshot_isolation() const {
+  return session_.at("innodb_snapshot_isolation").as_int() != 0;
 }
 
 IsolationLevel SessionVariables::isolation() const {

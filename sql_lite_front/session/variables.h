@@ -15,6 +15,10 @@
 //   transaction_read_only: bool, session+global (read-only statements only; parsed, kept)
 //   innodb_lock_wait_timeout: int 1..1073741824 seconds, session+global
 //   lock_wait_timeout: int 1..31536000 seconds (metadata and table locks), session+global
+//   innodb_snapshot_isolation: bool, session+global, default OFF (MariaDB's): ON, a locking
+//     read, UPDATE or DELETE under REPEATABLE READ or SERIALIZABLE that meets a row changed
+//     since the transaction's read view is 1020 and rolls the transaction back
+//     (TransactionOptions::snapshot_isolation); read at each statement
 //   concurrent_insert: enum NEVER | AUTO | ALWAYS (0, 1, 2), global (MyISAM tables' inserts)
 //   low_priority_updates: bool, session+global: MyISAM writes take WRITE_LOW_PRIORITY locks
 //   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
@@ -108,6 +112,7 @@ class SessionVariables {
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
   bool low_priority_updates() const;
+  bool innodb_snapshot_isolation() const;
   SqlModeFlags sql_mode() const;  // of the session's sql_mode, kept as it is set
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;

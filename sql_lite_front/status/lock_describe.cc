@@ -100,6 +100,8 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
     {
       LatchGuard t(s->txn_latch);
       if (s->txn != nullptr) snap.trx_id = s->txn->id();
+      if (s->txn != nullptr) snap.mdl_owner = s->txn->metadata_lock_owner();
+      if (s->ddl_txn != nullptr) snap.ddl_mdl_owner = s->ddl_txn->metadata_lock_owner();
       snap.metadata_lock_wait = (s->txn != nullptr && s->txn->waiting_for_metadata_lock()) ||
                                 (s->ddl_txn != nullptr && s->ddl_txn->waiting_for_metadata_lock());
     }
@@ -120,6 +122,14 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
+}
+
+const SessionSnapshot* SessionOfMdlOwner(const std::vector<SessionSnapshot>& sessions,
+                                         uint64_t owner) {
+  for (const SessionSnapshot& s : sessions) {
+    if (s.mdl_owner == owner || s.ddl_mdl_owner == owner) return &s;
+  }
+  return nullptr;
 }
 
 const SessionSnapshot* SessionOfTrx(const std::vector<SessionSnapshot>& sessions, uint64_t trx_id) {

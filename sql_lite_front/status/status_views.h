@@ -9,7 +9,7 @@
 //     "MySQL thread id T, ..." and, when waiting, "------- TRX HAS BEEN WAITING s SEC FOR THIS
 //     LOCK TO BE GRANTED:" with the lock), LATEST DETECTED DEADLOCK (when there was one),
 //     BUFFER POOL AND MEMORY, ROW OPERATIONS;
-//   performance_schema.data_locks, performance_schema.data_lock_waits,
+//   performance_schema.data_locks, performance_schema.data_lock_waits, metadata_locks,
 //   information_schema.innodb_trx, information_schema.processlist, and the catalog's
 //     information_schema.TABLES / COLUMNS / SCHEMATA / STATISTICS (information_schema.h):
 //     tables with MySQL 8's columns, readable by SELECT (WHERE, ORDER BY, count(*) ... apply to
@@ -37,7 +37,7 @@ struct SystemTable {
   bool view_names = false;
 };
 
-// performance_schema.data_locks / data_lock_waits, information_schema.innodb_trx /
+// performance_schema.data_locks / data_lock_waits / metadata_locks, information_schema.innodb_trx /
 // processlist / tables / columns / schemata / statistics (schema and name case-insensitive).
 // 1146 for another name in those schemas.
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name);

@@ -34,11 +34,16 @@ struct SessionSnapshot {
   double idle_seconds = 0;           // since the last statement began (when idle)
   bool metadata_lock_wait = false;   // its statement waits for a metadata lock
   bool table_lock_wait = false;      // ... or for a MyISAM table's table lock
+  // Transaction::metadata_lock_owner() of its transaction and of its DDL's (0: none).
+  uint64_t mdl_owner = 0, ddl_mdl_owner = 0;
 };
 
 // The live sessions, by id. Takes sessions_latch, then each session's txn_latch and query_latch
 // one at a time (the session code never holds them while calling in here).
 std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx);
+// The session whose transaction (or DDL's) owns metadata locks as `owner`, or null.
+const SessionSnapshot* SessionOfMdlOwner(const std::vector<SessionSnapshot>& sessions,
+                                         uint64_t owner);
 // The session whose transaction has id `trx_id`, or null.
 const SessionSnapshot* SessionOfTrx(const std::vector<SessionSnapshot>& sessions, uint64_t trx_id);
 

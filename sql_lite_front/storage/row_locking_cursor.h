@@ -57,13 +57,13 @@ class RowLockingCursor {
       SQL_RETURN_IF_ERROR(DecodePrimaryKey(def, key_, row, &row_id));
       if (fetch_ != RowFetch::kRow) return SqlStatus::OK();
       Result<std::string_view> v = it_->value();
-      if (!v.ok()) return FromStatus(v.status());
+      if (!v.ok()) return FromStatus(v.status(), table_.def.name);
       return DecodeRowValue(def, *v, row);
     }
     std::string_view entry_value;
     if (index_value_) {
       Result<std::string_view> v = it_->value();
-      if (!v.ok()) return FromStatus(v.status());
+      if (!v.ok()) return FromStatus(v.status(), table_.def.name);
       entry_value = *v;
     }
     SQL_RETURN_IF_ERROR(DecodeIndexKey(def, *index_, key_, entry_value, row, &clustered_key_));
@@ -72,7 +72,7 @@ class RowLockingCursor {
     // The row itself, locked REC_NOT_GAP when the walk locks (InnoDB's clustered lookup from
     // a secondary index).
     Result<bool> got = txn_->Get(table_.clustered, clustered_key_, &value_, row_read_);
-    if (!got.ok()) return FromStatus(got.status());
+    if (!got.ok()) return FromStatus(got.status(), table_.def.name);
     *present = *got;
     if (*present) return DecodeRowValue(def, value_, row);
     return SqlStatus::OK();

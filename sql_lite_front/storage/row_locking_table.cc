@@ -188,7 +188,7 @@ SqlStatus RowLockingTable::Scan(const ScanRequest& request, CursorVisitor& visit
   RowLockingCursor cursor(txn_, table_, request, per_range);
   if (!per_range) {
     Status st = cursor.Open();
-    if (!st.ok()) return FromStatus(st);
+    if (!st.ok()) return FromStatus(st, table_.def.name);
   }
   return visitor.Visit(cursor);
 }
@@ -198,7 +198,7 @@ SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock
   ReadOptions ro{lock};
   ro.wait = wait;
   Result<bool> got = txn_->Get(table_.clustered, primary_key, &value_, ro);
-  if (!got.ok()) return FromStatus(got.status());
+  if (!got.ok()) return FromStatus(got.status(), table_.def.name);
   if (!*got) return false;
   uint64_t row_id = 0;
   SQL_RETURN_IF_ERROR(DecodePrimaryKey(table_.def, primary_key, row, &row_id));
@@ -215,7 +215,7 @@ SqlResult<uint64_t> RowLockingTable::Count(int index, const KeyRange& range, Loc
   ro.upper_bound.reset();  // Count's end is its hi
   Result<uint64_t> n = txn_->Count(KeyspaceOf(index), range.start,
                                    range.end_unbounded ? std::string_view() : range.end, ro);
-  if (!n.ok()) return FromStatus(n.status());
+  if (!n.ok()) return FromStatus(n.status(), table_.def.name);
   return *n;
 }
 
@@ -225,9 +225,9 @@ SqlStatus RowLockingTable::LoadCounters(TableCounters* counters) {
   counters->next_row_id = 1;
   if (def.has_hidden_primary_key()) {
     auto it = txn_->NewIterator(table_.clustered);
-    if (!it.ok()) return FromStatus(it.status());
+    if (!it.ok()) return FromStatus(it.status(), table_.def.name);
     Status st = (*it)->SeekToLast();
-    if (!st.ok()) return FromStatus(st);
+    if (!st.ok()) return FromStatus(st, table_.def.name);
     if ((*it)->Valid()) {
       Row row(def.columns.size());
       uint64_t row_id = 0;
@@ -286,7 +286,8 @@ SqlStatus RowLockingTable::InsertEntry(size_t i, const Row& row, std::string_vie
   AppendIndexKey(def, ix, row, ckey, &entry);
   Status st = txn_->Insert(table_.indexes[i], entry, EncodeIndexValue(def, ix, row), io);
   if (st.ok()) return SqlStatus::OK();
-  if (st.code() != Code::kDuplicateKey || io.unique_prefix == 0) return FromStatus(st);
+  if (st.code() != Code::kDuplicateKey || io.unique_prefix == 0)
+    return FromStatus(st, table_.def.name);
   if (request.conflict != nullptr) {
     request.conflict->index = static_cast<int>(i);
     SQL_RETURN_IF_ERROR(ClusteredKeyOfIndexKey(def, ix, duplicate, &request.conflict->ref));
@@ -299,7 +300,7 @@ SqlStatus RowLockingTable::InsertEntry(size_t i, const Row& row, std::string_vie
 SqlStatus RowLockingTable::UndoRow(uint64_t savepoint, SqlStatus error) {
   if (error.ok() || error.error().code != kErDupEntry) return error;
   Status st = txn_->RollbackToSavepoint(savepoint);
-  if (!st.ok()) return FromStatus(st);
+  if (!st.ok()) return FromStatus(st, table_.def.name);
   return error;
 }
 
@@ -325,7 +326,7 @@ SqlStatus RowLockingTable::Insert(const Row& row, const InsertRequest& request) 
     if (request.conflict != nullptr) *request.conflict = {kClusteredIndex, duplicate};
     return DuplicateEntry(def, row);
   }
-  if (!st.ok()) return FromStatus(st);
+  if (!st.ok()) return FromStatus(st, table_.def.name);
   for (size_t i = 0; i < def.indexes.size(); ++i) {
     SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, row, ckey, request)));
   }
@@ -359,7 +360,7 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
       }
     }
   }
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return FromStatus(s, table_.def.name);
   for (size_t i = 0; i < def.indexes.size(); ++i) {
     std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
@@ -368,11 +369,11 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
       // Same weights, maybe another text ('alice' -> 'Alice' under a _ci collation).
       if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) continue;
       s = txn_->Put(table_.indexes[i], new_entry, new_value);
-      if (!s.ok()) return FromStatus(s);
+      if (!s.ok()) return FromStatus(s, table_.def.name);
       continue;
     }
     s = txn_->Erase(table_.indexes[i], old_entry);
-    if (!s.ok()) return FromStatus(s);
+    if (!s.ok()) return FromStatus(s, table_.def.name);
     SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, new_row, new_key, request)));
   }
   return SqlStatus::OK();
@@ -381,17 +382,17 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
 SqlStatus RowLockingTable::Delete(std::string_view ref, const Row& row) {
   const TableDef& def = table_.def;
   Status s = txn_->Erase(table_.clustered, ref);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return FromStatus(s, table_.def.name);
   for (size_t i = 0; i < def.indexes.size(); ++i) {
     s = txn_->Erase(table_.indexes[i], EncodeIndexKey(def, def.indexes[i], row, ref));
-    if (!s.ok()) return FromStatus(s);
+    if (!s.ok()) return FromStatus(s, table_.def.name);
   }
   return SqlStatus::OK();
 }
 
 SqlStatus RowLockingTable::LockTable(LockMode mode) {
   Status st = txn_->LockTable(table_.clustered, mode);
-  if (!st.ok()) return FromStatus(st);
+  if (!st.ok()) return FromStatus(st, table_.def.name);
   return SqlStatus::OK();
 }
 
@@ -399,7 +400,7 @@ SqlStatus RowLockingTable::LockForDdl() {
   Status st = txn_->LockTable(table_.clustered, LockMode::kExclusive);
   for (size_t i = 0; st.ok() && i < table_.indexes.size(); ++i)
     st = txn_->LockTable(table_.indexes[i], LockMode::kExclusive);
-  if (!st.ok()) return FromStatus(st);
+  if (!st.ok()) return FromStatus(st, table_.def.name);
   return SqlStatus::OK();
 }
 

@@ -34,6 +34,9 @@ enum class Code : uint8_t {
                      // (NOWAIT: MySQL 3572); nothing was enqueued
   kReadOnly,         // a write to a database opened read-only (Options::read_only), or a file
                      // the operating system will not open for writing
+  kRecordChanged,    // snapshot isolation (TransactionOptions::snapshot_isolation): a locking
+                     // read or a write met a row changed since the transaction's read view;
+                     // the transaction was rolled back (MariaDB's DB_RECORD_CHANGED, 1020)
 };
 
 // The stable, printable name of a code ("NotFound", ...).

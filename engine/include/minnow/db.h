@@ -19,6 +19,8 @@
 //   kLockWaitTimeout   a lock wait lasted longer than Options::lock_wait_timeout_ms (MySQL
 //                      1205); only the call failed, the transaction stays active
 //   kDeadlock          the transaction was chosen as a deadlock victim and rolled back (1213)
+//   kRecordChanged     TransactionOptions::snapshot_isolation: a locking read or write met a row
+//                      changed since the read view; the transaction was rolled back (1020)
 //   kBusy              the file is already open (in this or another process)
 //   kCorruption/kIOError  the file or its redo log is damaged or the OS refused I/O; after a
 //                      failed log or data-file write or fsync every later write and commit
@@ -179,6 +181,29 @@ struct DataLock {
   const char* lock_status() const { return waiting ? "WAITING" : "GRANTED"; }
 };
 
+// What a metadata lock is for, as performance_schema.metadata_locks shows it: MySQL's
+// LOCK_TYPE ("SHARED_READ", "SHARED_WRITE", "EXCLUSIVE", ...) and LOCK_DURATION ("TRANSACTION",
+// "STATEMENT", "EXPLICIT"). Kept and reported only: compatibility is the LockMode's. Static
+// strings; null: "SHARED" or "EXCLUSIVE" by the mode, and "TRANSACTION".
+struct MetadataLockLabel {
+  const char* type = nullptr;
+  const char* duration = nullptr;
+};
+
+// One row of performance_schema.metadata_locks: a metadata lock request (Transaction::
+// LockMetadata), granted or waiting. A transaction that asked for one name under several labels
+// has a granted row for each.
+struct MetadataLock {
+  std::string name;                  // as given to LockMetadata
+  LockMode mode = LockMode::kShare;  // held, or asked for while pending
+  std::string type;                  // LOCK_TYPE (the label's, else by the mode)
+  std::string duration;              // LOCK_DURATION (the label's, else "TRANSACTION")
+  bool pending = false;              // LOCK_STATUS: "PENDING" or "GRANTED"
+  uint64_t owner = 0;                // the owner's Transaction::metadata_lock_owner()
+  uint64_t ticket = 0;               // OBJECT_INSTANCE_BEGIN: the request's number
+  const char* lock_status() const { return pending ? "PENDING" : "GRANTED"; }
+};
+
 // One row of performance_schema.data_lock_waits: `requesting` waits for `blocking`.
 struct DataLockWait {
   DataLock requesting;
@@ -279,6 +304,9 @@ class Database {
   // neighbour's key or none).
   Result<std::vector<DataLock>> DataLocks();
   Result<std::vector<DataLockWait>> DataLockWaits();
+  // The metadata locks held and waited for, by name (holders first, then waiters in arrival
+  // order): one consistent picture.
+  Result<std::vector<MetadataLock>> MetadataLocks();
   // The transactions that have an id (they wrote or locked), oldest first.
   Result<std::vector<TransactionInfo>> Transactions();
   // What Open had to recover.
@@ -423,6 +451,9 @@ class Transaction {
   // before this call. Under READ COMMITTED and READ UNCOMMITTED it does nothing (their reads
   // take a view per statement, or none). Takes no lock and gives the transaction no id.
   Status AssignReadView();
+  // TransactionOptions::snapshot_isolation for the calls from now on (MariaDB reads
+  // innodb_snapshot_isolation at each statement).
+  void SetSnapshotIsolation(bool on);
 
   // A metadata lock (MySQL's MDL) on `name`, any string naming an object (the SQL front uses
   // "schema.table"): kShare for a statement that uses the object, kExclusive for one that
@@ -436,7 +467,9 @@ class Transaction {
   // TransactionOptions::metadata_lock_wait_timeout_ms (kLockWaitTimeout, the transaction
   // stays active), ends with kAborted on Interrupt(); there is no deadlock detection for
   // them (a cycle ends in the timeout). kInvalidArgument for kNone or an empty name.
-  Status LockMetadata(std::string_view name, LockMode mode);
+  Status LockMetadata(std::string_view name, LockMode mode, const MetadataLockLabel& label = {});
+  // The number that names this transaction as MetadataLockRow::owner. Thread-safe.
+  uint64_t metadata_lock_owner() const;
   // From any thread: true while LockMetadata waits.
   bool waiting_for_metadata_lock() const;
 

@@ -143,6 +143,14 @@ struct TransactionOptions {
   // SERIALIZABLE its plain reads stay consistent reads, as InnoDB's (ha_innobase::store_lock
   // makes them share-locking only in a transaction begun by BEGIN or under autocommit=0).
   bool autocommit = false;
+  // innodb_snapshot_isolation (MariaDB's): under REPEATABLE READ and SERIALIZABLE, once the
+  // transaction has a read view, a locking read, an update or a delete that meets a row whose
+  // latest committed version the view does not see (changed, inserted or deleted since the view
+  // was taken) fails with kRecordChanged and rolls the whole transaction back. The check is made
+  // once the row's lock is granted, so a row an active transaction changed is waited for first.
+  // SERIALIZABLE's reads lock, so there the view is taken at the transaction's first read or
+  // write. Transaction::SetSnapshotIsolation changes it for the calls that follow.
+  bool snapshot_isolation = false;
 };
 
 }  // namespace minnow

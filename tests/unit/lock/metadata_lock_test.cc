@@ -26,6 +26,48 @@ void Until(F&& cond) {
   while (!cond()) std::this_thread::sleep_for(milliseconds(1));
 }
 
+// ForEachLock's rows: one per (owner, object, label), holders first, then waiters in arrival
+// order; a waiter keeps its ticket once granted.
+std::vector<MdlLockRow> Rows(const MetadataLockSys& mdl) {
+  std::vector<MdlLockRow> rows;
+  mdl.ForEachLock([&](const MdlLockRow& r) { rows.push_back(r); });
+  return rows;
+}
+
+TEST_CASE("mdl: ForEachLock lists granted and pending requests with their labels", "[lock][mdl]") {
+  MetadataLockSys mdl;
+  MdlContext a(&mdl), b(&mdl);
+  REQUIRE(a.Acquire("test.t", kS, kNoWait, {"SHARED_READ", "TRANSACTION"}).ok());
+  REQUIRE(a.Acquire("test.t", kS, kNoWait, {"SHARED_WRITE", "TRANSACTION"}).ok());
+  REQUIRE(a.Acquire("test.t", kS, kNoWait, {"SHARED_READ", "TRANSACTION"}).ok());  // same ticket
+  std::vector<MdlLockRow> rows = Rows(mdl);
+  REQUIRE(rows.size() == 2);
+  CHECK(std::string(rows[0].label.type) == "SHARED_READ");
+  CHECK(std::string(rows[1].label.type) == "SHARED_WRITE");
+  CHECK(rows[0].granted);
+  CHECK(rows[0].owner == a.owner_id());
+  CHECK(rows[0].ticket != rows[1].ticket);
+  auto waiter = std::async(std::launch::async, [&] {
+    return b.Acquire("test.t", kX, kLong, {"EXCLUSIVE", "TRANSACTION"});
+  });
+  Until([&] { return b.waiting(); });
+  rows = Rows(mdl);
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[2].granted);
+  CHECK(rows[2].mode == kX);
+  CHECK(rows[2].owner == b.owner_id());
+  const uint64_t pending_ticket = rows[2].ticket;
+  a.ReleaseAll();
+  REQUIRE(waiter.get().ok());
+  rows = Rows(mdl);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].granted);
+  CHECK(rows[0].ticket == pending_ticket);
+  CHECK(a.owner_id() != b.owner_id());
+  b.ReleaseAll();
+  CHECK(Rows(mdl).empty());
+}
+
 TEST_CASE("mdl: shared locks share, exclusive excludes", "[lock][mdl]") {
   MetadataLockSys mdl;
   MdlContext a(&mdl), b(&mdl), c(&mdl);

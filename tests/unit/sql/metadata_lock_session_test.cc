@@ -18,6 +18,30 @@ MetadataLockRequest LocksOf(const std::string& sql) {
   return MetadataLocksFor(*st);
 }
 
+TEST_CASE("MetadataLocksFor: the lock types performance_schema.metadata_locks shows",
+          "[sql][mdl]") {
+  auto type = [](const std::string& sql, const char* name) {
+    return std::string(LocksOf(sql).LabelOf(name).type);
+  };
+  auto duration = [](const std::string& sql, const char* name) {
+    const char* d = LocksOf(sql).LabelOf(name).duration;
+    return d == nullptr ? std::string("TRANSACTION") : std::string(d);
+  };
+  CHECK(type("SELECT * FROM t", "test.t") == "SHARED_READ");
+  CHECK(type("INSERT INTO b SELECT * FROM a", "test.a") == "SHARED_READ");
+  CHECK(type("INSERT INTO b SELECT * FROM a", "test.b") == "SHARED_WRITE");
+  CHECK(type("INSERT INTO t SELECT * FROM t", "test.t") == "SHARED_WRITE");
+  CHECK(type("UPDATE t SET i = 1", "test.t") == "SHARED_WRITE");
+  CHECK(type("DELETE FROM t", "test.t") == "SHARED_WRITE");
+  CHECK(duration("DELETE FROM t", "test.t") == "TRANSACTION");
+  CHECK(type("ALTER TABLE t ADD COLUMN c INT", "test.t") == "EXCLUSIVE");
+  const std::string lock = "LOCK TABLES t READ, u WRITE, v READ LOCAL, u AS u2 READ";
+  CHECK(type(lock, "test.t") == "SHARED_READ_ONLY");
+  CHECK(type(lock, "test.u") == "SHARED_NO_READ_WRITE");  // the stronger of its two
+  CHECK(type(lock, "test.v") == "SHARED_READ");
+  CHECK(duration(lock, "test.t") == "EXPLICIT");
+}
+
 TEST_CASE("MetadataLocksFor: shared for DML and reads, exclusive for DDL", "[sql][mdl]") {
   using V = std::vector<std::string>;
   CHECK(LocksOf("SELECT * FROM T1").names == V{"test.t1"});
