@@ -8,6 +8,7 @@
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/join.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
 
@@ -296,6 +297,7 @@ namespace {
 // FROM: a system table (its rows read now) or a table of the catalog.
 SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
   if (!stmt.from.has_value()) return SqlStatus::OK();
+  if (!stmt.joins.empty()) return BindJoinFrom(ctx, stmt, p);
   BindScope& scope = p->scope;
   if (IsSystemSchema(stmt.from->schema)) {
     SQL_ASSIGN_OR_RETURN(SystemTable t, ReadSystemTable(ctx, *stmt.from));
@@ -330,6 +332,24 @@ SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::s
                 "'; this is incompatible with sql_mode=only_full_group_by");
 }
 
+// The columns `*` (star_table empty) or `star_table.*` selects: 1051 for a table not in FROM.
+SqlResult<std::vector<size_t>> StarColumns(const SelectStmt& stmt, const PreparedSelect& p,
+                                           const std::string& star_table) {
+  if (p.join != nullptr) {
+    if (star_table.empty()) return p.join->star;
+    for (size_t t = 0; t < p.join->as_named.size(); ++t) {
+      if (EqualsNoCase(p.join->as_named[t], star_table)) return p.join->tables[t];
+    }
+  } else if (star_table.empty() ||
+             EqualsNoCase(star_table,
+                          stmt.from_alias.empty() ? stmt.from->name : stmt.from_alias)) {
+    std::vector<size_t> all(p.scope.columns.size());
+    for (size_t c = 0; c < all.size(); ++c) all[c] = c;
+    return all;
+  }
+  return SqlErr(kErBadTable, "Unknown table '", star_table, "'");
+}
+
 // The select list: p->items and p->names; `item_of[i]` gets stmt.items[i]'s position in
 // p->items (a * expands to every column).
 SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p,
@@ -341,7 +361,8 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     item_of->push_back(p->items.size());
     if (item.expr == nullptr) {
       if (!stmt.from.has_value()) return SqlErr(kErNoTablesUsed, "No tables used");
-      for (size_t c = 0; c < scope.columns.size(); ++c) {
+      SQL_ASSIGN_OR_RETURN(std::vector<size_t> star, StarColumns(stmt, *p, item.star_table));
+      for (size_t c : star) {
         if (has_aggregates && stmt.group_by.empty())
           return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c]);
         BoundExpr b;
@@ -385,7 +406,11 @@ SqlStatus CheckGroupedColumns(const SelectStmt& stmt, const BindScope& scope,
     if (stmt.items[i].expr != nullptr && !item_grouped[i]) BareColumns(*stmt.items[i].expr, &bare);
     for (const Expr* c : bare) {
       int pos = -1;
-      for (size_t k = 0; k < scope.columns.size(); ++k) {
+      if (!scope.join_tables.empty()) {
+        SqlResult<size_t> at = ResolveJoinColumn(*c, scope, "field list");
+        if (at.ok()) pos = static_cast<int>(*at);
+      }
+      for (size_t k = 0; k < scope.columns.size() && scope.join_tables.empty(); ++k) {
         if (EqualsNoCase(scope.columns[k], c->name)) pos = static_cast<int>(k);
       }
       if (std::find(group_columns.begin(), group_columns.end(), pos) == group_columns.end())
@@ -512,26 +537,6 @@ SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
   return SqlStatus::OK();
 }
 
-// A copy of `e`.
-ExprPtr CloneExpr(const Expr& e) {
-  auto c = std::make_unique<Expr>();
-  c->kind = e.kind;
-  c->value = e.value;
-  c->table = e.table;
-  c->name = e.name;
-  c->binary_op = e.binary_op;
-  c->unary_op = e.unary_op;
-  c->var_scope = e.var_scope;
-  c->negated = e.negated;
-  c->distinct = e.distinct;
-  c->text = e.text;
-  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
-  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
-  c->order_desc = e.order_desc;
-  c->separator = e.separator;
-  return c;
-}
-
 // HAVING's names resolved as MySQL's resolve_ref_in_select_and_group does: outside an
 // aggregate a name is a select item (its alias, or a column it selects) or a GROUP BY column;
 // both, and not the same column: the GROUP BY one, with warning 1052. An alias becomes a copy
@@ -638,6 +643,28 @@ size_t SelectUserVariableAssignments(const SelectStmt& stmt) {
 
 }  // namespace
 
+ExprPtr CloneExpr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->value = e.value;
+  c->table = e.table;
+  c->name = e.name;
+  c->binary_op = e.binary_op;
+  c->unary_op = e.unary_op;
+  c->var_scope = e.var_scope;
+  c->negated = e.negated;
+  c->distinct = e.distinct;
+  c->case_operand = e.case_operand;
+  c->case_else = e.case_else;
+  c->cast = e.cast;
+  c->text = e.text;
+  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
+  c->order_desc = e.order_desc;
+  c->separator = e.separator;
+  return c;
+}
+
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
   PreparedSelect p;
   // MySQL's parser warns of each assignment in an expression (deprecated), before all else.
@@ -668,7 +695,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
   SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
   SQL_RETURN_IF_ERROR(BindHaving(ctx, stmt, &p));
-  if (stmt.where != nullptr) {
+  if (stmt.where != nullptr && p.join == nullptr) {  // a join's: PlanJoin
     SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
   }
@@ -681,6 +708,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
     SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
     PlanMinMax(stmt, &p);
   }
+  if (p.join != nullptr) SQL_RETURN_IF_ERROR(PlanJoin(ctx, stmt, &p));
   return p;
 }
 
@@ -843,6 +871,13 @@ SqlStatus SelectRun::Read() {
       return more;
     });
   }
+  if (p_.join != nullptr) {
+    return RunJoin(ctx_, *p_.join, st_, [&](Row& row) -> SqlResult<bool> {
+      bool more = Consume(row);
+      SQL_RETURN_IF_ERROR(EvalError(st_));
+      return more;
+    });
+  }
   std::vector<Row> source;
   if (p_.system) {
     source = std::move(p_.system_rows);
@@ -913,6 +948,8 @@ std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect&
     const BoundExpr& e = p.items[i];
     if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
       types[i] = DeclaredResultType(p.table->def.columns[static_cast<size_t>(e.column)]);
+    } else if (p.join != nullptr && e.kind == BoundExpr::Kind::kColumn) {
+      types[i] = DeclaredResultType(*p.join->columns[static_cast<size_t>(e.column)]);
     }
   }
   return types;
@@ -966,7 +1003,12 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
     return SqlErr(kErWrongNumberOfColumnsInSelect,
                   "The used SELECT statements have a different number of columns");
   }
-  if (lock.has_value()) p.lock = *lock;
+  if (lock.has_value()) {
+    p.lock = *lock;
+    if (p.join != nullptr) {
+      for (JoinStep& s : p.join->steps) s.lock = *lock;
+    }
+  }
   SelectOutput out;
   out.columns = p.names;
   if (p.table != nullptr && !UsesMinMaxIndex(ctx, p)) {
