@@ -245,13 +245,28 @@ struct AggState {
   }
 };
 
-std::string QualifiedColumn(const BindScope& scope, std::string_view column) {
+// "test.t.column" as MySQL's messages name a column; a join's at `position` in the joined row
+// is named by its own table.
+std::string QualifiedColumn(const BindScope& scope, std::string_view column, int position = -1) {
+  std::string_view table = scope.alias.empty() ? scope.table : scope.alias;
+  for (const BindScope::JoinTable& t : scope.join_tables) {
+    if (position >= 0 && static_cast<size_t>(position) >= t.first &&
+        static_cast<size_t>(position) < t.first + t.count)
+      table = t.as_named;
+  }
   std::string s = scope.schema;
   s += '.';
-  s += scope.alias.empty() ? scope.table : scope.alias;
+  s += table;
   s += '.';
   s += column;
   return s;
+}
+
+// The joined-row position a column name `c` reads in a join (-1 for one table, or none).
+int JoinPosition(const BindScope& scope, const Expr& c) {
+  if (scope.join_tables.empty()) return -1;
+  SqlResult<size_t> at = ResolveJoinColumn(c, scope, "field list");
+  return at.ok() ? static_cast<int>(*at) : -1;
 }
 
 // ORDER BY n / GROUP BY n, or a select item's alias: the item's bound expression.
@@ -325,10 +340,11 @@ bool OnlyFullGroupBy(const ExecContext& ctx) {
 
 // 1140 for the select list's expression #`position` naming `column` outside an aggregate in
 // an aggregated query without GROUP BY.
-SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column) {
+SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column,
+                                 int column_position) {
   return SqlErr(kErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #",
                 std::to_string(position), " of SELECT list contains nonaggregated column '",
-                QualifiedColumn(scope, column),
+                QualifiedColumn(scope, column, column_position),
                 "'; this is incompatible with sql_mode=only_full_group_by");
 }
 
@@ -364,7 +380,8 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
       SQL_ASSIGN_OR_RETURN(std::vector<size_t> star, StarColumns(stmt, *p, item.star_table));
       for (size_t c : star) {
         if (has_aggregates && stmt.group_by.empty())
-          return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c]);
+          return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c],
+                                         static_cast<int>(c));
         BoundExpr b;
         b.kind = BoundExpr::Kind::kColumn;
         b.column = static_cast<int>(c);
@@ -377,7 +394,8 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     scope.saw_column_outside_aggregate = false;
     SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*item.expr, scope, ctx, "field list"));
     if (has_aggregates && stmt.group_by.empty() && scope.saw_column_outside_aggregate)
-      return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.first_bare_column);
+      return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.first_bare_column,
+                                     scope.first_bare_position);
     p->items.push_back(std::move(b));
     if (!item.alias.empty()) {
       p->names.push_back(item.alias);
@@ -417,7 +435,7 @@ SqlStatus CheckGroupedColumns(const SelectStmt& stmt, const BindScope& scope,
         return SqlErr(kErWrongFieldWithGroup, "Expression #", std::to_string(item_of[i] + 1),
                       " of SELECT list is not in GROUP BY clause and contains nonaggregated "
                       "column '",
-                      QualifiedColumn(scope, c->name),
+                      QualifiedColumn(scope, c->name, JoinPosition(scope, *c)),
                       "' which is not functionally dependent on columns in GROUP BY clause; "
                       "this is incompatible with sql_mode=only_full_group_by");
     }
@@ -528,7 +546,7 @@ SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
     if (bad->kind == Expr::Kind::kColumn)
       return SqlErr(kErFieldInOrderNotSelect, "Expression #", std::to_string(i + 1),
                     " of ORDER BY clause is not in SELECT list, references column '",
-                    QualifiedColumn(p.scope, bad->name),
+                    QualifiedColumn(p.scope, bad->name, JoinPosition(p.scope, *bad)),
                     "' which is not in SELECT list; this is incompatible with DISTINCT");
     return SqlErr(kErAggregateInOrderNotSelect, "Expression #", std::to_string(i + 1),
                   " of ORDER BY clause is not in SELECT list, contains aggregate function; this "

@@ -814,6 +814,7 @@ BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
   if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
     scope.saw_column_outside_aggregate = true;
     scope.first_bare_column = std::string(scope.columns[i]);
+    scope.first_bare_position = static_cast<int>(i);
   }
   return b;
 }

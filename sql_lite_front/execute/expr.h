@@ -183,6 +183,7 @@ struct BindScope {
   bool allow_aggregates = false;          // set per clause by the caller
   bool saw_column_outside_aggregate = false;
   std::string first_bare_column;  // its name, for 1140's message
+  int first_bare_position = -1;   // ... and, in a join, its position in the joined row
 };
 
 // The scope of a table's columns (names view `def`, which must outlive the scope).

@@ -839,7 +839,7 @@ TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
         "SELECT a FROM t x, u JOIN v AS y ON y.a = u.a LEFT OUTER JOIN w USING (a, b) "
         "RIGHT JOIN z ON 1 STRAIGHT_JOIN q CROSS JOIN r FOR UPDATE OF y");
     const SelectStmt& js = As<SelectStmt>(j);
-    REQUIRE(js.joins.size() == 7);
+    REQUIRE(js.joins.size() == 6);
     CHECK(js.from_alias == "x");
     CHECK(js.joins[0].comma);
     CHECK(js.joins[1].alias == "y");
