@@ -1029,10 +1029,14 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
   }
   SelectOutput out;
   out.columns = p.names;
-  if (p.table != nullptr && !UsesMinMaxIndex(ctx, p)) {
-    if (p.plan.type == AccessType::kAll || p.plan.type == AccessType::kIndex) {
+  // Select_scan / Select_range: how the first table is read (a join's first step).
+  const AccessPlan* first = p.table != nullptr && !UsesMinMaxIndex(ctx, p) ? &p.plan
+                            : p.join != nullptr                            ? &p.join->steps[0].plan
+                                                                           : nullptr;
+  if (first != nullptr) {
+    if (first->type == AccessType::kAll || first->type == AccessType::kIndex) {
       ++ctx.counts->select_scan;
-    } else if (p.plan.type == AccessType::kRange) {
+    } else if (first->type == AccessType::kRange) {
       ++ctx.counts->select_range;
     }
   }
