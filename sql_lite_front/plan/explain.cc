@@ -5,6 +5,7 @@
 // counts bytes as MySQL does (planner.h's KeyLength: the charset's bytes per character).
 
 #include <algorithm>
+#include <functional>
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
@@ -182,6 +183,24 @@ SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResul
       SQL_ASSIGN_OR_RETURN(std::vector<Cell> row, JoinStepRow(ctx, s));
       r->rows.push_back(std::move(row));
     }
+    // The joined rows are grouped or sorted after the loops, as MySQL says on the first table:
+    // a temporary table for GROUP BY, DISTINCT or an ORDER BY of a later table's columns.
+    const JoinStep& first = p.join->steps[0];
+    std::function<bool(const BoundExpr&)> first_only = [&](const BoundExpr& e) {
+      if (e.kind == BoundExpr::Kind::kColumn &&
+          (static_cast<size_t>(e.column) < first.first ||
+           static_cast<size_t>(e.column) >= first.first + first.table->def.columns.size()))
+        return false;
+      return std::all_of(e.args.begin(), e.args.end(), first_only);
+    };
+    const bool temporary = !p.group_by.empty() || p.distinct ||
+                           !std::all_of(p.order.begin(), p.order.end(), first_only);
+    std::vector<std::string> extra;
+    Cell& cell = r->rows[r->rows.size() - p.join->steps.size()][11];
+    if (cell.has_value()) extra.push_back(*cell);
+    if (temporary) extra.push_back("Using temporary");
+    if (!p.order.empty()) extra.push_back("Using filesort");
+    if (!extra.empty()) cell = JoinExtra(extra);
     return SqlStatus::OK();
   }
   if (!stmt.from.has_value()) {
