@@ -273,6 +273,11 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
       part.ref = RefName(pl, v);
       s->key.push_back(std::move(part));
     }
+    // A unique key from constants (literals, const tables' columns) is MySQL's const table.
+    if (plan.type == AccessType::kEqRef &&
+        std::all_of(s->key.begin(), s->key.end(),
+                    [](const JoinStep::KeyPart& k) { return k.ref == "const"; }))
+      plan.type = AccessType::kConst;
   } else {
     s->plan = std::move(own_plan);
   }

@@ -101,7 +101,7 @@ SqlResult<std::vector<Cell>> PlanRow(ExecContext& ctx, const char* select_type, 
 // A lookup step's rows: 1 for eq_ref; for ref, the index's entries per distinct value of the
 // looked-up key parts (InnoDB's rec_per_key, exact here), at least 1.
 SqlResult<uint64_t> LookupRows(ExecContext& ctx, const JoinStep& s) {
-  if (s.plan.type == AccessType::kEqRef) return uint64_t{1};
+  if (s.plan.type == AccessType::kEqRef || s.plan.type == AccessType::kConst) return uint64_t{1};
   StatusCounters scratch;
   ExecContext counting = ctx;
   counting.counts = &scratch;
