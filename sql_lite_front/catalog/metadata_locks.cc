@@ -20,6 +20,7 @@ void AddTable(const TableName& t, std::vector<std::string>* names) {
 
 void AddSelect(const SelectStmt& s, std::vector<std::string>* names) {
   if (s.from.has_value()) AddTable(*s.from, names);
+  for (const JoinedTable& j : s.joins) AddTable(j.table, names);
 }
 
 // Shared locks of a DML statement or a read; exclusive ones of DDL.

@@ -56,9 +56,12 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state, con
 SqlResult<uint64_t> CountEntries(ExecContext& ctx, const OpenTable& table, const AccessPlan& plan,
                                  LockMode lock, LockWait wait = LockWait::kWait);
 
-// A prepared single-table SELECT (bound and planned, not run).
+struct JoinPlan;  // join.h
+
+// A prepared SELECT (bound and planned, not run): of one table, or of a join (`join`).
 struct PreparedSelect {
-  std::shared_ptr<const OpenTable> table;  // null for a system table or no FROM
+  std::shared_ptr<const OpenTable> table;  // null for a system table, a join or no FROM
+  std::shared_ptr<JoinPlan> join;          // the tables of a join and how each is read
   bool system = false;
   std::vector<std::string> system_columns;  // the system table's columns (scope views them)
   std::vector<Row> system_rows;             // and its rows, read when prepared
@@ -83,6 +86,9 @@ struct PreparedSelect {
   // aggregate is such a MIN or MAX (PlanMinMax).
   std::vector<MinMaxRead> min_max;
 };
+
+// A deep copy of `e`.
+ExprPtr CloneExpr(const Expr& e);
 
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);

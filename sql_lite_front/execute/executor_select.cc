@@ -9,6 +9,7 @@
 #include "sql_lite_front/execute/count_entry_like.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/join.h"
 #include "sql_lite_front/parse/expr_equal.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
@@ -247,13 +248,28 @@ struct AggState {
   }
 };
 
-std::string QualifiedColumn(const BindScope& scope, std::string_view column) {
+// "test.t.column" as MySQL's messages name a column; a join's at `position` in the joined row
+// is named by its own table.
+std::string QualifiedColumn(const BindScope& scope, std::string_view column, int position = -1) {
+  std::string_view table = scope.alias.empty() ? scope.table : scope.alias;
+  for (const BindScope::JoinTable& t : scope.join_tables) {
+    if (position >= 0 && static_cast<size_t>(position) >= t.first &&
+        static_cast<size_t>(position) < t.first + t.count)
+      table = t.as_named;
+  }
   std::string s = scope.schema;
   s += '.';
-  s += scope.alias.empty() ? scope.table : scope.alias;
+  s += table;
   s += '.';
   s += column;
   return s;
+}
+
+// The joined-row position a column name `c` reads in a join (-1 for one table, or none).
+int JoinPosition(const BindScope& scope, const Expr& c) {
+  if (scope.join_tables.empty()) return -1;
+  SqlResult<size_t> at = ResolveJoinColumn(c, scope, "field list");
+  return at.ok() ? static_cast<int>(*at) : -1;
 }
 
 // ORDER BY n / GROUP BY n, or a select item's alias: the item's bound expression.
@@ -300,6 +316,7 @@ namespace {
 // FROM: a system table (its rows read now) or a table of the catalog.
 SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
   if (!stmt.from.has_value()) return SqlStatus::OK();
+  if (!stmt.joins.empty()) return BindJoinFrom(ctx, stmt, p);
   BindScope& scope = p->scope;
   if (IsSystemSchema(stmt.from->schema)) {
     SQL_ASSIGN_OR_RETURN(SystemTable t, ReadSystemTable(ctx, *stmt.from));
@@ -327,11 +344,30 @@ bool OnlyFullGroupBy(const ExecContext& ctx) {
 
 // 1140 for the select list's expression #`position` naming `column` outside an aggregate in
 // an aggregated query without GROUP BY.
-SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column) {
+SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::string_view column,
+                                 int column_position) {
   return SqlErr(kErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #",
                 std::to_string(position), " of SELECT list contains nonaggregated column '",
-                QualifiedColumn(scope, column),
+                QualifiedColumn(scope, column, column_position),
                 "'; this is incompatible with sql_mode=only_full_group_by");
+}
+
+// The columns `*` (star_table empty) or `star_table.*` selects: 1051 for a table not in FROM.
+SqlResult<std::vector<size_t>> StarColumns(const SelectStmt& stmt, const PreparedSelect& p,
+                                           const std::string& star_table) {
+  if (p.join != nullptr) {
+    if (star_table.empty()) return p.join->star;
+    for (size_t t = 0; t < p.join->as_named.size(); ++t) {
+      if (EqualsNoCase(p.join->as_named[t], star_table)) return p.join->tables[t];
+    }
+  } else if (star_table.empty() ||
+             EqualsNoCase(star_table,
+                          stmt.from_alias.empty() ? stmt.from->name : stmt.from_alias)) {
+    std::vector<size_t> all(p.scope.columns.size());
+    for (size_t c = 0; c < all.size(); ++c) all[c] = c;
+    return all;
+  }
+  return SqlErr(kErBadTable, "Unknown table '", star_table, "'");
 }
 
 // The select list: p->items and p->names; `item_of[i]` gets stmt.items[i]'s position in
@@ -345,9 +381,11 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     item_of->push_back(p->items.size());
     if (item.expr == nullptr) {
       if (!stmt.from.has_value()) return SqlErr(kErNoTablesUsed, "No tables used");
-      for (size_t c = 0; c < scope.columns.size(); ++c) {
+      SQL_ASSIGN_OR_RETURN(std::vector<size_t> star, StarColumns(stmt, *p, item.star_table));
+      for (size_t c : star) {
         if (has_aggregates && stmt.group_by.empty())
-          return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c]);
+          return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c],
+                                         static_cast<int>(c));
         BoundExpr b;
         b.kind = BoundExpr::Kind::kColumn;
         b.column = static_cast<int>(c);
@@ -360,7 +398,8 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     scope.saw_column_outside_aggregate = false;
     SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*item.expr, scope, ctx, "field list"));
     if (has_aggregates && stmt.group_by.empty() && scope.saw_column_outside_aggregate)
-      return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.first_bare_column);
+      return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.first_bare_column,
+                                     scope.first_bare_position);
     p->items.push_back(std::move(b));
     if (!item.alias.empty()) {
       p->names.push_back(item.alias);
@@ -389,14 +428,18 @@ SqlStatus CheckGroupedColumns(const SelectStmt& stmt, const BindScope& scope,
     if (stmt.items[i].expr != nullptr && !item_grouped[i]) BareColumns(*stmt.items[i].expr, &bare);
     for (const Expr* c : bare) {
       int pos = -1;
-      for (size_t k = 0; k < scope.columns.size(); ++k) {
+      if (!scope.join_tables.empty()) {
+        SqlResult<size_t> at = ResolveJoinColumn(*c, scope, "field list");
+        if (at.ok()) pos = static_cast<int>(*at);
+      }
+      for (size_t k = 0; k < scope.columns.size() && scope.join_tables.empty(); ++k) {
         if (EqualsNoCase(scope.columns[k], c->name)) pos = static_cast<int>(k);
       }
       if (std::find(group_columns.begin(), group_columns.end(), pos) == group_columns.end())
         return SqlErr(kErWrongFieldWithGroup, "Expression #", std::to_string(item_of[i] + 1),
                       " of SELECT list is not in GROUP BY clause and contains nonaggregated "
                       "column '",
-                      QualifiedColumn(scope, c->name),
+                      QualifiedColumn(scope, c->name, JoinPosition(scope, *c)),
                       "' which is not functionally dependent on columns in GROUP BY clause; "
                       "this is incompatible with sql_mode=only_full_group_by");
     }
@@ -504,33 +547,13 @@ SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
     if (bad->kind == Expr::Kind::kColumn)
       return SqlErr(kErFieldInOrderNotSelect, "Expression #", std::to_string(i + 1),
                     " of ORDER BY clause is not in SELECT list, references column '",
-                    QualifiedColumn(p.scope, bad->name),
+                    QualifiedColumn(p.scope, bad->name, JoinPosition(p.scope, *bad)),
                     "' which is not in SELECT list; this is incompatible with DISTINCT");
     return SqlErr(kErAggregateInOrderNotSelect, "Expression #", std::to_string(i + 1),
                   " of ORDER BY clause is not in SELECT list, contains aggregate function; this "
                   "is incompatible with DISTINCT");
   }
   return SqlStatus::OK();
-}
-
-// A copy of `e`.
-ExprPtr CloneExpr(const Expr& e) {
-  auto c = std::make_unique<Expr>();
-  c->kind = e.kind;
-  c->value = e.value;
-  c->table = e.table;
-  c->name = e.name;
-  c->binary_op = e.binary_op;
-  c->unary_op = e.unary_op;
-  c->var_scope = e.var_scope;
-  c->negated = e.negated;
-  c->distinct = e.distinct;
-  c->text = e.text;
-  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
-  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
-  c->order_desc = e.order_desc;
-  c->separator = e.separator;
-  return c;
 }
 
 // HAVING's names resolved as MySQL's resolve_ref_in_select_and_group does: outside an
@@ -639,6 +662,28 @@ size_t SelectUserVariableAssignments(const SelectStmt& stmt) {
 
 }  // namespace
 
+ExprPtr CloneExpr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->value = e.value;
+  c->table = e.table;
+  c->name = e.name;
+  c->binary_op = e.binary_op;
+  c->unary_op = e.unary_op;
+  c->var_scope = e.var_scope;
+  c->negated = e.negated;
+  c->distinct = e.distinct;
+  c->case_operand = e.case_operand;
+  c->case_else = e.case_else;
+  c->cast = e.cast;
+  c->text = e.text;
+  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
+  c->order_desc = e.order_desc;
+  c->separator = e.separator;
+  return c;
+}
+
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
   PreparedSelect p;
   // MySQL's parser warns of each assignment in an expression (deprecated), before all else.
@@ -669,7 +714,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
   SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
   SQL_RETURN_IF_ERROR(BindHaving(ctx, stmt, &p));
-  if (stmt.where != nullptr) {
+  if (stmt.where != nullptr && p.join == nullptr) {  // a join's: PlanJoin
     SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
   }
@@ -682,6 +727,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
     SQL_RETURN_IF_ERROR(PlanTable(ctx, stmt, std::move(order_columns), order_needs_sort, &p));
     PlanMinMax(stmt, &p);
   }
+  if (p.join != nullptr) SQL_RETURN_IF_ERROR(PlanJoin(ctx, stmt, &p));
   return p;
 }
 
@@ -851,6 +897,13 @@ SqlStatus SelectRun::Read() {
       return more;
     });
   }
+  if (p_.join != nullptr) {
+    return RunJoin(ctx_, *p_.join, st_, [&](Row& row) -> SqlResult<bool> {
+      bool more = Consume(row);
+      SQL_RETURN_IF_ERROR(EvalError(st_));
+      return more;
+    });
+  }
   std::vector<Row> source;
   if (p_.system) {
     source = std::move(p_.system_rows);
@@ -921,6 +974,8 @@ std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect&
     const BoundExpr& e = p.items[i];
     if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
       types[i] = DeclaredResultType(p.table->def.columns[static_cast<size_t>(e.column)]);
+    } else if (p.join != nullptr && e.kind == BoundExpr::Kind::kColumn) {
+      types[i] = DeclaredResultType(*p.join->columns[static_cast<size_t>(e.column)]);
     }
   }
   return types;
@@ -974,13 +1029,22 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
     return SqlErr(kErWrongNumberOfColumnsInSelect,
                   "The used SELECT statements have a different number of columns");
   }
-  if (lock.has_value()) p.lock = *lock;
+  if (lock.has_value()) {
+    p.lock = *lock;
+    if (p.join != nullptr) {
+      for (JoinStep& s : p.join->steps) s.lock = *lock;
+    }
+  }
   SelectOutput out;
   out.columns = p.names;
-  if (p.table != nullptr && !UsesMinMaxIndex(ctx, p)) {
-    if (p.plan.type == AccessType::kAll || p.plan.type == AccessType::kIndex) {
+  // Select_scan / Select_range: how the first table is read (a join's first step).
+  const AccessPlan* first = p.table != nullptr && !UsesMinMaxIndex(ctx, p) ? &p.plan
+                            : p.join != nullptr                            ? &p.join->steps[0].plan
+                                                                           : nullptr;
+  if (first != nullptr) {
+    if (first->type == AccessType::kAll || first->type == AccessType::kIndex) {
       ++ctx.counts->select_scan;
-    } else if (p.plan.type == AccessType::kRange) {
+    } else if (first->type == AccessType::kRange) {
       ++ctx.counts->select_range;
     }
   }

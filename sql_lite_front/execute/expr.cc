@@ -554,6 +554,31 @@ size_t UserVariableAssignments(const Expr& e) {
   return n;
 }
 
+SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const char* clause) {
+  std::optional<size_t> found;
+  bool table_found = e.table.empty();
+  for (const BindScope::JoinTable& t : scope.join_tables) {
+    if (!t.visible) continue;
+    if (!e.table.empty()) {
+      if (!EqualsNoCase(e.table, t.as_named)) continue;
+      table_found = true;
+    }
+    for (size_t i = t.first; i < t.first + t.count; ++i) {
+      if (!EqualsNoCase(scope.columns[i], e.name)) continue;
+      if (e.table.empty() && i < scope.merged_into.size() && scope.merged_into[i] >= 0) continue;
+      if (found.has_value()) {
+        return SqlErr(kErNonUniq, "Column '", e.name, "' in ", clause, " is ambiguous");
+      }
+      found = i;
+    }
+  }
+  if (!found.has_value() || !table_found) {
+    std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+    return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+  }
+  return *found;
+}
+
 BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
   BindScope s;
   s.table = def.name;
@@ -777,6 +802,23 @@ SqlStatus BindGroupConcat(const Expr& e, BindScope& scope, const ExecContext& ct
   return SqlStatus::OK();
 }
 
+// The column at position `i` of the scope's row, marked used.
+BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
+  BoundExpr b;
+  b.kind = BoundExpr::Kind::kColumn;
+  b.column = static_cast<int>(i);
+  b.is_unsigned = i < scope.unsigned_columns.size() && scope.unsigned_columns[i];
+  if (i < scope.collations.size()) b.collation = scope.collations[i];
+  if (i < scope.used.size()) scope.used[i] = true;
+  InferType(&b, scope);
+  if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
+    scope.saw_column_outside_aggregate = true;
+    scope.first_bare_column = std::string(scope.columns[i]);
+    scope.first_bare_position = static_cast<int>(i);
+  }
+  return b;
+}
+
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate) {
   BoundExpr b;
@@ -790,6 +832,10 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     }
     case Expr::Kind::kColumn: {
       std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+      if (!scope.join_tables.empty()) {
+        SQL_ASSIGN_OR_RETURN(size_t i, ResolveJoinColumn(e, scope, clause));
+        return ColumnRef(i, scope, inside_aggregate);
+      }
       if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
           !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias))) {
         return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");

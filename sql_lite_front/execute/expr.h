@@ -162,6 +162,20 @@ struct BindScope {
   std::vector<const Collation*> collations;
   // Per column, its type class (missing: kUnknown).
   std::vector<TypeClass> column_types;
+  // A join's tables, in FROM order (empty for one table, named by table and alias above):
+  // `columns` holds their columns one table after another. A qualified name resolves in the
+  // table it names (its alias if it has one), an unqualified one in every visible table
+  // (1052 "Column 'x' in <clause> is ambiguous" when two have it); an ON clause sees only
+  // its operands' tables.
+  struct JoinTable {
+    std::string as_named;  // the alias, or the table's name
+    size_t first = 0, count = 0;
+    bool visible = true;
+  };
+  std::vector<JoinTable> join_tables;
+  // Per column of a join: the column a USING join merged it into (an unqualified name reads
+  // that one), or -1.
+  std::vector<int> merged_into;
 
   // Filled by BindExpr:
   std::vector<bool> used;                 // columns referenced (sized to columns)
@@ -169,10 +183,14 @@ struct BindScope {
   bool allow_aggregates = false;          // set per clause by the caller
   bool saw_column_outside_aggregate = false;
   std::string first_bare_column;  // its name, for 1140's message
+  int first_bare_position = -1;   // ... and, in a join, its position in the joined row
 };
 
 // The scope of a table's columns (names view `def`, which must outlive the scope).
 BindScope ScopeForTable(const TableDef& def, std::string_view alias = {});
+
+// A column name (`e` a kColumn) in a join's scope: its position in the joined row; 1054, 1052.
+SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const char* clause);
 
 // Binds `e` in `scope`; `clause` names the clause for 1054 ("field list", "where clause",
 // "order clause", "group statement"). Variables and statement constants are read from `ctx`.

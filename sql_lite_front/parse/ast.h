@@ -111,8 +111,9 @@ struct TableName {
 };
 
 struct SelectItem {
-  ExprPtr expr;       // null for a bare * (all columns)
-  std::string alias;  // AS alias, or empty
+  ExprPtr expr;            // null for * (all columns) or t.*
+  std::string alias;       // AS alias, or empty
+  std::string star_table;  // t.*: t (a table name or alias); empty for a bare *
 };
 
 struct OrderItem {
@@ -124,12 +125,30 @@ struct OrderItem {
 // write takes (session/table_locks.h); InnoDB tables take no such lock.
 enum class WritePriority : uint8_t { kDefault, kLow, kHigh };
 
+// A table joined to what comes before it in FROM, as written (joins nest to the left; a comma
+// starts a new operand, which binds looser than JOIN, so ON sees only the tables since it).
+struct JoinedTable {
+  // comma, CROSS JOIN, [INNER] JOIN: kInner; LEFT [OUTER], RIGHT [OUTER]; STRAIGHT_JOIN.
+  enum class Kind : uint8_t { kInner, kLeft, kRight, kStraight };
+  Kind kind = Kind::kInner;
+  bool comma = false;  // joined by ',' (starts a new operand)
+  TableName table;
+  std::string alias;
+  ExprPtr on;                              // ON e, or null
+  std::vector<std::string> using_columns;  // USING (a, ...), or empty
+  // The locking clause that names this table (or has no OF), as SelectStmt::lock.
+  RowLockClause lock = RowLockClause::kNone;
+  LockedRowAction locked_row = LockedRowAction::kWait;
+};
+
 struct SelectStmt {
   std::vector<SelectItem> items;
   bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
   bool distinct = false;          // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
+  std::vector<JoinedTable> joins;  // the tables after `from`, in FROM order
+  bool straight_join = false;      // SELECT STRAIGHT_JOIN: the tables are read in FROM order
   ExprPtr where;
   std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
   // HAVING e, or null: names outside aggregates are select items (by alias or column) or
@@ -138,8 +157,9 @@ struct SelectStmt {
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
-  // The locking clauses resolved against the one table: the strength and what a locked row
-  // does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN SHARE MODE waits).
+  // The locking clauses resolved against the FROM table (joins: each JoinedTable has its
+  // own): the strength and what a locked row does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN
+  // SHARE MODE waits).
   RowLockClause lock = RowLockClause::kNone;
   LockedRowAction locked_row = LockedRowAction::kWait;
   // SELECT ... INTO @a, @b (lower-cased names): the one row's values go to these user

@@ -27,6 +27,8 @@ SqlResult<SelectStmt> Parser::ParseSelect(bool allow_into) {
       s.distinct = true;
     } else if (AcceptKw("HIGH_PRIORITY")) {
       s.high_priority = true;
+    } else if (AcceptKw("STRAIGHT_JOIN")) {
+      s.straight_join = true;
     } else {
       break;
     }
@@ -77,15 +79,15 @@ SqlStatus Parser::ParseSelectInto(SelectStmt* s) {
   }
 }
 
-// item, ... where item is *, t.* (read as *: one table) or expr [[AS] alias]; the alias may be
-// a string.
+// item, ... where item is *, t.* or expr [[AS] alias]; the alias may be a string.
 SqlStatus Parser::ParseSelectItems(SelectStmt* s) {
   for (;;) {
     SelectItem item;
     if (AcceptOp("*")) {
       // a bare *
     } else if (AtIdent() && IsOp(".", 1) && IsOp("*", 2)) {
-      Skip();  // t.* reads as * (one table)
+      item.star_table = Cur().text;
+      Skip();
       Skip();
       Skip();
     } else {
@@ -106,21 +108,61 @@ SqlStatus Parser::ParseSelectItems(SelectStmt* s) {
   }
 }
 
-// After FROM: DUAL (no table) or one table [[AS] alias]; joins and derived tables are refused.
+// After FROM: DUAL (no table), or a table [[AS] alias] and the tables joined to it:
+//   , t | [INNER | CROSS] JOIN t [ON e | USING (c, ...)] | STRAIGHT_JOIN t [ON e]
+//   | {LEFT | RIGHT} [OUTER] JOIN t {ON e | USING (c, ...)}
+// Derived tables, parenthesized joins and NATURAL joins are refused.
 SqlStatus Parser::ParseSelectFrom(SelectStmt* s) {
   if (IsOp("(")) return NotSupported("subqueries in FROM");
   if (AcceptKw("DUAL")) return SqlStatus::OK();  // SELECT ... FROM DUAL: no table
   SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
   s->from = std::move(t);
+  SQL_RETURN_IF_ERROR(ParseTableAlias(&s->from_alias));
+  for (;;) {
+    JoinedTable j;
+    if (AcceptOp(",")) {
+      j.comma = true;
+    } else if (AcceptKw("STRAIGHT_JOIN")) {
+      j.kind = JoinedTable::Kind::kStraight;
+    } else if (IsKw("NATURAL")) {
+      return NotSupported("NATURAL JOIN");
+    } else if (AcceptKw("LEFT") || IsKw("RIGHT")) {
+      j.kind = AcceptKw("RIGHT") ? JoinedTable::Kind::kRight : JoinedTable::Kind::kLeft;
+      AcceptKw("OUTER");
+      SQL_RETURN_IF_ERROR(ExpectKw("JOIN"));
+    } else if (AcceptKw("INNER") || AcceptKw("CROSS")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("JOIN"));
+    } else if (!AcceptKw("JOIN")) {
+      return SqlStatus::OK();
+    }
+    if (IsOp("(")) return NotSupported("nested joins and subqueries in FROM");
+    SQL_ASSIGN_OR_RETURN(j.table, QualifiedTable());
+    SQL_RETURN_IF_ERROR(ParseTableAlias(&j.alias));
+    const bool outer = j.kind == JoinedTable::Kind::kLeft || j.kind == JoinedTable::Kind::kRight;
+    if (!j.comma && AcceptKw("ON")) {
+      SQL_ASSIGN_OR_RETURN(j.on, ParseExpr());
+    } else if (!j.comma && j.kind != JoinedTable::Kind::kStraight && AcceptKw("USING")) {
+      SQL_RETURN_IF_ERROR(ExpectOp("("));
+      for (;;) {
+        SQL_ASSIGN_OR_RETURN(std::string c, Ident());
+        j.using_columns.push_back(std::move(c));
+        if (AcceptOp(")")) break;
+        SQL_RETURN_IF_ERROR(ExpectOp(","));
+      }
+    } else if (outer) {
+      return SyntaxError();  // an outer join needs its condition
+    }
+    s->joins.push_back(std::move(j));
+  }
+}
+
+// [[AS] alias] after a table name.
+SqlStatus Parser::ParseTableAlias(std::string* alias) {
   bool as = AcceptKw("AS");
   if (AtIdent()) {
-    SQL_ASSIGN_OR_RETURN(s->from_alias, Ident());
+    SQL_ASSIGN_OR_RETURN(*alias, Ident());
   } else if (as) {
     return SyntaxError();
-  }
-  if (IsOp(",") || IsKw("JOIN") || IsKw("INNER") || IsKw("LEFT") || IsKw("RIGHT") ||
-      IsKw("CROSS") || IsKw("NATURAL") || IsKw("STRAIGHT_JOIN")) {
-    return NotSupported("JOIN");
   }
   return SqlStatus::OK();
 }
@@ -155,12 +197,26 @@ SqlStatus Parser::ParseSelectLimit(SelectStmt* s) {
 }
 
 // Locking clauses, each FOR {UPDATE | SHARE} [OF t, ...] [NOWAIT | SKIP LOCKED] or LOCK IN
-// SHARE MODE, resolved against the FROM table as MySQL does: OF names the table by its alias
-// if it has one (3568 for another name), and a table no two clauses may lock (3569).
+// SHARE MODE, resolved against the FROM tables as MySQL does: OF names a table by its alias
+// if it has one (3568 for another name), a clause without OF locks every table, and no table
+// may be locked by two clauses (3569).
 SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
-  bool locked = false;
-  const std::string& as_named =
-      s->from_alias.empty() && s->from.has_value() ? s->from->name : s->from_alias;
+  struct Target {
+    const std::string* as_named;
+    bool aliased;
+    RowLockClause* lock;
+    LockedRowAction* action;
+    bool locked = false;
+  };
+  std::vector<Target> targets;
+  if (s->from.has_value()) {
+    targets.push_back({s->from_alias.empty() ? &s->from->name : &s->from_alias,
+                       !s->from_alias.empty(), &s->lock, &s->locked_row});
+  }
+  for (JoinedTable& j : s->joins) {
+    targets.push_back(
+        {j.alias.empty() ? &j.table.name : &j.alias, !j.alias.empty(), &j.lock, &j.locked_row});
+  }
   for (;;) {
     RowLockClause strength = RowLockClause::kNone;
     LockedRowAction action = LockedRowAction::kWait;
@@ -193,26 +249,32 @@ SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
     } else {
       return SqlStatus::OK();
     }
-    // Without OF a clause locks every table of the query (here: the one, if any).
-    size_t names_ours = of.empty() && s->from.has_value() ? 1 : 0;
+    std::vector<Target*> named;
+    if (of.empty()) {
+      for (Target& t : targets) named.push_back(&t);
+    }
     for (const TableName& t : of) {
-      const bool schema_ok =
-          t.schema.empty() || (s->from_alias.empty() && EqualsNoCase(t.schema, kSchemaName));
-      const bool ours = s->from.has_value() && schema_ok && EqualsNoCase(t.name, as_named);
-      if (!ours) {
+      Target* found = nullptr;
+      for (Target& target : targets) {
+        const bool schema_ok =
+            t.schema.empty() || (!target.aliased && EqualsNoCase(t.schema, kSchemaName));
+        if (schema_ok && EqualsNoCase(t.name, *target.as_named)) found = &target;
+      }
+      if (found == nullptr) {
         return SqlErr(kErUnresolvedTableLock, "Unresolved table name `", t.name,
                       "` in locking clause.");
       }
-      ++names_ours;
+      named.push_back(found);
     }
-    if (names_ours == 0) continue;  // SELECT 1 FOR UPDATE: nothing to lock
-    if (locked || names_ours > 1) {
-      return SqlErr(kErDuplicateTableLock, "Table ", as_named,
-                    " appears in multiple locking clauses.");
+    for (Target* t : named) {
+      if (t->locked) {
+        return SqlErr(kErDuplicateTableLock, "Table ", *t->as_named,
+                      " appears in multiple locking clauses.");
+      }
+      t->locked = true;
+      *t->lock = strength;
+      *t->action = action;
     }
-    locked = true;
-    s->lock = strength;
-    s->locked_row = action;
   }
 }
 

@@ -145,6 +145,7 @@ class Parser {
   // parser_dml.cc: the clauses of SELECT
   SqlStatus ParseSelectItems(SelectStmt* s);
   SqlStatus ParseSelectFrom(SelectStmt* s);     // after FROM
+  SqlStatus ParseTableAlias(std::string* alias);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
   SqlStatus ParseRowLockClause(SelectStmt* s);  // FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE

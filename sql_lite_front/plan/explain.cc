@@ -5,9 +5,11 @@
 // counts bytes as MySQL does (planner.h's KeyLength: the charset's bytes per character).
 
 #include <algorithm>
+#include <functional>
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/join.h"
 #include "sql_lite_front/status/status_views.h"
 
 namespace minnow::sql {
@@ -37,10 +39,11 @@ std::string JoinExtra(const std::vector<std::string>& parts) {
   return s;
 }
 
-// One row for a table walked by `plan`.
+// One row for a table walked by `plan`; `joined_condition`: a join checks a condition on its
+// rows besides plan.residual.
 SqlResult<std::vector<Cell>> PlanRow(ExecContext& ctx, const char* select_type, const OpenTable& t,
                                      const std::string& table_name, const AccessPlan& plan,
-                                     bool sort) {
+                                     bool sort, bool joined_condition = false) {
   const TableDef& def = t.def;
   if (plan.empty) return NoTableRow(select_type, "Impossible WHERE");
   // Count the entries the walk visits without touching the statement's counters.
@@ -80,7 +83,7 @@ SqlResult<std::vector<Cell>> PlanRow(ExecContext& ctx, const char* select_type, 
   row[9] = std::to_string(rows);
   // MySQL's guess for a test the index does not answer; a range's own condition checked again
   // on each row (a LIKE under a _ci collation) filters nothing more.
-  bool filters = false;
+  bool filters = joined_condition;
   for (const Expr* e : plan.residual) {
     if (std::find(plan.rechecked.begin(), plan.rechecked.end(), e) == plan.rechecked.end()) {
       filters = true;
@@ -88,15 +91,118 @@ SqlResult<std::vector<Cell>> PlanRow(ExecContext& ctx, const char* select_type, 
   }
   row[10] = filters ? "10.00" : "100.00";
   std::vector<std::string> extra;
-  if (!plan.residual.empty()) extra.push_back("Using where");
+  if (!plan.residual.empty() || joined_condition) extra.push_back("Using where");
   if (plan.covering && plan.type != AccessType::kAll) extra.push_back("Using index");
   if (sort) extra.push_back("Using filesort");
   if (!extra.empty()) row[11] = JoinExtra(extra);
   return row;
 }
 
+// A lookup step's rows: 1 for eq_ref; for ref, the index's entries per distinct value of the
+// looked-up key parts (InnoDB's rec_per_key, exact here), at least 1.
+SqlResult<uint64_t> LookupRows(ExecContext& ctx, const JoinStep& s) {
+  if (s.plan.type == AccessType::kEqRef || s.plan.type == AccessType::kConst) return uint64_t{1};
+  StatusCounters scratch;
+  ExecContext counting = ctx;
+  counting.counts = &scratch;
+  counting.progress = nullptr;
+  AccessPlan walk = s.plan;
+  walk.type = AccessType::kIndex;
+  walk.covering = !s.table->def.table_locking();
+  walk.unique_points = false;
+  walk.ranges = {KeyRange{}};
+  const std::vector<uint32_t> key_cols = KeyColumns(s.table->def, s.plan.index);
+  EvalState st;
+  ScanSpec spec;
+  spec.table = s.table.get();
+  spec.plan = &walk;
+  uint64_t entries = 0, distinct = 0;
+  std::optional<Row> last;
+  SQL_RETURN_IF_ERROR(
+      ScanPlan(counting, spec, st, [&](Row& row, std::string_view) -> SqlResult<bool> {
+        ++entries;
+        bool same = last.has_value();
+        for (uint32_t k = 0; k < s.plan.key_parts && same; ++k) {
+          const Value& a = row[key_cols[k]];
+          const Value& b = (*last)[key_cols[k]];
+          same = a.is_null() == b.is_null() &&
+                 (a.is_null() ||
+                  CompareUnder(a, b,
+                               s.key[k].column->collation != nullptr ? *s.key[k].column->collation
+                                                                     : ConnectionCollation()) == 0);
+        }
+        if (!same) ++distinct;
+        last = row;
+        return true;
+      }));
+  if (distinct == 0) return uint64_t{1};
+  return std::max<uint64_t>(1, (entries + distinct / 2) / distinct);
+}
+
+// The row of one step of a join.
+SqlResult<std::vector<Cell>> JoinStepRow(ExecContext& ctx, const JoinStep& s) {
+  const bool joined_condition = !s.on.empty() || !s.after.empty();
+  if (!s.lookup) {
+    return PlanRow(ctx, "SIMPLE", *s.table, s.as_named, s.plan, false, joined_condition);
+  }
+  const TableDef& def = s.table->def;
+  std::vector<Cell> row(12);
+  row[0] = "1";
+  row[1] = "SIMPLE";
+  row[2] = s.as_named;
+  row[4] = AccessTypeName(s.plan.type);
+  std::string keys;
+  for (int k : s.plan.possible_keys) {
+    if (!keys.empty()) keys += ',';
+    keys += IndexName(def, k);
+  }
+  row[5] = keys;
+  row[6] = IndexName(def, s.plan.index);
+  row[7] = std::to_string(KeyLength(def, s.plan.index, s.plan.key_parts));
+  std::string ref;
+  for (const JoinStep::KeyPart& part : s.key) {
+    if (!ref.empty()) ref += ',';
+    ref += part.ref;
+  }
+  row[8] = ref;
+  SQL_ASSIGN_OR_RETURN(uint64_t rows, LookupRows(ctx, s));
+  row[9] = std::to_string(rows);
+  const bool filters = joined_condition || !s.plan.residual.empty();
+  row[10] = filters ? "10.00" : "100.00";
+  std::vector<std::string> extra;
+  if (filters) extra.push_back("Using where");
+  if (s.plan.covering) extra.push_back("Using index");
+  if (!extra.empty()) row[11] = JoinExtra(extra);
+  return row;
+}
+
 SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResult* r) {
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  if (p.join != nullptr) {
+    for (const JoinStep& s : p.join->steps) {
+      SQL_ASSIGN_OR_RETURN(std::vector<Cell> row, JoinStepRow(ctx, s));
+      r->rows.push_back(std::move(row));
+    }
+    // The joined rows are grouped or sorted after the loops, as MySQL says on the first table:
+    // a temporary table for GROUP BY, DISTINCT or an ORDER BY of a later table's columns.
+    const JoinStep& first = p.join->steps[0];
+    std::function<bool(const BoundExpr&)> first_only = [&](const BoundExpr& e) {
+      if (e.kind == BoundExpr::Kind::kColumn &&
+          (static_cast<size_t>(e.column) < first.first ||
+           static_cast<size_t>(e.column) >= first.first + first.table->def.columns.size()))
+        return false;
+      return std::all_of(e.args.begin(), e.args.end(), first_only);
+    };
+    const bool temporary = !p.group_by.empty() || p.distinct ||
+                           !std::all_of(p.order.begin(), p.order.end(), first_only);
+    std::vector<std::string> extra;
+    Cell& cell = r->rows[r->rows.size() - p.join->steps.size()][11];
+    if (cell.has_value()) extra.push_back(*cell);
+    if (temporary) extra.push_back("Using temporary");
+    if (!p.order.empty()) extra.push_back("Using filesort");
+    if (!extra.empty()) cell = JoinExtra(extra);
+    return SqlStatus::OK();
+  }
   if (!stmt.from.has_value()) {
     r->rows.push_back(NoTableRow("SIMPLE", "No tables used"));
     return SqlStatus::OK();

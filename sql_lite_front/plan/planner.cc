@@ -478,10 +478,16 @@ bool WalkGivesOrder(const TableDef& def, const AccessPlan& plan,
 
 }  // namespace
 
+bool IndexCovers(const TableDef& def, int index, const std::vector<bool>& needed) {
+  return Covers(def, index < 0 ? HeldPrimaryKey(def) : KeyColumns(def, index), needed);
+}
+
 const char* AccessTypeName(AccessType t) {
   switch (t) {
     case AccessType::kConst:
       return "const";
+    case AccessType::kEqRef:
+      return "eq_ref";
     case AccessType::kRef:
       return "ref";
     case AccessType::kRange:
@@ -652,7 +658,11 @@ std::optional<MinMaxRead> MinMaxPlan(const TableDef& def, const Expr* where, uin
 AccessPlan ChoosePlan(const PlanRequest& req) {
   const TableDef& def = *req.def;
   std::vector<const Expr*> conjuncts;
-  SplitConjuncts(req.where, &conjuncts);
+  if (req.conjuncts != nullptr) {
+    conjuncts = *req.conjuncts;
+  } else {
+    SplitConjuncts(req.where, &conjuncts);
+  }
   std::vector<ColumnPredicate> preds;
   for (const Expr* c : conjuncts) {
     std::optional<ColumnPredicate> p = Analyze(def, c);

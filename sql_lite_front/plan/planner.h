@@ -46,8 +46,9 @@
 
 namespace minnow::sql {
 
-enum class AccessType : uint8_t { kConst, kRef, kRange, kIndex, kAll };
-// "const", "ref", "range", "index", "ALL" as EXPLAIN prints them.
+// kEqRef: a join's lookup of one row by a unique key (join.h).
+enum class AccessType : uint8_t { kConst, kEqRef, kRef, kRange, kIndex, kAll };
+// "const", "eq_ref", "ref", "range", "index", "ALL" as EXPLAIN prints them.
 const char* AccessTypeName(AccessType t);
 
 struct OrderColumn {
@@ -57,7 +58,9 @@ struct OrderColumn {
 
 struct PlanRequest {
   const TableDef* def = nullptr;
-  const Expr* where = nullptr;     // may be null
+  const Expr* where = nullptr;  // may be null
+  // Instead of `where`: its conjuncts, already split (a join's conditions on one table).
+  const std::vector<const Expr*>* conjuncts = nullptr;
   std::vector<bool> needed;        // columns the statement reads anywhere (sized to columns)
   std::vector<OrderColumn> order;  // ORDER BY, when every item is a plain column
   bool order_needs_sort = false;   // ORDER BY has an item that is not a plain column
@@ -85,6 +88,9 @@ struct AccessPlan {
 };
 
 AccessPlan ChoosePlan(const PlanRequest& req);
+
+// True if a walk of `index` (-1: the clustered index) needs no row read for `needed`.
+bool IndexCovers(const TableDef& def, int index, const std::vector<bool>& needed);
 
 // MIN(column) / MAX(column) read at one end of an index (MySQL's opt_sum_query): the first
 // index (PRIMARY, then the secondary ones in order) in which `column` is a key part that

@@ -17,9 +17,10 @@ void Add(const TableName& t, HeapLockType type, std::vector<TableLockRequest>* o
   out->push_back({ToLowerAscii(t.name), type});
 }
 
-HeapLockType SelectLock(const SelectStmt& s) {
-  if (s.high_priority && s.lock == RowLockClause::kNone) return HeapLockType::kReadHighPriority;
-  switch (s.lock) {
+// The lock of a table a SELECT reads under the locking clause `lock` that names it.
+HeapLockType SelectLock(const SelectStmt& s, RowLockClause lock) {
+  if (s.high_priority && lock == RowLockClause::kNone) return HeapLockType::kReadHighPriority;
+  switch (lock) {
     case RowLockClause::kShare:
       return HeapLockType::kReadWithSharedLocks;
     case RowLockClause::kUpdate:
@@ -46,7 +47,8 @@ struct Collector {
     return low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWriteConcurrentInsert;
   }
   void operator()(const SelectStmt& s) const {
-    if (s.from.has_value()) Add(*s.from, SelectLock(s), out);
+    if (s.from.has_value()) Add(*s.from, SelectLock(s, s.lock), out);
+    for (const JoinedTable& j : s.joins) Add(j.table, SelectLock(s, j.lock), out);
   }
   void operator()(const InsertStmt& s) const {
     HeapLockType type = Insert(s.priority);
@@ -58,6 +60,7 @@ struct Collector {
     if (s.select != nullptr && s.select->from.has_value()) {
       // The source is read whole before the first write: no concurrent insert may overlap.
       Add(*s.select->from, HeapLockType::kReadNoInsert, out);
+      for (const JoinedTable& j : s.select->joins) Add(j.table, HeapLockType::kReadNoInsert, out);
     }
   }
   void operator()(const UpdateStmt& s) const { Add(s.table, Write(s.priority), out); }

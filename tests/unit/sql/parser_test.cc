@@ -718,6 +718,7 @@ TEST_CASE("SELECT's clauses and expression precedence", "[sql][parser]") {
   CHECK(p.items[9].expr->value.is_null());
   CHECK(p.items[10].expr->value == Value::String("A"));
   CHECK(p.items[11].expr == nullptr);
+  CHECK(p.items[11].star_table == "t");
 
   st = MustParse("SELECT -9223372036854775808, - a, 'a\\_b' LIKE 'a\\_%', a <=> b, a != b");
   auto& q = As<SelectStmt>(st);
@@ -842,8 +843,29 @@ TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
   CHECK(too_long.message == "Identifier name '" + name + "' is too long");
   CHECK(Parse("CREATE TABLE " + name.substr(1) + " (a int)").ok());
 
-  CHECK(MustFail("SELECT a FROM t JOIN u ON t.a = u.a").message == NotSupported("JOIN"));
-  CHECK(MustFail("SELECT a FROM t, u").message == NotSupported("JOIN"));
+  {
+    Statement j = MustParse(
+        "SELECT a FROM t x, u JOIN v AS y ON y.a = u.a LEFT OUTER JOIN w USING (a, b) "
+        "RIGHT JOIN z ON 1 STRAIGHT_JOIN q CROSS JOIN r FOR UPDATE OF y");
+    const SelectStmt& js = As<SelectStmt>(j);
+    REQUIRE(js.joins.size() == 6);
+    CHECK(js.from_alias == "x");
+    CHECK(js.joins[0].comma);
+    CHECK(js.joins[1].alias == "y");
+    CHECK(js.joins[1].on != nullptr);
+    CHECK(js.joins[2].kind == JoinedTable::Kind::kLeft);
+    CHECK(js.joins[2].using_columns == std::vector<std::string>{"a", "b"});
+    CHECK(js.joins[3].kind == JoinedTable::Kind::kRight);
+    CHECK(js.joins[4].kind == JoinedTable::Kind::kStraight);
+    CHECK(js.joins[5].kind == JoinedTable::Kind::kInner);
+    CHECK(js.joins[5].on == nullptr);
+    CHECK(js.joins[1].lock == RowLockClause::kUpdate);
+    CHECK(js.joins[0].lock == RowLockClause::kNone);
+    CHECK(js.lock == RowLockClause::kNone);
+  }
+  CHECK(MustFail("SELECT a FROM t NATURAL JOIN u").message == NotSupported("NATURAL JOIN"));
+  CHECK(MustFail("SELECT a FROM t LEFT JOIN u").code == kErParse);
+  CHECK(MustFail("SELECT a FROM t, u ON 1").code == kErParse);
   CHECK(MustFail("SELECT a FROM t WHERE a IN (SELECT b FROM u)").message ==
         NotSupported("subqueries"));
   CHECK(MustFail("SELECT a FROM t UNION SELECT b FROM u").message == NotSupported("UNION"));
