@@ -8,6 +8,8 @@
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
 
@@ -512,26 +514,6 @@ SqlStatus CheckDistinctOrder(const SelectStmt& stmt, const PreparedSelect& p,
   return SqlStatus::OK();
 }
 
-// A copy of `e`.
-ExprPtr CloneExpr(const Expr& e) {
-  auto c = std::make_unique<Expr>();
-  c->kind = e.kind;
-  c->value = e.value;
-  c->table = e.table;
-  c->name = e.name;
-  c->binary_op = e.binary_op;
-  c->unary_op = e.unary_op;
-  c->var_scope = e.var_scope;
-  c->negated = e.negated;
-  c->distinct = e.distinct;
-  c->text = e.text;
-  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
-  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
-  c->order_desc = e.order_desc;
-  c->separator = e.separator;
-  return c;
-}
-
 // HAVING's names resolved as MySQL's resolve_ref_in_select_and_group does: outside an
 // aggregate a name is a select item (its alias, or a column it selects) or a GROUP BY column;
 // both, and not the same column: the GROUP BY one, with warning 1052. An alias becomes a copy
@@ -606,6 +588,11 @@ SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderC
   PlanRequest req;
   req.def = &p->table->def;
   req.where = stmt.where.get();
+  if (stmt.where != nullptr && ctx.subqueries != nullptr && ContainsSubquery(*stmt.where)) {
+    // The planner reads what the subqueries returned, as literals.
+    SQL_ASSIGN_OR_RETURN(p->planned_where, ctx.subqueries->ResolveTree(ctx, *stmt.where, p->scope));
+    req.where = p->planned_where.get();
+  }
   req.needed = p->scope.used;
   if (!p->aggregate) {
     req.order = std::move(order);
@@ -639,6 +626,7 @@ size_t SelectUserVariableAssignments(const SelectStmt& stmt) {
 }  // namespace
 
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
+  if (stmt.union_of != nullptr) return SqlStatus::Internal("PrepareSelect of a UNION").error();
   PreparedSelect p;
   // MySQL's parser warns of each assignment in an expression (deprecated), before all else.
   const size_t assignments = SelectUserVariableAssignments(stmt);
@@ -905,8 +893,8 @@ ResultType DeclaredResultType(const ColumnDef& c) {
   return ResultType::kText;
 }
 
-// The declared type of each of `p`'s result columns that is a bare column of the table;
-// nullopt for any other item.
+}  // namespace
+
 std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect& p) {
   std::vector<std::optional<ResultType>> types(p.items.size());
   for (size_t i = 0; i < p.items.size(); ++i) {
@@ -917,6 +905,8 @@ std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect&
   }
   return types;
 }
+
+namespace {
 
 // StatementResult::column_types: the declared type, else the kind the column's non-NULL values
 // in `rows` share (kText when they differ or there are none).
@@ -961,11 +951,19 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
 
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
+  if (stmt.union_of != nullptr) return RunUnion(ctx, stmt, lock);
+  if (ctx.subqueries == nullptr && HasSubquery(stmt))
+    ctx.subqueries = std::make_shared<SubqueryResolver>(lock);
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   if (!stmt.into_vars.empty() && stmt.into_vars.size() != p.items.size()) {
     return SqlErr(kErWrongNumberOfColumnsInSelect,
                   "The used SELECT statements have a different number of columns");
   }
+  return RunPreparedSelect(ctx, p, stmt, lock);
+}
+
+SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
+                                          const SelectStmt& stmt, std::optional<LockMode> lock) {
   if (lock.has_value()) p.lock = *lock;
   SelectOutput out;
   out.columns = p.names;
@@ -988,12 +986,15 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
 }
 
 SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt) {
-  SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  // Subqueries are bound, not run: their values are left NULL (SubqueryResolver).
+  if (ctx.subqueries == nullptr && HasSubquery(stmt))
+    ctx.subqueries = std::make_shared<SubqueryResolver>(std::nullopt, /*describe_only=*/true);
+  SQL_ASSIGN_OR_RETURN(QueryColumns q, DescribeQuery(ctx, stmt));
   StatementResult r;
   if (!stmt.into_vars.empty()) return r;  // SELECT ... INTO: no result set
   r.has_result_set = true;
-  r.columns = p.names;
-  r.column_types = ResultColumnTypes(DeclaredResultTypes(p), {});
+  r.columns = std::move(q.names);
+  r.column_types = ResultColumnTypes(q.declared_types, {});
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/status/status_views.h"
 
 namespace minnow::sql {
@@ -96,6 +97,9 @@ SqlResult<std::vector<Cell>> PlanRow(ExecContext& ctx, const char* select_type, 
 }
 
 SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResult* r) {
+  if (stmt.union_of != nullptr || HasSubquery(stmt))
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'EXPLAIN of ",
+                  stmt.union_of != nullptr ? "UNION" : "subqueries", "'");
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   if (!stmt.from.has_value()) {
     r->rows.push_back(NoTableRow("SIMPLE", "No tables used"));
