@@ -54,7 +54,10 @@ const char* SqlState(ErrorCode code) {
     case kErTooBigScale:
     case kErTooBigPrecision:
     case kErMBiggerThanD:
+    case kErTablenameNotAllowedHere:
       return "42000";
+    case kErOperandColumns:
+    case kErSubqueryNo1Row:
     case kErWrongNumberOfColumnsInSelect:
       return "21000";
     case kErSpFetchNoData:

@@ -122,6 +122,13 @@ enum ErrorCode : uint16_t {
   kErWrongUsage = 1221,                 // HY000 Incorrect usage of %s and %s
   kErFieldInOrderNotSelect = 3065,      // HY000 Expression #%u of ORDER BY clause is not in ...
   kErAggregateInOrderNotSelect = 3066,  // HY000 Expression #%u of ORDER BY ... aggregate ...
+
+  // UNION and subqueries.
+  kErOperandColumns = 1241,            // 21000 Operand should contain %d column(s)
+  kErSubqueryNo1Row = 1242,            // 21000 Subquery returns more than 1 row
+  kErTablenameNotAllowedHere = 1250,   // 42000 Table '%s' from one of the SELECTs cannot be used
+                                       // in %s
+  kErCantAggregateNCollations = 1271,  // HY000 Illegal mix of collations for operation '%s'
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
 
 namespace minnow::sql {
@@ -18,9 +19,12 @@ void AddTable(const TableName& t, std::vector<std::string>* names) {
   names->push_back(MetadataLockName(t.name));
 }
 
+// Every table of the query: its joins', union parts' and subqueries' too.
 void AddSelect(const SelectStmt& s, std::vector<std::string>* names) {
-  if (s.from.has_value()) AddTable(*s.from, names);
-  for (const JoinedTable& j : s.joins) AddTable(j.table, names);
+  ForEachQueryBlock(s, [&](const SelectStmt& block) {
+    if (block.from.has_value()) AddTable(*block.from, names);
+    for (const JoinedTable& j : block.joins) AddTable(j.table, names);
+  });
 }
 
 // Shared locks of a DML statement or a read; exclusive ones of DDL.

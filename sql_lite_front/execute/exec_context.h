@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "minnow/db.h"
 #include "sql_lite_front/session/engine_state.h"
@@ -11,6 +13,9 @@
 #include "sql_lite_front/status/status_counters.h"
 
 namespace minnow::sql {
+
+class SubqueryResolver;
+struct BindScope;
 
 struct ExecContext {
   SqlEngineState* engine = nullptr;
@@ -30,6 +35,12 @@ struct ExecContext {
   // The SELECT being bound assigns user variables (@x := e): @x is bound to be read as each
   // row is evaluated, not once at binding. Only then may an assignment be bound.
   bool user_vars_at_eval = false;
+  // The statement's subqueries, each run once (execute/subquery.h); null for a statement that
+  // may have none (a subquery there is refused with 1235).
+  std::shared_ptr<SubqueryResolver> subqueries;
+  // While a subquery binds: the scopes of the query blocks around it, innermost last (a name
+  // only they resolve is an outer reference).
+  std::vector<const BindScope*> outer_scopes;
 
   // 1317 "Query execution was interrupted" once Cancel() was called. Loops call it per row
   // (it is one relaxed load).

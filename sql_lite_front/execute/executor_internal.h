@@ -77,8 +77,11 @@ struct PreparedSelect {
   std::vector<SqlWarning> warnings;  // raised while preparing (HAVING's ambiguous names)
   std::optional<BoundExpr> where;    // the whole WHERE (system tables, no FROM)
   std::vector<BoundExpr> residual;   // the plan's residual conjuncts (tables)
-  bool aggregate = false;            // aggregates or GROUP BY
-  bool distinct = false;             // SELECT DISTINCT: duplicate result rows are dropped
+  // The WHERE the plan was made from when it has subqueries: a copy with their results as
+  // literals (the plan's conjuncts point into it).
+  ExprPtr planned_where;
+  bool aggregate = false;  // aggregates or GROUP BY
+  bool distinct = false;   // SELECT DISTINCT: duplicate result rows are dropped
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
@@ -87,8 +90,6 @@ struct PreparedSelect {
   std::vector<MinMaxRead> min_max;
 };
 
-// A deep copy of `e`.
-ExprPtr CloneExpr(const Expr& e);
 
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);
@@ -121,6 +122,34 @@ struct SelectOutput {
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock = std::nullopt);
+// Runs a prepared query block (PrepareSelect's), `lock` as RunSelect's.
+SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
+                                          const SelectStmt& stmt, std::optional<LockMode> lock);
+// The declared type of each of `p`'s result columns that is a bare column of the table;
+// nullopt for any other item.
+std::vector<std::optional<StatementResult::ColumnType>> DeclaredResultTypes(
+    const PreparedSelect& p);
+
+// ---- UNION (union.cc)
+
+// Runs a query expression (stmt.union_of set), as MySQL: every part is prepared first (1222
+// when one's column count differs from the first's), then each part runs in order with its
+// own locking clause (`lock` replaces every part's, as RunSelect's). Columns are named by the
+// first part; each column's type is aggregated over the parts (expr_type.h: integer and
+// decimal give decimal, a number and a string give a string) and every value converted to it.
+// A DISTINCT union drops duplicate rows (NULLs equal, strings under the column's collation)
+// of every part up to its last DISTINCT, the parts after that are appended as they are
+// (MySQL's mixed UNION ALL / UNION DISTINCT); then the union's ORDER BY (result columns by
+// name or position; 1250 for a qualified name) and LIMIT.
+SqlResult<SelectOutput> RunUnion(ExecContext& ctx, const SelectStmt& stmt,
+                                 std::optional<LockMode> lock);
+// A query's result columns without running it (DescribeSelect): names and declared types.
+struct QueryColumns {
+  std::vector<std::string> names;
+  std::vector<std::optional<StatementResult::ColumnType>> declared_types;
+};
+SqlResult<QueryColumns> DescribeQuery(ExecContext& ctx, const SelectStmt& stmt);
+
 // SELECT ... INTO @a, ... once `out` was read (select_into.cc), as MySQL: one row sets the
 // variables; more than one: the first row's values are set, then 1172; none: warning 1329 and
 // the variables keep their values. No result set; affected rows: the rows read (0 or 1).

@@ -10,6 +10,8 @@
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/expr_equal.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
@@ -630,6 +632,11 @@ SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderC
   PlanRequest req;
   req.def = &p->table->def;
   req.where = stmt.where.get();
+  if (stmt.where != nullptr && ctx.subqueries != nullptr && ContainsSubquery(*stmt.where)) {
+    // The planner reads what the subqueries returned, as literals.
+    SQL_ASSIGN_OR_RETURN(p->planned_where, ctx.subqueries->ResolveTree(ctx, *stmt.where, p->scope));
+    req.where = p->planned_where.get();
+  }
   req.needed = p->scope.used;
   if (!p->aggregate) {
     req.order = std::move(order);
@@ -662,29 +669,8 @@ size_t SelectUserVariableAssignments(const SelectStmt& stmt) {
 
 }  // namespace
 
-ExprPtr CloneExpr(const Expr& e) {
-  auto c = std::make_unique<Expr>();
-  c->kind = e.kind;
-  c->value = e.value;
-  c->table = e.table;
-  c->name = e.name;
-  c->binary_op = e.binary_op;
-  c->unary_op = e.unary_op;
-  c->var_scope = e.var_scope;
-  c->negated = e.negated;
-  c->distinct = e.distinct;
-  c->case_operand = e.case_operand;
-  c->case_else = e.case_else;
-  c->cast = e.cast;
-  c->text = e.text;
-  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
-  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
-  c->order_desc = e.order_desc;
-  c->separator = e.separator;
-  return c;
-}
-
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt) {
+  if (stmt.union_of != nullptr) return SqlStatus::Internal("PrepareSelect of a UNION").error();
   PreparedSelect p;
   // MySQL's parser warns of each assignment in an expression (deprecated), before all else.
   const size_t assignments = SelectUserVariableAssignments(stmt);
@@ -966,8 +952,8 @@ ResultType DeclaredResultType(const ColumnDef& c) {
   return ResultType::kText;
 }
 
-// The declared type of each of `p`'s result columns that is a bare column of the table;
-// nullopt for any other item.
+}  // namespace
+
 std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect& p) {
   std::vector<std::optional<ResultType>> types(p.items.size());
   for (size_t i = 0; i < p.items.size(); ++i) {
@@ -980,6 +966,8 @@ std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect&
   }
   return types;
 }
+
+namespace {
 
 // StatementResult::column_types: the declared type, else the kind the column's non-NULL values
 // in `rows` share (kText when they differ or there are none).
@@ -1024,11 +1012,19 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
 
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
+  if (stmt.union_of != nullptr) return RunUnion(ctx, stmt, lock);
+  if (ctx.subqueries == nullptr && HasSubquery(stmt))
+    ctx.subqueries = std::make_shared<SubqueryResolver>(lock);
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   if (!stmt.into_vars.empty() && stmt.into_vars.size() != p.items.size()) {
     return SqlErr(kErWrongNumberOfColumnsInSelect,
                   "The used SELECT statements have a different number of columns");
   }
+  return RunPreparedSelect(ctx, p, stmt, lock);
+}
+
+SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
+                                          const SelectStmt& stmt, std::optional<LockMode> lock) {
   if (lock.has_value()) {
     p.lock = *lock;
     if (p.join != nullptr) {
@@ -1060,12 +1056,15 @@ SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
 }
 
 SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt) {
-  SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
+  // Subqueries are bound, not run: their values are left NULL (SubqueryResolver).
+  if (ctx.subqueries == nullptr && HasSubquery(stmt))
+    ctx.subqueries = std::make_shared<SubqueryResolver>(std::nullopt, /*describe_only=*/true);
+  SQL_ASSIGN_OR_RETURN(QueryColumns q, DescribeQuery(ctx, stmt));
   StatementResult r;
   if (!stmt.into_vars.empty()) return r;  // SELECT ... INTO: no result set
   r.has_result_set = true;
-  r.columns = p.names;
-  r.column_types = ResultColumnTypes(DeclaredResultTypes(p), {});
+  r.columns = std::move(q.names);
+  r.column_types = ResultColumnTypes(q.declared_types, {});
   return r;
 }
 

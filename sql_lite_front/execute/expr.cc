@@ -17,6 +17,8 @@
 #include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/execute/cast.h"
 #include "sql_lite_front/execute/expr_type.h"
+#include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
@@ -819,8 +821,27 @@ BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
   return b;
 }
 
+// True if `scope` has the column `e` names (its qualifier, if any, naming the scope's table).
+bool ScopeHasColumn(const BindScope& scope, const Expr& e) {
+  if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
+      (scope.alias.empty() || !EqualsNoCase(e.table, scope.alias)))
+    return false;
+  for (std::string_view c : scope.columns) {
+    if (EqualsNoCase(c, e.name)) return true;
+  }
+  return false;
+}
+
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate) {
+  if (IsSubqueryNode(e)) {
+    if (ctx.subqueries == nullptr)
+      return SqlErr(kErNotSupportedYet,
+                    "This version of minnow doesn't yet support 'subqueries in UPDATE, DELETE "
+                    "or INSERT ... VALUES'");
+    SQL_ASSIGN_OR_RETURN(const Expr* resolved, ctx.subqueries->Resolve(ctx, e, scope));
+    return Bind(*resolved, scope, ctx, clause, inside_aggregate);
+  }
   BoundExpr b;
   b.negated = e.negated;
   switch (e.kind) {
@@ -833,14 +854,18 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     case Expr::Kind::kColumn: {
       std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
       if (!scope.join_tables.empty()) {
-        SQL_ASSIGN_OR_RETURN(size_t i, ResolveJoinColumn(e, scope, clause));
-        return ColumnRef(i, scope, inside_aggregate);
+        SqlResult<size_t> i = ResolveJoinColumn(e, scope, clause);
+        if (i.ok()) return ColumnRef(*i, scope, inside_aggregate);
+        for (const BindScope* outer : ctx.outer_scopes) {
+          if (ScopeHasColumn(*outer, e))
+            return SqlErr(kErNotSupportedYet,
+                          "This version of minnow doesn't yet support 'correlated subqueries'");
+        }
+        return i.error();
       }
-      if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
-          !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias))) {
-        return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
-      }
-      for (size_t i = 0; i < scope.columns.size(); ++i) {
+      const bool other_table = !e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
+                               !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias));
+      for (size_t i = 0; i < scope.columns.size() && !other_table; ++i) {
         if (EqualsNoCase(scope.columns[i], e.name)) {
           b.kind = BoundExpr::Kind::kColumn;
           b.column = static_cast<int>(i);
@@ -854,6 +879,11 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
           }
           return b;
         }
+      }
+      for (const BindScope* outer : ctx.outer_scopes) {
+        if (ScopeHasColumn(*outer, e))
+          return SqlErr(kErNotSupportedYet,
+                        "This version of minnow doesn't yet support 'correlated subqueries'");
       }
       return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
     }

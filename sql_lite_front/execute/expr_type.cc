@@ -132,6 +132,12 @@ Typed FunctionType(const BoundExpr& b) {
 
 }  // namespace
 
+void AggregateType(const std::vector<const BoundExpr*>& branches, BoundExpr* out) {
+  const Typed t = Aggregate(branches);
+  out->type = t.type;
+  out->scale = t.scale;
+}
+
 TypeClass TypeOfValue(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kNull:

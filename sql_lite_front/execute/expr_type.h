@@ -10,6 +10,8 @@
 // the string '1'). A branch whose type binding cannot tell (TypeClass::kUnknown) leaves the
 // result as the branch gives it, unless another branch is a string.
 
+#include <vector>
+
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/value.h"
 
@@ -18,6 +20,9 @@ namespace minnow::sql {
 // Sets b->type and b->scale from its kind and its arguments' types (bound before it).
 // Columns take theirs from scope.column_types.
 void InferType(BoundExpr* b, const BindScope& scope);
+// Sets out->type and out->scale to what `branches` aggregate to (the rules above), as a
+// UNION's column aggregates its parts' columns.
+void AggregateType(const std::vector<const BoundExpr*>& branches, BoundExpr* out);
 // The type class of a value (a literal's).
 TypeClass TypeOfValue(const Value& v);
 // `v` converted to `e`'s type class and scale (a kDecimal of fewer digits after the point gets

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/status_views.h"
 

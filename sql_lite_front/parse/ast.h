@@ -52,6 +52,7 @@ struct CastTarget {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct SelectStmt;
 
 struct Expr {
   enum class Kind : uint8_t {
@@ -74,6 +75,12 @@ struct Expr {
     kCase,
     // CAST(args[0] AS type), CONVERT(args[0], type), CONVERT(args[0] USING cs): cast
     kCast,
+    // Subqueries (subquery holds the query): kSubquery is a scalar (SELECT ...); kExists is
+    // EXISTS (SELECT ...); kQuantified is args[0] binary_op {ANY | SOME | ALL} (SELECT ...)
+    // (quantifier_all for ALL); kIn with a subquery is args[0] [NOT] IN (SELECT ...).
+    kSubquery,
+    kExists,
+    kQuantified,
   };
   Kind kind = Kind::kLiteral;
   Value value;              // kLiteral
@@ -85,6 +92,8 @@ struct Expr {
   bool distinct = false;                         // count(DISTINCT ...)
   bool case_operand = false, case_else = false;  // kCase
   CastTarget cast;                               // kCast
+  bool quantifier_all = false;                   // kQuantified: ALL (else ANY / SOME)
+  std::shared_ptr<const SelectStmt> subquery;    // kSubquery, kExists, kQuantified, kIn
   std::vector<ExprPtr> args;
   // group_concat(args [ORDER BY order_by] [SEPARATOR separator]): order_desc per key.
   std::vector<ExprPtr> order_by;
@@ -141,7 +150,19 @@ struct JoinedTable {
   LockedRowAction locked_row = LockedRowAction::kWait;
 };
 
+// parts[0] UNION [ALL | DISTINCT] parts[1] ...: each part a query block or a parenthesized
+// query expression (itself a union, or one part with its own ORDER BY / LIMIT).
+struct UnionSpec {
+  std::vector<std::unique_ptr<SelectStmt>> parts;
+  // distinct[i]: the UNION between parts[i] and parts[i + 1] is DISTINCT (the default).
+  std::vector<bool> distinct;
+};
+
 struct SelectStmt {
+  // A query expression over `union_of`'s parts: then items, FROM, WHERE, GROUP BY, HAVING and
+  // DISTINCT are empty, and ORDER BY, LIMIT and INTO apply to the union's rows (named as the
+  // first part names them). Null for a query block.
+  std::unique_ptr<UnionSpec> union_of;
   std::vector<SelectItem> items;
   bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
   bool distinct = false;          // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)

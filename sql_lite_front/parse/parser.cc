@@ -16,6 +16,7 @@ namespace minnow::sql {
 
 bool IsReserved(std::string_view word) {
   // MySQL 8's reserved words that this grammar meets.
+  // clang-format off
   static const std::unordered_set<std::string_view> kReserved = {
       "ADD",      "ALL",      "ALTER",         "AND",
       "AS",       "ASC",      "BETWEEN",       "BY",
@@ -38,8 +39,10 @@ bool IsReserved(std::string_view word) {
       "THEN",     "TRUE",     "UNION",         "UNIQUE",
       "UNLOCK",   "UPDATE",   "USE",           "USING",
       "VALUES",   "WHEN",     "WHERE",         "WINDOW",
-      "WITH",     "WRITE",    "XOR",
+      "WITH",     "WRITE",    "XOR",           "EXCEPT",
+      "INTERSECT",
   };
+  // clang-format on
   if (word.size() > 16) return false;
   return kReserved.count(ToUpperAscii(word)) > 0;
 }
@@ -205,12 +208,15 @@ SqlResult<Statement> Parser::ParseAll() {
 SqlResult<Statement> Parser::ParseStatement() {
   const Token& t = Cur();
   if (t.kind != TokenKind::kIdent) {
-    if (IsOp("(")) return NotSupported("parenthesized SELECT");
+    if (IsOp("(")) {
+      SQL_ASSIGN_OR_RETURN(SelectStmt s, ParseQuery(/*allow_into=*/true));
+      return Statement(std::move(s));
+    }
     return SyntaxError();
   }
   std::string kw = ToUpperAscii(t.text);
   if (kw == "SELECT") {
-    SQL_ASSIGN_OR_RETURN(SelectStmt s, ParseSelect(/*allow_into=*/true));
+    SQL_ASSIGN_OR_RETURN(SelectStmt s, ParseQuery(/*allow_into=*/true));
     return Statement(std::move(s));
   }
   if (kw == "INSERT" || kw == "REPLACE") return ParseInsert();

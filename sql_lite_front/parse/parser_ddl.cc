@@ -78,7 +78,7 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
   if (IsKw("IGNORE") || IsKw("REPLACE")) return NotSupported("CREATE TABLE ... IGNORE|REPLACE");
   bool as = AcceptKw("AS");
   if (IsKw("SELECT")) {
-    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseSelect());
+    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseQuery());
     out->as_select = std::make_unique<SelectStmt>(std::move(sel));
   } else if (as) {
     return SyntaxError();

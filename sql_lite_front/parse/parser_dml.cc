@@ -56,12 +56,84 @@ SqlResult<SelectStmt> Parser::ParseSelect(bool allow_into) {
     SQL_RETURN_IF_ERROR(ParseOrderBy(&s.order_by));
   }
   if (AcceptKw("LIMIT")) SQL_RETURN_IF_ERROR(ParseSelectLimit(&s));
-  if (IsKw("UNION") || IsKw("EXCEPT") || IsKw("INTERSECT")) return NotSupported("UNION");
+  if (IsKw("EXCEPT") || IsKw("INTERSECT")) return NotSupported(ToUpperAscii(Cur().text));
+  if (IsKw("UNION")) {
+    // Only a parenthesized block may have its own ORDER BY or LIMIT before a UNION.
+    if (!s.order_by.empty()) return SqlErr(kErWrongUsage, "Incorrect usage of UNION and ORDER BY");
+    if (s.limit.has_value()) return SqlErr(kErWrongUsage, "Incorrect usage of UNION and LIMIT");
+  }
   SQL_RETURN_IF_ERROR(into());
   SQL_RETURN_IF_ERROR(ParseRowLockClause(&s));
   SQL_RETURN_IF_ERROR(into());
-  if (IsKw("UNION")) return NotSupported("UNION");
   return s;
+}
+
+// query_term {UNION [ALL | DISTINCT] query_term} [ORDER BY ...] [LIMIT ...] [INTO ...], where a
+// term is a query block or ( query_expression ). The last unparenthesized block's ORDER BY,
+// LIMIT and INTO belong to the union, as MySQL's grammar reads them.
+SqlResult<SelectStmt> Parser::ParseQuery(bool allow_into) {
+  bool paren = false;
+  SQL_ASSIGN_OR_RETURN(SelectStmt first, ParseQueryTerm(allow_into, &paren));
+  const bool tail = IsKw("ORDER") || IsKw("LIMIT") || IsKw("INTO") || IsKw("FOR") || IsKw("LOCK");
+  if (!IsKw("UNION") && (!paren || !tail)) return first;
+  SelectStmt u;
+  u.union_of = std::make_unique<UnionSpec>();
+  std::vector<std::unique_ptr<SelectStmt>>& parts = u.union_of->parts;
+  parts.push_back(std::make_unique<SelectStmt>(std::move(first)));
+  while (IsKw("UNION")) {
+    const SelectStmt& prev = *parts.back();
+    if (!paren && (!prev.into_vars.empty() || prev.lock != RowLockClause::kNone)) {
+      return SyntaxError();
+    }
+    Skip();
+    bool distinct = true;
+    if (AcceptKw("ALL")) {
+      distinct = false;
+    } else {
+      AcceptKw("DISTINCT");
+    }
+    u.union_of->distinct.push_back(distinct);
+    SQL_ASSIGN_OR_RETURN(SelectStmt next, ParseQueryTerm(allow_into, &paren));
+    parts.push_back(std::make_unique<SelectStmt>(std::move(next)));
+  }
+  if (!paren) {
+    SelectStmt& last = *parts.back();
+    u.order_by = std::move(last.order_by);
+    last.order_by.clear();
+    u.limit = last.limit;
+    u.offset = last.offset;
+    last.limit.reset();
+    last.offset = 0;
+    u.into_vars = std::move(last.into_vars);
+    last.into_vars.clear();
+    if (last.lock != RowLockClause::kNone) return NotSupported("locking clauses after UNION");
+    return u;
+  }
+  if (AcceptKw("ORDER")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("BY"));
+    SQL_RETURN_IF_ERROR(ParseOrderBy(&u.order_by));
+  }
+  if (AcceptKw("LIMIT")) SQL_RETURN_IF_ERROR(ParseSelectLimit(&u));
+  if (AcceptKw("INTO")) {
+    if (!allow_into) return SyntaxError();
+    SQL_RETURN_IF_ERROR(ParseSelectInto(&u));
+  }
+  if (IsKw("FOR") || IsKw("LOCK")) return NotSupported("locking clauses after UNION");
+  return u;
+}
+
+// A query block, or ( query_expression ) (*paren set).
+SqlResult<SelectStmt> Parser::ParseQueryTerm(bool allow_into, bool* paren) {
+  *paren = IsOp("(");
+  if (!*paren) return ParseSelect(allow_into);
+  Skip();
+  if (!IsKw("SELECT") && !IsOp("(")) return SyntaxError();
+  SQL_RETURN_IF_ERROR(Enter());
+  SqlResult<SelectStmt> inner = ParseQuery(/*allow_into=*/false);
+  Leave();
+  if (!inner.ok()) return inner.error();
+  SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  return std::move(inner).value();
 }
 
 SqlStatus Parser::ParseSelectInto(SelectStmt* s) {
@@ -362,13 +434,8 @@ SqlResult<Statement> Parser::ParseInsert() {
       DropUsedTokens();  // a row's tokens are not needed again
       if (!AcceptOp(",")) break;
     }
-  } else if (IsKw("SELECT")) {
-    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseSelect());
-    ins.select = std::make_unique<SelectStmt>(std::move(sel));
-  } else if (IsOp("(") && IsKw("SELECT", 1)) {
-    Skip();
-    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseSelect());
-    SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  } else if (IsKw("SELECT") || (IsOp("(") && IsKw("SELECT", 1))) {
+    SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseQuery());
     ins.select = std::make_unique<SelectStmt>(std::move(sel));
   } else if (ins.columns.empty() && AcceptKw("SET")) {
     for (;;) {

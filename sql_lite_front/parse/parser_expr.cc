@@ -91,7 +91,6 @@ SqlResult<ExprPtr> Parser::ParseNot() {
   if (!IsKw("NOT")) return ParsePredicate();
   const uint32_t begin = Cur().begin;
   Skip();
-  if (IsKw("EXISTS")) return NotSupported("subqueries");
   SQL_RETURN_IF_ERROR(Enter());
   SqlResult<ExprPtr> operand = ParseNot();
   Leave();
@@ -131,7 +130,15 @@ SqlResult<ExprPtr> Parser::ParsePredicate() {
     if (ComparisonOp(Cur(), &op)) {
       Skip();
       if ((IsKw("ANY") || IsKw("ALL") || IsKw("SOME")) && IsOp("(", 1)) {
-        return NotSupported("subqueries");
+        auto node = std::make_unique<Expr>();
+        node->kind = Expr::Kind::kQuantified;
+        node->binary_op = op;
+        node->quantifier_all = IsKw("ALL");
+        Skip();
+        SQL_ASSIGN_OR_RETURN(node->subquery, ParseSubquery());
+        node->args.push_back(std::move(left));
+        SQL_ASSIGN_OR_RETURN(left, Finish(std::move(node), begin));
+        continue;
       }
       SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseBitExpr());
       SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
@@ -165,8 +172,12 @@ SqlResult<ExprPtr> Parser::ParsePredicate() {
       if (IsKw("ESCAPE")) return NotSupported("LIKE ... ESCAPE");
     } else if (AcceptKw("IN")) {
       node->kind = Expr::Kind::kIn;
+      if (IsOp("(") && (IsKw("SELECT", 1) || (IsOp("(", 1) && IsKw("SELECT", 2)))) {
+        SQL_ASSIGN_OR_RETURN(node->subquery, ParseSubquery());
+        SQL_ASSIGN_OR_RETURN(left, Finish(std::move(node), begin));
+        continue;
+      }
       SQL_RETURN_IF_ERROR(ExpectOp("("));
-      if (IsKw("SELECT")) return NotSupported("subqueries");
       for (;;) {
         SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
         node->args.push_back(std::move(e));
@@ -419,8 +430,14 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         break;
       }
       if (IsOp("(")) {
+        if (IsKw("SELECT", 1)) {
+          auto sub = std::make_unique<Expr>();
+          sub->kind = Expr::Kind::kSubquery;
+          SQL_ASSIGN_OR_RETURN(sub->subquery, ParseSubquery());
+          result = Finish(std::move(sub), begin);
+          break;
+        }
         Skip();
-        if (IsKw("SELECT")) return NotSupported("subqueries");
         SQL_ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
         if (IsOp(",")) return NotSupported("row constructors");
         SQL_RETURN_IF_ERROR(ExpectOp(")"));
@@ -436,8 +453,14 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         if (upper != "NULL") lit->value = Value::Int(upper == "TRUE" ? 1 : 0);
         Skip();
         result = Finish(std::move(lit), begin);
+      } else if (upper == "EXISTS" && IsOp("(", 1)) {
+        Skip();
+        auto sub = std::make_unique<Expr>();
+        sub->kind = Expr::Kind::kExists;
+        SQL_ASSIGN_OR_RETURN(sub->subquery, ParseSubquery());
+        result = Finish(std::move(sub), begin);
       } else if (upper == "EXISTS" || upper == "SELECT") {
-        return NotSupported("subqueries");
+        return SyntaxError();
       } else if (upper == "CASE") {
         Skip();
         result = ParseCase(begin);
@@ -685,6 +708,18 @@ SqlStatus Parser::ParseTrimArgs(Expr* fn) {
     fn->name = " trim " + (side.empty() ? std::string("both") : side);
   }
   return ExpectOp(")");
+}
+
+// At "(": ( query_expression ), up to and with the ")".
+SqlResult<std::shared_ptr<const SelectStmt>> Parser::ParseSubquery() {
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
+  if (!IsKw("SELECT") && !IsOp("(")) return SyntaxError();
+  SQL_RETURN_IF_ERROR(Enter());
+  SqlResult<SelectStmt> q = ParseQuery(/*allow_into=*/false);
+  Leave();
+  if (!q.ok()) return q.error();
+  SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  return std::shared_ptr<const SelectStmt>(std::make_shared<SelectStmt>(std::move(q).value()));
 }
 
 SqlResult<std::string> Parser::UserVariableName() {

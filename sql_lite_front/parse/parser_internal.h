@@ -105,6 +105,11 @@ class Parser {
   // At SELECT. allow_into: the statement's own SELECT, which may have an INTO clause (a
   // SELECT inside INSERT or CREATE TABLE may not: 1064).
   SqlResult<SelectStmt> ParseSelect(bool allow_into = false);
+  // A query expression: query blocks joined by UNION, parenthesized or not, with the union's
+  // ORDER BY / LIMIT / INTO (1221 for a bare block's ORDER BY or LIMIT before UNION).
+  SqlResult<SelectStmt> ParseQuery(bool allow_into = false);
+  // A query block, or ( query_expression ): *paren says which.
+  SqlResult<SelectStmt> ParseQueryTerm(bool allow_into, bool* paren);
   // After INTO: @a, @b, ... into s->into_vars (OUTFILE / DUMPFILE refused, 1235; a name
   // without @ is a stored program's variable: 1327).
   SqlStatus ParseSelectInto(SelectStmt* s);
@@ -178,6 +183,8 @@ class Parser {
   SqlStatus ParseTrimArgs(Expr* fn);
   SqlStatus ParseGroupConcatArgs(Expr* fn);  // after GROUP_CONCAT( [DISTINCT], up to the ")"
   SqlResult<ExprPtr> ParseColumnRef();
+  // At "(": ( query_expression ) up to and with the ")" (a subquery).
+  SqlResult<std::shared_ptr<const SelectStmt>> ParseSubquery();
   // Sets node's text (from `begin` to the last token used) and checks the tree's height.
   SqlResult<ExprPtr> Finish(ExprPtr node, uint32_t begin);
   SqlResult<ExprPtr> MakeBinary(BinaryOp op, ExprPtr left, ExprPtr right, uint32_t begin);

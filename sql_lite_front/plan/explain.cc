@@ -10,6 +10,7 @@
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/status/status_views.h"
 
 namespace minnow::sql {
@@ -177,6 +178,9 @@ SqlResult<std::vector<Cell>> JoinStepRow(ExecContext& ctx, const JoinStep& s) {
 }
 
 SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResult* r) {
+  if (stmt.union_of != nullptr || HasSubquery(stmt))
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'EXPLAIN of ",
+                  stmt.union_of != nullptr ? "UNION" : "subqueries", "'");
   SQL_ASSIGN_OR_RETURN(PreparedSelect p, PrepareSelect(ctx, stmt));
   if (p.join != nullptr) {
     for (const JoinStep& s : p.join->steps) {

@@ -121,7 +121,7 @@ std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e) {
       return p;
     }
     case Expr::Kind::kIn: {
-      if (e->negated) return std::nullopt;
+      if (e->negated || e->subquery != nullptr) return std::nullopt;
       int col = ColumnOf(def, e->args[0].get());
       if (col < 0) return std::nullopt;
       for (size_t i = 1; i < e->args.size(); ++i) {

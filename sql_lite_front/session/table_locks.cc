@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"  // EqualsNoCase, ToLowerAscii
 #include "sql_lite_front/session/session_state.h"
 
@@ -46,9 +47,12 @@ struct Collector {
     if (p == WritePriority::kHigh) return HeapLockType::kWrite;
     return low_priority ? HeapLockType::kWriteLowPriority : HeapLockType::kWriteConcurrentInsert;
   }
+  // Each query block (union parts, subqueries) locks its tables by its own locking clause.
   void operator()(const SelectStmt& s) const {
-    if (s.from.has_value()) Add(*s.from, SelectLock(s, s.lock), out);
-    for (const JoinedTable& j : s.joins) Add(j.table, SelectLock(s, j.lock), out);
+    ForEachQueryBlock(s, [&](const SelectStmt& block) {
+      if (block.from.has_value()) Add(*block.from, SelectLock(block, block.lock), out);
+      for (const JoinedTable& j : block.joins) Add(j.table, SelectLock(block, j.lock), out);
+    });
   }
   void operator()(const InsertStmt& s) const {
     HeapLockType type = Insert(s.priority);
@@ -57,10 +61,12 @@ struct Collector {
     if ((s.replace || !s.on_duplicate.empty()) && type == HeapLockType::kWriteConcurrentInsert)
       type = HeapLockType::kWrite;
     Add(s.table, type, out);
-    if (s.select != nullptr && s.select->from.has_value()) {
+    if (s.select != nullptr) {
       // The source is read whole before the first write: no concurrent insert may overlap.
-      Add(*s.select->from, HeapLockType::kReadNoInsert, out);
-      for (const JoinedTable& j : s.select->joins) Add(j.table, HeapLockType::kReadNoInsert, out);
+      ForEachQueryBlock(*s.select, [&](const SelectStmt& block) {
+        if (block.from.has_value()) Add(*block.from, HeapLockType::kReadNoInsert, out);
+        for (const JoinedTable& j : block.joins) Add(j.table, HeapLockType::kReadNoInsert, out);
+      });
     }
   }
   void operator()(const UpdateStmt& s) const { Add(s.table, Write(s.priority), out); }

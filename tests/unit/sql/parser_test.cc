@@ -49,6 +49,57 @@ std::vector<InsertValue> RowOf(const InsertStmt& ins, size_t n) {
   return row;
 }
 
+TEST_CASE("UNION: the parts, ALL / DISTINCT, and the union's ORDER BY / LIMIT / INTO", "[parser]") {
+  Statement st = MustParse(
+      "SELECT a FROM t UNION SELECT b FROM u UNION ALL (SELECT c FROM v ORDER BY c LIMIT 1) "
+      "ORDER BY 1 DESC LIMIT 2, 3");
+  const auto& s = std::get<SelectStmt>(st);
+  REQUIRE(s.union_of != nullptr);
+  REQUIRE(s.union_of->parts.size() == 3);
+  CHECK(s.union_of->distinct == std::vector<bool>{true, false});
+  CHECK(s.union_of->parts[2]->limit == std::optional<uint64_t>(1));
+  CHECK(s.union_of->parts[2]->order_by.size() == 1);
+  CHECK(s.order_by.size() == 1);
+  CHECK(s.order_by[0].desc);
+  CHECK(s.limit == std::optional<uint64_t>(3));
+  CHECK(s.offset == 2);
+
+  // The last bare part's ORDER BY, LIMIT and INTO are the union's.
+  st = MustParse("SELECT a FROM t UNION DISTINCT SELECT b FROM u ORDER BY b LIMIT 1 INTO @x");
+  const auto& s2 = std::get<SelectStmt>(st);
+  REQUIRE(s2.union_of != nullptr);
+  CHECK(s2.union_of->parts[1]->order_by.empty());
+  CHECK(!s2.union_of->parts[1]->limit.has_value());
+  CHECK(s2.order_by.size() == 1);
+  CHECK(s2.into_vars == std::vector<std::string>{"x"});
+
+  // A parenthesized block alone is the block; with ORDER BY after it, a union of one part.
+  CHECK(std::get<SelectStmt>(MustParse("(SELECT 1)")).union_of == nullptr);
+  CHECK(std::get<SelectStmt>(MustParse("(SELECT 1) ORDER BY 1")).union_of->parts.size() == 1);
+}
+
+TEST_CASE("subqueries in expressions", "[parser]") {
+  Statement st = MustParse(
+      "SELECT (SELECT 1), EXISTS (SELECT 2), a IN (SELECT 3), a NOT IN (SELECT 4 UNION SELECT 5), "
+      "a > ALL (SELECT 6), a = SOME (SELECT 7) FROM t");
+  const auto& s = std::get<SelectStmt>(st);
+  REQUIRE(s.items.size() == 6);
+  CHECK(s.items[0].expr->kind == Expr::Kind::kSubquery);
+  CHECK(s.items[0].expr->text == "(SELECT 1)");
+  CHECK(s.items[1].expr->kind == Expr::Kind::kExists);
+  CHECK(s.items[2].expr->kind == Expr::Kind::kIn);
+  CHECK(s.items[2].expr->subquery != nullptr);
+  CHECK(s.items[2].expr->args.size() == 1);
+  CHECK(s.items[3].expr->negated);
+  CHECK(s.items[3].expr->subquery->union_of != nullptr);
+  CHECK(s.items[4].expr->kind == Expr::Kind::kQuantified);
+  CHECK(s.items[4].expr->quantifier_all);
+  CHECK(s.items[4].expr->binary_op == BinaryOp::kGt);
+  CHECK(!s.items[5].expr->quantifier_all);
+  // A subquery may not have INTO.
+  CHECK(MustFail("SELECT (SELECT 1 INTO @x)").code == kErParse);
+}
+
 TEST_CASE("the lexer reads strings, numbers, names and comments as MySQL does", "[sql][parser]") {
   auto tokens =
       Tokenize("SELECT `a``b`, 'it''s\\n\\%', \"x\\\"y\", 0x4142, X'43', 1.5e2, .5 # c\n");
@@ -866,14 +917,20 @@ TEST_CASE("syntax errors carry MySQL's message", "[sql][parser]") {
   CHECK(MustFail("SELECT a FROM t NATURAL JOIN u").message == NotSupported("NATURAL JOIN"));
   CHECK(MustFail("SELECT a FROM t LEFT JOIN u").code == kErParse);
   CHECK(MustFail("SELECT a FROM t, u ON 1").code == kErParse);
-  CHECK(MustFail("SELECT a FROM t WHERE a IN (SELECT b FROM u)").message ==
-        NotSupported("subqueries"));
-  CHECK(MustFail("SELECT a FROM t UNION SELECT b FROM u").message == NotSupported("UNION"));
   CHECK(MustFail("SELECT a FROM t HAVING a > 1 GROUP BY a").code == kErParse);
   CHECK(MustFail("SELECT row_number() OVER () FROM t").message == NotSupported("window functions"));
-  CHECK(MustFail("SELECT (SELECT 1)").message == NotSupported("subqueries"));
+  CHECK(MustFail("SELECT a FROM t INTERSECT SELECT b FROM u").message == NotSupported("INTERSECT"));
+  CHECK(MustFail("SELECT a FROM t ORDER BY a UNION SELECT b FROM u").code == kErWrongUsage);
+  CHECK(MustFail("SELECT a FROM t LIMIT 1 UNION SELECT b FROM u").code == kErWrongUsage);
+  CHECK(MustFail("SELECT a INTO @x FROM t UNION SELECT b FROM u").code == kErParse);
+  CHECK(MustFail("SELECT a FROM t WHERE EXISTS 1").code == kErParse);
+  CHECK(MustFail("SELECT a FROM t WHERE a = ANY (1, 2)").code == kErParse);
 
-  // Deep nesting is refused, not a crash.
+  // Deep nesting is refused, not a crash (subqueries and parenthesized unions too).
+  std::string subs = "SELECT ";
+  for (int i = 0; i < 500; ++i) subs += "(SELECT ";
+  CHECK(MustFail(subs + "1" + std::string(500, ')')).code == kErParse);
+  CHECK(MustFail(std::string(500, '(') + "SELECT 1" + std::string(500, ')')).code == kErParse);
   std::string deep = "SELECT " + std::string(5000, '(') + "1" + std::string(5000, ')');
   CHECK(MustFail(deep).code == kErParse);
   std::string nots = "SELECT ";

@@ -1,0 +1,85 @@
+// Walks and copies of parsed statements (ast_walk.h).
+
+#include "sql_lite_front/parse/ast_walk.h"
+
+namespace minnow::sql {
+namespace {
+
+// Calls fn for each expression of block `s` (not of its union parts).
+void ForEachExpr(const SelectStmt& s, const std::function<void(const Expr&)>& fn) {
+  for (const SelectItem& item : s.items) {
+    if (item.expr != nullptr) fn(*item.expr);
+  }
+  if (s.where != nullptr) fn(*s.where);
+  for (const ExprPtr& g : s.group_by) fn(*g);
+  if (s.having != nullptr) fn(*s.having);
+  for (const OrderItem& o : s.order_by) fn(*o.expr);
+}
+
+void ForEachSubqueryOf(const Expr& e, const std::function<void(const SelectStmt&)>& fn) {
+  if (e.subquery != nullptr) fn(*e.subquery);
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr) ForEachSubqueryOf(*a, fn);
+  }
+  for (const ExprPtr& o : e.order_by) ForEachSubqueryOf(*o, fn);
+}
+
+}  // namespace
+
+ExprPtr CloneExpr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->value = e.value;
+  c->table = e.table;
+  c->name = e.name;
+  c->binary_op = e.binary_op;
+  c->unary_op = e.unary_op;
+  c->var_scope = e.var_scope;
+  c->negated = e.negated;
+  c->distinct = e.distinct;
+  c->case_operand = e.case_operand;
+  c->case_else = e.case_else;
+  c->cast = e.cast;
+  c->quantifier_all = e.quantifier_all;
+  c->subquery = e.subquery;
+  for (const ExprPtr& a : e.args) c->args.push_back(a == nullptr ? nullptr : CloneExpr(*a));
+  for (const ExprPtr& o : e.order_by) c->order_by.push_back(CloneExpr(*o));
+  c->order_desc = e.order_desc;
+  c->separator = e.separator;
+  c->text = e.text;
+  return c;
+}
+
+bool ContainsSubquery(const Expr& e) {
+  if (e.subquery != nullptr) return true;
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr && ContainsSubquery(*a)) return true;
+  }
+  for (const ExprPtr& o : e.order_by) {
+    if (ContainsSubquery(*o)) return true;
+  }
+  return false;
+}
+
+bool HasSubquery(const SelectStmt& s) {
+  if (s.union_of != nullptr) {
+    for (const auto& part : s.union_of->parts) {
+      if (HasSubquery(*part)) return true;
+    }
+  }
+  bool found = false;
+  ForEachExpr(s, [&](const Expr& e) { found = found || ContainsSubquery(e); });
+  return found;
+}
+
+void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const SelectStmt&)>& fn) {
+  fn(s);
+  if (s.union_of != nullptr) {
+    for (const auto& part : s.union_of->parts) ForEachQueryBlock(*part, fn);
+  }
+  ForEachExpr(s, [&](const Expr& e) {
+    ForEachSubqueryOf(e, [&](const SelectStmt& sub) { ForEachQueryBlock(sub, fn); });
+  });
+}
+
+}  // namespace minnow::sql
