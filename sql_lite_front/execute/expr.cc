@@ -318,13 +318,13 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       // HEX(n) of a number: its integer value in hexadecimal (two's complement for negative);
       // HEX(s) of a string: two digits per byte.
       static constexpr char kDigits[] = "0123456789ABCDEF";
-      if (!a[0].is_string()) {
+      if (!a[0].is_string() && !a[0].is_temporal()) {
         uint64_t n = a[0].is_uint()  ? a[0].as_uint()
                      : a[0].is_int() ? static_cast<uint64_t>(a[0].as_int())
                                      : static_cast<uint64_t>(std::llround(a[0].ToDouble()));
         return Value::String(fmt::format("{:X}", n));
       }
-      const std::string& s = a[0].as_string();
+      const std::string s = TextOf(a[0]);
       std::string out;
       out.reserve(s.size() * 2);
       for (unsigned char ch : s) {
@@ -565,6 +565,7 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.collations.push_back(c.collation);
     s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
                              : c.type == ColumnType::kDouble ? TypeClass::kDouble
+                             : IsTemporalType(c.type)        ? TypeClass::kTemporal
                                                              : TypeClass::kString);
   }
   s.used.assign(def.columns.size(), false);

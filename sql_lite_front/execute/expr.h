@@ -84,7 +84,8 @@ enum class Func : uint8_t {
 // The type class MySQL gives an expression's result (Item::result_type()), where binding
 // knows it: what CASE, IF, IFNULL, COALESCE and NULLIF aggregate their results by
 // (expr_type.h). kUnknown when binding cannot tell (an aggregate's, a system table's column).
-enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString };
+// kTemporal: a DATE or DATETIME (MySQL's result type is a string, its field type a date).
+enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString, kTemporal };
 
 enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg, kGroupConcat };
 

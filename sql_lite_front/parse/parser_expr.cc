@@ -642,10 +642,21 @@ SqlStatus Parser::ParseCastType(CastTarget* out) {
     Skip();
     out->type = Type::kDouble;
     if (word == "DOUBLE") AcceptKw("PRECISION");
-  } else if (word == "DATE" || word == "DATETIME" || word == "TIME" || word == "JSON" ||
-             word == "FLOAT" || word == "NCHAR" || word == "YEAR" || word == "NATIONAL" ||
-             word == "POINT" || word == "LINESTRING" || word == "POLYGON" || word == "MULTIPOINT" ||
-             word == "MULTILINESTRING" || word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
+  } else if (word == "DATE" || word == "DATETIME") {
+    Skip();
+    out->type = word == "DATE" ? Type::kDate : Type::kDateTime;
+    if (word == "DATETIME") {
+      SQL_ASSIGN_OR_RETURN(out->length, length());
+      if (out->length > 6) {
+        return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(out->length),
+                      " specified for 'CAST'. Maximum is 6.");
+      }
+      if (out->length < 0) out->length = 0;
+    }
+  } else if (word == "TIME" || word == "JSON" || word == "FLOAT" || word == "NCHAR" ||
+             word == "YEAR" || word == "NATIONAL" || word == "POINT" || word == "LINESTRING" ||
+             word == "POLYGON" || word == "MULTIPOINT" || word == "MULTILINESTRING" ||
+             word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
     return NotSupported("CAST to " + word);
   } else {
     return SyntaxError();
