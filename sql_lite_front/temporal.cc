@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
+#include <ctime>
 
 namespace minnow::sql {
 namespace {
@@ -295,6 +297,67 @@ double TemporalToDouble(const Temporal& t) {
   double date = static_cast<double>(int64_t{p.year} * 10000 + p.month * 100 + p.day);
   if (t.type == Temporal::Type::kDate) return date;
   return date * 1e6 + p.hour * 10000 + p.minute * 100 + p.second + p.micro / 1e6;
+}
+
+std::optional<TimeZone> ParseTimeZone(std::string_view s) {
+  if (s.size() == 6) {
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (u == "SYSTEM") return TimeZone{};
+  }
+  // [+-]h:mm or [+-]hh:mm
+  if (s.size() < 5 || s.size() > 6 || (s[0] != '+' && s[0] != '-')) return std::nullopt;
+  size_t i = 1;
+  int h = 0, m = 0;
+  if (!Digits(s, &i, 2, &h) || i >= s.size() || s[i] != ':') return std::nullopt;
+  ++i;
+  const size_t before = i;
+  if (!Digits(s, &i, 2, &m) || i != s.size() || i - before != 2 || m > 59) return std::nullopt;
+  const int offset = (h * 60 + m) * 60 * (s[0] == '-' ? -1 : 1);
+  if (offset > 14 * 3600 || offset < -(13 * 3600 + 59 * 60)) return std::nullopt;
+  return TimeZone{false, offset};
+}
+
+DateTimeParts UtcToLocal(int64_t utc_s, int micro, const TimeZone& tz) {
+  DateTimeParts p;
+  if (tz.system) {
+    const auto t = static_cast<std::time_t>(utc_s);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    p.year = tm.tm_year + 1900;
+    p.month = tm.tm_mon + 1;
+    p.day = tm.tm_mday;
+    p.hour = tm.tm_hour;
+    p.minute = tm.tm_min;
+    p.second = tm.tm_sec;
+  } else {
+    const int64_t local = utc_s + tz.offset_s;
+    int64_t days = local / 86400, secs = local % 86400;
+    if (secs < 0) secs += 86400, --days;
+    p = FromDayNumber(days + DayNumber(1970, 1, 1));
+    p.hour = static_cast<int>(secs / 3600);
+    p.minute = static_cast<int>(secs / 60 % 60);
+    p.second = static_cast<int>(secs % 60);
+  }
+  p.micro = micro;
+  return p;
+}
+
+std::optional<int64_t> LocalToUtc(const DateTimeParts& p, const TimeZone& tz) {
+  if (p.month == 0 || p.day == 0) return std::nullopt;
+  if (tz.system) {
+    std::tm tm{};
+    tm.tm_year = p.year - 1900;
+    tm.tm_mon = p.month - 1;
+    tm.tm_mday = p.day;
+    tm.tm_hour = p.hour;
+    tm.tm_min = p.minute;
+    tm.tm_sec = p.second;
+    tm.tm_isdst = -1;
+    return static_cast<int64_t>(std::mktime(&tm));
+  }
+  const int64_t days = DayNumber(p.year, p.month, p.day) - DayNumber(1970, 1, 1);
+  return days * 86400 + p.hour * 3600 + p.minute * 60 + p.second - tz.offset_s;
 }
 
 }  // namespace minnow::sql

@@ -72,4 +72,17 @@ double TemporalToDouble(const Temporal& t);
 int64_t DayNumber(int year, int month, int day);
 DateTimeParts FromDayNumber(int64_t daynr);
 
+// A session's time_zone: 'SYSTEM' (the process's local time) or a fixed offset ('+01:00').
+struct TimeZone {
+  bool system = true;
+  int32_t offset_s = 0;  // east of UTC, when !system
+};
+// '+hh:mm' / '-hh:mm' within MySQL's -13:59 .. +14:00, or 'SYSTEM' (any case); nullopt else.
+std::optional<TimeZone> ParseTimeZone(std::string_view s);
+// The local time in `tz` of `utc_s` seconds since 1970 (and `micro`).
+DateTimeParts UtcToLocal(int64_t utc_s, int micro, const TimeZone& tz);
+// Seconds since 1970 of local time `p` in `tz` (its micro ignored); nullopt for a zero date or
+// one that has no month or day.
+std::optional<int64_t> LocalToUtc(const DateTimeParts& p, const TimeZone& tz);
+
 }  // namespace minnow::sql

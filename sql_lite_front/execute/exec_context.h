@@ -30,6 +30,9 @@ struct ExecContext {
   // The SELECT being bound assigns user variables (@x := e): @x is bound to be read as each
   // row is evaluated, not once at binding. Only then may an assignment be bound.
   bool user_vars_at_eval = false;
+  // The statement's start, microseconds since 1970 (UTC): NOW() and CURRENT_TIMESTAMP read it,
+  // so they are one value for the whole statement, as MySQL's. 0: read the clock when asked.
+  int64_t now_us = 0;
 
   // 1317 "Query execution was interrupted" once Cancel() was called. Loops call it per row
   // (it is one relaxed load).

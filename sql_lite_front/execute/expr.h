@@ -79,6 +79,23 @@ enum class Func : uint8_t {
   kReverse,
   kHex,
   kNullIf,
+  // Date functions (date_functions.h).
+  kSysdate,
+  kDateOf,  // DATE(x)
+  kYear,
+  kMonth,
+  kDayOfMonth,
+  kHour,
+  kMinute,
+  kSecond,
+  kDateFormat,
+  kDateAdd,  // (d, n, 'UNIT'); date_sub, adddate, subdate and d +/- INTERVAL too
+  kDateSub,
+  kTimestampAdd,  // ('UNIT', n, d)
+  kDateDiff,
+  kTimestampDiff,
+  kUnixTimestamp,
+  kFromUnixtime,
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding
@@ -129,6 +146,9 @@ struct BoundExpr {
   const Collation* compare_collation = nullptr;
   bool case_operand = false, case_else = false;  // kCase
   CastTarget cast;                               // kCast
+  // Date functions that read or make a local time (UNIX_TIMESTAMP, FROM_UNIXTIME, SYSDATE):
+  // the session's time_zone when bound.
+  TimeZone time_zone;
   // The result's type class and, for kDecimal, its digits after the point (expr_type.h).
   TypeClass type = TypeClass::kUnknown;
   int scale = 0;

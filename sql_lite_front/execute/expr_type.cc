@@ -134,6 +134,25 @@ Typed FunctionType(const BoundExpr& b) {
       return {};  // the digits argument decides
     case Func::kMod:
       return Arithmetic(BinaryOp::kMod, arg(0), arg(1));
+    case Func::kSysdate:
+    case Func::kDateOf:
+    case Func::kDateAdd:
+    case Func::kDateSub:
+    case Func::kTimestampAdd:
+      return {TypeClass::kTemporal, 0};
+    case Func::kFromUnixtime:
+      return {b.args.size() == 1 ? TypeClass::kTemporal : TypeClass::kString, 0};
+    case Func::kYear:
+    case Func::kMonth:
+    case Func::kDayOfMonth:
+    case Func::kHour:
+    case Func::kMinute:
+    case Func::kSecond:
+    case Func::kDateDiff:
+    case Func::kTimestampDiff:
+      return {TypeClass::kInt, 0};
+    case Func::kUnixTimestamp:
+      return {};  // an integer, or a decimal for an argument with fractional seconds
     default:
       return {TypeClass::kString, 0};  // md5, concat and the text functions
   }

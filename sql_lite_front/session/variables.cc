@@ -127,6 +127,7 @@ constexpr VarDef kVars[] = {
     {"max_allowed_packet", VarType::kInt, true, true},
     {"max_write_lock_count", VarType::kInt, true, false, 1, INT64_MAX},
     {"sql_mode", VarType::kString, false, false},
+    {"time_zone", VarType::kString, false, false},
     {"transaction_isolation", VarType::kEnum, false, false, 0, 0, kIsolationNames},
     {"transaction_read_only", VarType::kBool, false, false},
     {"version", VarType::kString, true, true},
@@ -197,6 +198,17 @@ SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
   return Value::String(std::move(out));
 }
 
+// 'SYSTEM' or an offset '+hh:mm' (MySQL's range); a named zone is 1298, as in a MySQL without
+// the time zone tables loaded.
+SqlResult<Value> NormalizeTimeZone(const Value& v) {
+  if (!v.is_string()) return BadType("time_zone");
+  std::optional<TimeZone> tz = ParseTimeZone(v.as_string());
+  if (!tz.has_value()) {
+    return SqlErr(kErUnknownTimeZone, "Unknown or incorrect time zone: '", v.as_string(), "'");
+  }
+  return Value::String(tz->system ? "SYSTEM" : v.as_string());
+}
+
 // `v` checked against `d` and put in its stored form. Integers out of range are clamped, as
 // MySQL does (it warns; minnow has no warning to attach here).
 SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& v) {
@@ -236,7 +248,8 @@ SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& 
       return BadValue(name, v);
     }
     case VarType::kString:
-      return NormalizeSqlMode(name, v);  // the one settable string variable
+      if (d.name == std::string_view("time_zone")) return NormalizeTimeZone(v);
+      return NormalizeSqlMode(name, v);
   }
   return BadValue(name, v);
 }
@@ -272,6 +285,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
   m["max_write_lock_count"] = Value::Int(INT64_MAX);
   m["sql_mode"] = Value::String(kDefaultSqlMode);
+  m["time_zone"] = Value::String("SYSTEM");
   m["transaction_isolation"] = Value::String("REPEATABLE-READ");
   m["transaction_read_only"] = Value::Int(0);
   m["version"] = Value::String("8.0.36-minnow");  // clients expect an 8.0 server
@@ -404,6 +418,10 @@ bool SessionVariables::alter_copy_lock_rows() const {
 }
 
 SqlModeFlags SessionVariables::sql_mode() const { return sql_mode_; }
+
+TimeZone SessionVariables::time_zone() const {
+  return ParseTimeZone(session_.at("time_zone").as_string()).value_or(TimeZone{});
+}
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
 

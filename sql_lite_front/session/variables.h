@@ -39,6 +39,7 @@
 #include "common/latch.h"
 #include "minnow/db.h"
 #include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/temporal.h"
 #include "sql_lite_front/value.h"
 
 namespace minnow::sql {
@@ -109,6 +110,7 @@ class SessionVariables {
   bool autocommit() const;
   bool low_priority_updates() const;
   SqlModeFlags sql_mode() const;  // of the session's sql_mode, kept as it is set
+  TimeZone time_zone() const;     // the session's time_zone (NOW(), TIMESTAMP columns)
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;
