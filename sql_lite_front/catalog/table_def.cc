@@ -395,6 +395,15 @@ SqlResult<Value> CoerceToTemporal(const ColumnDef& col, const Value& v, uint64_t
     }
     if (!parts.has_value()) return zero;
   }
+  const bool zero_date = parts->year == 0 && parts->month == 0 && parts->day == 0;
+  if ((rules.no_zero_date && zero_date) ||
+      (rules.no_zero_in_date && !zero_date && HasZeroInDate(*parts))) {
+    if (auto e = Bad(rules, rules.errors ? IncorrectTemporal(col, v.ToString(), row)
+                                         : OutOfRange(col, row))) {
+      return *e;
+    }
+    return zero;
+  }
   if (!is_date && !RoundToFsp(&*parts, fsp)) {
     if (auto e = Bad(rules, rules.errors ? IncorrectTemporal(col, v.ToString(), row)
                                          : OutOfRange(col, row))) {

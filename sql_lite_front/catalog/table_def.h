@@ -173,6 +173,10 @@ struct StoreRules {
   // The session's sql_mode has a strict word and the statement is not IGNORE: a string cut to
   // fit warns 1406 "Data too long" rather than 1265 "Data truncated" (when `errors` is false).
   bool strict_sql_mode = true;
+  // sql_mode's NO_ZERO_IN_DATE / NO_ZERO_DATE: '2024-00-05' / '0000-00-00' stored into a date
+  // column is a bad value (1292 under `errors`, else the zero date with 1264).
+  bool no_zero_in_date = false;
+  bool no_zero_date = false;
   // Where the warnings (and notes) go; null: dropped.
   std::vector<SqlWarning>* warnings = nullptr;
 };

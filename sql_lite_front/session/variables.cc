@@ -41,6 +41,8 @@ constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", 
 //     differ only after the first row a write changed in a MyISAM table: STRICT_ALL_TABLES
 //     fails there with the earlier rows written; STRICT_TRANS_TABLES alone converts the value
 //     with a warning, as MySQL does (executor_write.cc);
+//   NO_ZERO_IN_DATE, NO_ZERO_DATE: a date with a zero month or day, or the zero date, stored
+//     into a column is 1292 in strict mode, else the zero date with warning 1264;
 //   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286; without it CREATE TABLE uses
 //     InnoDB and ALTER TABLE keeps the engine, with warnings.
 // Every other MySQL word is refused with 1231 naming it; any set of these words (none
@@ -52,12 +54,15 @@ enum SqlModeWord : size_t {
   kNoUnsignedSubtraction,
   kStrictTransTables,
   kStrictAllTables,
+  kNoZeroInDate,
+  kNoZeroDate,
   kNoEngineSubstitution,
   kSqlModeWordCount
 };
 constexpr std::array<const char*, kSqlModeWordCount> kSqlModes = {
-    "PIPES_AS_CONCAT",     "ANSI_QUOTES",       "ONLY_FULL_GROUP_BY",    "NO_UNSIGNED_SUBTRACTION",
-    "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ENGINE_SUBSTITUTION"};
+    "PIPES_AS_CONCAT",         "ANSI_QUOTES",         "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",         "NO_ZERO_DATE",        "NO_ENGINE_SUBSTITUTION"};
 
 // The words of a sql_mode value as given ("a, b ,c": case and spaces as typed); nullopt with
 // *unknown set to the first word that is not one of kSqlModes.
@@ -93,12 +98,14 @@ SqlModeFlags FlagsOf(std::string_view sql_mode) {
   f.no_unsigned_subtraction = (*w)[kNoUnsignedSubtraction];
   f.strict = (*w)[kStrictTransTables] || (*w)[kStrictAllTables];
   f.strict_all_tables = (*w)[kStrictAllTables];
+  f.no_zero_in_date = (*w)[kNoZeroInDate];
+  f.no_zero_date = (*w)[kNoZeroDate];
   f.no_engine_substitution = (*w)[kNoEngineSubstitution];
   return f;
 }
 
-// MySQL 8.0's default minus the modes minnow does not implement (NO_ZERO_IN_DATE, NO_ZERO_DATE
-// and ERROR_FOR_DIVISION_BY_ZERO: minnow has no dates, and x / 0 is NULL without a warning).
+// MySQL 8.0's default without ERROR_FOR_DIVISION_BY_ZERO (minnow's x / 0 is NULL without a
+// warning), and without NO_ZERO_IN_DATE and NO_ZERO_DATE, which minnow honours when set.
 constexpr const char* kDefaultSqlMode =
     "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION";
 
