@@ -38,6 +38,35 @@ int CompareDoubles(double a, double b) { return a < b ? -1 : (a > b ? 1 : 0); }
 
 bool IsExact(const Value& v) { return v.is_integer() || v.is_decimal(); }
 
+// `v` (a string or a number) read as a date, as MySQL reads the constant a temporal value is
+// compared with; nullopt when it is none.
+std::optional<int64_t> AsTemporal(const Value& v) {
+  std::optional<DateTimeParts> p;
+  if (v.is_string()) {
+    TemporalParse t = ParseTemporalText(v.as_string());
+    if (!t.trailing) p = t.parts;
+  } else if (v.is_int()) {
+    p = ParseTemporalNumber(v.as_int());
+  }
+  if (!p.has_value()) return std::nullopt;
+  return PackParts(*p);
+}
+
+// A temporal `t` against another value `o`: as dates if `o` is one, else `t`'s text with a
+// string and its number with a number.
+int CompareTemporal(const Value& t, const Value& o) {
+  const int64_t x = t.as_temporal().packed;
+  std::optional<int64_t> y;
+  if (o.is_temporal()) {
+    y = o.as_temporal().packed;
+  } else {
+    y = AsTemporal(o);
+  }
+  if (y.has_value()) return x < *y ? -1 : (x > *y ? 1 : 0);
+  if (o.is_string()) return Value::Compare(Value::String(t.ToString()), o);
+  return CompareDoubles(t.ToDouble(), o.ToDouble());
+}
+
 }  // namespace
 
 NumericPrefix ParseNumericPrefix(std::string_view s) {
@@ -122,6 +151,8 @@ int64_t Value::ToInt() const {
       return as_decimal().is_negative() ? std::numeric_limits<int64_t>::min()
                                         : std::numeric_limits<int64_t>::max();
     }
+    case Kind::kTemporal:
+      return TemporalToInt(as_temporal());
   }
   return 0;
 }
@@ -148,6 +179,8 @@ double Value::ToDouble() const {
       return static_cast<double>(as_uint());
     case Kind::kDecimal:
       return as_decimal().ToDouble();
+    case Kind::kTemporal:
+      return TemporalToDouble(as_temporal());
   }
   return 0;
 }
@@ -213,6 +246,8 @@ std::string Value::ToString() const {
       return std::to_string(as_uint());
     case Kind::kDecimal:
       return as_decimal().ToString();
+    case Kind::kTemporal:
+      return FormatTemporal(as_temporal());
   }
   return {};
 }
@@ -231,6 +266,8 @@ bool Value::IsTrue() const {
       return true;
     case Kind::kDecimal:
       return !as_decimal().is_zero();
+    case Kind::kTemporal:
+      return as_temporal().packed != 0;
   }
   return false;
 }
@@ -238,6 +275,8 @@ bool Value::IsTrue() const {
 int Value::Compare(const Value& a, const Value& b) {
   // NULL sorts first (callers usually handle NULL before asking).
   if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  if (a.is_temporal()) return CompareTemporal(a, b);
+  if (b.is_temporal()) return -CompareTemporal(b, a);
   if (a.is_string() && b.is_string()) {
     const std::string& x = a.as_string();
     const std::string& y = b.as_string();

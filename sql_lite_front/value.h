@@ -3,7 +3,10 @@
 // (decimal.h), a double or a byte string. Columns of every integer type hold kInt;
 // CHAR/VARCHAR/TEXT/BLOB hold kString. kUInt and kDecimal come from expressions only: unsigned
 // arithmetic past 2^63 - 1 (and literals such as 18446744073709551615), decimal literals
-// (0.1), SUM/AVG of integers and arithmetic with decimals. Comparison follows MySQL's rules for
+// (0.1), SUM/AVG of integers and arithmetic with decimals. DATE and DATETIME columns hold
+// kTemporal (temporal.h), which compares with a string or number by reading that as a date
+// when it is one (date_col = '2024-1-5', date_col = 20240105), else as the date's text or
+// number. Comparison follows MySQL's rules for
 // the pairs minnow meets: numbers compare numerically (integers and decimals exactly, a double
 // with anything as doubles), a string with a number converts the string to a number (leading
 // numeric prefix, as MySQL's "1abc" = 1), strings compare as bytes (minnow's one collation is
@@ -18,12 +21,13 @@
 #include <variant>
 
 #include "sql_lite_front/decimal.h"
+#include "sql_lite_front/temporal.h"
 
 namespace minnow::sql {
 
 class Value {
  public:
-  enum class Kind : uint8_t { kNull, kInt, kDouble, kString, kUInt, kDecimal };
+  enum class Kind : uint8_t { kNull, kInt, kDouble, kString, kUInt, kDecimal, kTemporal };
 
   Value() = default;  // NULL
   static Value Null() { return Value(); }
@@ -43,6 +47,7 @@ class Value {
   static Value UInt(uint64_t v) {
     return v <= static_cast<uint64_t>(INT64_MAX) ? Value(static_cast<int64_t>(v)) : Value(v);
   }
+  static Value FromTemporal(Temporal t) { return Value(t); }
   static Value Dec(Decimal v) {
     return Value(DecimalRef{std::make_shared<const Decimal>(std::move(v))});
   }
@@ -54,6 +59,7 @@ class Value {
   bool is_string() const { return kind() == Kind::kString; }
   bool is_uint() const { return kind() == Kind::kUInt; }
   bool is_decimal() const { return kind() == Kind::kDecimal; }
+  bool is_temporal() const { return kind() == Kind::kTemporal; }
   // kInt or kUInt: an integer held exactly.
   bool is_integer() const { return is_int() || is_uint(); }
   int64_t as_int() const { return std::get<int64_t>(v_); }   // REQUIRES: is_int()
@@ -61,6 +67,7 @@ class Value {
   const std::string& as_string() const { return std::get<std::string>(v_); }  // is_string()
   uint64_t as_uint() const { return std::get<uint64_t>(v_); }                 // is_uint()
   const Decimal& as_decimal() const { return *std::get<DecimalRef>(v_).d; }   // is_decimal()
+  const Temporal& as_temporal() const { return std::get<Temporal>(v_); }      // is_temporal()
 
   // Conversions as MySQL does them in expressions ("12abc" -> 12, "x" -> 0, 2.5 -> 3 for int;
   // beyond int64 saturates).
@@ -84,6 +91,7 @@ class Value {
   explicit Value(double v) : v_(v) {}
   explicit Value(std::string v) : v_(std::move(v)) {}
   explicit Value(uint64_t v) : v_(v) {}
+  explicit Value(Temporal v) : v_(v) {}
   // A decimal is held out of line and shared (it never changes once made): a Value stays the
   // size of a string, which every row of a scan pays for, while only expressions make
   // decimals. Equal when the numbers and scales are.
@@ -92,7 +100,7 @@ class Value {
     bool operator==(const DecimalRef& o) const { return *d == *o.d; }
   };
   explicit Value(DecimalRef v) : v_(std::move(v)) {}
-  std::variant<std::monostate, int64_t, double, std::string, uint64_t, DecimalRef> v_;
+  std::variant<std::monostate, int64_t, double, std::string, uint64_t, DecimalRef, Temporal> v_;
 };
 
 // SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise

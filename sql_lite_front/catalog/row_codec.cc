@@ -85,6 +85,30 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
   return false;
 }
 
+// DATE and DATETIME as an unsigned integer of TemporalBytes: DATE as MySQL's 3-byte
+// year * 512 + month * 32 + day, DATETIME as its packed form; both order-preserving.
+size_t TemporalBytes(ColumnType t) { return t == ColumnType::kDate ? 3 : 8; }
+
+uint64_t TemporalBits(const ColumnDef& col, const Value& v) {
+  const Temporal& t = v.as_temporal();
+  if (col.type != ColumnType::kDate) return static_cast<uint64_t>(t.packed);
+  const DateTimeParts p = t.parts();
+  return static_cast<uint64_t>(p.year) * 512 + static_cast<uint64_t>(p.month) * 32 +
+         static_cast<uint64_t>(p.day);
+}
+
+Value TemporalFromBits(const ColumnDef& col, uint64_t bits) {
+  if (col.type != ColumnType::kDate) {
+    return Value::FromTemporal(Temporal{Temporal::Type::kDateTime, static_cast<uint8_t>(col.length),
+                                        static_cast<int64_t>(bits)});
+  }
+  DateTimeParts p;
+  p.year = static_cast<int>(bits / 512);
+  p.month = static_cast<int>(bits / 32 % 16);
+  p.day = static_cast<int>(bits % 32);
+  return Value::FromTemporal(MakeTemporal(Temporal::Type::kDate, 0, p));
+}
+
 bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
   for (uint32_t x : cols)
     if (x == c) return true;
@@ -147,6 +171,8 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
     AppendBE(raw, w, out);
   } else if (col.type == ColumnType::kDouble) {
     AppendBE(DoubleKeyBits(v.ToDouble()), 8, out);
+  } else if (IsTemporalType(col.type)) {
+    AppendBE(TemporalBits(col, v), TemporalBytes(col.type), out);
   } else {
     const std::string text = v.is_string() ? v.as_string() : v.ToString();
     const Collation& coll = col.EffectiveCollation();
@@ -277,6 +303,8 @@ void EncodeCompact(const TableDef& def, const Row& row, uint32_t from, uint32_t 
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
       AppendLE(bits, 8, out);
+    } else if (IsTemporalType(col.type)) {
+      AppendLE(TemporalBits(col, v), TemporalBytes(col.type), out);
     } else if (v.is_string()) {
       out->append(v.as_string());
     } else {
@@ -340,6 +368,11 @@ SqlStatus DecodeCompact(const TableDef& def, std::string_view value, size_t* pos
       std::memcpy(&d, &bits, 8);
       out = Value::Double(d);
       p += 8;
+    } else if (IsTemporalType(col.type)) {
+      const size_t w = TemporalBytes(col.type);
+      if (value.size() - p < w) return Malformed("row value ends inside a date");
+      out = TemporalFromBits(col, LoadLE(value, p, w));
+      p += w;
     } else {
       uint64_t n = 0;
       (void)ReadVarint(value, &lengths, &n);  // read once above
@@ -387,6 +420,12 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     if (key.size() - p < 8) return Malformed("key ends inside a double");
     *pos = p + 8;
     return Value::Double(DoubleFromKeyBits(LoadBE(key, p, 8)));
+  }
+  if (IsTemporalType(col.type)) {
+    const size_t w = TemporalBytes(col.type);
+    if (key.size() - p < w) return Malformed("key ends inside a date");
+    *pos = p + w;
+    return TemporalFromBits(col, LoadBE(key, p, w));
   }
   if (KeyIsWeights(col)) {
     if (!SkipWeights(key, &p)) return Malformed("key ends inside collation weights");

@@ -7,6 +7,8 @@
 //   - integers: big-endian in the type's width (TINYINT 1, SMALLINT 2, MEDIUMINT 3, INT 4,
 //     BIGINT 8 bytes), the sign bit flipped for signed types;
 //   - DOUBLE: 8 bytes, IEEE bits with the sign bit flipped (all bits for negatives);
+//   - DATE: 3 bytes big-endian, year * 512 + month * 32 + day (MySQL's); DATETIME: 8 bytes
+//     big-endian, Temporal::packed (both never negative);
 //   - strings of a binary collation (BLOB: binary; utf8mb4_bin, utf8mb3_bin: PAD SPACE, so
 //     trailing spaces are dropped first): the bytes with 0x00 written as 0x00 0xFF, then the
 //     terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a prefix of
@@ -32,7 +34,7 @@
 //   null bitmap     ceil(nullable non-PK columns / 8) bytes, bit i = the i-th nullable one
 //   lengths         for each non-NULL string column: its length as a varint (1 byte < 128)
 //   data            each non-NULL column: integers in their width (little-endian), doubles
-//                   8 bytes, strings their bytes
+//                   8 bytes, dates as in the key (little-endian), strings their bytes
 // So W1's row (j varchar(255), 32 bytes) is 1 + 1 + 32 = 34 bytes of value.
 // A table with columns added by ALGORITHM=INSTANT (TableDef::core_columns = C > 0) stores the
 // first C columns so; a row written since then also holds the rest: a varint count n of the

@@ -344,6 +344,83 @@ SqlResult<Value> CoerceToString(const ColumnDef& col, const Value& v, uint64_t r
   return Value::String(std::move(s));
 }
 
+// "date" or "datetime", as MySQL's messages name the type.
+const char* TemporalTypeWord(ColumnType t) { return t == ColumnType::kDate ? "date" : "datetime"; }
+
+SqlError IncorrectTemporal(const ColumnDef& col, std::string_view text, uint64_t row) {
+  return SqlErr(kErTruncatedWrongValue, "Incorrect ", TemporalTypeWord(col.type), " value: '", text,
+                "' for column '", col.name, "'", RowSuffix(row));
+}
+
+// A number as a date: its integer part by MySQL's number_to_datetime, the fraction as
+// microseconds.
+std::optional<DateTimeParts> NumberAsTemporal(const Value& v) {
+  if (v.is_int()) return ParseTemporalNumber(v.as_int());
+  if (v.is_uint()) return std::nullopt;
+  const double d = v.ToDouble();
+  if (!(d >= 0) || d >= 1e15) return std::nullopt;
+  const double whole = std::floor(d);
+  std::optional<DateTimeParts> p = ParseTemporalNumber(static_cast<int64_t>(whole));
+  if (p.has_value()) p->micro = static_cast<int>(std::lround((d - whole) * 1e6));
+  if (p.has_value() && p->micro > 999999) p->micro = 999999;
+  return p;
+}
+
+SqlResult<Value> CoerceToTemporal(const ColumnDef& col, const Value& v, uint64_t row,
+                                  const StoreRules& rules) {
+  const bool is_date = col.type == ColumnType::kDate;
+  const Temporal::Type type = is_date ? Temporal::Type::kDate : Temporal::Type::kDateTime;
+  const auto fsp = static_cast<uint8_t>(is_date ? 0 : col.length);
+  const Value zero = Value::FromTemporal(MakeTemporal(type, fsp, DateTimeParts{}));
+  std::optional<DateTimeParts> parts;
+  bool has_time = false, trailing = false, out_of_range = false;
+  if (v.is_temporal()) {
+    parts = v.as_temporal().parts();
+    has_time = v.as_temporal().type != Temporal::Type::kDate;
+  } else if (v.is_string()) {
+    TemporalParse t = ParseTemporalText(v.as_string());
+    parts = t.parts;
+    has_time = t.has_time;
+    trailing = t.trailing;
+    out_of_range = t.out_of_range;
+  } else {
+    parts = NumberAsTemporal(v);
+    has_time = true;
+  }
+  if (!parts.has_value() || trailing) {
+    if (auto e = Bad(rules, rules.errors   ? IncorrectTemporal(col, v.ToString(), row)
+                            : out_of_range ? OutOfRange(col, row)
+                                           : Truncated(col, row))) {
+      return *e;
+    }
+    if (!parts.has_value()) return zero;
+  }
+  const bool zero_date = parts->year == 0 && parts->month == 0 && parts->day == 0;
+  if ((rules.no_zero_date && zero_date) ||
+      (rules.no_zero_in_date && !zero_date && HasZeroInDate(*parts))) {
+    if (auto e = Bad(rules, rules.errors ? IncorrectTemporal(col, v.ToString(), row)
+                                         : OutOfRange(col, row))) {
+      return *e;
+    }
+    return zero;
+  }
+  if (!is_date && !RoundToFsp(&*parts, fsp)) {
+    if (auto e = Bad(rules, rules.errors ? IncorrectTemporal(col, v.ToString(), row)
+                                         : OutOfRange(col, row))) {
+      return *e;
+    }
+    return zero;
+  }
+  if (is_date && has_time && !trailing &&
+      (parts->hour != 0 || parts->minute != 0 || parts->second != 0 || parts->micro != 0)) {
+    if (rules.warnings != nullptr) {
+      rules.warnings->push_back(
+          SqlWarning{"Note", kErWarnDataTruncated, Truncated(col, row).message});
+    }
+  }
+  return Value::FromTemporal(MakeTemporal(type, fsp, *parts));
+}
+
 SqlError NotYet(std::string_view what) {
   return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support '", what, "'");
 }
@@ -386,6 +463,8 @@ bool IsIntegerType(ColumnType t) {
          t == ColumnType::kInt || t == ColumnType::kBigInt;
 }
 
+bool IsTemporalType(ColumnType t) { return t == ColumnType::kDate || t == ColumnType::kDateTime; }
+
 bool IsStringType(ColumnType t) {
   return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText ||
          t == ColumnType::kBlob;
@@ -413,6 +492,10 @@ const char* ColumnTypeName(ColumnType t) {
       return "text";
     case ColumnType::kBlob:
       return "blob";
+    case ColumnType::kDate:
+      return "date";
+    case ColumnType::kDateTime:
+      return "datetime";
   }
   return "?";
 }
@@ -422,6 +505,7 @@ std::string ColumnDef::BaseTypeString() const {
   if (type == ColumnType::kChar || type == ColumnType::kVarchar) {
     out += "(" + std::to_string(length) + ")";
   }
+  if (type == ColumnType::kDateTime && length > 0) out += "(" + std::to_string(length) + ")";
   if (is_unsigned && (IsIntegerType(type) || type == ColumnType::kDouble)) out += " unsigned";
   return out;
 }
@@ -474,6 +558,10 @@ uint64_t ColumnDef::MaxBytes() const {
       return 65535;
     case ColumnType::kBlob:
       return 64u << 20;
+    case ColumnType::kDate:
+      return 3;
+    case ColumnType::kDateTime:
+      return 8;
   }
   return 0;
 }
@@ -499,6 +587,12 @@ int TableDef::AutoIncrementColumn() const {
 Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
+  if (IsTemporalType(c.type)) {
+    const bool date = c.type == ColumnType::kDate;
+    return Value::FromTemporal(
+        MakeTemporal(date ? Temporal::Type::kDate : Temporal::Type::kDateTime,
+                     static_cast<uint8_t>(date ? 0 : c.length), {}));
+  }
   return Value::String("");
 }
 
@@ -542,6 +636,12 @@ std::string SerializeTableDef(const TableDef& def) {
         case Value::Kind::kString:
           w.U8(4);
           w.Str(v.as_string());
+          break;
+        case Value::Kind::kTemporal:
+          w.U8(5);
+          w.U8(static_cast<uint8_t>(v.as_temporal().type));
+          w.U8(v.as_temporal().fsp);
+          w.Fixed64(static_cast<uint64_t>(v.as_temporal().packed));
           break;
         case Value::Kind::kUInt:
         case Value::Kind::kDecimal:
@@ -604,7 +704,7 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
     ColumnDef c;
     c.name = r.Str();
     uint8_t type = r.U8();
-    if (type > static_cast<uint8_t>(ColumnType::kBlob)) return Damaged("bad column type");
+    if (type > static_cast<uint8_t>(ColumnType::kDateTime)) return Damaged("bad column type");
     c.type = static_cast<ColumnType>(type);
     uint64_t length = r.Varint();
     if (length > std::numeric_limits<uint32_t>::max()) return Damaged("bad column length");
@@ -633,6 +733,17 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
       case 4:
         c.default_value = Value::String(r.Str());
         break;
+      case 5: {
+        const uint8_t type = r.U8();
+        const uint8_t fsp = r.U8();
+        const auto packed = static_cast<int64_t>(r.Fixed64());
+        if (type > static_cast<uint8_t>(Temporal::Type::kDateTime) || fsp > 6 || packed < 0) {
+          return Damaged("bad default value");
+        }
+        c.default_value =
+            Value::FromTemporal(Temporal{static_cast<Temporal::Type>(type), fsp, packed});
+        break;
+      }
       default:
         return Damaged("bad default value");
     }
@@ -821,6 +932,7 @@ SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t r
   }
   if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
   if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);
+  if (IsTemporalType(col.type)) return CoerceToTemporal(col, v, row, rules);
   return CoerceToString(col, v, row, rules);
 }
 

@@ -36,6 +36,8 @@ enum class ColumnType : uint8_t {
   kVarchar,    // VARCHAR(n): n characters
   kText,       // TEXT (64 KiB - 1), MEDIUMTEXT, LONGTEXT
   kBlob,       // BLOB and its sizes
+  kDate,       // DATE: 3 bytes (temporal.h)
+  kDateTime,   // DATETIME[(fsp)]: 8 bytes; ColumnDef::length holds fsp
 };
 
 bool IsIntegerType(ColumnType t);
@@ -43,14 +45,16 @@ bool IsIntegerType(ColumnType t);
 // The one table of integer widths: the range check (CoerceToColumn), ColumnDef::MaxBytes and
 // row_codec.h's key and row encodings all read it. REQUIRES: IsIntegerType(t).
 size_t IntegerBytes(ColumnType t);
-bool IsStringType(ColumnType t);  // CHAR, VARCHAR, TEXT, BLOB
+bool IsStringType(ColumnType t);    // CHAR, VARCHAR, TEXT, BLOB
+bool IsTemporalType(ColumnType t);  // DATE, DATETIME
 // "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
 const char* ColumnTypeName(ColumnType t);
 
 struct ColumnDef {
   std::string name;
   ColumnType type = ColumnType::kInt;
-  uint32_t length = 0;  // CHAR/VARCHAR: the declared n; display width of integers (ignored)
+  // CHAR/VARCHAR: the declared n; display width of integers (ignored); DATETIME: its fsp.
+  uint32_t length = 0;
   bool is_unsigned = false;
   bool nullable = true;
   bool auto_increment = false;
@@ -169,6 +173,10 @@ struct StoreRules {
   // The session's sql_mode has a strict word and the statement is not IGNORE: a string cut to
   // fit warns 1406 "Data too long" rather than 1265 "Data truncated" (when `errors` is false).
   bool strict_sql_mode = true;
+  // sql_mode's NO_ZERO_IN_DATE / NO_ZERO_DATE: '2024-00-05' / '0000-00-00' stored into a date
+  // column is a bad value (1292 under `errors`, else the zero date with 1264).
+  bool no_zero_in_date = false;
+  bool no_zero_date = false;
   // Where the warnings (and notes) go; null: dropped.
   std::vector<SqlWarning>* warnings = nullptr;
 };
@@ -183,12 +191,17 @@ struct StoreRules {
 //   - a string longer than the column (characters for CHAR/VARCHAR, bytes for TEXT/BLOB):
 //     1406 "Data too long ..." (a warning 1406 or 1265, StoreRules::strict_sql_mode), cut to
 //     fit; cutting only spaces is a note 1265 in every mode;
-//   - NULL into NOT NULL: 1048, the column's implicit default (ImplicitDefault).
+//   - NULL into NOT NULL: 1048, the column's implicit default (ImplicitDefault);
+//   - into DATE/DATETIME (MySQL's Field_temporal::store): text or a number that is no date is
+//     1292 "Incorrect date value: '..' for column .." in strict mode, else the zero date with
+//     1265 (no date's shape) or 1264 (no such day: '2024-02-30'); text after a date is 1292,
+//     else 1265 with the date kept; a time of day dropped by DATE is a note 1265 in every
+//     mode; fractional seconds are rounded to the column's fsp.
 // CHAR's trailing spaces are dropped. Text that is not valid in the column's charset is 1366
 // in every mode.
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row,
                                 const StoreRules& rules = {});
-// MySQL's implicit default of a NOT NULL column: 0, or '' for a string column.
+// MySQL's implicit default of a NOT NULL column: 0, '' for a string column, the zero date.
 Value ImplicitDefault(const ColumnDef& c);
 // True if CoerceToColumn(col, v) would return `v` as it is: NULL into a nullable column, or a
 // string into a string column it fits without change (a copy-ALTER skips the conversion of

@@ -21,6 +21,20 @@ Kind KindOf(const Value& v) {
   return Kind::kDouble;  // double, or a string read as a number
 }
 
+// A date in arithmetic is its number (MySQL's val_int / val_decimal): 20240105, or with
+// fractional seconds a decimal 20240105030405.120.
+Value AsNumber(const Value& v) {
+  if (!v.is_temporal()) return v;
+  const Temporal& t = v.as_temporal();
+  if (t.fsp == 0) return Value::Int(TemporalToInt(t));
+  const DateTimeParts p = t.parts();
+  Temporal whole = t;
+  whole.packed -= p.micro;
+  std::string digits = std::to_string(TemporalToInt(whole)) + "." +
+                       std::to_string(1000000 + p.micro).substr(1, t.fsp);
+  return Value::Dec(*Decimal::Parse(digits));
+}
+
 Int128 Wide(const Value& v) { return v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()}; }
 
 // An operand of DIV as a decimal: exact numbers as they are, doubles and strings (read as
@@ -131,8 +145,9 @@ Value DoubleArithmetic(BinaryOp op, double x, double y, const BoundExpr& e, Eval
 
 }  // namespace
 
-Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalState& st) {
-  if (a.is_null() || b.is_null()) return Value::Null();
+Value EvalArithmetic(const BoundExpr& e, const Value& a_in, const Value& b_in, EvalState& st) {
+  if (a_in.is_null() || b_in.is_null()) return Value::Null();
+  const Value a = AsNumber(a_in), b = AsNumber(b_in);
   const BinaryOp op = e.binary_op;
   const Kind ka = KindOf(a), kb = KindOf(b);
   if (ka == Kind::kDouble || kb == Kind::kDouble) {
@@ -176,8 +191,9 @@ Value EvalRound(const BoundExpr& e, const Value& v, int64_t digits, EvalState& s
   return Value::Double(std::rint(x * p) / p);
 }
 
-Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st) {
-  if (v.is_null()) return v;
+Value EvalNegation(const BoundExpr& e, const Value& v_in, EvalState& st) {
+  if (v_in.is_null()) return v_in;
+  const Value v = AsNumber(v_in);
   if (v.is_integer()) {
     // The result is signed BIGINT, whatever the operand.
     Int128 r = -Wide(v);

@@ -180,6 +180,45 @@ std::string CutTo(std::string s, int64_t n, const Collation& c, const CastTarget
   return s.substr(0, starts[static_cast<size_t>(n)]);
 }
 
+// CAST(v AS DATE / DATETIME(fsp)): a date read from text or a number, NULL with 1292
+// "Incorrect datetime value: '..'" when it is none (MySQL's make_truncated_value_warning for a
+// failed value); text after a date is "Truncated incorrect date value" (or datetime, as the
+// text had a time).
+Value CastToTemporal(const CastTarget& t, const Value& v, EvalState& st) {
+  const bool date = t.type == Type::kDate;
+  const Temporal::Type type = date ? Temporal::Type::kDate : Temporal::Type::kDateTime;
+  const auto fsp = static_cast<uint8_t>(date ? 0 : std::max<int64_t>(t.length, 0));
+  std::optional<DateTimeParts> parts;
+  bool trailing = false, has_time = false;
+  if (v.is_temporal()) {
+    parts = v.as_temporal().parts();
+  } else if (v.is_string()) {
+    TemporalParse p = ParseTemporalText(v.as_string());
+    parts = p.parts;
+    trailing = p.trailing;
+    has_time = p.has_time;
+  } else if (v.is_int()) {
+    parts = ParseTemporalNumber(v.as_int());
+  } else if (v.is_decimal() || v.is_double()) {
+    const double d = v.ToDouble();
+    if (d >= 0 && d < 1e15) {
+      const double whole = std::floor(d);
+      parts = ParseTemporalNumber(static_cast<int64_t>(whole));
+      if (parts.has_value())
+        parts->micro = std::min(999999, static_cast<int>(std::lround((d - whole) * 1e6)));
+    }
+  }
+  if (parts.has_value() && !date && !RoundToFsp(&*parts, fsp)) parts.reset();
+  if (!parts.has_value()) {
+    Warn(st, kErTruncatedWrongValue, fmt::format("Incorrect datetime value: '{}'", v.ToString()));
+    return Value::Null();
+  }
+  if (trailing) {
+    WarnTruncated(st, has_time ? "datetime" : "date", v.as_string());
+  }
+  return Value::FromTemporal(MakeTemporal(type, fsp, *parts));
+}
+
 }  // namespace
 
 SqlResult<const Collation*> CastCollation(const CastTarget& t) {
@@ -209,6 +248,10 @@ std::string CastTypeText(const CastTarget& t) {
       return fmt::format("decimal({},{})", t.precision, t.scale);
     case Type::kDouble:
       return "double";
+    case Type::kDate:
+      return "date";
+    case Type::kDateTime:
+      return t.length > 0 ? fmt::format("datetime({})", t.length) : "datetime";
   }
   return "char";
 }
@@ -224,6 +267,9 @@ Value EvalCast(const BoundExpr& e, const Value& v, EvalState& st) {
       return CastToDouble(v, st);
     case Type::kDecimal:
       return CastToDecimal(e, v, st);
+    case Type::kDate:
+    case Type::kDateTime:
+      return CastToTemporal(t, v, st);
     case Type::kChar:
     case Type::kBinary: {
       std::string s = v.is_string() ? v.as_string() : v.ToString();

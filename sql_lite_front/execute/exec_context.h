@@ -41,6 +41,9 @@ struct ExecContext {
   // While a subquery binds: the scopes of the query blocks around it, innermost last (a name
   // only they resolve is an outer reference).
   std::vector<const BindScope*> outer_scopes;
+  // The statement's start, microseconds since 1970 (UTC): NOW() and CURRENT_TIMESTAMP read it,
+  // so they are one value for the whole statement, as MySQL's. 0: read the clock when asked.
+  int64_t now_us = 0;
 
   // 1317 "Query execution was interrupted" once Cancel() was called. Loops call it per row
   // (it is one relaxed load).

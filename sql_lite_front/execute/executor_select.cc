@@ -1002,6 +1002,7 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
         break;
       case Value::Kind::kNull:
       case Value::Kind::kString:
+      case Value::Kind::kTemporal:  // sent as text, as its printed form
         break;
     }
   }

@@ -224,6 +224,8 @@ StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, 
   if (ctx.session == nullptr) return rules;  // strict
   const SqlModeFlags mode = ctx.session->vars.sql_mode();
   rules.strict_sql_mode = mode.strict && !ignore;
+  rules.no_zero_in_date = mode.no_zero_in_date;
+  rules.no_zero_date = mode.no_zero_date;
   // MySQL's Strict_error_handler: a warning becomes an error in strict mode unless the
   // statement can no longer be rolled back (it changed a MyISAM table) under
   // STRICT_TRANS_TABLES alone; IGNORE never makes one.

@@ -16,6 +16,7 @@
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/execute/cast.h"
+#include "sql_lite_front/execute/date_functions.h"
 #include "sql_lite_front/execute/expr_type.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
@@ -88,6 +89,25 @@ constexpr FuncInfo kFuncs[] = {
     {"reverse", Func::kReverse, 1, 1},
     {"hex", Func::kHex, 1, 1},
     {"nullif", Func::kNullIf, 2, 2},
+    {"sysdate", Func::kSysdate, 0, 1},
+    {"date", Func::kDateOf, 1, 1},
+    {"year", Func::kYear, 1, 1},
+    {"month", Func::kMonth, 1, 1},
+    {"day", Func::kDayOfMonth, 1, 1},
+    {"dayofmonth", Func::kDayOfMonth, 1, 1},
+    {"hour", Func::kHour, 1, 1},
+    {"minute", Func::kMinute, 1, 1},
+    {"second", Func::kSecond, 1, 1},
+    {"date_format", Func::kDateFormat, 2, 2},
+    {"date_add", Func::kDateAdd, 3, 3},
+    {"adddate", Func::kDateAdd, 3, 3},
+    {"date_sub", Func::kDateSub, 3, 3},
+    {"subdate", Func::kDateSub, 3, 3},
+    {"timestampadd", Func::kTimestampAdd, 3, 3},
+    {"datediff", Func::kDateDiff, 2, 2},
+    {"timestampdiff", Func::kTimestampDiff, 3, 3},
+    {"unix_timestamp", Func::kUnixTimestamp, 0, 1},
+    {"from_unixtime", Func::kFromUnixtime, 1, 2},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
@@ -106,15 +126,6 @@ bool TooLarge(uint64_t bytes, const char* func, EvalState& st) {
   return true;
 }
 
-std::string NowString() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
-
 BoundExpr Literal(Value v) {
   BoundExpr b;
   b.kind = BoundExpr::Kind::kLiteral;
@@ -123,8 +134,14 @@ BoundExpr Literal(Value v) {
 }
 
 // Statement constants: functions whose value is fixed for the statement.
-bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out) {
+SqlResult<bool> BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out) {
   const std::string& n = e.name;
+  const TimeZone tz = ctx.session != nullptr ? ctx.session->vars.time_zone() : TimeZone{};
+  SQL_ASSIGN_OR_RETURN(std::optional<Value> now, BindStatementTime(e, ctx.now_us, tz));
+  if (now.has_value()) {
+    *out = Literal(std::move(*now));
+    return true;
+  }
   if (!e.args.empty()) return false;
   if (n == "connection_id") {
     *out = Literal(Value::Int(ctx.session != nullptr ? static_cast<int64_t>(ctx.session->id) : 0));
@@ -138,8 +155,6 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
     *out = Literal(Value::String(ctx.session != nullptr ? ctx.session->user : ""));
   } else if (n == "version") {
     *out = Literal(Value::String("8.0.36-minnow"));
-  } else if (n == "now" || n == "current_timestamp" || n == "sysdate" || n == "localtime") {
-    *out = Literal(Value::String(NowString()));
   } else {
     return false;
   }
@@ -320,13 +335,13 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       // HEX(n) of a number: its integer value in hexadecimal (two's complement for negative);
       // HEX(s) of a string: two digits per byte.
       static constexpr char kDigits[] = "0123456789ABCDEF";
-      if (!a[0].is_string()) {
+      if (!a[0].is_string() && !a[0].is_temporal()) {
         uint64_t n = a[0].is_uint()  ? a[0].as_uint()
                      : a[0].is_int() ? static_cast<uint64_t>(a[0].as_int())
                                      : static_cast<uint64_t>(std::llround(a[0].ToDouble()));
         return Value::String(fmt::format("{:X}", n));
       }
-      const std::string& s = a[0].as_string();
+      const std::string s = TextOf(a[0]);
       std::string out;
       out.reserve(s.size() * 2);
       for (unsigned char ch : s) {
@@ -442,6 +457,23 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     }
     case Func::kMod:
       return EvalArithmetic(e, arg(0), arg(1), st);  // bound with binary_op kMod
+    case Func::kSysdate:
+    case Func::kDateOf:
+    case Func::kYear:
+    case Func::kMonth:
+    case Func::kDayOfMonth:
+    case Func::kHour:
+    case Func::kMinute:
+    case Func::kSecond:
+    case Func::kDateFormat:
+    case Func::kDateAdd:
+    case Func::kDateSub:
+    case Func::kTimestampAdd:
+    case Func::kDateDiff:
+    case Func::kTimestampDiff:
+    case Func::kUnixTimestamp:
+    case Func::kFromUnixtime:
+      return EvalDateFunction(e, row, st);
     default:
       return EvalTextFunction(e, row, st);
   }
@@ -592,6 +624,7 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.collations.push_back(c.collation);
     s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
                              : c.type == ColumnType::kDouble ? TypeClass::kDouble
+                             : IsTemporalType(c.type)        ? TypeClass::kTemporal
                                                              : TypeClass::kString);
   }
   s.used.assign(def.columns.size(), false);
@@ -976,7 +1009,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         scope.aggregates.push_back(std::move(spec));
         return b;
       }
-      if (BindConstantFunction(e, ctx, &b)) return b;
+      SQL_ASSIGN_OR_RETURN(bool constant, BindConstantFunction(e, ctx, &b));
+      if (constant) return b;
       const FuncInfo* info = nullptr;
       for (const FuncInfo& f : kFuncs) {
         if (f.name == e.name) info = &f;
@@ -989,6 +1023,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
                       "Incorrect parameter count in the call to native function '", e.name, "'");
       b.kind = BoundExpr::Kind::kFunction;
       b.func = info->func;
+      if (ctx.session != nullptr) b.time_zone = ctx.session->vars.time_zone();
       if (b.func == Func::kMod) b.binary_op = BinaryOp::kMod;
       break;
     }

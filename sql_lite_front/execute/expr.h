@@ -79,12 +79,30 @@ enum class Func : uint8_t {
   kReverse,
   kHex,
   kNullIf,
+  // Date functions (date_functions.h).
+  kSysdate,
+  kDateOf,  // DATE(x)
+  kYear,
+  kMonth,
+  kDayOfMonth,
+  kHour,
+  kMinute,
+  kSecond,
+  kDateFormat,
+  kDateAdd,  // (d, n, 'UNIT'); date_sub, adddate, subdate and d +/- INTERVAL too
+  kDateSub,
+  kTimestampAdd,  // ('UNIT', n, d)
+  kDateDiff,
+  kTimestampDiff,
+  kUnixTimestamp,
+  kFromUnixtime,
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding
 // knows it: what CASE, IF, IFNULL, COALESCE and NULLIF aggregate their results by
 // (expr_type.h). kUnknown when binding cannot tell (an aggregate's, a system table's column).
-enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString };
+// kTemporal: a DATE or DATETIME (MySQL's result type is a string, its field type a date).
+enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString, kTemporal };
 
 enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg, kGroupConcat };
 
@@ -128,6 +146,9 @@ struct BoundExpr {
   const Collation* compare_collation = nullptr;
   bool case_operand = false, case_else = false;  // kCase
   CastTarget cast;                               // kCast
+  // Date functions that read or make a local time (UNIX_TIMESTAMP, FROM_UNIXTIME, SYSDATE):
+  // the session's time_zone when bound.
+  TimeZone time_zone;
   // The result's type class and, for kDecimal, its digits after the point (expr_type.h).
   TypeClass type = TypeClass::kUnknown;
   int scale = 0;

@@ -18,7 +18,7 @@ struct Typed {
 // MySQL's agg_result_type over `branches` (see the header).
 Typed Aggregate(const std::vector<const BoundExpr*>& branches) {
   bool any_string = false, any_double = false, any_decimal = false, any_int = false;
-  bool any_unknown = false;
+  bool any_unknown = false, any_temporal = false;
   int scale = 0;
   for (const BoundExpr* b : branches) {
     switch (b->type) {
@@ -29,6 +29,9 @@ Typed Aggregate(const std::vector<const BoundExpr*>& branches) {
         break;
       case TypeClass::kString:
         any_string = true;
+        break;
+      case TypeClass::kTemporal:
+        any_temporal = true;
         break;
       case TypeClass::kDouble:
         any_double = true;
@@ -45,6 +48,10 @@ Typed Aggregate(const std::vector<const BoundExpr*>& branches) {
   // A string branch makes the result a string whatever the unknown branches are.
   if (any_string) return {TypeClass::kString, 0};
   if (any_unknown) return {};
+  // Dates alone stay dates; a date with a number is a string, as MySQL's agg_result_type.
+  if (any_temporal) {
+    return {any_double || any_decimal || any_int ? TypeClass::kString : TypeClass::kTemporal, 0};
+  }
   if (any_double) return {TypeClass::kDouble, 0};
   if (any_decimal) return {TypeClass::kDecimal, scale};
   if (any_int) return {TypeClass::kInt, 0};
@@ -89,6 +96,8 @@ Typed Arithmetic(BinaryOp op, const BoundExpr& x, const BoundExpr& y) {
   if (x.type == TypeClass::kUnknown || y.type == TypeClass::kUnknown) return {};
   if (x.type == TypeClass::kNull || y.type == TypeClass::kNull) return {TypeClass::kNull, 0};
   if (op == BinaryOp::kIntDiv) return {TypeClass::kInt, 0};
+  // A date's number is an integer or, with fractional seconds, a decimal: left to the value.
+  if (x.type == TypeClass::kTemporal || y.type == TypeClass::kTemporal) return {};
   auto inexact = [](const BoundExpr& e) {
     return e.type == TypeClass::kDouble || e.type == TypeClass::kString;
   };
@@ -125,6 +134,25 @@ Typed FunctionType(const BoundExpr& b) {
       return {};  // the digits argument decides
     case Func::kMod:
       return Arithmetic(BinaryOp::kMod, arg(0), arg(1));
+    case Func::kSysdate:
+    case Func::kDateOf:
+    case Func::kDateAdd:
+    case Func::kDateSub:
+    case Func::kTimestampAdd:
+      return {TypeClass::kTemporal, 0};
+    case Func::kFromUnixtime:
+      return {b.args.size() == 1 ? TypeClass::kTemporal : TypeClass::kString, 0};
+    case Func::kYear:
+    case Func::kMonth:
+    case Func::kDayOfMonth:
+    case Func::kHour:
+    case Func::kMinute:
+    case Func::kSecond:
+    case Func::kDateDiff:
+    case Func::kTimestampDiff:
+      return {TypeClass::kInt, 0};
+    case Func::kUnixTimestamp:
+      return {};  // an integer, or a decimal for an argument with fractional seconds
     default:
       return {TypeClass::kString, 0};  // md5, concat and the text functions
   }
@@ -151,6 +179,8 @@ TypeClass TypeOfValue(const Value& v) {
       return TypeClass::kDouble;
     case Value::Kind::kString:
       return TypeClass::kString;
+    case Value::Kind::kTemporal:
+      return TypeClass::kTemporal;
   }
   return TypeClass::kUnknown;
 }
@@ -171,6 +201,8 @@ void InferType(BoundExpr* b, const BindScope& scope) {
         t.type = TypeClass::kInt;
       } else if (b->args[0].type == TypeClass::kString) {
         t.type = TypeClass::kDouble;
+      } else if (b->args[0].type == TypeClass::kTemporal) {
+        t.type = TypeClass::kUnknown;
       } else {
         t = {b->args[0].type, b->args[0].scale};
       }
@@ -205,6 +237,10 @@ void InferType(BoundExpr* b, const BindScope& scope) {
           break;
         case CastTarget::Type::kDouble:
           t.type = TypeClass::kDouble;
+          break;
+        case CastTarget::Type::kDate:
+        case CastTarget::Type::kDateTime:
+          t.type = TypeClass::kTemporal;
           break;
         default:
           t.type = TypeClass::kString;

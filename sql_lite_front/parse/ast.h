@@ -42,9 +42,18 @@ enum class VarScope : uint8_t { kDefault, kGlobal, kSession, kUser };
 
 // What CAST and CONVERT convert to.
 struct CastTarget {
-  enum class Type : uint8_t { kSigned, kUnsigned, kChar, kBinary, kDecimal, kDouble };
+  enum class Type : uint8_t {
+    kSigned,
+    kUnsigned,
+    kChar,
+    kBinary,
+    kDecimal,
+    kDouble,
+    kDate,
+    kDateTime
+  };
   Type type = Type::kSigned;
-  int64_t length = -1;            // CHAR(n) / BINARY(n); -1 when not given
+  int64_t length = -1;            // CHAR(n) / BINARY(n); -1 when not given; DATETIME(fsp)
   int precision = 10, scale = 0;  // DECIMAL(m[, d])
   // CONVERT(x USING cs), CHAR CHARACTER SET cs: cs lower-cased; empty: the connection's.
   std::string charset;

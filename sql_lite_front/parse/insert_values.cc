@@ -101,6 +101,9 @@ void InsertValues::AddLiteral(const Value& v) {
     case Value::Kind::kDecimal:
       AddBytesItem(kDecimal, v.as_decimal().ToString());
       return;
+    case Value::Kind::kTemporal:  // the parser makes no date literals: kept as the date's text
+      AddBytesItem(kString, v.ToString());
+      return;
   }
 }
 

@@ -38,6 +38,7 @@ constexpr TypeName kTypes[] = {
     {"FLOAT8", ColumnType::kDouble},       {"CHAR", ColumnType::kChar},
     {"CHARACTER", ColumnType::kChar},      {"VARCHAR", ColumnType::kVarchar},
     {"TEXT", ColumnType::kText},           {"BLOB", ColumnType::kBlob},
+    {"DATE", ColumnType::kDate},           {"DATETIME", ColumnType::kDateTime},
 };
 
 // Types minnow does not have: refused with 1235 naming them, never stored as another type.
@@ -58,8 +59,6 @@ constexpr std::string_view kUnsupportedTypes[] = {
     "NUMERIC",
     "DEC",
     "FIXED",
-    "DATE",
-    "DATETIME",
     "TIMESTAMP",
     "TIME",
     "YEAR",
@@ -145,6 +144,15 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
     case ColumnType::kBlob:
       SQL_RETURN_IF_ERROR(parse_length(false));
       def->length = 0;
+      break;
+    case ColumnType::kDate:
+      break;
+    case ColumnType::kDateTime:
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      if (def->length > 6) {
+        return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(def->length),
+                      " specified for '", def->name, "'. Maximum is 6.");
+      }
       break;
   }
   // (table_def.cc's IsIntegerType is not used: the parser links without it, for the fuzzer.)

@@ -216,7 +216,17 @@ SqlResult<ExprPtr> Parser::ParseAdditive() {
   while (IsOp("+") || IsOp("-")) {
     BinaryOp op = IsOp("+") ? BinaryOp::kAdd : BinaryOp::kSub;
     Skip();
-    if (IsKw("INTERVAL")) return NotSupported("INTERVAL");
+    if (IsKw("INTERVAL")) {
+      // d + INTERVAL n unit is date_add(d, n, 'unit'); d - INTERVAL ... date_sub.
+      Skip();
+      auto fn = std::make_unique<Expr>();
+      fn->kind = Expr::Kind::kFunction;
+      fn->name = op == BinaryOp::kAdd ? "date_add" : "date_sub";
+      fn->args.push_back(std::move(left));
+      SQL_RETURN_IF_ERROR(ParseIntervalTail(fn.get()));
+      SQL_ASSIGN_OR_RETURN(left, Finish(std::move(fn), begin));
+      continue;
+    }
     SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
     SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
   }
@@ -466,6 +476,15 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         result = ParseCase(begin);
       } else if (upper == "INTERVAL") {
         return NotSupported("INTERVAL");
+      } else if ((upper == "CURRENT_TIMESTAMP" || upper == "CURRENT_DATE" || upper == "LOCALTIME" ||
+                  upper == "LOCALTIMESTAMP") &&
+                 !IsOp("(", 1)) {
+        // The niladic forms: CURRENT_TIMESTAMP is CURRENT_TIMESTAMP().
+        auto fn = std::make_unique<Expr>();
+        fn->kind = Expr::Kind::kFunction;
+        fn->name = ToLowerAscii(t.text);
+        Skip();
+        result = Finish(std::move(fn), begin);
       } else if (upper == "ROW" && IsOp("(", 1)) {
         return NotSupported("row constructors");
       } else if ((upper == "CAST" || upper == "CONVERT") && IsOp("(", 1)) {
@@ -512,6 +531,30 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
       fn->args.push_back(std::move(star));
     } else if (fn->name == "group_concat") {
       return ParseGroupConcatArgs(fn.get());
+    } else if ((fn->name == "date_add" || fn->name == "date_sub" || fn->name == "adddate" ||
+                fn->name == "subdate") &&
+               !fn->distinct) {
+      // (d, INTERVAL n unit) as (d, n, 'unit'); ADDDATE(d, n) adds days.
+      SQL_ASSIGN_OR_RETURN(ExprPtr d, ParseExpr());
+      fn->args.push_back(std::move(d));
+      SQL_RETURN_IF_ERROR(ExpectOp(","));
+      if (AcceptKw("INTERVAL")) {
+        SQL_RETURN_IF_ERROR(ParseIntervalTail(fn.get()));
+      } else {
+        if (fn->name == "date_add" || fn->name == "date_sub") return SyntaxError();
+        SQL_ASSIGN_OR_RETURN(ExprPtr n, ParseExpr());
+        fn->args.push_back(std::move(n));
+        fn->args.push_back(UnitLiteral("DAY"));
+      }
+    } else if ((fn->name == "timestampdiff" || fn->name == "timestampadd") && !fn->distinct) {
+      // (unit, a, b): the unit first, as a literal.
+      SQL_ASSIGN_OR_RETURN(ExprPtr unit, ParseIntervalUnit());
+      fn->args.push_back(std::move(unit));
+      for (int i = 0; i < 2; ++i) {
+        SQL_RETURN_IF_ERROR(ExpectOp(","));
+        SQL_ASSIGN_OR_RETURN(ExprPtr a, ParseExpr());
+        fn->args.push_back(std::move(a));
+      }
     } else if (fn->name == "trim" && !fn->distinct) {
       return ParseTrimArgs(fn.get());
     } else if (fn->name == "position" && !fn->distinct) {
@@ -546,6 +589,45 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
   SQL_RETURN_IF_ERROR(st);
   if (IsKw("OVER")) return NotSupported("window functions");
   return Finish(std::move(fn), begin);
+}
+
+ExprPtr Parser::UnitLiteral(std::string unit) {
+  auto lit = std::make_unique<Expr>();
+  lit->kind = Expr::Kind::kLiteral;
+  lit->value = Value::String(unit);
+  lit->text = std::move(unit);
+  return lit;
+}
+
+// An interval's unit: the simple ones MySQL has; its compound ones (DAY_HOUR, ...) are refused.
+SqlResult<ExprPtr> Parser::ParseIntervalUnit() {
+  static constexpr std::string_view kUnits[] = {"MICROSECOND", "SECOND", "MINUTE",  "HOUR", "DAY",
+                                                "WEEK",        "MONTH",  "QUARTER", "YEAR"};
+  static constexpr std::string_view kCompound[] = {
+      "SECOND_MICROSECOND", "MINUTE_MICROSECOND", "MINUTE_SECOND",   "HOUR_MICROSECOND",
+      "HOUR_SECOND",        "HOUR_MINUTE",        "DAY_MICROSECOND", "DAY_SECOND",
+      "DAY_MINUTE",         "DAY_HOUR",           "YEAR_MONTH"};
+  if (Cur().kind != TokenKind::kIdent) return SyntaxError();
+  const std::string upper = ToUpperAscii(Cur().text);
+  for (std::string_view u : kCompound) {
+    if (u == upper) return NotSupported("INTERVAL " + upper);
+  }
+  for (std::string_view u : kUnits) {
+    if (u == upper) {
+      Skip();
+      return UnitLiteral(upper);
+    }
+  }
+  return SyntaxError();
+}
+
+// After INTERVAL: n unit, appended to fn's arguments as n and the unit's name.
+SqlStatus Parser::ParseIntervalTail(Expr* fn) {
+  SQL_ASSIGN_OR_RETURN(ExprPtr n, ParseExpr());
+  fn->args.push_back(std::move(n));
+  SQL_ASSIGN_OR_RETURN(ExprPtr unit, ParseIntervalUnit());
+  fn->args.push_back(std::move(unit));
+  return SqlStatus::OK();
 }
 
 SqlResult<ExprPtr> Parser::ParseCase(uint32_t begin) {
@@ -665,10 +747,21 @@ SqlStatus Parser::ParseCastType(CastTarget* out) {
     Skip();
     out->type = Type::kDouble;
     if (word == "DOUBLE") AcceptKw("PRECISION");
-  } else if (word == "DATE" || word == "DATETIME" || word == "TIME" || word == "JSON" ||
-             word == "FLOAT" || word == "NCHAR" || word == "YEAR" || word == "NATIONAL" ||
-             word == "POINT" || word == "LINESTRING" || word == "POLYGON" || word == "MULTIPOINT" ||
-             word == "MULTILINESTRING" || word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
+  } else if (word == "DATE" || word == "DATETIME") {
+    Skip();
+    out->type = word == "DATE" ? Type::kDate : Type::kDateTime;
+    if (word == "DATETIME") {
+      SQL_ASSIGN_OR_RETURN(out->length, length());
+      if (out->length > 6) {
+        return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(out->length),
+                      " specified for 'CAST'. Maximum is 6.");
+      }
+      if (out->length < 0) out->length = 0;
+    }
+  } else if (word == "TIME" || word == "JSON" || word == "FLOAT" || word == "NCHAR" ||
+             word == "YEAR" || word == "NATIONAL" || word == "POINT" || word == "LINESTRING" ||
+             word == "POLYGON" || word == "MULTIPOINT" || word == "MULTILINESTRING" ||
+             word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
     return NotSupported("CAST to " + word);
   } else {
     return SyntaxError();

@@ -181,6 +181,10 @@ class Parser {
   SqlStatus ParseCastType(CastTarget* out);  // SIGNED, CHAR(n), DECIMAL(m,d), ...
   // TRIM(...)'s forms, into fn's arguments (and its name when a remstr is given).
   SqlStatus ParseTrimArgs(Expr* fn);
+  // Intervals of date_add/date_sub/timestampdiff: the unit as a string literal ('DAY').
+  ExprPtr UnitLiteral(std::string unit);
+  SqlResult<ExprPtr> ParseIntervalUnit();
+  SqlStatus ParseIntervalTail(Expr* fn);     // after INTERVAL: n unit, appended to fn->args
   SqlStatus ParseGroupConcatArgs(Expr* fn);  // after GROUP_CONCAT( [DISTINCT], up to the ")"
   SqlResult<ExprPtr> ParseColumnRef();
   // At "(": ( query_expression ) up to and with the ")" (a subquery).

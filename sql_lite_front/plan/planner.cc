@@ -540,6 +540,12 @@ uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
       case ColumnType::kDouble:
         len += 8;
         break;
+      case ColumnType::kDate:
+        len += 3;
+        break;
+      case ColumnType::kDateTime:  // MySQL's DATETIME2: 5 bytes and the fraction's
+        len += 5 + (c.length + 1) / 2;
+        break;
       case ColumnType::kChar:
         len += c.length * per_char;
         break;

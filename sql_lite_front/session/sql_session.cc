@@ -532,6 +532,9 @@ class StatementRunner {
     ctx.cancel = &s_->cancel;
     ctx.progress = &s_->progress;
     ctx.last_insert_id = &s_->last_insert_id;
+    ctx.now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
     return ctx;
   }
 

@@ -41,6 +41,8 @@ constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", 
 //     differ only after the first row a write changed in a MyISAM table: STRICT_ALL_TABLES
 //     fails there with the earlier rows written; STRICT_TRANS_TABLES alone converts the value
 //     with a warning, as MySQL does (executor_write.cc);
+//   NO_ZERO_IN_DATE, NO_ZERO_DATE: a date with a zero month or day, or the zero date, stored
+//     into a column is 1292 in strict mode, else the zero date with warning 1264;
 //   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286; without it CREATE TABLE uses
 //     InnoDB and ALTER TABLE keeps the engine, with warnings.
 // Every other MySQL word is refused with 1231 naming it; any set of these words (none
@@ -52,12 +54,15 @@ enum SqlModeWord : size_t {
   kNoUnsignedSubtraction,
   kStrictTransTables,
   kStrictAllTables,
+  kNoZeroInDate,
+  kNoZeroDate,
   kNoEngineSubstitution,
   kSqlModeWordCount
 };
 constexpr std::array<const char*, kSqlModeWordCount> kSqlModes = {
-    "PIPES_AS_CONCAT",     "ANSI_QUOTES",       "ONLY_FULL_GROUP_BY",    "NO_UNSIGNED_SUBTRACTION",
-    "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ENGINE_SUBSTITUTION"};
+    "PIPES_AS_CONCAT",         "ANSI_QUOTES",         "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",         "NO_ZERO_DATE",        "NO_ENGINE_SUBSTITUTION"};
 
 // The words of a sql_mode value as given ("a, b ,c": case and spaces as typed); nullopt with
 // *unknown set to the first word that is not one of kSqlModes.
@@ -93,12 +98,14 @@ SqlModeFlags FlagsOf(std::string_view sql_mode) {
   f.no_unsigned_subtraction = (*w)[kNoUnsignedSubtraction];
   f.strict = (*w)[kStrictTransTables] || (*w)[kStrictAllTables];
   f.strict_all_tables = (*w)[kStrictAllTables];
+  f.no_zero_in_date = (*w)[kNoZeroInDate];
+  f.no_zero_date = (*w)[kNoZeroDate];
   f.no_engine_substitution = (*w)[kNoEngineSubstitution];
   return f;
 }
 
-// MySQL 8.0's default minus the modes minnow does not implement (NO_ZERO_IN_DATE, NO_ZERO_DATE
-// and ERROR_FOR_DIVISION_BY_ZERO: minnow has no dates, and x / 0 is NULL without a warning).
+// MySQL 8.0's default without ERROR_FOR_DIVISION_BY_ZERO (minnow's x / 0 is NULL without a
+// warning), and without NO_ZERO_IN_DATE and NO_ZERO_DATE, which minnow honours when set.
 constexpr const char* kDefaultSqlMode =
     "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION";
 
@@ -128,6 +135,7 @@ constexpr VarDef kVars[] = {
     {"max_allowed_packet", VarType::kInt, true, true},
     {"max_write_lock_count", VarType::kInt, true, false, 1, INT64_MAX},
     {"sql_mode", VarType::kString, false, false},
+    {"time_zone", VarType::kString, false, false},
     {"transaction_isolation", VarType::kEnum, false, false, 0, 0, kIsolationNames},
     {"transaction_read_only", VarType::kBool, false, false},
     {"version", VarType::kString, true, true},
@@ -198,6 +206,17 @@ SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
   return Value::String(std::move(out));
 }
 
+// 'SYSTEM' or an offset '+hh:mm' (MySQL's range); a named zone is 1298, as in a MySQL without
+// the time zone tables loaded.
+SqlResult<Value> NormalizeTimeZone(const Value& v) {
+  if (!v.is_string()) return BadType("time_zone");
+  std::optional<TimeZone> tz = ParseTimeZone(v.as_string());
+  if (!tz.has_value()) {
+    return SqlErr(kErUnknownTimeZone, "Unknown or incorrect time zone: '", v.as_string(), "'");
+  }
+  return Value::String(tz->system ? "SYSTEM" : v.as_string());
+}
+
 // `v` checked against `d` and put in its stored form. Integers out of range are clamped, as
 // MySQL does (it warns; minnow has no warning to attach here).
 SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& v) {
@@ -237,7 +256,8 @@ SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& 
       return BadValue(name, v);
     }
     case VarType::kString:
-      return NormalizeSqlMode(name, v);  // the one settable string variable
+      if (d.name == std::string_view("time_zone")) return NormalizeTimeZone(v);
+      return NormalizeSqlMode(name, v);
   }
   return BadValue(name, v);
 }
@@ -274,6 +294,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
   m["max_write_lock_count"] = Value::Int(INT64_MAX);
   m["sql_mode"] = Value::String(kDefaultSqlMode);
+  m["time_zone"] = Value::String("SYSTEM");
   m["transaction_isolation"] = Value::String("REPEATABLE-READ");
   m["transaction_read_only"] = Value::Int(0);
   m["version"] = Value::String("8.0.36-minnow");  // clients expect an 8.0 server
@@ -406,6 +427,10 @@ bool SessionVariables::alter_copy_lock_rows() const {
 }
 
 SqlModeFlags SessionVariables::sql_mode() const { return sql_mode_; }
+
+TimeZone SessionVariables::time_zone() const {
+  return ParseTimeZone(session_.at("time_zone").as_string()).value_or(TimeZone{});
+}
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
 

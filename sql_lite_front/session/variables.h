@@ -43,6 +43,7 @@
 #include "common/latch.h"
 #include "minnow/db.h"
 #include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/temporal.h"
 #include "sql_lite_front/value.h"
 
 namespace minnow::sql {
@@ -66,6 +67,10 @@ struct SqlModeFlags {
   // before it stay written). Under STRICT_TRANS_TABLES alone a bad value in a MyISAM table
   // the statement already changed is converted, as without strict mode.
   bool strict_all_tables = false;
+  // NO_ZERO_IN_DATE / NO_ZERO_DATE: a date with a zero part / the zero date is a bad value to
+  // store (table_def.h's StoreRules).
+  bool no_zero_in_date = false;
+  bool no_zero_date = false;
   // NO_ENGINE_SUBSTITUTION: CREATE TABLE ... ENGINE=unknown is error 1286; without it the
   // table gets InnoDB (warnings 1286 and 1266), and ALTER TABLE keeps its engine (1286).
   bool no_engine_substitution = false;
@@ -114,6 +119,7 @@ class SessionVariables {
   bool low_priority_updates() const;
   bool innodb_snapshot_isolation() const;
   SqlModeFlags sql_mode() const;  // of the session's sql_mode, kept as it is set
+  TimeZone time_zone() const;     // the session's time_zone (NOW(), TIMESTAMP columns)
   IsolationLevel isolation() const;
   uint32_t innodb_lock_wait_timeout_s() const;
   uint32_t lock_wait_timeout_s() const;

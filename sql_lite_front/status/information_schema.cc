@@ -99,6 +99,9 @@ TypeFigures FiguresOf(const ColumnDef& col) {
       f.max_length = Int(65535);
       f.octet_length = Int(65535);
       return f;
+    case ColumnType::kDate:
+    case ColumnType::kDateTime:
+      return f;  // DATETIME_PRECISION instead
   }
   f.scale = Int(0);
   return f;
@@ -148,7 +151,8 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
           std::move(f.octet_length),
           std::move(f.precision),
           std::move(f.scale),
-          Value::Null(),  // DATETIME_PRECISION
+          col.type == ColumnType::kDateTime ? Int(col.length)
+                                            : Value::Null(),  // DATETIME_PRECISION
           IsCharacterType(col.type) ? Str(std::string(col.EffectiveCollation().charset))
                                     : Value::Null(),
           OptStr(ColumnCollationName(col)),

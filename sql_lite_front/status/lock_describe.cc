@@ -19,7 +19,8 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
-// A value inside LOCK_DATA: numbers as digits, strings quoted ('it\'s').
+// A value inside LOCK_DATA: numbers as digits, strings and dates quoted ('it\'s',
+// '2024-01-05').
 std::string LockDataValue(const ColumnDef& col, const Value& v) {
   if (v.is_null()) return "NULL";
   if (v.is_int()) {
@@ -27,6 +28,7 @@ std::string LockDataValue(const ColumnDef& col, const Value& v) {
     return std::to_string(v.as_int());
   }
   if (v.is_double()) return v.ToString();
+  if (v.is_temporal()) return "'" + v.ToString() + "'";
   std::string out = "'";
   for (char c : v.as_string()) {
     if (c == '\'' || c == '\\') out += '\\';

@@ -75,9 +75,11 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
   CHECK(s.sql_mode().strict);
   CHECK(s.sql_mode().no_engine_substitution);
   // A mode minnow does not implement is refused by name, the value kept.
-  SqlStatus bad = s.Set("sql_mode", Str("STRICT_TRANS_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION"));
+  SqlStatus bad = s.Set(
+      "sql_mode", Str("STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"));
   REQUIRE(!bad.ok());
-  CHECK(bad.error().message == "Variable 'sql_mode' can't be set to the value of 'NO_ZERO_DATE'");
+  CHECK(bad.error().message ==
+        "Variable 'sql_mode' can't be set to the value of 'ERROR_FOR_DIVISION_BY_ZERO'");
   CHECK(*s.Get("sql_mode") == Str("ANSI_QUOTES,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"));
   // Non-strict modes, and none at all.
   REQUIRE(s.Set("sql_mode", Str("")).ok());

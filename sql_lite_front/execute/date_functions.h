@@ -1,0 +1,43 @@
+#pragma once
+// MySQL 8.0's date functions over DATE and DATETIME values (temporal.h).
+//
+// Statement constants, bound once (BindStatementTime): NOW(), CURRENT_TIMESTAMP, LOCALTIME,
+// LOCALTIMESTAMP [(fsp)] (DATETIME), CURDATE(), CURRENT_DATE (DATE), UNIX_TIMESTAMP(): the
+// statement's start in the session's time_zone, one value however often the statement reads it.
+// SYSDATE([fsp]) reads the clock each time it is evaluated, as MySQL's.
+//
+// The others take their date arguments as MySQL does: a DATE or DATETIME as it is, text and
+// numbers read as dates ('2024-01-05 10:00:00', 20240105); an argument that is no date is NULL
+// with warning 1292 "Incorrect datetime value: '..'". Text of a time alone ('10:00:00') is not
+// read as a time (minnow has no TIME type): NULL with that warning.
+//   DATE, YEAR, MONTH, DAY/DAYOFMONTH, HOUR, MINUTE, SECOND: the part.
+//   DATE_ADD/DATE_SUB/ADDDATE/SUBDATE(d, INTERVAL n unit), d +/- INTERVAL n unit,
+//   TIMESTAMPADD(unit, n, d): MICROSECOND, SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER,
+//     YEAR (the compound units are refused when parsed: 1235); months keep the day unless the
+//     month is shorter (2024-01-31 + 1 MONTH = 2024-02-29); a DATE stays a DATE for units of a
+//     day and more; a result outside 0001-01-01 .. 9999-12-31 is NULL with 1441 "Datetime
+//     function: datetime field overflow"; a zero date (or zero month/day) is NULL with 1292.
+//   DATEDIFF(a, b): days from b to a. TIMESTAMPDIFF(unit, a, b): whole units from a to b.
+//   UNIX_TIMESTAMP(d): seconds since 1970 UTC of the local time d (0 before 1970), with d's
+//     fractional digits as a decimal. FROM_UNIXTIME(n[, format]): the local DATETIME (with n's
+//     decimals as fsp, up to 6), NULL for negative n.
+//   DATE_FORMAT(d, format): %a %b %c %D %d %e %f %H %h %I %i %j %k %l %M %m %p %r %S %s %T %W
+//     %w %Y %y %%, any other character after % as itself; the week specifiers (%U %u %V %v %X
+//     %x) are refused with 1235.
+
+#include <optional>
+
+#include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/temporal.h"
+
+namespace minnow::sql {
+
+// The value of `e` if it is one of the statement constants above (now_us: the statement's
+// start, 0 for the clock now); nullopt if it is not. 1426 for fsp above 6, 1064 for an fsp that
+// is not an integer literal.
+SqlResult<std::optional<Value>> BindStatementTime(const Expr& e, int64_t now_us,
+                                                  const TimeZone& tz);
+// The date functions of Func (kSysdate .. kFromUnixtime).
+Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st);
+
+}  // namespace minnow::sql

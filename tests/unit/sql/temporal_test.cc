@@ -1,0 +1,127 @@
+#include "sql_lite_front/temporal.h"
+
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+#include "sql_lite_front/catalog/row_codec.h"
+
+namespace minnow::sql {
+namespace {
+
+std::string Text(std::string_view s, Temporal::Type type = Temporal::Type::kDateTime,
+                 uint8_t fsp = 0) {
+  TemporalParse p = ParseTemporalText(s);
+  if (!p.parts.has_value() || p.trailing) return "invalid";
+  DateTimeParts parts = *p.parts;
+  REQUIRE(RoundToFsp(&parts, fsp));
+  return FormatTemporal(MakeTemporal(type, fsp, parts));
+}
+
+TEST_CASE("text is read as MySQL's str_to_datetime reads it", "[sql][temporal]") {
+  CHECK(Text("2024-01-05") == "2024-01-05 00:00:00");
+  CHECK(Text("2024-1-5 3:4:5") == "2024-01-05 03:04:05");
+  CHECK(Text("  2024/01/05T03:04:05 ") == "2024-01-05 03:04:05");
+  CHECK(Text("20240105030405") == "2024-01-05 03:04:05");
+  CHECK(Text("240105") == "2024-01-05 00:00:00");
+  CHECK(Text("700101") == "1970-01-01 00:00:00");
+  CHECK(Text("2024-01-05 03:04:05.123456", Temporal::Type::kDateTime, 6) ==
+        "2024-01-05 03:04:05.123456");
+  CHECK(Text("2024-01-05 03:04:05.5", Temporal::Type::kDateTime, 0) == "2024-01-05 03:04:06");
+  CHECK(Text("2024-12-31 23:59:59.9999999", Temporal::Type::kDateTime, 3) ==
+        "2025-01-01 00:00:00.000");
+  CHECK(Text("2024-02-29", Temporal::Type::kDate) == "2024-02-29");
+  CHECK(Text("2023-02-29") == "invalid");
+  CHECK(Text("2024-04-31") == "invalid");
+  CHECK(Text("2024-01-05 24:00:00") == "invalid");
+  CHECK(Text("2024-01-05x") == "invalid");
+  CHECK(Text("abc") == "invalid");
+  CHECK(Text("2024-01") == "invalid");
+  CHECK(Text("0000-00-00") == "0000-00-00 00:00:00");
+  CHECK(Text("2024-00-05", Temporal::Type::kDate) == "2024-00-05");
+  CHECK(ParseTemporalText("2024-02-30").out_of_range);
+  CHECK_FALSE(ParseTemporalText("abc").out_of_range);
+}
+
+TEST_CASE("numbers are read as MySQL's number_to_datetime reads them", "[sql][temporal]") {
+  auto num = [](int64_t n) -> std::string {
+    auto p = ParseTemporalNumber(n);
+    if (!p.has_value()) return "invalid";
+    return FormatTemporal(MakeTemporal(Temporal::Type::kDateTime, 0, *p));
+  };
+  CHECK(num(20240105) == "2024-01-05 00:00:00");
+  CHECK(num(240105) == "2024-01-05 00:00:00");
+  CHECK(num(991231) == "1999-12-31 00:00:00");
+  CHECK(num(20240105030405) == "2024-01-05 03:04:05");
+  CHECK(num(0) == "0000-00-00 00:00:00");
+  CHECK(num(100) == "invalid");
+  CHECK(num(20241301) == "invalid");
+  CHECK(num(-1) == "invalid");
+}
+
+TEST_CASE("day numbers round-trip and match MySQL's calc_daynr", "[sql][temporal]") {
+  CHECK(DayNumber(1970, 1, 1) == 719528);  // MySQL's TO_DAYS('1970-01-01')
+  CHECK(DayNumber(2024, 1, 5) == 739255);
+  for (int64_t d = DayNumber(1, 1, 1); d <= DayNumber(9999, 12, 31); d += 37) {
+    DateTimeParts p = FromDayNumber(d);
+    REQUIRE(DayNumber(p.year, p.month, p.day) == d);
+  }
+}
+
+TEST_CASE("packed values and keys order as the dates do", "[sql][temporal]") {
+  std::mt19937 rng(7);
+  ColumnDef date, datetime;
+  date.type = ColumnType::kDate;
+  date.nullable = false;
+  datetime.type = ColumnType::kDateTime;
+  datetime.length = 6;
+  datetime.nullable = false;
+  for (int i = 0; i < 2000; ++i) {
+    DateTimeParts a, b;
+    for (DateTimeParts* p : {&a, &b}) {
+      p->year = static_cast<int>(rng() % 10000);
+      p->month = static_cast<int>(rng() % 13);
+      p->day = static_cast<int>(rng() % 29);
+      p->hour = static_cast<int>(rng() % 24);
+      p->minute = static_cast<int>(rng() % 60);
+      p->second = static_cast<int>(rng() % 60);
+      p->micro = static_cast<int>(rng() % 1000000);
+    }
+    const Temporal ta = MakeTemporal(Temporal::Type::kDateTime, 6, a);
+    const Temporal tb = MakeTemporal(Temporal::Type::kDateTime, 6, b);
+    // FormatTemporal's text orders as the dates do: compare it with the packed order and the keys.
+    const int by_text = FormatTemporal(ta).compare(FormatTemporal(tb));
+    const int by_packed = ta.packed < tb.packed ? -1 : ta.packed > tb.packed ? 1 : 0;
+    REQUIRE((by_text < 0 ? -1 : by_text > 0 ? 1 : 0) == by_packed);
+    std::string ka, kb;
+    AppendKeyColumn(datetime, Value::FromTemporal(ta), &ka);
+    AppendKeyColumn(datetime, Value::FromTemporal(tb), &kb);
+    REQUIRE((ka < kb) == (by_packed < 0));
+    size_t pos = 0;
+    REQUIRE(*DecodeKeyColumn(datetime, ka, &pos) == Value::FromTemporal(ta));
+    const Temporal da = MakeTemporal(Temporal::Type::kDate, 0, a);
+    std::string kd;
+    AppendKeyColumn(date, Value::FromTemporal(da), &kd);
+    REQUIRE(kd.size() == 3);
+    pos = 0;
+    REQUIRE(*DecodeKeyColumn(date, kd, &pos) == Value::FromTemporal(da));
+  }
+}
+
+TEST_CASE("time zones: SYSTEM and offsets in MySQL's range", "[sql][temporal]") {
+  CHECK(ParseTimeZone("system")->system);
+  CHECK(ParseTimeZone("+01:00")->offset_s == 3600);
+  CHECK(ParseTimeZone("-13:59")->offset_s == -(13 * 3600 + 59 * 60));
+  CHECK(ParseTimeZone("+14:00").has_value());
+  CHECK_FALSE(ParseTimeZone("+14:01").has_value());
+  CHECK_FALSE(ParseTimeZone("Europe/Paris").has_value());
+  CHECK_FALSE(ParseTimeZone("+1:5").has_value());
+  const TimeZone plus530 = *ParseTimeZone("+05:30");
+  const DateTimeParts p = UtcToLocal(1704412800, 0, plus530);  // 2024-01-05 00:00:00 UTC
+  CHECK(FormatTemporal(MakeTemporal(Temporal::Type::kDateTime, 0, p)) == "2024-01-05 05:30:00");
+  CHECK(*LocalToUtc(p, plus530) == 1704412800);
+  CHECK_FALSE(LocalToUtc(DateTimeParts{}, plus530).has_value());
+}
+
+}  // namespace
+}  // namespace minnow::sql
