@@ -120,6 +120,12 @@ enum ErrorCode : uint16_t {
   kErWrongUsage = 1221,                 // HY000 Incorrect usage of %s and %s
   kErFieldInOrderNotSelect = 3065,      // HY000 Expression #%u of ORDER BY clause is not in ...
   kErAggregateInOrderNotSelect = 3066,  // HY000 Expression #%u of ORDER BY ... aggregate ...
+
+  // Loading dump files.
+  kErIllegalHa = 1031,        // HY000 Table storage engine for '%s' doesn't have this option
+  kErUnknownTimeZone = 1298,  // HY000 Unknown or incorrect time zone: '%s'
+  // (a warning) '%s' is deprecated and will be removed in a future release.
+  kErWarnDeprecatedSyntaxNoReplacement = 1681,
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

@@ -20,6 +20,7 @@
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
+#include "sql_lite_front/version.h"
 
 namespace minnow::sql {
 namespace {
@@ -104,10 +105,18 @@ bool TooLarge(uint64_t bytes, const char* func, EvalState& st) {
   return true;
 }
 
-std::string NowString() {
+// The time now in the session's time_zone: local time for SYSTEM, else UTC plus the offset.
+std::string NowString(const SessionState* session) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
-  localtime_r(&t, &tm);
+  std::optional<int> offset;
+  if (session != nullptr) offset = session->vars.time_zone_offset_minutes();
+  if (offset.has_value()) {
+    t += static_cast<std::time_t>(*offset) * 60;
+    gmtime_r(&t, &tm);
+  } else {
+    localtime_r(&t, &tm);
+  }
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
   return buf;
@@ -135,9 +144,9 @@ bool BindConstantFunction(const Expr& e, const ExecContext& ctx, BoundExpr* out)
     // The client's account ('name@host'), as the server authenticated it; '' in the shell.
     *out = Literal(Value::String(ctx.session != nullptr ? ctx.session->user : ""));
   } else if (n == "version") {
-    *out = Literal(Value::String("8.0.36-minnow"));
+    *out = Literal(Value::String(kServerVersion));
   } else if (n == "now" || n == "current_timestamp" || n == "sysdate" || n == "localtime") {
-    *out = Literal(Value::String(NowString()));
+    *out = Literal(Value::String(NowString(ctx.session)));
   } else {
     return false;
   }
