@@ -166,7 +166,7 @@ class Dumper {
                    quoted.c_str());
       return false;
     }
-    Write("--\n-- Table structure for table " + quoted + "\n--\n\n");
+    Write("\n--\n-- Table structure for table " + quoted + "\n--\n\n");
     Write("DROP TABLE IF EXISTS " + quoted + ";\n");
     Write("/*!40101 SET @saved_cs_client     = @@character_set_client */;\n");
     Write("/*!50503 SET character_set_client = utf8mb4 */;\n");
@@ -197,7 +197,7 @@ class Dumper {
     }
     if (!statement.empty()) Write(statement + ";\n");
     Write("/*!40000 ALTER TABLE " + quoted + " ENABLE KEYS */;\n");
-    Write("UNLOCK TABLES;\n\n");
+    Write("UNLOCK TABLES;\n");
     return true;
   }
 
