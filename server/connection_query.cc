@@ -200,8 +200,11 @@ std::string BuildBinaryRow(const sql::StatementResult& r,
 }  // namespace
 
 void Connection::AppendColumnDefs(const sql::StatementResult& r) {
-  const uint8_t text_charset =
-      session_->results_charset() == "utf8mb3" ? kCharsetUtf8mb3 : kCharsetUtf8mb4;
+  // character_set_results = binary: text goes as the bytes stored, labelled binary as MySQL's.
+  const std::string results = session_->results_charset();
+  const uint8_t text_charset = results == "utf8mb3"  ? kCharsetUtf8mb3
+                               : results == "binary" ? kCharsetBinary
+                                                     : kCharsetUtf8mb4;
   for (size_t i = 0; i < r.columns.size(); ++i) {
     ColumnDef c;
     c.name = r.columns[i];

@@ -94,7 +94,8 @@ class SqlSession {
   uint64_t id() const;  // the connection id (CONNECTION_ID(), PROCESSLIST_ID)
   bool in_transaction() const;
   bool autocommit() const;  // the session's @@autocommit; the session's thread only
-  // "utf8mb4" or "utf8mb3" (SET NAMES): the charset results are sent in; the session's thread.
+  // "utf8mb4", "utf8mb3" (SET NAMES) or "binary" (SET character_set_results): the charset
+  // results are sent in; the session's thread.
   std::string results_charset() const;
   // SET NAMES `charset` without running a statement (nothing counted): the handshake's charset.
   // Errors as SET NAMES gives them. The session's thread only.

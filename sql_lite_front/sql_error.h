@@ -131,6 +131,11 @@ enum ErrorCode : uint16_t {
   kErTablenameNotAllowedHere = 1250,   // 42000 Table '%s' from one of the SELECTs cannot be used
                                        // in %s
   kErCantAggregateNCollations = 1271,  // HY000 Illegal mix of collations for operation '%s'
+  // Loading dump files.
+  kErIllegalHa = 1031,        // HY000 Table storage engine for '%s' doesn't have this option
+  kErUnknownTimeZone = 1298,  // HY000 Unknown or incorrect time zone: '%s'
+  // (a warning) '%s' is deprecated and will be removed in a future release.
+  kErWarnDeprecatedSyntaxNoReplacement = 1681,
 };
 
 // MySQL's SQLSTATE for `code` ("HY000" for one it does not know).

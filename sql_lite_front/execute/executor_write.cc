@@ -246,6 +246,9 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size(), st));
 
   const int auto_col = def.AutoIncrementColumn();
+  // NO_AUTO_VALUE_ON_ZERO: only NULL (or no value) takes the next number; 0 is stored.
+  const bool no_auto_value_on_zero =
+      ctx.session != nullptr && ctx.session->vars.sql_mode().no_auto_value_on_zero;
   uint64_t first_generated = 0, progress = 0;
   // Column c's value `v` (nullopt: its default) as stored: a generated AUTO_INCREMENT value,
   // else converted as `rules` say.
@@ -255,7 +258,8 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
     if (!v.has_value()) {
       SQL_ASSIGN_OR_RETURN(v, DefaultOf(col, rules));
     }
-    if (static_cast<int>(c) == auto_col && (v->is_null() || v->ToInt() == 0)) {
+    if (static_cast<int>(c) == auto_col &&
+        (v->is_null() || (v->ToInt() == 0 && !no_auto_value_on_zero))) {
       uint64_t id;
       {
         LatchGuard g(t.counters->latch);

@@ -23,6 +23,7 @@
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
+#include "sql_lite_front/version.h"
 
 namespace minnow::sql {
 namespace {
@@ -154,7 +155,7 @@ SqlResult<bool> BindConstantFunction(const Expr& e, const ExecContext& ctx, Boun
     // The client's account ('name@host'), as the server authenticated it; '' in the shell.
     *out = Literal(Value::String(ctx.session != nullptr ? ctx.session->user : ""));
   } else if (n == "version") {
-    *out = Literal(Value::String("8.0.36-minnow"));
+    *out = Literal(Value::String(kServerVersion));
   } else {
     return false;
   }

@@ -173,8 +173,10 @@ struct SelectStmt {
   // first part names them). Null for a query block.
   std::unique_ptr<UnionSpec> union_of;
   std::vector<SelectItem> items;
-  bool high_priority = false;     // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
-  bool distinct = false;          // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
+  bool high_priority = false;  // SELECT HIGH_PRIORITY (MyISAM: READ_HIGH_PRIORITY)
+  bool distinct = false;       // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
+  // "SQL_NO_CACHE" or "SQL_CACHE" as given (no effect; MySQL 8.0 warns 1681), or empty.
+  std::string deprecated_cache_option;
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
   std::vector<JoinedTable> joins;  // the tables after `from`, in FROM order
@@ -314,6 +316,13 @@ struct AlterTableStmt {
   std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
 
+// ALTER TABLE t {DISABLE | ENABLE} KEYS, alone: mysqldump's bracket around a table's rows.
+// minnow keeps every index up to date whatever it says (sql_session.cc answers as MySQL does).
+struct AlterKeysStmt {
+  std::string table;
+  bool enable = false;
+};
+
 struct TruncateStmt {
   std::string table;
 };
@@ -419,11 +428,12 @@ struct KillStmt {
 
 struct ExplainStmt;
 
-using Statement = std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt,
-                               DropTableStmt, CreateIndexStmt, DropIndexStmt, AlterTableStmt,
-                               TruncateStmt, RenameTableStmt, TransactionStmt, SetStmt, ShowStmt,
-                               LockTablesStmt, UnlockTablesStmt, OptimizeTableStmt, CheckTableStmt,
-                               AnalyzeTableStmt, UseStmt, KillStmt, std::unique_ptr<ExplainStmt>>;
+using Statement =
+    std::variant<SelectStmt, InsertStmt, UpdateStmt, DeleteStmt, CreateTableStmt, DropTableStmt,
+                 CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, RenameTableStmt,
+                 TransactionStmt, SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt,
+                 OptimizeTableStmt, CheckTableStmt, AnalyzeTableStmt, UseStmt, KillStmt,
+                 AlterKeysStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

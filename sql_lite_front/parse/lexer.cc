@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sql_lite_front/version.h"
+
 namespace minnow::sql {
 namespace {
 
@@ -112,11 +114,24 @@ class TokenStream::Lexer {
         while (pos_ < sql_.size() && sql_[pos_] != '\n') Advance(1);
       } else if (c == '/' && At(pos_ + 1) == '*') {
         if (At(pos_ + 2) == '!' && !exec_comment_) {
-          // Executable comment: its content is SQL; an optional version number is skipped.
+          // Executable comment: its content is SQL when it has no version number or one no
+          // newer than minnow's (MySQL's: five digits, or six); else it is a comment.
+          size_t digits = 0;
+          while (digits < 6 && IsDigit(At(pos_ + 3 + digits))) ++digits;
+          if (digits == 5 || digits == 6) {
+            const std::string_view number = sql_.substr(pos_ + 3, digits);
+            if (std::stoul(std::string(number)) > kServerVersionId) {
+              size_t close = sql_.find("*/", pos_ + 3 + digits);
+              if (close == std::string_view::npos) return false;
+              Advance(close + 2 - pos_);
+              continue;
+            }
+          } else {
+            digits = 0;  // "/*!1 x */": no version; the digits are SQL
+          }
           exec_comment_ = true;
           exec_comment_begin_ = pos_;
-          Advance(3);
-          while (IsDigit(At(pos_))) Advance(1);
+          Advance(3 + digits);
           continue;
         }
         size_t close = sql_.find("*/", pos_ + 2);

@@ -12,7 +12,10 @@
 //   @@variables   @@name, @@global.name, @@session.name, @@local.name: one token
 //   operators     = <=> <> != < <= > >= + - * / % ( ) , . ; ! || && := ~ & | ^ << >> @
 //   comments      "-- " to end of line, '#' to end of line, /* ... */; the executable comments
-//                 /*! ... */ and /*!40101 ... */ are read as SQL (their markers are skipped).
+//                 /*! ... */ and /*!NNNNN ... */ (five or six digits, NNNNN <= kServerVersionId,
+//                 version.h) are read as SQL (their markers are skipped); /*!NNNNN ... */ of a
+//                 newer version is a comment, as is MariaDB's /*M!NNNNNN ... */, as MySQL reads
+//                 them.
 //
 // Each token keeps its byte range in the input (for error messages and Expr::text) and its
 // line. A bad input (an unterminated string or comment, a stray byte) ends the tokens with a

@@ -219,6 +219,14 @@ SqlResult<Statement> Parser::ParseAlter() {
   AlterTableStmt alter;
   SQL_ASSIGN_OR_RETURN(alter.table, TableIdent());
   if (AtStatementEnd()) return Statement(std::move(alter));  // ALTER TABLE t: a no-op
+  if ((IsKw("DISABLE") || IsKw("ENABLE")) && IsKw("KEYS", 1)) {
+    AlterKeysStmt keys{alter.table, IsKw("ENABLE")};
+    Skip();
+    Skip();
+    if (AtStatementEnd()) return Statement(std::move(keys));
+    return NotSupported("ALTER TABLE ... " + std::string(keys.enable ? "ENABLE" : "DISABLE") +
+                        " KEYS with other changes");
+  }
   for (;;) {
     SQL_RETURN_IF_ERROR(ParseAlterAction(&alter));
     if (!AcceptOp(",")) break;

@@ -11,7 +11,8 @@
 
 namespace minnow::sql {
 
-// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] items [INTO @a, ...]
+// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] [SQL_NO_CACHE | SQL_CACHE] items
+//   [INTO @a, ...]
 //   [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
 //   [LIMIT n [OFFSET m] | LIMIT m, n] [INTO @a, ...]
 //   [FOR {UPDATE | SHARE} [OF t] [NOWAIT | SKIP LOCKED] | LOCK IN SHARE MODE] [INTO @a, ...]
@@ -29,6 +30,9 @@ SqlResult<SelectStmt> Parser::ParseSelect(bool allow_into) {
       s.high_priority = true;
     } else if (AcceptKw("STRAIGHT_JOIN")) {
       s.straight_join = true;
+    } else if (IsKw("SQL_NO_CACHE") || IsKw("SQL_CACHE")) {  // MySQL 8.0 has no query cache
+      s.deprecated_cache_option = ToUpperAscii(Cur().text);
+      Skip();
     } else {
       break;
     }

@@ -79,7 +79,16 @@ class StatementRunner {
   // ---- DML and reads: in the session's transaction (or one of their own).
   SqlResult<StatementResult> Dispatch(const SelectStmt& st) {
     counts_->com_select++;
-    return InTransaction([&](ExecContext& ctx) { return ExecuteSelect(ctx, st); });
+    SqlResult<StatementResult> r =
+        InTransaction([&](ExecContext& ctx) { return ExecuteSelect(ctx, st); });
+    if (r.ok() && !st.deprecated_cache_option.empty()) {
+      r->warnings.insert(
+          r->warnings.begin(),
+          SqlWarning{"Warning", kErWarnDeprecatedSyntaxNoReplacement,
+                     "'" + st.deprecated_cache_option +
+                         "' is deprecated and will be removed in a future release."});
+    }
+    return r;
   }
   SqlResult<StatementResult> Dispatch(const InsertStmt& st) {
     counts_->com_insert++;
@@ -361,7 +370,8 @@ class StatementRunner {
   }
 
   // SET's value: a constant expression (a literal, a negative number, or a bare word the
-  // parser made a string).
+  // parser made a string), a system variable's value, or a user variable's (mysqldump's
+  // SET SQL_MODE=@OLD_SQL_MODE; an unset one is NULL).
   SqlResult<Value> SetValue(const SetItem& item) {
     const Expr* e = item.value.get();
     if (e == nullptr) return Value::Null();
@@ -371,6 +381,10 @@ class StatementRunner {
       const Value& x = e->args[0]->value;
       if (x.is_int()) return Value::Int(-x.as_int());
       if (x.is_double()) return Value::Double(-x.as_double());
+    }
+    if (e->kind == Expr::Kind::kVariable && e->var_scope == VarScope::kUser) {
+      auto it = s_->user_vars.find(e->name);
+      return it != s_->user_vars.end() ? it->second : Value::Null();
     }
     if (e->kind == Expr::Kind::kVariable) {
       if (std::optional<SqlResult<Value>> d =
@@ -494,6 +508,28 @@ class StatementRunner {
       return StatementResult{};
     }
     return SqlErr(kErNoSuchThread, "Unknown thread id: ", std::to_string(id));
+  }
+
+  // ALTER TABLE t DISABLE | ENABLE KEYS: an ALTER TABLE (the implicit commit; under LOCK
+  // TABLES the table must be locked for WRITE). InnoDB has no such option: note 1031, as MySQL.
+  // A MyISAM table answers OK as MySQL's does, but minnow goes on keeping its non-unique
+  // indexes up to date rather than rebuilding them at ENABLE KEYS.
+  SqlResult<StatementResult> Dispatch(const AlterKeysStmt& st) {
+    counts_->com_ddl++;
+    if (s_->locked_tables.empty()) {
+      SQL_RETURN_IF_ERROR(CommitOpen());
+    } else {
+      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table));
+    }
+    auto table = s_->engine->catalog->Find(st.table);
+    if (table == nullptr) return NoSuchTable(st.table);
+    StatementResult r;
+    if (!table->def.table_locking()) {
+      r.warnings.push_back(SqlWarning{
+          "Note", kErIllegalHa,
+          "Table storage engine for '" + table->def.name + "' doesn't have this option"});
+    }
+    return r;
   }
 
   SqlResult<StatementResult> Dispatch(const UseStmt& st) {
@@ -796,6 +832,11 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   }
   if (r.ok()) {
     if (r->has_result_set && s->vars.results_charset() == "utf8mb3") ToUtf8mb3Results(&*r);
+    if (!s->vars.sql_notes()) {  // sql_notes = 0: notes are neither kept nor counted
+      auto is_note = [](const SqlWarning& w) { return w.level == "Note"; };
+      std::erase_if(r->warnings, is_note);
+      if (!show_warnings) std::erase_if(s->diagnostics, is_note);
+    }
     r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
   return r;

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/version.h"
 
 namespace minnow::sql {
 
@@ -43,6 +45,8 @@ constexpr std::array<const char*, 3> kConcurrentInsertNames = {"NEVER", "AUTO", 
 //     with a warning, as MySQL does (executor_write.cc);
 //   NO_ZERO_IN_DATE, NO_ZERO_DATE: a date with a zero month or day, or the zero date, stored
 //     into a column is 1292 in strict mode, else the zero date with warning 1264;
+//   NO_AUTO_VALUE_ON_ZERO: 0 stored into an AUTO_INCREMENT column is 0, not the next value
+//     (executor_write.cc);
 //   NO_ENGINE_SUBSTITUTION: an unknown ENGINE= is error 1286; without it CREATE TABLE uses
 //     InnoDB and ALTER TABLE keeps the engine, with warnings.
 // Every other MySQL word is refused with 1231 naming it; any set of these words (none
@@ -52,6 +56,7 @@ enum SqlModeWord : size_t {
   kAnsiQuotes,
   kOnlyFullGroupBy,
   kNoUnsignedSubtraction,
+  kNoAutoValueOnZero,
   kStrictTransTables,
   kStrictAllTables,
   kNoZeroInDate,
@@ -60,9 +65,9 @@ enum SqlModeWord : size_t {
   kSqlModeWordCount
 };
 constexpr std::array<const char*, kSqlModeWordCount> kSqlModes = {
-    "PIPES_AS_CONCAT",         "ANSI_QUOTES",         "ONLY_FULL_GROUP_BY",
-    "NO_UNSIGNED_SUBTRACTION", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",
-    "NO_ZERO_IN_DATE",         "NO_ZERO_DATE",        "NO_ENGINE_SUBSTITUTION"};
+    "PIPES_AS_CONCAT",       "ANSI_QUOTES",         "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION",
+    "NO_AUTO_VALUE_ON_ZERO", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",  "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",          "NO_ENGINE_SUBSTITUTION"};
 
 // The words of a sql_mode value as given ("a, b ,c": case and spaces as typed); nullopt with
 // *unknown set to the first word that is not one of kSqlModes.
@@ -96,6 +101,7 @@ SqlModeFlags FlagsOf(std::string_view sql_mode) {
   f.ansi_quotes = (*w)[kAnsiQuotes];
   f.only_full_group_by = (*w)[kOnlyFullGroupBy];
   f.no_unsigned_subtraction = (*w)[kNoUnsignedSubtraction];
+  f.no_auto_value_on_zero = (*w)[kNoAutoValueOnZero];
   f.strict = (*w)[kStrictTransTables] || (*w)[kStrictAllTables];
   f.strict_all_tables = (*w)[kStrictAllTables];
   f.no_zero_in_date = (*w)[kNoZeroInDate];
@@ -113,15 +119,16 @@ constexpr const char* kDefaultSqlMode =
 constexpr VarDef kVars[] = {
     {"alter_copy_lock_rows", VarType::kBool, false, false},
     {"autocommit", VarType::kBool, false, false},
-    {"character_set_client", VarType::kString, false, true},
-    {"character_set_connection", VarType::kString, false, true},
+    {"character_set_client", VarType::kString, false, false},
+    {"character_set_connection", VarType::kString, false, false},
     {"character_set_database", VarType::kString, false, true},
-    {"character_set_results", VarType::kString, false, true},
+    {"character_set_results", VarType::kString, false, false},
     {"character_set_server", VarType::kString, false, true},
-    {"collation_connection", VarType::kString, false, true},
+    {"collation_connection", VarType::kString, false, false},
     {"collation_database", VarType::kString, false, true},
     {"collation_server", VarType::kString, false, true},
     {"concurrent_insert", VarType::kEnum, true, false, 0, 0, kConcurrentInsertNames},
+    {"foreign_key_checks", VarType::kBool, false, false},
     {"group_concat_max_len", VarType::kInt, false, false, 4, INT64_MAX},
     {"innodb_autoinc_lock_mode", VarType::kInt, true, true},
     {"innodb_buffer_pool_size", VarType::kInt, true, true},
@@ -135,9 +142,12 @@ constexpr VarDef kVars[] = {
     {"max_allowed_packet", VarType::kInt, true, true},
     {"max_write_lock_count", VarType::kInt, true, false, 1, INT64_MAX},
     {"sql_mode", VarType::kString, false, false},
+    {"sql_notes", VarType::kBool, false, false},
+    {"sql_quote_show_create", VarType::kBool, false, false},
     {"time_zone", VarType::kString, false, false},
     {"transaction_isolation", VarType::kEnum, false, false, 0, 0, kIsolationNames},
     {"transaction_read_only", VarType::kBool, false, false},
+    {"unique_checks", VarType::kBool, false, false},
     {"version", VarType::kString, true, true},
     {"version_comment", VarType::kString, true, true},
 };
@@ -206,6 +216,34 @@ SqlResult<Value> NormalizeSqlMode(std::string_view name, const Value& v) {
   return Value::String(std::move(out));
 }
 
+// character_set_client, _connection and _results: the charsets SET NAMES takes (utf8mb4,
+// utf8mb3 and its alias utf8), and for _results also binary (results sent as stored, which
+// for minnow's UTF-8 text is what utf8mb4 sends). 1115 for a name MySQL does not know, 1235
+// for one minnow lacks.
+SqlResult<Value> NormalizeCharset(std::string_view name, const Value& v) {
+  if (!v.is_string()) return v.is_int() ? BadValue(name, v) : BadType(name);
+  const std::string cs = CanonicalCharset(v.as_string());
+  if (cs == "utf8mb4" || cs == "utf8mb3") return Value::String(cs);
+  if (cs == "binary" && name == "character_set_results") return Value::String(cs);
+  if (DefaultCollation(cs) != nullptr || IsMysqlOnlyCharset(cs)) {
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SET ", name,
+                  " = ", cs, "'");
+  }
+  return SqlErr(kErUnknownCharacterSet, "Unknown character set: '", v.as_string(), "'");
+}
+
+// collation_connection: string literals compare under ConnectionCollation() alone.
+SqlResult<Value> NormalizeConnectionCollation(std::string_view name, const Value& v) {
+  if (!v.is_string()) return v.is_int() ? BadValue(name, v) : BadType(name);
+  const Collation* c = FindCollation(v.as_string());
+  if (c == nullptr) return SqlErr(kErUnknownCollation, "Unknown collation: '", v.as_string(), "'");
+  if (c != &ConnectionCollation()) {
+    return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'SET ", name,
+                  " = ", c->name, "'");
+  }
+  return Value::String(std::string(c->name));
+}
+
 // 'SYSTEM' or an offset '+hh:mm' (MySQL's range); a named zone is 1298, as in a MySQL without
 // the time zone tables loaded.
 SqlResult<Value> NormalizeTimeZone(const Value& v) {
@@ -223,15 +261,24 @@ SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& 
   if (v.is_null()) return BadValue(name, v);
   switch (d.type) {
     case VarType::kBool: {
+      int64_t b = -1;
       if (v.is_int()) {
-        if (v.as_int() == 0 || v.as_int() == 1) return Value::Int(v.as_int());
-        return BadValue(name, v);
+        if (v.as_int() == 0 || v.as_int() == 1) b = v.as_int();
+      } else if (!v.is_string()) {
+        return BadType(name);
+      } else {
+        const std::string u = Upper(v.as_string());
+        if (u == "ON" || u == "TRUE" || u == "1") b = 1;
+        if (u == "OFF" || u == "FALSE" || u == "0") b = 0;
       }
-      if (!v.is_string()) return BadType(name);
-      const std::string u = Upper(v.as_string());
-      if (u == "ON" || u == "TRUE" || u == "1") return Value::Int(1);
-      if (u == "OFF" || u == "FALSE" || u == "0") return Value::Int(0);
-      return BadValue(name, v);
+      if (b < 0) return BadValue(name, v);
+      // SHOW CREATE TABLE always quotes names (an unquoted form would need MySQL's keyword
+      // list to know which names must stay quoted).
+      if (b == 0 && d.name == std::string_view("sql_quote_show_create")) {
+        return SqlErr(kErNotSupportedYet,
+                      "This version of minnow doesn't yet support 'SET sql_quote_show_create = 0'");
+      }
+      return Value::Int(b);
     }
     case VarType::kInt:
       if (!v.is_int()) return BadType(name);
@@ -255,9 +302,13 @@ SqlResult<Value> Normalize(const VarDef& d, std::string_view name, const Value& 
       }
       return BadValue(name, v);
     }
-    case VarType::kString:
-      if (d.name == std::string_view("time_zone")) return NormalizeTimeZone(v);
-      return NormalizeSqlMode(name, v);
+    case VarType::kString: {
+      const std::string_view n = d.name;
+      if (n == "sql_mode") return NormalizeSqlMode(name, v);
+      if (n == "time_zone") return NormalizeTimeZone(v);
+      if (n == "collation_connection") return NormalizeConnectionCollation(n, v);
+      return NormalizeCharset(n, v);  // character_set_client, _connection, _results
+    }
   }
   return BadValue(name, v);
 }
@@ -279,6 +330,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["collation_server"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
   m["collation_database"] = Value::String(std::string(DefaultCollation("utf8mb4")->name));
   m["concurrent_insert"] = Value::String("AUTO");
+  m["foreign_key_checks"] = Value::Int(1);
   m["group_concat_max_len"] = Value::Int(1024);
   m["innodb_autoinc_lock_mode"] = Value::Int(2);
   m["innodb_buffer_pool_size"] = Value::Int(static_cast<int64_t>(options.buffer_pool_bytes));
@@ -294,10 +346,13 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
   m["max_write_lock_count"] = Value::Int(INT64_MAX);
   m["sql_mode"] = Value::String(kDefaultSqlMode);
+  m["sql_notes"] = Value::Int(1);
+  m["sql_quote_show_create"] = Value::Int(1);
   m["time_zone"] = Value::String("SYSTEM");
   m["transaction_isolation"] = Value::String("REPEATABLE-READ");
   m["transaction_read_only"] = Value::Int(0);
-  m["version"] = Value::String("8.0.36-minnow");  // clients expect an 8.0 server
+  m["unique_checks"] = Value::Int(1);
+  m["version"] = Value::String(kServerVersion);  // clients expect an 8.0 server
   m["version_comment"] = Value::String("minnow");
   return m;
 }
@@ -430,6 +485,9 @@ SqlModeFlags SessionVariables::sql_mode() const { return sql_mode_; }
 
 TimeZone SessionVariables::time_zone() const {
   return ParseTimeZone(session_.at("time_zone").as_string()).value_or(TimeZone{});
+}
+
+bool SessionVariables::sql_notes() const { return session_.at("sql_notes").as_int() != 0; }
 }
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }

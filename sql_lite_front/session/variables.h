@@ -26,16 +26,29 @@
 //     GROUP_CONCAT() result (cut there, with warning 1260)
 //   sql_mode: string, session+global: any set of the modes minnow honours (variables.cc's
 //     kSqlModes), printed in MySQL's order; any other word is 1231
+//   sql_notes: bool, session+global, default ON. OFF: a statement's notes (warnings of level
+//     Note) are not kept, neither counted nor shown by SHOW WARNINGS (SqlSession::Execute)
+//   time_zone: string, session+global, default SYSTEM: what NOW() reads the clock in (SYSTEM:
+//     the process's local time; '+HH:MM': UTC plus the offset). Named zones are 1298.
+//   unique_checks: bool, session+global. Accepted and kept; minnow checks every unique key
+//     whatever it says, as MySQL allows ("InnoDB may still check")
+//   foreign_key_checks: bool, session+global. minnow has no foreign keys (FOREIGN KEY is
+//     refused), so there is nothing it could check or skip
+//   sql_quote_show_create: bool, session+global: ON only (SET to OFF is 1235)
+//   character_set_client, character_set_connection, character_set_results: utf8mb4 or
+//     utf8mb3 (utf8), as SET NAMES; _results also binary (results as stored: UTF-8)
+//   collation_connection: utf8mb4_0900_ai_ci only (SET to another collation is 1235)
 //   innodb_deadlock_detect, innodb_buffer_pool_size, innodb_page_size,
 //   innodb_flush_log_at_trx_commit, innodb_autoinc_lock_mode, version, version_comment,
-//   max_allowed_packet, character_set_*, collation_*: read-only (1238 on SET), from the
-//   database's options where they are real.
+//   max_allowed_packet, character_set_database/_server, collation_database/_server: read-only
+//   (1238 on SET), from the database's options where they are real.
 //   warning_count, error_count: read-only, session-only, not kept here: the session's
 //     diagnostics area answers them (session/diagnostics.h); SET is 1238.
 // Errors: 1193 unknown variable, 1231 bad value, 1232 wrong type, 1229 SET SESSION of a
 // global-only variable, 1238 read-only.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +73,9 @@ struct SqlModeFlags {
   bool ansi_quotes = false;
   bool only_full_group_by = false;
   bool no_unsigned_subtraction = false;
+  // NO_AUTO_VALUE_ON_ZERO: 0 into an AUTO_INCREMENT column is stored as 0 (only NULL takes the
+  // next value), as mysqldump's files need for a row whose key is 0.
+  bool no_auto_value_on_zero = false;
   // STRICT_TRANS_TABLES or STRICT_ALL_TABLES: a bad value stored into a column is an error;
   // without either it is converted, with a warning (table_def.h's StoreRules).
   bool strict = false;
@@ -108,7 +124,7 @@ class SessionVariables {
   // (ConnectionCollation) is 1235, as is any other charset minnow lacks; 1115 for a name MySQL
   // does not know either. Sets character_set_client, _connection and _results.
   SqlStatus SetNames(std::string_view charset, std::string_view collation);
-  // "utf8mb4" or "utf8mb3": the session's character_set_results.
+  // "utf8mb4", "utf8mb3" or "binary": the session's character_set_results.
   std::string results_charset() const;
   // (name, value) sorted, as SHOW SESSION VARIABLES prints them.
   std::vector<std::pair<std::string, std::string>> List() const;
@@ -116,6 +132,7 @@ class SessionVariables {
   // Typed shortcuts for the session.
   bool alter_copy_lock_rows() const;
   bool autocommit() const;
+  bool sql_notes() const;
   bool low_priority_updates() const;
   bool innodb_snapshot_isolation() const;
   SqlModeFlags sql_mode() const;  // of the session's sql_mode, kept as it is set

@@ -212,6 +212,35 @@ SqlResult<SystemTable> Statistics(ExecContext& ctx) {
   return t;
 }
 
+// minnow has no triggers (CREATE TRIGGER is refused): MySQL 8.0's columns, no rows. Dump tools
+// ask it for each table's triggers.
+SystemTable Triggers() {
+  SystemTable t;
+  t.columns = {"TRIGGER_CATALOG",
+               "TRIGGER_SCHEMA",
+               "TRIGGER_NAME",
+               "EVENT_MANIPULATION",
+               "EVENT_OBJECT_CATALOG",
+               "EVENT_OBJECT_SCHEMA",
+               "EVENT_OBJECT_TABLE",
+               "ACTION_ORDER",
+               "ACTION_CONDITION",
+               "ACTION_STATEMENT",
+               "ACTION_ORIENTATION",
+               "ACTION_TIMING",
+               "ACTION_REFERENCE_OLD_TABLE",
+               "ACTION_REFERENCE_NEW_TABLE",
+               "ACTION_REFERENCE_OLD_ROW",
+               "ACTION_REFERENCE_NEW_ROW",
+               "CREATED",
+               "SQL_MODE",
+               "DEFINER",
+               "CHARACTER_SET_CLIENT",
+               "COLLATION_CONNECTION",
+               "DATABASE_COLLATION"};
+  return t;
+}
+
 }  // namespace
 
 SqlResult<std::optional<SystemTable>> ReadCatalogView(ExecContext& ctx, std::string_view table) {
@@ -224,6 +253,8 @@ SqlResult<std::optional<SystemTable>> ReadCatalogView(ExecContext& ctx, std::str
     t = Schemata();
   } else if (table == "statistics") {
     SQL_ASSIGN_OR_RETURN(t, Statistics(ctx));
+  } else if (table == "triggers") {
+    t = Triggers();
   }
   if (t.has_value()) t->view_names = true;
   return t;

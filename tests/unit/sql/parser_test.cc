@@ -954,6 +954,29 @@ TEST_CASE("executable comments are SQL, other comments are not", "[sql][parser]"
   CHECK(As<SelectStmt>(st).items[0].expr->binary_op == BinaryOp::kSub);
 }
 
+TEST_CASE("an executable comment of a newer version, or MariaDB's, is a comment", "[sql][parser]") {
+  auto items = [](const std::string& sql) {
+    Statement st = MustParse(sql);
+    return As<SelectStmt>(st).items.size();
+  };
+  // minnow is 8.0.36: 80036 and older run, 80037 and a six-digit 100100 do not.
+  CHECK(items("SELECT 1 /*!80036 , 2 */") == 2);
+  CHECK(items("SELECT 1 /*!80037 , 2 */") == 1);
+  CHECK(items("SELECT 1 /*!100100 , 2 */") == 1);
+  CHECK(items("SELECT 1 /*M!100100 , 2 */") == 1);
+  CHECK(items("SELECT 1 /*!80037 , 2 */, 3") == 2);
+  // Under five digits there is no version: the digits are SQL.
+  CHECK(items("SELECT /*!1 */") == 1);
+  CHECK(MustFail("SELECT 1 /*!90000 , 2").code == kErParse);  // unterminated
+  Statement keys = MustParse("/*!40000 ALTER TABLE `t` DISABLE KEYS */");
+  CHECK(As<AlterKeysStmt>(keys).table == "t");
+  CHECK_FALSE(As<AlterKeysStmt>(keys).enable);
+  keys = MustParse("ALTER TABLE t ENABLE KEYS");
+  CHECK(As<AlterKeysStmt>(keys).enable);
+  Statement select = MustParse("SELECT /*!40001 SQL_NO_CACHE */ 1");
+  CHECK(As<SelectStmt>(select).deprecated_cache_option == "SQL_NO_CACHE");
+}
+
 }  // namespace
 }  // namespace minnow::sql
 
