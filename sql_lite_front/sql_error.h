@@ -132,8 +132,7 @@ enum ErrorCode : uint16_t {
                                        // in %s
   kErCantAggregateNCollations = 1271,  // HY000 Illegal mix of collations for operation '%s'
   // Loading dump files.
-  kErIllegalHa = 1031,        // HY000 Table storage engine for '%s' doesn't have this option
-  kErUnknownTimeZone = 1298,  // HY000 Unknown or incorrect time zone: '%s'
+  kErIllegalHa = 1031,  // HY000 Table storage engine for '%s' doesn't have this option
   // (a warning) '%s' is deprecated and will be removed in a future release.
   kErWarnDeprecatedSyntaxNoReplacement = 1681,
 };

@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <span>
 #include <string>
@@ -252,7 +253,13 @@ SqlResult<Value> NormalizeTimeZone(const Value& v) {
   if (!tz.has_value()) {
     return SqlErr(kErUnknownTimeZone, "Unknown or incorrect time zone: '", v.as_string(), "'");
   }
-  return Value::String(tz->system ? "SYSTEM" : v.as_string());
+  if (tz->system) return Value::String("SYSTEM");
+  // Kept as MySQL prints an offset zone: '-3:30' is '-03:30', '-0:00' is '+00:00'.
+  const int32_t minutes = std::abs(tz->offset_s) / 60;
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%c%02d:%02d", tz->offset_s < 0 ? '-' : '+', minutes / 60,
+                minutes % 60);
+  return Value::String(buf);
 }
 
 // `v` checked against `d` and put in its stored form. Integers out of range are clamped, as
@@ -488,7 +495,6 @@ TimeZone SessionVariables::time_zone() const {
 }
 
 bool SessionVariables::sql_notes() const { return session_.at("sql_notes").as_int() != 0; }
-}
 
 bool SessionVariables::autocommit() const { return session_.at("autocommit").as_int() != 0; }
 
