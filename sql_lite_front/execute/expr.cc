@@ -855,15 +855,21 @@ BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
   return b;
 }
 
+// The position of the column `e` names in a one-table scope (its qualifier, if any, naming
+// the scope's table or alias), or 1054.
+SqlResult<size_t> ResolveScopeColumn(const Expr& e, const BindScope& scope, const char* clause) {
+  const bool other_table = !e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
+                           (scope.alias.empty() || !EqualsNoCase(e.table, scope.alias));
+  for (size_t i = 0; i < scope.columns.size() && !other_table; ++i) {
+    if (EqualsNoCase(scope.columns[i], e.name)) return i;
+  }
+  const std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
+  return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+}
+
 // True if `scope` has the column `e` names (its qualifier, if any, naming the scope's table).
 bool ScopeHasColumn(const BindScope& scope, const Expr& e) {
-  if (!e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
-      (scope.alias.empty() || !EqualsNoCase(e.table, scope.alias)))
-    return false;
-  for (std::string_view c : scope.columns) {
-    if (EqualsNoCase(c, e.name)) return true;
-  }
-  return false;
+  return ResolveScopeColumn(e, scope, "").ok();
 }
 
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
@@ -886,40 +892,15 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
       return lit;
     }
     case Expr::Kind::kColumn: {
-      std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
-      if (!scope.join_tables.empty()) {
-        SqlResult<size_t> i = ResolveJoinColumn(e, scope, clause);
-        if (i.ok()) return ColumnRef(*i, scope, inside_aggregate);
-        for (const BindScope* outer : ctx.outer_scopes) {
-          if (ScopeHasColumn(*outer, e))
-            return SqlErr(kErNotSupportedYet,
-                          "This version of minnow doesn't yet support 'correlated subqueries'");
-        }
-        return i.error();
-      }
-      const bool other_table = !e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
-                               !(scope.alias.empty() ? false : EqualsNoCase(e.table, scope.alias));
-      for (size_t i = 0; i < scope.columns.size() && !other_table; ++i) {
-        if (EqualsNoCase(scope.columns[i], e.name)) {
-          b.kind = BoundExpr::Kind::kColumn;
-          b.column = static_cast<int>(i);
-          b.is_unsigned = i < scope.unsigned_columns.size() && scope.unsigned_columns[i];
-          if (i < scope.collations.size()) b.collation = scope.collations[i];
-          if (i < scope.used.size()) scope.used[i] = true;
-          InferType(&b, scope);
-          if (!inside_aggregate && !scope.saw_column_outside_aggregate) {
-            scope.saw_column_outside_aggregate = true;
-            scope.first_bare_column = std::string(scope.columns[i]);
-          }
-          return b;
-        }
-      }
+      SqlResult<size_t> i = scope.join_tables.empty() ? ResolveScopeColumn(e, scope, clause)
+                                                      : ResolveJoinColumn(e, scope, clause);
+      if (i.ok()) return ColumnRef(*i, scope, inside_aggregate);
       for (const BindScope* outer : ctx.outer_scopes) {
         if (ScopeHasColumn(*outer, e))
           return SqlErr(kErNotSupportedYet,
                         "This version of minnow doesn't yet support 'correlated subqueries'");
       }
-      return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+      return i.error();
     }
     case Expr::Kind::kStar:
       return SqlErr(kErParse, "You have an error in your SQL syntax near '*'");

@@ -73,10 +73,6 @@ struct JoinPlan {
   std::vector<std::shared_ptr<const OpenTable>> from_tables;  // per FROM position
 };
 
-// `v`'s key encoding in `col` if the column can hold it unchanged; nullopt (no row can match
-// `col = v`) for NULL or a value it cannot hold.
-std::optional<std::string> LookupKeyOf(const ColumnDef& col, const Value& v);
-
 // FROM with joins: finds the tables and makes p->scope (1146, 1066, USING's 1054/1052) and
 // p->join's column lists. REQUIRES: !stmt.joins.empty().
 SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p);

@@ -266,7 +266,7 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
       part.column = &def.columns[key_cols[k]];
       const BoundExpr& v = c->bound.args[1 - lookup->sides[k]];
       if (v.kind == BoundExpr::Kind::kLiteral) {
-        part.constant = LookupKeyOf(*part.column, v.value);
+        part.constant = EncodeExact(*part.column, v.value);
         if (!part.constant.has_value()) plan.empty = true;  // no row can hold it
       } else {
         part.value = v;
@@ -315,16 +315,6 @@ SqlResult<std::vector<size_t>> FixedOrder(const SelectStmt& stmt) {
 }
 
 }  // namespace
-
-std::optional<std::string> LookupKeyOf(const ColumnDef& col, const Value& v) {
-  if (v.is_null()) return std::nullopt;
-  if (IsStringType(col.type) && !v.is_string()) return std::nullopt;
-  SqlResult<Value> c = CoerceToColumn(col, v, 1);
-  if (!c.ok() || c->is_null() || Value::Compare(*c, v) != 0) return std::nullopt;
-  std::string out;
-  AppendKeyColumn(col, *c, &out);
-  return out;
-}
 
 SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) {
   auto plan = std::make_shared<JoinPlan>();

@@ -44,7 +44,7 @@ bool JoinRun::LookupPlan(const JoinStep& s, AccessPlan* plan) {
       key += *part.constant;
       continue;
     }
-    std::optional<std::string> enc = LookupKeyOf(*part.column, Eval(*part.value, row_, st_));
+    std::optional<std::string> enc = EncodeExact(*part.column, Eval(*part.value, row_, st_));
     if (!enc.has_value()) return false;
     key += *enc;
   }

@@ -11,6 +11,19 @@
 #include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
+
+std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v) {
+  if (v.is_null()) return std::nullopt;
+  // A number compared with a string column compares as numbers ('5a' = 5): no key range. A
+  // numeric string with a numeric column is fine (CoerceToColumn refuses one that is not).
+  if (IsStringType(col.type) && !v.is_string()) return std::nullopt;
+  SqlResult<Value> c = CoerceToColumn(col, v, 1);
+  if (!c.ok() || c->is_null() || Value::Compare(*c, v) != 0) return std::nullopt;
+  std::string out;
+  AppendKeyColumn(col, *c, &out);
+  return out;
+}
+
 namespace {
 
 // A conjunct of a shape an index may use: column op literal(s).
@@ -153,19 +166,6 @@ std::optional<ColumnPredicate> Analyze(const TableDef& def, const Expr* e) {
     default:
       return std::nullopt;
   }
-}
-
-// `v`'s key encoding in `col`, if storing v into col keeps it exactly.
-std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v) {
-  if (v.is_null()) return std::nullopt;
-  // A number compared with a string column compares as numbers ('5a' = 5): no key range. A
-  // numeric string with a numeric column is fine (CoerceToColumn refuses one that is not).
-  if (IsStringType(col.type) && !v.is_string()) return std::nullopt;
-  SqlResult<Value> c = CoerceToColumn(col, v, 1);
-  if (!c.ok() || c->is_null() || Value::Compare(*c, v) != 0) return std::nullopt;
-  std::string out;
-  AppendKeyColumn(col, *c, &out);
-  return out;
 }
 
 void Intersect(KeyRange* r, const KeyRange& o) {

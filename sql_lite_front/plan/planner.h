@@ -117,6 +117,13 @@ std::string IndexName(const TableDef& def, int index);
 // The walked index's key columns in key order (secondary: index columns then the primary key
 // columns not among them; clustered: the primary key; hidden key: none).
 std::vector<uint32_t> KeyColumns(const TableDef& def, int index);
+
+// `v`'s key encoding in `col` if the column holds it unchanged (CoerceToColumn keeps it and it
+// compares equal); nullopt for NULL, a number against a string column (those compare as
+// numbers: no key range), or a value the column cannot hold. What key ranges and join lookups
+// search by.
+std::optional<std::string> EncodeExact(const ColumnDef& col, const Value& v);
+
 // EXPLAIN's key_len: the bytes MySQL counts for the first `parts` key columns: integers their
 // width, DOUBLE 8, CHAR(n) n * bytes-per-character, VARCHAR(n) that + 2, TEXT/BLOB 2 + the
 // prefix; + 1 for a nullable column. Bytes per character from the table's charset, as MySQL:
