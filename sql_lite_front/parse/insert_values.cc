@@ -7,6 +7,7 @@
 
 #include "sql_lite_front/decimal.h"
 #include "sql_lite_front/parse/ast.h"
+#include "sql_lite_front/temporal.h"
 
 namespace minnow::sql {
 namespace {
@@ -102,7 +103,7 @@ void InsertValues::AddLiteral(const Value& v) {
       AddBytesItem(kDecimal, v.as_decimal().ToString());
       return;
     case Value::Kind::kTemporal:  // the parser makes no date literals: kept as the date's text
-      AddBytesItem(kString, v.ToString());
+      AddBytesItem(kString, FormatTemporal(v.as_temporal()));
       return;
   }
 }
