@@ -130,7 +130,12 @@ SqlResult<SelectStmt> Parser::ParseQuery(bool allow_into) {
 SqlResult<SelectStmt> Parser::ParseQueryTerm(bool allow_into, bool* paren) {
   *paren = IsOp("(");
   if (!*paren) return ParseSelect(allow_into);
-  Skip();
+  return ParseParenthesizedQuery();
+}
+
+// At "(": ( query_expression ), up to and with the ")"; one nesting level deeper.
+SqlResult<SelectStmt> Parser::ParseParenthesizedQuery() {
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
   if (!IsKw("SELECT") && !IsOp("(")) return SyntaxError();
   SQL_RETURN_IF_ERROR(Enter());
   SqlResult<SelectStmt> inner = ParseQuery(/*allow_into=*/false);

@@ -805,14 +805,8 @@ SqlStatus Parser::ParseTrimArgs(Expr* fn) {
 
 // At "(": ( query_expression ), up to and with the ")".
 SqlResult<std::shared_ptr<const SelectStmt>> Parser::ParseSubquery() {
-  SQL_RETURN_IF_ERROR(ExpectOp("("));
-  if (!IsKw("SELECT") && !IsOp("(")) return SyntaxError();
-  SQL_RETURN_IF_ERROR(Enter());
-  SqlResult<SelectStmt> q = ParseQuery(/*allow_into=*/false);
-  Leave();
-  if (!q.ok()) return q.error();
-  SQL_RETURN_IF_ERROR(ExpectOp(")"));
-  return std::shared_ptr<const SelectStmt>(std::make_shared<SelectStmt>(std::move(q).value()));
+  SQL_ASSIGN_OR_RETURN(SelectStmt q, ParseParenthesizedQuery());
+  return std::shared_ptr<const SelectStmt>(std::make_shared<SelectStmt>(std::move(q)));
 }
 
 SqlResult<std::string> Parser::UserVariableName() {

@@ -110,6 +110,8 @@ class Parser {
   SqlResult<SelectStmt> ParseQuery(bool allow_into = false);
   // A query block, or ( query_expression ): *paren says which.
   SqlResult<SelectStmt> ParseQueryTerm(bool allow_into, bool* paren);
+  // At "(": ( query_expression ) up to and with its ")" (a union part or a subquery).
+  SqlResult<SelectStmt> ParseParenthesizedQuery();
   // After INTO: @a, @b, ... into s->into_vars (OUTFILE / DUMPFILE refused, 1235; a name
   // without @ is a stored program's variable: 1327).
   SqlStatus ParseSelectInto(SelectStmt* s);
