@@ -41,10 +41,14 @@ uint32_t Registry::Add(TrxLocks::Impl* trx) {
   }
   blocks_[slot / kBlockSlots].load(std::memory_order_relaxed)[slot % kBlockSlots].store(
       trx, std::memory_order_release);
+  if (trx->mdl_owner != 0) by_mdl_owner_[trx->mdl_owner] = slot;
   return slot;
 }
 
 void Registry::Remove(uint32_t slot) {
+  if (const TrxLocks::Impl* trx = Get(slot); trx != nullptr && trx->mdl_owner != 0) {
+    by_mdl_owner_.erase(trx->mdl_owner);
+  }
   blocks_[slot / kBlockSlots].load(std::memory_order_relaxed)[slot % kBlockSlots].store(
       nullptr, std::memory_order_release);
   free_.push_back(slot);

@@ -116,10 +116,11 @@ void TrxLocks::set_weight(uint64_t undo_records) {
   impl_->weight.store(undo_records, std::memory_order_relaxed);
 }
 
-std::unique_ptr<TrxLocks> LockSys::Register(TrxId trx_id) {
+std::unique_ptr<TrxLocks> LockSys::Register(TrxId trx_id, uint64_t mdl_owner) {
   auto impl = std::make_unique<TrxLocks::Impl>();
   impl->sys = impl_.get();
   impl->trx_id = trx_id;
+  impl->mdl_owner = mdl_owner;
   {
     LatchGuard guard(impl_->registry.latch);
     impl->slot = impl_->registry.Add(impl.get());

@@ -58,8 +58,25 @@
 // with kDeadlock. A search deeper than 200 or wider than 10,000 transactions gives up and
 // leaves the wait to its timeout.
 //
+// Metadata locks in the same graph (AttachMetadataLocks). A transaction's TrxLocks may name its
+// metadata-lock owner (Register's mdl_owner); the detector then walks one graph of
+// transactions whose out-edges are its record or table lock wait's blockers (as above) or its
+// metadata-lock wait's (MetadataLockSys::WaitOf: the holders, and for an S request the pending
+// X requests), so that a cycle through metadata locks alone, or through metadata and row locks,
+// ends in kDeadlock at once instead of a timeout. A transaction that holds only metadata locks
+// (a DDL statement's, a consistent reader's) has no TrxLocks and is a node by its owner id.
+// Every metadata-lock wait runs the detector too (before it sleeps), whatever
+// deadlock_detect says (MySQL's MDL detector cannot be turned off); with deadlock_detect off it
+// follows only metadata-lock edges. Victim: a transaction waiting for an exclusive metadata
+// lock (DDL: MySQL's MDL gives DDL the highest deadlock weight) only if every transaction of
+// the cycle does; among the rest the lightest as above, a tie going to the requester. A victim
+// waiting for a metadata lock wakes with kDeadlock from MetadataLockSys::Acquire.
+//
 // Latch order: page latches, then a shard latch (then a second shard latch in shard order for
-// moves). The wait registry latch (deadlock detection) is taken with no shard latch held.
+// moves). The wait registry latch (deadlock detection) is taken with no shard latch held. The
+// detector asks each subsystem for one transaction's out-edges in turn, holding the registry
+// latch and then either one shard latch or the metadata-lock leaf latch, never both; a
+// metadata-lock wait releases its leaf latch before it runs the detector.
 //
 // Thread safety: every method is thread-safe. A TrxLocks is used by its transaction's thread,
 // except that other threads may convert its implicit locks, cancel its wait and interrupt it
@@ -75,6 +92,7 @@
 
 #include "common/types.h"
 #include "lock/lock_mode.h"
+#include "lock/metadata_lock.h"
 #include "minnow/status.h"
 
 namespace minnow {
@@ -133,17 +151,24 @@ struct LockWaitRow {
 // A deadlock the detector found (SHOW ENGINE INNODB STATUS's LATEST DETECTED DEADLOCK), taken
 // just before the victim's wait was cancelled.
 struct DeadlockTrxInfo {
-  TrxId trx_id = 0;
+  TrxId trx_id = 0;        // 0 for a transaction holding only metadata locks (no TrxLocks)
+  uint64_t mdl_owner = 0;  // its metadata-lock owner, if attached
   TrxLockStats locks;
   uint64_t undo_records = 0;  // TrxLocks::set_weight's, as of its wait
-  LockRow waiting_for;        // its waiting request
+  LockRow waiting_for;        // its waiting request (unless waits_for_metadata)
   // Its granted locks on the record (or table) that the previous transaction of the cycle
   // waits for: the locks through which that one waits for this one.
   std::vector<LockRow> holds;
+  bool waits_for_metadata = false;
+  MdlLockRow metadata_wait;  // waits_for_metadata: its waiting metadata-lock request
+  // When the previous transaction waits for a metadata lock: this one's request on that object
+  // that blocks it (granted, or a pending X that the priority rule puts first).
+  std::vector<MdlLockRow> metadata_holds;
 };
 struct DeadlockInfo {
   std::vector<DeadlockTrxInfo> cycle;  // cycle[i] waits for cycle[i + 1], the last for the first
   TrxId victim = 0;
+  size_t victim_index = 0;  // cycle[victim_index] is the victim
 };
 
 struct LockSysOptions {
@@ -182,8 +207,15 @@ class LockSys {
   explicit LockSys(const LockSysOptions& options = {});
   ~LockSys();  // REQUIRES: every TrxLocks has released its locks and been destroyed
 
-  // A new transaction's lock state; `trx_id` is what introspection prints.
-  std::unique_ptr<TrxLocks> Register(TrxId trx_id);
+  // A new transaction's lock state; `trx_id` is what introspection prints. `mdl_owner`: the
+  // transaction's MdlContext::owner_id(), which joins its metadata-lock waits to its row-lock
+  // waits in deadlock detection (0: none).
+  std::unique_ptr<TrxLocks> Register(TrxId trx_id, uint64_t mdl_owner = 0);
+
+  // Includes `mdl`'s waits in deadlock detection (installs the detector as its deadlock check).
+  // REQUIRES: before any metadata lock is asked for; `mdl` is not used after this LockSys is
+  // destroyed.
+  void AttachMetadataLocks(MetadataLockSys* mdl);
 
   // Table lock. OK when granted (at once if a lock held covers it); kLockWait when a waiting
   // request was enqueued (then: release latches, Wait()); kDeadlock is never returned here.

@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "common/latch.h"
@@ -88,6 +89,11 @@ class Registry {
     return block == nullptr ? nullptr : block[slot % kBlockSlots].load(std::memory_order_acquire);
   }
   uint32_t Add(TrxLocks::Impl* trx) REQUIRES(latch);
+  // The registered transaction whose metadata-lock owner is `owner`, or nullptr.
+  TrxLocks::Impl* FindByMdlOwner(uint64_t owner) const REQUIRES(latch) {
+    auto it = by_mdl_owner_.find(owner);
+    return it == by_mdl_owner_.end() ? nullptr : Get(it->second);
+  }
   void Remove(uint32_t slot) REQUIRES(latch);
   template <typename F>
   void ForEach(F&& f) const REQUIRES(latch) {
@@ -103,7 +109,21 @@ class Registry {
  private:
   std::atomic<std::atomic<TrxLocks::Impl*>*> blocks_[kMaxBlocks];
   std::vector<uint32_t> free_ GUARDED_BY(latch);
+  std::unordered_map<uint64_t, uint32_t> by_mdl_owner_ GUARDED_BY(latch);  // owner -> slot
   uint32_t n_slots_ GUARDED_BY(latch) = 0;
+};
+
+// A transaction in the deadlock detector's graph: its lock state (null for one holding only
+// metadata locks) and its metadata-lock owner (0 if none is attached).
+struct WaitNode {
+  TrxLocks::Impl* trx = nullptr;
+  uint64_t mdl_owner = 0;
+};
+// What a node waits for now: its out-edges, and the metadata-lock request if it waits for one.
+struct NodeWait {
+  bool metadata = false;
+  MdlWaitEdges mdl;  // metadata
+  std::vector<WaitNode> to;
 };
 
 }  // namespace lock_internal
@@ -114,6 +134,7 @@ struct TrxLocks::Impl {
   LockSys::Impl* sys = nullptr;
   TrxId trx_id = 0;
   uint32_t slot = 0;
+  uint64_t mdl_owner = 0;  // Register's; immutable
   std::atomic<uint64_t> weight{0};
   // Counts of live structs (maintained by whoever changes them, under the shard latch).
   std::atomic<uint64_t> structs{0};
@@ -159,6 +180,7 @@ struct LockSys::Impl {
   explicit Impl(const LockSysOptions& options);
 
   LockSysOptions options;
+  MetadataLockSys* mdl = nullptr;  // AttachMetadataLocks
   uint32_t shard_bits = 0;
   std::unique_ptr<lock_internal::Shard[]> shards;
   lock_internal::Registry registry;
@@ -219,13 +241,23 @@ struct LockSys::Impl {
   // lock_moves.cc: moves between one pair of pages.
   void MoveGroup(std::span<const RecordIdMove> moves);
 
-  // deadlock.cc. REQUIRES: registry.latch held, no shard latch.
-  // On a deadlock whose victim's wait it cancelled, fills *found (if given).
-  Status CheckDeadlock(TrxImpl* me, DeadlockInfo* found, bool* any) REQUIRES(registry.latch);
+  // deadlock.cc. REQUIRES: registry.latch held, no shard latch, not the metadata-lock latch.
+  // On a deadlock whose victim's wait it cancelled, fills *found (if given). Returns kDeadlock
+  // when the victim is `me` waiting for a record or table lock (its wait already cancelled); a
+  // victim waiting for a metadata lock learns it from MetadataLockSys.
+  Status CheckDeadlock(lock_internal::WaitNode me, DeadlockInfo* found, bool* any)
+      REQUIRES(registry.latch);
   // The cycle as DeadlockInfo (before the victim's wait is cancelled).
-  DeadlockInfo DescribeCycle(const std::vector<TrxImpl*>& cycle, const TrxImpl* victim)
+  DeadlockInfo DescribeCycle(const std::vector<lock_internal::WaitNode>& cycle,
+                             const std::vector<lock_internal::NodeWait>& waits, size_t victim)
       REQUIRES(registry.latch);
   std::vector<uint32_t> WaitsFor(TrxImpl* trx) REQUIRES(registry.latch);
+  // A node's wait and out-edges: its record or table lock wait's (when deadlock_detect is on),
+  // else its metadata-lock wait's.
+  lock_internal::NodeWait WaitOf(const lock_internal::WaitNode& n) REQUIRES(registry.latch);
+  lock_internal::WaitNode NodeOfOwner(uint64_t mdl_owner) const REQUIRES(registry.latch) {
+    return {registry.FindByMdlOwner(mdl_owner), mdl_owner};
+  }
 
   LockRow RowOf(const LockStruct* s, HeapNo heap_no) const;
 };

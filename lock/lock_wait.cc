@@ -158,7 +158,7 @@ Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
     Status st;
     {
       LatchGuard guard(impl_->registry.latch);
-      st = impl_->CheckDeadlock(trx, &found, &any);
+      st = impl_->CheckDeadlock({trx, trx->mdl_owner}, &found, &any);
     }
     if (any && impl_->options.on_deadlock) impl_->options.on_deadlock(found);
     if (!st.ok()) return st;

@@ -1,9 +1,11 @@
-// Metadata locks: grants, waits with timeout and interrupt, release (metadata_lock.h).
+// Metadata locks: grants, waits with timeout, interrupt and deadlock check, release, and the
+// deadlock detector's view of a wait (metadata_lock.h).
 
 #include "lock/metadata_lock.h"
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "common/check.h"
 
@@ -129,11 +131,22 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
   o->waiting.push_back(Waiter{ctx, mode, label, ticket});
   if (mode == MdlMode::kExclusive) o->pending_exclusive++;
   ctx->waiting_.store(true, std::memory_order_release);
+  waiting_owners_[ctx->owner_id_] =
+      WaitingAt{&objects_.find(name)->first, o, ctx, mode, label, ticket};
+  CheckDeadlock(ctx);
   // At most a century, so that the deadline cannot overflow the clock.
   const auto deadline = std::chrono::steady_clock::now() +
                         std::min<std::chrono::milliseconds>(timeout, std::chrono::hours(876000));
   bool granted = false;
   for (;;) {
+    if (ctx->victim_ticket_ == ticket) {  // before Grantable: the victim's rollback is under way
+      stats_.deadlocks++;
+      outcome = Status(Code::kDeadlock,
+                       "Deadlock found when trying to get lock; try restarting transaction "
+                       "(metadata lock on " +
+                           std::string(name) + ")");
+      break;
+    }
     if (Grantable(*o, ctx, mode)) {
       granted = true;
       break;
@@ -147,7 +160,8 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
       outcome = Status::Closed("metadata lock system shut down");
       break;
     }
-    if (cv_.wait_until(latch_, deadline) == std::cv_status::timeout && !Grantable(*o, ctx, mode)) {
+    if (cv_.wait_until(latch_, deadline) == std::cv_status::timeout &&
+        ctx->victim_ticket_ != ticket && !Grantable(*o, ctx, mode)) {
       stats_.timeouts++;
       outcome = Status(Code::kLockWaitTimeout,
                        "Lock wait timeout exceeded; try restarting transaction (metadata lock on " +
@@ -156,6 +170,8 @@ Status MetadataLockSys::WaitFor(Object* o, MdlContext* ctx, std::string_view nam
     }
   }
   ctx->waiting_.store(false, std::memory_order_release);
+  ctx->victim_ticket_ = 0;
+  waiting_owners_.erase(ctx->owner_id_);
   stats_.waiting_now--;
   o->waiters--;
   o->waiting.erase(std::find_if(o->waiting.begin(), o->waiting.end(),
@@ -248,6 +264,62 @@ void MetadataLockSys::ForEachLock(const std::function<void(const MdlLockRow&)>& 
       fn(row);
     }
   }
+}
+
+void MetadataLockSys::SetDeadlockCheck(std::function<void(uint64_t owner)> check) {
+  LatchGuard guard(latch_);
+  deadlock_check_ = std::move(check);
+}
+
+void MetadataLockSys::CheckDeadlock(MdlContext* ctx) {
+  if (!deadlock_check_) return;
+  // A copy: the check runs without the latch. The wait stays queued meanwhile, so its object
+  // (a std::map node) stays where it is.
+  std::function<void(uint64_t)> check = deadlock_check_;
+  latch_.Release();
+  check(ctx->owner_id_);
+  latch_.Acquire();
+}
+
+bool MetadataLockSys::WaitOf(uint64_t owner, MdlWaitEdges* out) const {
+  LatchGuard guard(latch_);
+  auto it = waiting_owners_.find(owner);
+  if (it == waiting_owners_.end()) return false;
+  const WaitingAt& w = it->second;
+  const Object& o = *w.object;
+  out->request = MdlLockRow{*w.name, w.mode, w.label, false, owner, w.ticket};
+  out->blockers.clear();
+  auto held = [&](const MdlContext* h) {
+    const MdlContext::Held& mine = h->held_.find(*w.name)->second;
+    MdlLockRow row{*w.name, mine.mode, {}, true, h->owner_id_, 0};
+    if (!mine.tickets.empty()) std::tie(row.label, row.ticket) = mine.tickets.front();
+    out->blockers.push_back(std::move(row));
+  };
+  // As Grantable: what keeps the request from being granted now.
+  if (o.exclusive != nullptr && o.exclusive != w.ctx) held(o.exclusive);
+  if (w.mode == MdlMode::kShared) {
+    for (const Waiter& x : o.waiting) {
+      if (x.mode != MdlMode::kExclusive || x.ctx == w.ctx) continue;
+      out->blockers.push_back(
+          MdlLockRow{*w.name, x.mode, x.label, false, x.ctx->owner_id_, x.ticket});
+    }
+  } else {
+    for (const MdlContext* h : o.shared) {
+      if (h != w.ctx) held(h);
+    }
+  }
+  return true;
+}
+
+bool MetadataLockSys::CancelWaitAsVictim(uint64_t owner, uint64_t ticket) {
+  {
+    LatchGuard guard(latch_);
+    auto it = waiting_owners_.find(owner);
+    if (it == waiting_owners_.end() || it->second.ticket != ticket) return false;
+    it->second.ctx->victim_ticket_ = ticket;
+  }
+  cv_.notify_all();
+  return true;
 }
 
 MdlStats MetadataLockSys::stats() const {

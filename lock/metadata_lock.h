@@ -22,15 +22,27 @@
 // done. Owners that already hold S are not blocked by the waiting X (reentrant grants).
 //
 // Waits end when granted (OK), after `timeout` (kLockWaitTimeout, MySQL's lock_wait_timeout:
-// 1205), when the owner is interrupted (kAborted, "Query execution was interrupted": 1317), or
-// at Shutdown() (kClosed). A wait that ends without a grant leaves nothing queued and wakes the
-// requests its pending X was blocking. There is no deadlock detection: a cycle through metadata
-// locks (two owners upgrading S to X on one object, or a cycle with row-lock waits) ends in a
-// timeout, as cross-subsystem cycles do in MySQL.
+// 1205), when the owner is interrupted (kAborted, "Query execution was interrupted": 1317), when
+// the deadlock detector picks the owner as a victim (kDeadlock: 1213), or at Shutdown()
+// (kClosed). A wait that ends without a grant leaves nothing queued and wakes the requests its
+// pending X was blocking.
+//
+// Deadlocks. With a deadlock check installed (SetDeadlockCheck; the lock system's
+// LockSys::AttachMetadataLocks installs its detector, which walks metadata-lock and row-lock
+// waits as one graph) every wait, once queued, runs the check before it sleeps, with no latch
+// held. The detector reads a waiting owner's out-edges with WaitOf, as MySQL's MDL deadlock
+// detector sees them: a waiting S request waits for the holder of X and for every pending X
+// request on the object (the priority rule); a waiting X request waits for the holder of X and
+// every other holder of S. A cycle of such edges alone (two owners upgrading S to X on one
+// object; two DDL statements each waiting behind the other's reader) or through row-lock waits
+// ends in kDeadlock for the victim (CancelWaitAsVictim), not in a timeout. Without a check
+// installed such cycles end in a timeout.
 //
 // Latches: one leaf latch (latch_) guards every object and every context's grant state;
 // waiters sleep on one condition variable and recheck. No other latch is taken while holding
-// it, and none may be held by a caller of Acquire (it may sleep).
+// it, and none may be held by a caller of Acquire (it may sleep). A wait releases it while the
+// deadlock check runs; the detector takes it again for each WaitOf, alone (the lock system's
+// latches are never held with it).
 //
 // Thread safety: every method of MetadataLockSys is thread-safe. An MdlContext's Acquire and
 // ReleaseAll calls come from its owner's thread; SetInterrupted and waiting() from any thread.
@@ -72,12 +84,20 @@ struct MdlLockRow {
   uint64_t ticket = 0;  // the request's number, the same while it waits and once granted
 };
 
+// A waiting request and what blocks it now (MetadataLockSys::WaitOf, for the deadlock
+// detector): the holders' granted rows and, for an S request, the pending X requests.
+struct MdlWaitEdges {
+  MdlLockRow request;
+  std::vector<MdlLockRow> blockers;
+};
+
 struct MdlStats {
   uint64_t granted = 0;      // requests granted (at once or after a wait), reentrant ones too
   uint64_t waits = 0;        // requests that had to wait
   uint64_t waiting_now = 0;  // requests waiting now
   uint64_t timeouts = 0;     // waits that ended with kLockWaitTimeout
   uint64_t interrupts = 0;   // waits that ended with kAborted
+  uint64_t deadlocks = 0;    // waits that ended with kDeadlock (deadlock victims)
   uint64_t held = 0;         // (owner, object) pairs held now
 };
 
@@ -120,6 +140,9 @@ class MdlContext {
   // Guarded by sys_->latch_ (written under it by the owner's thread, which may read it alone).
   std::map<std::string, Held, std::less<>> held_;
   bool interrupted_ = false;  // guarded by sys_->latch_
+  // The ticket of the wait the deadlock detector chose as a victim (0: none); guarded by
+  // sys_->latch_.
+  uint64_t victim_ticket_ = 0;
   std::atomic<bool> waiting_{false};
 };
 
@@ -146,10 +169,22 @@ class MetadataLockSys {
   void Shutdown();
   MdlStats stats() const;
 
+  // The deadlock check every wait runs once queued, before it sleeps, with no latch held,
+  // given the waiting owner's owner_id(); it ends the waits it picks as victims with
+  // CancelWaitAsVictim. Null: none (cycles end in a timeout). REQUIRES: no Acquire runs
+  // meanwhile, and whatever `check` uses outlives the waits that call it.
+  void SetDeadlockCheck(std::function<void(uint64_t owner)> check);
+  // For the deadlock detector: the request that owner `owner` waits for now and what blocks
+  // it (see the header comment), under the leaf latch. False if it waits for none.
+  bool WaitOf(uint64_t owner, MdlWaitEdges* out) const;
+  // Ends the wait of `owner` for the request `ticket` with kDeadlock (woken now). False if that
+  // wait is over (granted, timed out) or is another one.
+  bool CancelWaitAsVictim(uint64_t owner, uint64_t ticket);
+
  private:
   friend class MdlContext;
   struct Waiter {
-    const MdlContext* ctx;
+    MdlContext* ctx;
     MdlMode mode;
     MdlLabel label;
     uint64_t ticket;
@@ -170,10 +205,23 @@ class MetadataLockSys {
   // A ticket of `ctx` on `name` under `label`, if it holds one.
   static const uint64_t* TicketOf(const MdlContext::Held& h, MdlLabel label);
   void EraseIfUnused(std::string_view name) REQUIRES(latch_);
+  // Runs the deadlock check for a queued wait of ctx, releasing the latch meanwhile.
+  void CheckDeadlock(MdlContext* ctx) REQUIRES(latch_);
+  // Where a waiting owner's request is queued (WaitOf, CancelWaitAsVictim).
+  struct WaitingAt {
+    const std::string* name;
+    const Object* object;
+    MdlContext* ctx;
+    MdlMode mode;
+    MdlLabel label;
+    uint64_t ticket;
+  };
 
   mutable Latch latch_;  // leaf latch: objects_, stats, every context's held_ and interrupted_
   std::condition_variable_any cv_;  // waiters sleep here; notified when grants may change
   std::map<std::string, Object, std::less<>> objects_ GUARDED_BY(latch_);  // held or waited
+  std::map<uint64_t, WaitingAt> waiting_owners_ GUARDED_BY(latch_);        // by owner_id
+  std::function<void(uint64_t)> deadlock_check_ GUARDED_BY(latch_);
   bool closed_ GUARDED_BY(latch_) = false;
   MdlStats stats_ GUARDED_BY(latch_);
   uint64_t next_ticket_ GUARDED_BY(latch_) = 1;
