@@ -154,6 +154,8 @@ Result<std::unique_ptr<DatabaseCore>> DatabaseCore::OpenFiles(const Options& opt
   db->lock_sys_ = std::make_unique<LockSys>(LockSysOptions{
       .deadlock_detect = options.deadlock_detect,
       .on_deadlock = [core](const DeadlockInfo& info) { core->RecordDeadlock(info); }});
+  // Metadata-lock waits join row-lock waits in deadlock detection (lock/lock_sys.h).
+  db->lock_sys_->AttachMetadataLocks(db->mdl_.get());
   db->lock_listener_ = std::make_unique<LockListener>(db->lock_sys_.get());
   TxnServices& svc = db->services_;
   svc.lock_sys = db->lock_sys_.get();

@@ -70,21 +70,27 @@ Result<std::vector<DataLock>> DatabaseCore::DataLocks() {
   return out;
 }
 
+namespace {
+
+MetadataLock PublicRow(const MdlLockRow& r) {
+  const bool x = r.mode == MdlMode::kExclusive;
+  return MetadataLock{
+      .name = r.name,
+      .mode = x ? LockMode::kExclusive : LockMode::kShare,
+      .type = r.label.type != nullptr ? r.label.type : (x ? "EXCLUSIVE" : "SHARED"),
+      .duration = r.label.duration != nullptr ? r.label.duration : "TRANSACTION",
+      .pending = !r.granted,
+      .owner = r.owner,
+      .ticket = r.ticket,
+  };
+}
+
+}  // namespace
+
 Result<std::vector<MetadataLock>> DatabaseCore::MetadataLocks() {
   if (closed()) return Status::Closed("the database is closed");
   std::vector<MetadataLock> out;
-  mdl_->ForEachLock([&](const MdlLockRow& r) {
-    const bool x = r.mode == MdlMode::kExclusive;
-    out.push_back(MetadataLock{
-        .name = r.name,
-        .mode = x ? LockMode::kExclusive : LockMode::kShare,
-        .type = r.label.type != nullptr ? r.label.type : (x ? "EXCLUSIVE" : "SHARED"),
-        .duration = r.label.duration != nullptr ? r.label.duration : "TRANSACTION",
-        .pending = !r.granted,
-        .owner = r.owner,
-        .ticket = r.ticket,
-    });
-  });
+  mdl_->ForEachLock([&](const MdlLockRow& r) { out.push_back(PublicRow(r)); });
   return out;
 }
 
@@ -124,6 +130,7 @@ void DatabaseCore::RecordDeadlock(const DeadlockInfo& info) {
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
   report.victim_trx_id = info.victim;
+  report.victim_index = info.victim_index;
   for (const DeadlockTrxInfo& t : info.cycle) {
     DeadlockReport::Trx r;
     r.trx_id = t.trx_id;
@@ -132,13 +139,20 @@ void DatabaseCore::RecordDeadlock(const DeadlockInfo& info) {
                                   .heap_bytes = t.locks.heap_bytes,
                                   .row_locks = t.locks.row_locks};
     r.rows_modified = t.undo_records;
-    r.waiting_for = RawRow(t.waiting_for);
+    r.mdl_owner = t.mdl_owner;
+    r.waits_for_metadata = t.waits_for_metadata;
+    if (t.waits_for_metadata) {
+      r.metadata_wait = PublicRow(t.metadata_wait);
+    } else {
+      r.waiting_for = RawRow(t.waiting_for);
+    }
     for (const LockRow& h : t.holds) r.holds.push_back(RawRow(h));
+    for (const MdlLockRow& h : t.metadata_holds) r.metadata_holds.push_back(PublicRow(h));
     report.cycle.push_back(std::move(r));
   }
   std::vector<DataLock*> rows;
   for (DeadlockReport::Trx& t : report.cycle) {
-    rows.push_back(&t.waiting_for);
+    if (!t.waits_for_metadata) rows.push_back(&t.waiting_for);
     for (DataLock& h : t.holds) rows.push_back(&h);
   }
   // A page that cannot be read leaves its rows without keys; the report is kept anyway.

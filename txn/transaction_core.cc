@@ -81,7 +81,7 @@ Status TransactionCore::EnsureId() {
   // Nothing carries the id yet, so no one looks for our lock state before it exists.
   {
     LatchGuard guard(interrupt_latch_);
-    locks_ = svc_->lock_sys->Register(id);
+    locks_ = svc_->lock_sys->Register(id, mdl_.owner_id());
     if (interrupted_) svc_->lock_sys->SetInterrupted(locks_.get(), true);
   }
   undo_ = svc_->undo_store->NewTrxUndo(id);
@@ -141,8 +141,11 @@ Status TransactionCore::LockMetadata(std::string_view name, LockMode mode, MdlLa
       options_.metadata_lock_wait_timeout_ms != 0
           ? std::chrono::milliseconds(options_.metadata_lock_wait_timeout_ms)
           : svc_->metadata_lock_wait_timeout;
+  // The deadlock victim weight, should this wait close a cycle (as WaitForLock).
+  if (locks_ != nullptr) locks_->set_weight(rows_modified_.load(std::memory_order_relaxed));
   Status st = mdl_.Acquire(
       name, mode == LockMode::kExclusive ? MdlMode::kExclusive : MdlMode::kShared, timeout, label);
+  if (st.code() == Code::kDeadlock) return RollBackAsVictim(st);
   if (st.code() == Code::kLockWaitTimeout) {
     return Status(Code::kLockWaitTimeout,
                   "Lock wait timeout exceeded; try restarting transaction (waiting for the "

@@ -103,7 +103,9 @@ class TransactionCore {
                          const ReadOptions& ro);
   // LOCK TABLES: a table S (kShare) or X (kExclusive) lock, waited for as record locks are.
   Status LockTable(KeyspaceState* ks, LockMode mode);
-  // Transaction::LockMetadata: a metadata lock held until End().
+  // Transaction::LockMetadata: a metadata lock held until End(). A deadlock victim (kDeadlock)
+  // is rolled back here, as WaitForLock does. The lock state is registered under the
+  // MdlContext's owner id, which joins the two kinds of wait in deadlock detection.
   Status LockMetadata(std::string_view name, LockMode mode, MdlLabel label = {});
   // Transaction::metadata_lock_owner.
   uint64_t metadata_lock_owner() const { return mdl_.owner_id(); }

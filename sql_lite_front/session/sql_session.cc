@@ -648,7 +648,8 @@ class StatementRunner {
     // Before the statement reads a definition from the catalog: one that waited here for DDL
     // sees the new table.
     if (SqlStatus m = LockMetadataShared(txn); !m.ok()) {
-      if (own) (void)RollbackOpen();
+      // A deadlock victim's transaction is rolled back already (1213).
+      if (own || !txn->active()) (void)RollbackOpen();
       return m.error();
     }
     ExecContext ctx = Context(txn);

@@ -43,19 +43,32 @@ void LockLines(std::string* out, LockDescriber& describe, const DataLock& l) {
                  l.heap_no, describe.LockData(l).value_or("(the record moved)"));
 }
 
+// A metadata lock in the deadlock report (InnoDB's monitor has no line for one):
+// "METADATA LOCK on `test`.`t1` lock_mode X type EXCLUSIVE[ waiting]".
+void MetadataLockLine(std::string* out, const MetadataLock& l) {
+  const size_t dot = l.name.find('.');
+  const std::string object =
+      dot == std::string::npos
+          ? fmt::format("`{}`", l.name)
+          : fmt::format("`{}`.`{}`", l.name.substr(0, dot), l.name.substr(dot + 1));
+  fmt::format_to(std::back_inserter(*out), "METADATA LOCK on {} lock_mode {} type {}{}\n", object,
+                 l.mode == LockMode::kExclusive ? "X" : "S", l.type, l.pending ? " waiting" : "");
+}
+
 void Deadlock(std::string* out, const DeadlockReport& d, LockDescriber& describe,
               const std::vector<SessionSnapshot>& sessions) {
   Section(out, "LATEST DETECTED DEADLOCK");
   *out += FormatLocalTime(d.unix_time) + "\n";
-  size_t victim = 0;
   for (size_t i = 0; i < d.cycle.size(); ++i) {
     const DeadlockReport::Trx& t = d.cycle[i];
-    if (t.trx_id == d.victim_trx_id) victim = i + 1;
-    // The report keeps no start time: no "ACTIVE n sec" here.
+    // The report keeps no start time: no "ACTIVE n sec" here. A transaction with metadata
+    // locks only (a DDL statement's, a consistent reader's) has no id.
+    const std::string id = t.trx_id != 0 ? std::to_string(t.trx_id) : "(none: metadata locks only)";
     fmt::format_to(std::back_inserter(*out),
-                   "*** ({}) TRANSACTION:\nTRANSACTION {}\nLOCK WAIT {}\n", i + 1, t.trx_id,
+                   "*** ({}) TRANSACTION:\nTRANSACTION {}\nLOCK WAIT {}\n", i + 1, id,
                    LockCounts(t.locks, t.rows_modified));
-    const SessionSnapshot* owner = SessionOfTrx(sessions, t.trx_id);
+    const SessionSnapshot* owner = t.trx_id != 0 ? SessionOfTrx(sessions, t.trx_id) : nullptr;
+    if (owner == nullptr && t.mdl_owner != 0) owner = SessionOfMdlOwner(sessions, t.mdl_owner);
     if (owner != nullptr) {
       fmt::format_to(std::back_inserter(*out),
                      "MySQL thread id {}, OS thread handle 0, query id 0 localhost root\n",
@@ -63,13 +76,20 @@ void Deadlock(std::string* out, const DeadlockReport& d, LockDescriber& describe
     }
     fmt::format_to(std::back_inserter(*out), "\n*** ({}) HOLDS THE LOCK(S):\n", i + 1);
     for (const DataLock& l : t.holds) LockLines(out, describe, l);
+    for (const MetadataLock& l : t.metadata_holds) MetadataLockLine(out, l);
     fmt::format_to(std::back_inserter(*out), "\n*** ({}) WAITING FOR THIS LOCK TO BE GRANTED:\n",
                    i + 1);
-    LockLines(out, describe, t.waiting_for);
+    if (t.waits_for_metadata) {
+      MetadataLockLine(out, t.metadata_wait);
+    } else {
+      LockLines(out, describe, t.waiting_for);
+    }
     *out += "\n";
   }
-  if (victim > 0)
-    fmt::format_to(std::back_inserter(*out), "*** WE ROLL BACK TRANSACTION ({})\n", victim);
+  if (d.victim_index < d.cycle.size()) {
+    fmt::format_to(std::back_inserter(*out), "*** WE ROLL BACK TRANSACTION ({})\n",
+                   d.victim_index + 1);
+  }
 }
 
 void Transactions(std::string* out, const DatabaseStats& db,

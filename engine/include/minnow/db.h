@@ -211,20 +211,30 @@ struct DataLockWait {
 };
 
 // The latest deadlock the lock system found (SHOW ENGINE INNODB STATUS's LATEST DETECTED
-// DEADLOCK): the transactions of the cycle, what each waited for and held, and the victim.
+// DEADLOCK): the transactions of the cycle, what each waited for and held, and the victim. A
+// cycle may run through metadata-lock waits (Transaction::LockMetadata): such a transaction's
+// wait is metadata_wait, and what it waits for is the next one's metadata_holds.
 struct DeadlockReport {
   struct Trx {
-    uint64_t trx_id = 0;
+    uint64_t trx_id = 0;         // 0: a transaction holding only metadata locks (no id)
+    uint64_t mdl_owner = 0;      // its Transaction::metadata_lock_owner()
     TransactionLockInfo locks;   // at the time of the deadlock
     uint64_t rows_modified = 0;  // as TransactionInfo::rows_modified ("undo log entries")
-    DataLock waiting_for;        // the request it waited on
+    DataLock waiting_for;        // the request it waited on (unless waits_for_metadata)
     // Its granted locks on the record (or table) that the previous transaction of the cycle
     // (cycle[i - 1], the last for the first) waits for: what blocks that one.
     std::vector<DataLock> holds;
+    bool waits_for_metadata = false;
+    MetadataLock metadata_wait;  // waits_for_metadata: the metadata lock it waited for
+    // When the previous transaction waits for a metadata lock: this one's request on that
+    // name that blocks it (granted, or a pending exclusive one, which new shared requests
+    // queue behind).
+    std::vector<MetadataLock> metadata_holds;
   };
   int64_t unix_time = 0;   // when it was found (seconds since the epoch)
   std::vector<Trx> cycle;  // cycle[i] waits for cycle[i + 1] (the last for the first)
   uint64_t victim_trx_id = 0;
+  size_t victim_index = 0;  // cycle[victim_index] was rolled back
 };
 
 // One row of information_schema.innodb_trx: a transaction that has written or locked.
@@ -465,8 +475,11 @@ class Transaction {
   // only holder). Metadata locks are not the lock system's: they do not conflict with table or
   // record locks, take no transaction id, and are not in DataLocks(). A wait lasts up to
   // TransactionOptions::metadata_lock_wait_timeout_ms (kLockWaitTimeout, the transaction
-  // stays active), ends with kAborted on Interrupt(); there is no deadlock detection for
-  // them (a cycle ends in the timeout). kInvalidArgument for kNone or an empty name.
+  // stays active), ends with kAborted on Interrupt(). Deadlock detection covers these waits
+  // together with record and table lock waits: a cycle through metadata locks alone or through
+  // metadata and row locks ends in kDeadlock for its victim (a transaction waiting for
+  // kExclusive only if all of the cycle do), whose whole transaction is rolled back, whichever
+  // call of it was waiting. kInvalidArgument for kNone or an empty name.
   Status LockMetadata(std::string_view name, LockMode mode, const MetadataLockLabel& label = {});
   // The number that names this transaction as MetadataLockRow::owner. Thread-safe.
   uint64_t metadata_lock_owner() const;

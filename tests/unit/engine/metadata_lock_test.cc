@@ -1,5 +1,6 @@
 // Transaction::LockMetadata: held until the transaction ends, waits bounded by the
-// transaction's metadata lock timeout, ended by Interrupt(), counted in DatabaseStats.
+// transaction's metadata lock timeout, ended by Interrupt(), counted in DatabaseStats; a cycle
+// through metadata and row locks is a deadlock whose victim is rolled back.
 // Outcomes and counts are asserted, never times.
 
 #include <catch2/catch.hpp>
@@ -112,6 +113,47 @@ TEST_CASE("LockMetadata: the database option bounds waits; locks die with the tr
   REQUIRE_OK(other->Commit());
   CHECK(other->LockMetadata("test.t", kS).code() == Code::kClosed);
   CHECK(d.db->stats().metadata_locks_held == 0);
+}
+
+TEST_CASE("LockMetadata: a cycle through a metadata lock and a row lock is a deadlock",
+          "[engine][mdl]") {
+  Db d;
+  d.Load({{"k", "0"}});
+  auto a = d.Begin(0);
+  auto b = d.Begin(1);
+  auto ddl = d.Begin(2);
+  REQUIRE_OK(a->LockMetadata("test.t1", kS));  // a reads t1
+  auto ddl_x = std::async(std::launch::async, [&] { return ddl->LockMetadata("test.t1", kX); });
+  AwaitMdlWait(*ddl);
+  REQUIRE_OK(b->Put(d.ks, "k", "b"));  // b holds the row, then queues behind the DDL
+  auto b_s = std::async(std::launch::async, [&] { return b->LockMetadata("test.t1", kS); });
+  AwaitMdlWait(*b);
+  // a's write waits for b: a -> b -> ddl -> a. a has written nothing: it is the victim.
+  const Status st = a->Put(d.ks, "k", "a");
+  CHECK(st.code() == Code::kDeadlock);
+  CHECK_FALSE(a->active());  // rolled back whole, its metadata lock released
+  REQUIRE_OK(ddl_x.get());
+  REQUIRE_OK(ddl->Commit());
+  REQUIRE_OK(b_s.get());
+  REQUIRE_OK(b->Commit());
+  CHECK(d.Committed("k") == "b");
+  const DatabaseStats s = d.db->stats();
+  CHECK(s.deadlocks == 1);
+  CHECK(s.metadata_locks_held == 0);
+  const std::optional<DeadlockReport> r = d.db->LatestDeadlock();
+  REQUIRE(r.has_value());
+  REQUIRE(r->cycle.size() == 3);
+  CHECK(r->victim_index == 0);
+  CHECK_FALSE(r->cycle[0].waits_for_metadata);
+  CHECK(r->cycle[0].waiting_for.keyspace == "t");
+  CHECK(r->cycle[1].waits_for_metadata);
+  CHECK(r->cycle[1].metadata_wait.name == "test.t1");
+  CHECK(r->cycle[1].metadata_wait.pending);
+  REQUIRE(r->cycle[2].metadata_holds.size() == 1);  // the DDL's pending X that b queues behind
+  CHECK(r->cycle[2].trx_id == 0);
+  CHECK(r->cycle[2].metadata_holds[0].mode == kX);
+  REQUIRE(r->cycle[0].metadata_holds.size() == 1);  // a's S that the DDL waits for
+  CHECK(r->cycle[0].metadata_holds[0].type == "SHARED");
 }
 
 }  // namespace
