@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "common/latch.h"
 #include "lock/metadata_lock.h"
 #include "lock_test_util.h"
 
@@ -31,14 +32,26 @@ void Until(F&& cond) {
 // A lock system with a metadata lock system attached; the deadlocks reported are kept.
 struct Graph {
   explicit Graph(bool deadlock_detect = true)
-      : locks(LockSysOptions{
-            .deadlock_detect = deadlock_detect,
-            .on_deadlock = [this](const DeadlockInfo& d) { reported.push_back(d); }}) {
+      : locks(LockSysOptions{.deadlock_detect = deadlock_detect,
+                             .on_deadlock = [this](const DeadlockInfo& d) { Report(d); }}) {
     locks.AttachMetadataLocks(&mdl);
+  }
+  // The reports so far. The detecting thread reports after it has cancelled the victim's
+  // wait, so a victim may wake before the report is there: wait for it with Until.
+  std::vector<DeadlockInfo> reported() {
+    LatchGuard guard(latch_);
+    return reported_;
   }
   LockSys locks;
   MetadataLockSys mdl;  // after locks, so destroyed first: its deadlock check calls locks
-  std::vector<DeadlockInfo> reported;  // written by the thread that found the deadlock
+
+ private:
+  void Report(const DeadlockInfo& d) {
+    LatchGuard guard(latch_);
+    reported_.push_back(d);
+  }
+  Latch latch_;
+  std::vector<DeadlockInfo> reported_ GUARDED_BY(latch_);
 };
 
 TEST_CASE("mdl deadlock: two owners upgrading S to X on one object", "[lock][mdl]") {
@@ -58,8 +71,9 @@ TEST_CASE("mdl deadlock: two owners upgrading S to X on one object", "[lock][mdl
     b.ReleaseAll();
     CHECK(up.get().ok());
     CHECK(a.Holds("test.t", kMdlX));
-    REQUIRE(g.reported.size() == 1);
-    const DeadlockInfo& d = g.reported[0];
+    const std::vector<DeadlockInfo> reported = g.reported();
+    REQUIRE(reported.size() == 1);
+    const DeadlockInfo& d = reported[0];
     REQUIRE(d.cycle.size() == 2);
     CHECK(d.victim_index == 0);
     CHECK(d.cycle[0].mdl_owner == b.owner_id());
@@ -87,10 +101,11 @@ TEST_CASE("mdl deadlock: readers queued behind each other's pending DDL", "[lock
   // not chosen; a and b weigh the same, so the requester b is the victim, at once.
   CHECK(b.Acquire("test.t1", kMdlS, kLong).code() == Code::kDeadlock);
   CHECK(g.locks.stats().deadlocks == 1);
-  REQUIRE(g.reported.size() == 1);
-  CHECK(g.reported[0].cycle.size() == 4);
-  CHECK(g.reported[0].cycle[0].mdl_owner == b.owner_id());
-  const DeadlockTrxInfo& c_info = g.reported[0].cycle[1];
+  const std::vector<DeadlockInfo> reported = g.reported();
+  REQUIRE(reported.size() == 1);
+  CHECK(reported[0].cycle.size() == 4);
+  CHECK(reported[0].cycle[0].mdl_owner == b.owner_id());
+  const DeadlockTrxInfo& c_info = reported[0].cycle[1];
   CHECK(c_info.mdl_owner == c.owner_id());
   REQUIRE(c_info.metadata_holds.size() == 1);  // the pending X that b's S queues behind
   CHECK_FALSE(c_info.metadata_holds[0].granted);
@@ -135,8 +150,9 @@ TEST_CASE("mdl deadlock: a cycle through a record lock and metadata locks", "[lo
   m.BuildUpToLastEdge();
   CHECK(m.g.locks.Wait(m.ta.get(), kLong).code() == Code::kDeadlock);
   CHECK(m.g.locks.stats().deadlocks == 1);
-  REQUIRE(m.g.reported.size() == 1);
-  const DeadlockInfo& d = m.g.reported[0];
+  const std::vector<DeadlockInfo> reported = m.g.reported();
+  REQUIRE(reported.size() == 1);
+  const DeadlockInfo& d = reported[0];
   REQUIRE(d.cycle.size() == 3);
   CHECK(d.victim == 1);
   CHECK(d.victim_index == 0);
@@ -166,8 +182,8 @@ TEST_CASE("mdl deadlock: a metadata-lock waiter can be the victim; DDL is not ch
   auto a_wait = std::async(std::launch::async, [&] { return m.g.locks.Wait(m.ta.get(), kLong); });
   CHECK(m.b_s.get().code() == Code::kDeadlock);  // at once, not after kLong
   CHECK(m.g.mdl.stats().deadlocks == 1);
-  REQUIRE(m.g.reported.size() == 1);
-  CHECK(m.g.reported[0].victim == 2);
+  Until([&] { return m.g.reported().size() == 1; });  // A's wait found it, on another thread
+  CHECK(m.g.reported()[0].victim == 2);
   // B rolls back: its record lock goes, A gets it.
   m.g.locks.ReleaseAll(m.tb.get());
   m.b.ReleaseAll();
@@ -204,7 +220,7 @@ TEST_CASE("mdl deadlock: a chain through metadata and record locks that is no cy
   CHECK(c_x.get().ok());
   c.ReleaseAll();
   CHECK(b_s.get().ok());
-  CHECK(g.reported.empty());
+  CHECK(g.reported().empty());
 }
 
 }  // namespace
