@@ -408,7 +408,7 @@ bool WriteOutputs(const Config& c, const std::vector<EngineCells>& engines) {
     }
   }
   const std::string maria_bar =
-      maria != nullptr ? ", '' using 4 title 'MariaDB (locks rows)'" : std::string();
+      maria != nullptr ? ", '' using 4 title 'MariaDB, its one mode'" : std::string();
   script += fmt::format(
       "set multiplot layout 1,2 title 'E2: W3''s copy-ALTERs, sbtest1 at {} rows{}'\n"
       "set style data histograms\nset style histogram clustered gap 1\n"
