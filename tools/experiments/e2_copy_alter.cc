@@ -13,8 +13,8 @@
 // memory of every transaction: the copy's is the only one) and the copy's progress
 // (performance_schema.events_stages_current's WORK_COMPLETED / WORK_ESTIMATED for the stage
 // "copy to tmp table"; stderr gets "copy to tmp table NN%" lines every 10%, as MariaDB's client
-// prints its progress), and a third session issues an INSERT once the copy is under way, which
-// waits on the metadata lock until the ALTER is done.
+// prints its progress), and a third session issues an INSERT once the sampler has seen the
+// copy stage, which waits on the metadata lock until the ALTER is done.
 //
 // --compare-mariadb then does the same on a private MariaDB server (mariadb_peer.h): the same
 // load statements and row count, the same ALTERs (both run with ALGORITHM=COPY), sampler and
@@ -196,12 +196,11 @@ void RunOnce(Sessions& ss, const Config& c, Cell* cell, const AlterSpec& a, bool
   const bool print_progress = record && cell->series.empty();
   double next_print = 10;
   std::atomic<bool> done{false};
-  std::atomic<bool> started{false};
+  std::atomic<bool> copying{false};  // the sampler has seen the copy stage
   const auto start = std::chrono::steady_clock::now();
   double alter_secs = 0, alter_cpu = 0;
   uint64_t copied = 0;
   std::thread alter([&] {
-    started = true;
     const double cpu0 = ThreadCpuSeconds();
     const sql::StatementResult r = ss.alter->Run(a.sql);
     alter_secs = SecondsSince(start);
@@ -209,12 +208,13 @@ void RunOnce(Sessions& ss, const Config& c, Cell* cell, const AlterSpec& a, bool
     copied = r.affected_rows;
     done = true;
   });
-  // The writer: one INSERT once the ALTER is under way (its copy has begun or it holds the
-  // metadata lock); it waits for the ALTER to finish.
+  // The writer: one INSERT once the sampler has seen the copy stage (the ALTER then holds its
+  // metadata lock: an INSERT sent at a fixed delay could reach MariaDB before the ALTER took
+  // it); it waits for the ALTER to finish.
   double insert_ms = kNone;
   std::thread writer([&] {
-    while (!started.load()) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    while (!copying.load() && !done.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (done.load()) return;  // too small a table to catch mid-copy
     const auto t0 = std::chrono::steady_clock::now();
     ss.writer->Run("INSERT INTO sbtest1 (k, c, pad) VALUES (1, 'e2', 'e2')");
@@ -230,6 +230,7 @@ void RunOnce(Sessions& ss, const Config& c, Cell* cell, const AlterSpec& a, bool
         "SELECT coalesce(sum(trx_rows_locked), 0), coalesce(sum(trx_lock_memory_bytes), 0) FROM "
         "information_schema.innodb_trx");
     const double percent = CopyPercent(ss);
+    if (std::isfinite(percent)) copying = true;
     const Sample smp{SecondsSince(start) * 1e3, CellNumber(r, 0, 0), CellNumber(r, 0, 1), percent};
     if (print_progress && percent >= next_print) {
       std::fprintf(stderr, "%s %s, %s: copy to tmp table %.0f%%\n", ss.alter->name().c_str(),
