@@ -9,6 +9,9 @@
 // a table X lock, one undo record, no row locks or per-row undo); secondary index entries are
 // gathered, sorted and bulk-built the same way.
 // Rows are read and loaded through the tables' engines (storage/table_engine.h).
+// The session's stage (statement_stage.h) shows "copy to tmp table" with the rows read so far
+// over the source's row count, then "rename result table"; CREATE INDEX's build "altering
+// table".
 //
 // Crash safety (table_catalog.h): the new keyspaces are journaled before they are made; the
 // switch writes the catalog record in the copy's transaction, so it commits with the copied
@@ -21,6 +24,7 @@
 
 #include "sql_lite_front/catalog/ddl_internal.h"
 #include "sql_lite_front/catalog/row_codec.h"
+#include "sql_lite_front/session/statement_stage.h"
 #include "sql_lite_front/storage/row_locking_cursor.h"
 #include "sql_lite_front/storage/table_engine.h"
 #include "sql_lite_front/storage/table_locking_cursor.h"
@@ -59,8 +63,9 @@ SqlStatus OpenTarget(Database* db, const TableDef& def, OpenTable* target) {
 template <typename Cursor>
 class SourceRows {
  public:
-  SourceRows(ExecContext& ctx, const OpenTable& old, Cursor& cursor)
-      : ctx_(ctx), old_(old), cursor_(cursor) {}
+  SourceRows(ExecContext& ctx, const OpenTable& old, Cursor& cursor, StageScope& stage)
+      : ctx_(ctx), old_(old), cursor_(cursor), stage_(stage) {}
+  ~SourceRows() { Publish(); }
 
   SqlStatus Start() {
     Status st = cursor_.Seek(all_, nullptr);
@@ -76,7 +81,7 @@ class SourceRows {
     bool present = true;
     SQL_RETURN_IF_ERROR(cursor_.Read(&row_, &present));
     key_.assign(cursor_.ref());
-    if (ctx_.progress != nullptr) ctx_.progress->fetch_add(1, std::memory_order_relaxed);
+    if (++unpublished_ == kPublishEvery) Publish();
     Status st = cursor_.Next();
     if (!st.ok()) return FromStatus(st);
     return SqlStatus::OK();
@@ -86,13 +91,45 @@ class SourceRows {
   const std::string& key() const { return key_; }
 
  private:
+  // Rows read reach the session's counters (ctx.progress, the stage's work) in batches, so
+  // that the copy pays for two atomic adds every kPublishEvery rows, not per row.
+  static constexpr uint64_t kPublishEvery = 256;
+  void Publish() {
+    if (unpublished_ == 0) return;
+    if (ctx_.progress != nullptr) ctx_.progress->fetch_add(unpublished_, std::memory_order_relaxed);
+    stage_.Add(unpublished_);
+    unpublished_ = 0;
+  }
+
   ExecContext& ctx_;
   const OpenTable& old_;
   Cursor& cursor_;
+  StageScope& stage_;
   const KeyRange all_;  // the whole clustered index
   Row row_;
   std::string key_;
+  uint64_t unpublished_ = 0;
 };
+
+// The source's row count as the copy starts, the estimate its progress is measured against:
+// a MyISAM heap table's exact count; an InnoDB table's entries in its first secondary index
+// (one per row, and fewer pages to walk than the clustered tree, which counts where there is
+// no secondary index), delete-marked ones left out. 0 if it cannot be had (progress then
+// shows 0%).
+uint64_t SourceRowCount(ExecContext& ctx, const OpenTable& old) {
+  if (old.def.table_locking()) {
+    Result<HeapTableStats> st = old.heap.stats();
+    return st.ok() ? st->rows : 0;
+  }
+  const Keyspace& smallest = old.indexes.empty() ? old.clustered : old.indexes.front();
+  Result<KeyspaceCheck> check = ctx.db->InspectKeyspace(smallest);
+  if (!check.ok()) return 0;
+  return check->records - std::min(check->records, check->delete_marked);
+}
+
+StageProgress* SessionStage(ExecContext& ctx) {
+  return ctx.session != nullptr ? &ctx.session->stage : nullptr;
+}
 
 // The whole source table: what SourceRows walks. With share record locks unless the session
 // says alter_copy_lock_rows=OFF (the copy's transaction is REPEATABLE READ, so kNone is a
@@ -111,8 +148,8 @@ ScanRequest SourceScan(const ExecContext& ctx) {
 class CopyRows final : public CursorVisitor {
  public:
   CopyRows(ExecContext& ctx, const OpenTable& old, const TableDef& def,
-           const ColumnMapping& mapping, TableEngine& target)
-      : ctx_(ctx), old_(old), def_(def), mapping_(mapping), target_(target) {}
+           const ColumnMapping& mapping, TableEngine& target, StageScope& stage)
+      : ctx_(ctx), old_(old), def_(def), mapping_(mapping), target_(target), stage_(stage) {}
   SqlStatus Visit(RowLockingCursor& cursor) override { return Copy(cursor); }
   SqlStatus Visit(TableLockingCursor& cursor) override { return Copy(cursor); }
 
@@ -122,7 +159,7 @@ class CopyRows final : public CursorVisitor {
  private:
   template <typename Cursor>
   SqlStatus Copy(Cursor& cursor) {
-    SourceRows<Cursor> scan(ctx_, old_, cursor);
+    SourceRows<Cursor> scan(ctx_, old_, cursor, stage_);
     SQL_RETURN_IF_ERROR(scan.Start());
     const RowSource next = [&](Row* row) -> SqlResult<bool> {
       if (!scan.Valid()) return false;
@@ -142,6 +179,7 @@ class CopyRows final : public CursorVisitor {
   const TableDef& def_;
   const ColumnMapping& mapping_;
   TableEngine& target_;
+  StageScope& stage_;
   uint64_t rows_ = 0;
   uint64_t max_auto_ = 0;
 };
@@ -176,15 +214,16 @@ SqlStatus CopyRows::Transform(Row* from, Row* row) {
 // Fills the new index `index` of the table from the old table's rows (CREATE INDEX).
 class IndexRows final : public CursorVisitor {
  public:
-  IndexRows(ExecContext& ctx, const OpenTable& old, TableEngine& target, size_t index)
-      : ctx_(ctx), old_(old), target_(target), index_(index) {}
+  IndexRows(ExecContext& ctx, const OpenTable& old, TableEngine& target, size_t index,
+            StageScope& stage)
+      : ctx_(ctx), old_(old), target_(target), index_(index), stage_(stage) {}
   SqlStatus Visit(RowLockingCursor& cursor) override { return Build(cursor); }
   SqlStatus Visit(TableLockingCursor& cursor) override { return Build(cursor); }
 
  private:
   template <typename Cursor>
   SqlStatus Build(Cursor& cursor) {
-    SourceRows<Cursor> scan(ctx_, old_, cursor);
+    SourceRows<Cursor> scan(ctx_, old_, cursor, stage_);
     SQL_RETURN_IF_ERROR(scan.Start());
     const RefRowSource next = [&](const Row** row, std::string_view* ref) -> SqlResult<bool> {
       if (!scan.Valid()) return false;
@@ -200,6 +239,7 @@ class IndexRows final : public CursorVisitor {
   const OpenTable& old_;
   TableEngine& target_;
   const size_t index_;
+  StageScope& stage_;
 };
 
 // One rebuild's state: the keyspaces it made, its transaction, whether the catalog switched;
@@ -287,18 +327,21 @@ SqlResult<uint64_t> CopyTable(ExecContext& ctx, const OpenTable& old, const Tabl
   Rebuild rebuild(ctx, old, new_names);
   SqlStatus st = rebuild.Begin(def);
   if (!st.ok()) return rebuild.Fail(st.error());
+  StageScope stage(SessionStage(ctx), StatementStage::kNone, 0);  // TRUNCATE shows none
   uint64_t rows = 0, max_auto = 0;
   if (truncate) {
     // Wait out (1205) every transaction that holds locks on the table.
     st = rebuild.OldEngine()->LockForDdl();
     if (!st.ok()) return rebuild.Fail(st.error());
   } else {
+    stage.Enter(StatementStage::kCopyToTmpTable, SourceRowCount(ctx, old));
     std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
-    CopyRows copy(ctx, old, def, mapping, *target);
+    CopyRows copy(ctx, old, def, mapping, *target, stage);
     st = rebuild.OldEngine()->Scan(SourceScan(ctx), copy);
     if (!st.ok()) return rebuild.Fail(st.error());
     rows = copy.rows();
     max_auto = copy.max_auto();
+    stage.Enter(StatementStage::kRenameResultTable, 0);
   }
   st = rebuild.SwitchAndCommit();
   if (!st.ok()) return rebuild.Fail(st.error());
@@ -316,8 +359,9 @@ SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def
   Rebuild rebuild(ctx, old, {ix.keyspace});
   SqlStatus st = rebuild.Begin(def);
   if (!st.ok()) return rebuild.Fail(st.error());
+  StageScope stage(SessionStage(ctx), StatementStage::kAlteringTable, SourceRowCount(ctx, old));
   std::unique_ptr<TableEngine> target = rebuild.TargetEngine();
-  IndexRows build(ctx, old, *target, index);
+  IndexRows build(ctx, old, *target, index, stage);
   st = rebuild.OldEngine()->Scan(SourceScan(ctx), build);
   if (!st.ok()) return rebuild.Fail(st.error());
   st = rebuild.SwitchAndCommit();

@@ -14,6 +14,7 @@
 #include "minnow/db.h"
 #include "minnow/table_lock_engine.h"
 #include "sql_lite_front/session/engine_state.h"
+#include "sql_lite_front/session/statement_stage.h"
 #include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_counters.h"
@@ -93,6 +94,7 @@ struct SessionState {
   // The running statement, for other threads.
   std::atomic<bool> cancel{false};
   std::atomic<uint64_t> progress{0};
+  StageProgress stage;  // a DDL statement's stage and its work (statement_stage.h)
   mutable Latch query_latch;
   std::string query GUARDED_BY(query_latch);  // empty when idle
   std::chrono::steady_clock::time_point query_start GUARDED_BY(query_latch);

@@ -116,6 +116,7 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
       if (!s->query.empty()) {
         snap.query = s->query;
         snap.query_seconds = since;
+        snap.stage = ReadStage(s->stage);
       } else {
         snap.idle_seconds = since;
       }

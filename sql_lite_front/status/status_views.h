@@ -10,7 +10,9 @@
 //     LOCK TO BE GRANTED:" with the lock), LATEST DETECTED DEADLOCK (when there was one),
 //     BUFFER POOL AND MEMORY, ROW OPERATIONS;
 //   performance_schema.data_locks, performance_schema.data_lock_waits, metadata_locks,
-//   information_schema.innodb_trx, information_schema.processlist, and the catalog's
+//   events_stages_current (a DDL's stage and its rows done of the rows estimated),
+//   information_schema.innodb_trx, information_schema.processlist (State: a wait, a DDL's
+//   stage such as "copy to tmp table", or "executing"), and the catalog's
 //     information_schema.TABLES / COLUMNS / SCHEMATA / STATISTICS (information_schema.h):
 //     tables with MySQL 8's columns, readable by SELECT (WHERE, ORDER BY, count(*) ... apply to
 //     them as to any rows);
@@ -37,7 +39,8 @@ struct SystemTable {
   bool view_names = false;
 };
 
-// performance_schema.data_locks / data_lock_waits / metadata_locks, information_schema.innodb_trx /
+// performance_schema.data_locks / data_lock_waits / metadata_locks / events_stages_current,
+// information_schema.innodb_trx /
 // processlist / tables / columns / schemata / statistics (schema and name case-insensitive).
 // 1146 for another name in those schemas.
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name);

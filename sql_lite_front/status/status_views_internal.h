@@ -13,6 +13,7 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/session/statement_stage.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
 
@@ -34,6 +35,7 @@ struct SessionSnapshot {
   double idle_seconds = 0;           // since the last statement began (when idle)
   bool metadata_lock_wait = false;   // its statement waits for a metadata lock
   bool table_lock_wait = false;      // ... or for a MyISAM table's table lock
+  StageSnapshot stage;               // a running DDL's stage and its progress (none when idle)
   // Transaction::metadata_lock_owner() of its transaction and of its DDL's (0: none).
   uint64_t mdl_owner = 0, ddl_mdl_owner = 0;
 };

@@ -1,4 +1,4 @@
-// performance_schema.data_locks / data_lock_waits / metadata_locks and
+// performance_schema.data_locks / data_lock_waits / metadata_locks / events_stages_current and
 // information_schema.innodb_trx / processlist, with MySQL 8.0's columns, from the engine's live
 // lock structs and transactions; the catalog's information_schema tables are
 // information_schema.cc's.
@@ -229,11 +229,44 @@ SqlResult<SystemTable> Processlist(const ExecContext& ctx) {
         Str(kSchemaName),
         Str(running ? "Query" : "Sleep"),
         Int(static_cast<uint64_t>(running ? s.query_seconds : s.idle_seconds)),
-        Str(!running               ? ""
-            : s.metadata_lock_wait ? "Waiting for table metadata lock"
-            : s.table_lock_wait    ? "Waiting for table level lock"
-                                   : "executing"),
+        Str(!running                                 ? ""
+            : s.metadata_lock_wait                   ? "Waiting for table metadata lock"
+            : s.table_lock_wait                      ? "Waiting for table level lock"
+            : s.stage.stage != StatementStage::kNone ? StageStateName(s.stage.stage)
+                                                     : "executing"),
         OptStr(s.query),
+    });
+  }
+  return t;
+}
+
+// performance_schema.events_stages_current: a row for each session whose statement is in a
+// stage minnow shows (statement_stage.h: a copy-ALTER's, OPTIMIZE's and CREATE INDEX's), with
+// its progress in rows (WORK_COMPLETED of WORK_ESTIMATED, as MySQL's progress-instrumented
+// stages; sys.processlist's `progress` is their percent). minnow keeps no stage history and
+// has no event timers: an ended stage leaves no row, EVENT_ID, END_EVENT_ID, SOURCE, the
+// TIMER_ columns and NESTING_EVENT_ID are NULL.
+SqlResult<SystemTable> EventsStagesCurrent(const ExecContext& ctx) {
+  const std::vector<SessionSnapshot> sessions = SnapshotSessions(ctx);
+  SystemTable t;
+  t.columns = {"THREAD_ID",      "EVENT_ID",       "END_EVENT_ID",     "EVENT_NAME",
+               "SOURCE",         "TIMER_START",    "TIMER_END",        "TIMER_WAIT",
+               "WORK_COMPLETED", "WORK_ESTIMATED", "NESTING_EVENT_ID", "NESTING_EVENT_TYPE"};
+  for (const SessionSnapshot& s : sessions) {
+    if (!s.query.has_value() || s.stage.stage == StatementStage::kNone) continue;
+    t.rows.push_back(Row{
+        Int(s.id),
+        Value::Null(),
+        Value::Null(),
+        Str(StageEventName(s.stage.stage)),
+        Value::Null(),
+        Value::Null(),
+        Value::Null(),
+        Value::Null(),
+        Int(s.stage.work_completed),
+        Int(s.stage.work_estimated),
+        Value::Null(),
+        Str("STATEMENT"),
     });
   }
   return t;
@@ -257,6 +290,7 @@ SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) 
     if (table == "data_locks") return DataLocks(ctx);
     if (table == "data_lock_waits") return DataLockWaits(ctx);
     if (table == "metadata_locks") return MetadataLocks(ctx);
+    if (table == "events_stages_current") return EventsStagesCurrent(ctx);
   } else if (schema == "information_schema") {
     if (table == "innodb_trx") return InnodbTrx(ctx);
     if (table == "processlist") return Processlist(ctx);

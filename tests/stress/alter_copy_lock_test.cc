@@ -8,6 +8,8 @@
 // (seen in performance_schema.data_locks and information_schema.innodb_trx from a third
 // session); with OFF the copy never asks for it and the ALTER finishes while the lock is still
 // held.
+// The same wait holds a copy (and CREATE INDEX's build) mid-way: a third session sees its
+// stage in the processlist's State and performance_schema.events_stages_current.
 // "[.stress]": SQL writers insert and update while a DDL session copy-ALTERs over and over with
 // ON, then with OFF; afterwards every committed row is in the table with its last value.
 
@@ -184,6 +186,123 @@ TEST_CASE("alter_copy_lock_rows=OFF: the copy locks no source row", "[sql][ddl]"
   CHECK(One(*admin, "SELECT count(*) FROM t WHERE v >= 0") == std::to_string(kRows));
   CHECK(One(*admin, "SELECT sum(v) FROM t") == One(*admin, "SELECT sum(id % 7) FROM t"));
   CHECK(One(*admin, "SELECT count(*) FROM performance_schema.data_locks") == "0");
+}
+
+// A table of kProgressRows rows, ~70 to a leaf, and an engine transaction holding an X lock
+// on the row with id `held_id` (the held_id-th in key order).
+constexpr int kProgressRows = 2000;
+std::unique_ptr<Transaction> LockRowOfWideTable(Fixture& f, SqlSession& admin, int held_id,
+                                                std::unique_ptr<Session>* kv) {
+  REQUIRE(admin
+              .Execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, pad CHAR(200) NOT NULL "
+                       "DEFAULT '', KEY iv (v))")
+              .ok());
+  for (int first = 1; first <= kProgressRows; first += 500) {
+    std::string values;
+    for (int i = first; i < first + 500; ++i) {
+      values += (i > first ? ", (" : "(") + std::to_string(i) + ", " + std::to_string(i % 7) +
+                ", repeat('p', 200))";
+    }
+    REQUIRE(admin.Execute("INSERT INTO t VALUES " + values).ok());
+  }
+  auto session = f.db->NewSession();
+  REQUIRE(session.ok());
+  *kv = std::move(*session);
+  auto ks = f.db->OpenKeyspace("t");
+  REQUIRE(ks.ok());
+  auto txn = (*kv)->Begin();
+  REQUIRE(txn.ok());
+  std::string key;
+  {
+    auto it = (*txn)->NewIterator(*ks);
+    REQUIRE(it.ok());
+    REQUIRE((*it)->SeekToFirst().ok());
+    for (int i = 1; i < held_id; ++i) REQUIRE((*it)->Next().ok());
+    REQUIRE((*it)->Valid());
+    key = std::string((*it)->key());
+  }
+  ReadOptions ro;
+  ro.lock_mode = LockMode::kExclusive;
+  REQUIRE((*txn)->Get(*ks, key, ro).ok());
+  return std::move(*txn);
+}
+
+// Runs `ddl` on a session of its own with alter_copy_lock_rows=ON while row 1500 of 2000 is
+// X-locked: its source scan waits there, mid-copy. Checks what a third session sees of its
+// stage, then lets it finish.
+void CheckStageMidCopy(const std::string& ddl, const std::string& state) {
+  constexpr int kHeld = 1500;
+  Fixture f;
+  auto admin = f.engine->NewSession();
+  std::unique_ptr<Session> kv;
+  std::unique_ptr<Transaction> holder = LockRowOfWideTable(f, *admin, kHeld, &kv);
+  auto alter = f.engine->NewSession();
+  REQUIRE(alter->Execute("SET SESSION alter_copy_lock_rows = ON").ok());
+  CHECK(One(*admin, "SELECT count(*) FROM performance_schema.events_stages_current") == "0");
+  std::atomic<bool> done{false};
+  SqlResult<StatementResult> result = SqlErr(kErUnknownError, "not run");
+  std::thread t([&] {
+    result = alter->Execute(ddl);
+    done = true;
+  });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (One(*admin,
+             "SELECT count(*) FROM information_schema.innodb_trx WHERE trx_state = "
+             "'LOCK WAIT'") != "1") {
+    REQUIRE(!done.load());
+    REQUIRE(std::chrono::steady_clock::now() < give_up);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const std::string id = std::to_string(alter->id());
+  // A row lock wait does not change the State: the statement is still in its stage.
+  CHECK(One(*admin, "SELECT STATE FROM information_schema.processlist WHERE ID = " + id) == state);
+  auto shown = admin->Execute("SHOW PROCESSLIST");
+  REQUIRE(shown.ok());
+  int seen = 0;
+  for (size_t r = 0; r < shown->rows.size(); ++r) {
+    if (Cell(*shown, r, 0) == id) {
+      CHECK(Cell(*shown, r, 6) == state);
+      ++seen;
+    }
+  }
+  CHECK(seen == 1);
+  auto stage = admin->Execute(
+      "SELECT THREAD_ID, EVENT_NAME, WORK_COMPLETED, WORK_ESTIMATED, NESTING_EVENT_TYPE FROM "
+      "performance_schema.events_stages_current");
+  REQUIRE(stage.ok());
+  REQUIRE(stage->rows.size() == 1);
+  CHECK(Cell(*stage, 0, 0) == id);
+  CHECK(Cell(*stage, 0, 1) == "stage/sql/" + state);
+  CHECK(Cell(*stage, 0, 4) == "STATEMENT");
+  // Estimated: the source's row count as the copy began. Completed: the rows read before the
+  // leaf holding the held row (the scan locks a leaf's records before it reads them),
+  // published in batches of 256.
+  CHECK(Cell(*stage, 0, 3) == std::to_string(kProgressRows));
+  const int completed = std::stoi(Cell(*stage, 0, 2));
+  CHECK(completed % 256 == 0);
+  CHECK(completed >= 1024);
+  CHECK(completed < kHeld);
+  REQUIRE(holder->Commit().ok());
+  t.join();
+  INFO((result.ok() ? std::string() : result.error().ToString()));
+  REQUIRE(result.ok());
+  // The stage ends with the statement.
+  CHECK(One(*admin, "SELECT count(*) FROM performance_schema.events_stages_current") == "0");
+  CHECK(One(*admin, "SELECT STATE FROM information_schema.processlist WHERE ID = " + id) == "");
+  CHECK(One(*admin, "SELECT count(*) FROM t") == std::to_string(kProgressRows));
+}
+
+TEST_CASE("a copy-ALTER shows 'copy to tmp table' and its rows done of rows estimated",
+          "[sql][ddl]") {
+  CheckStageMidCopy("ALTER TABLE t MODIFY COLUMN v BIGINT", "copy to tmp table");
+}
+
+TEST_CASE("OPTIMIZE TABLE copies: 'copy to tmp table'", "[sql][ddl]") {
+  CheckStageMidCopy("OPTIMIZE TABLE t", "copy to tmp table");
+}
+
+TEST_CASE("CREATE INDEX's build shows 'altering table' and its progress", "[sql][ddl]") {
+  CheckStageMidCopy("CREATE INDEX ip ON t (pad)", "altering table");
 }
 
 double StressSeconds() {

@@ -531,5 +531,42 @@ TEST_CASE("SHOW ENGINE INNODB STATUS reports the latest deadlock", "[sql][status
         std::string::npos);
 }
 
+TEST_CASE("a stage's percent stays within 0..100", "[sql][status]") {
+  StageProgress p;
+  StageScope stage(&p, StatementStage::kCopyToTmpTable, 1000);
+  CHECK(ReadStage(p).stage == StatementStage::kCopyToTmpTable);
+  CHECK(ReadStage(p).percent() == 0);
+  stage.Add(256);
+  CHECK(ReadStage(p).work_completed == 256);
+  CHECK(ReadStage(p).work_estimated == 1000);
+  CHECK(ReadStage(p).percent() == Approx(25.6));
+  stage.Add(744);
+  CHECK(ReadStage(p).percent() == 100);
+  // More rows than the estimate (rows the count did not see): the estimate is raised to the
+  // rows done, the percent stays 100.
+  stage.Add(24);
+  CHECK(ReadStage(p).work_estimated == 1024);
+  CHECK(ReadStage(p).percent() == 100);
+  // A stage with nothing estimated (an empty source, the rename after the copy) shows 0%
+  // until work is done.
+  stage.Enter(StatementStage::kRenameResultTable, 0);
+  CHECK(ReadStage(p).work_completed == 0);
+  CHECK(ReadStage(p).percent() == 0);
+  CHECK(std::string(StageStateName(ReadStage(p).stage)) == "rename result table");
+  CHECK(StageEventName(StatementStage::kCopyToTmpTable) == "stage/sql/copy to tmp table");
+  CHECK(StageEventName(StatementStage::kNone).empty());
+}
+
+TEST_CASE("a stage ends with its scope", "[sql][status]") {
+  StageProgress p;
+  {
+    StageScope stage(&p, StatementStage::kAlteringTable, 10);
+    CHECK(ReadStage(p).stage == StatementStage::kAlteringTable);
+  }
+  CHECK(ReadStage(p).stage == StatementStage::kNone);
+  StageScope none(nullptr, StatementStage::kCopyToTmpTable, 10);  // no session: nothing kept
+  none.Add(5);
+}
+
 }  // namespace
 }  // namespace minnow::sql
