@@ -165,9 +165,10 @@ Status TableLock::TryGrantWrite(Request* r) {
       Grant(r, /*was_queued=*/false);
       return Status::OK();
     }
-    // Appenders share with appenders (rule (1)) while the engine's check allows; refused, the
-    // request is a WRITE and waits for them.
-    if (r->type == Type::kWriteConcurrentInsert && write_wait_.empty() && OnlyAppendersWrite()) {
+    // Appenders share with appenders (rule (1)) while the engine's check allows, never beside
+    // a READ_NO_INSERT (an appender's own, rule (5)); refused, the request is a WRITE and waits.
+    if (r->type == Type::kWriteConcurrentInsert && write_wait_.empty() && OnlyAppendersWrite() &&
+        no_insert_readers_ == 0) {
       if (r->hooks.allow_concurrent_insert()) {
         Grant(r, /*was_queued=*/false);
         return Status::OK();
@@ -278,6 +279,7 @@ bool TableLock::OnlyAppendersWrite() const {
 }
 
 void TableLock::GrantWaitingAppenders() {
+  if (no_insert_readers_ != 0) return;  // an appender's own READ_NO_INSERT (rule (5))
   while (!write_wait_.empty() && write_wait_.front()->type == Type::kWriteConcurrentInsert) {
     Request* w = write_wait_.front();
     if (!w->hooks.allow_concurrent_insert()) {

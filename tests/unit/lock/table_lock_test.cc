@@ -443,6 +443,18 @@ TEST_CASE("table lock: appenders share with appenders while the check allows",
     // And READ_NO_INSERT waits for both.
     CHECK(LockCode(table, rni, T::kReadNoInsert) == Code::kLockWaitTimeout);
   }
+  SECTION("an appender's own READ_NO_INSERT keeps other appenders out") {
+    auto ta = table.Lock(&a, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(ta.ok());
+    auto own = table.Lock(&a, T::kReadNoInsert, kNoWait);  // rule (5): granted at once
+    REQUIRE(own.ok());
+    CHECK(LockCode(table, b, T::kWriteConcurrentInsert, hooks) == Code::kLockWaitTimeout);
+    auto fb = Send(table, b, T::kWriteConcurrentInsert, kLong, hooks);
+    own->Release();  // the appenders behind may start now
+    auto tb = fb.get();
+    REQUIRE(tb.ok());
+    CHECK(tb->type() == T::kWriteConcurrentInsert);
+  }
   SECTION("WRITE excludes appenders, and appenders keep WRITE out") {
     rd->Release();
     auto tw = table.Lock(&w, T::kWrite, kNoWait);
