@@ -61,8 +61,8 @@ struct HeapTableLock::Impl {
       table->readers.fetch_sub(1, std::memory_order_acq_rel);
       reader = false;
     }
-    // Its writes are done: readers granted from now on may see them (mi_update_status).
-    if (concurrent) table->appending.store(false, std::memory_order_release);
+    // Its writes are done and published in complete_end as each finished.
+    if (concurrent) table->appenders.fetch_sub(1, std::memory_order_acq_rel);
     ticket.Release();
   }
 };
@@ -190,24 +190,25 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
     return mode == ConcurrentInsert::kAlways && t->readers.load(std::memory_order_acquire) > 0;
   };
   // MyISAM's get_status: a reader takes the end of file at grant, under the table lock's
-  // latch, so that no concurrent insert granted later comes before it.
+  // latch, so that no concurrent insert granted later comes before it. Beside appenders it
+  // takes the end of their complete rows (HeapTableState::complete_end).
   const bool read = !IsWriteLock(type);
-  // A reader granted beside a granted concurrent insert takes the end of file of that
-  // insert's grant (HeapTableState::appending).
   hooks.on_grant = [impl, t, read](bool concurrent_insert) {
     impl->concurrent = concurrent_insert;
-    if (concurrent_insert) {
+    if (concurrent_insert && t->appenders.fetch_add(1, std::memory_order_acq_rel) == 0) {
+      // The first appender: no append is under way, so the heap's end is complete.
       auto end = t->heap->End();
-      t->append_start_status = end.ok() ? Status::OK() : end.status();
-      if (end.ok()) t->append_start = *end;
-      t->appending.store(true, std::memory_order_release);
+      LatchGuard guard(t->end_latch);
+      t->complete_end_status = end.ok() ? Status::OK() : end.status();
+      if (end.ok()) t->complete_end = *end;
     }
     if (read) {
       t->readers.fetch_add(1, std::memory_order_acq_rel);
       impl->reader = true;
-      if (t->appending.load(std::memory_order_acquire)) {
-        impl->end = t->append_start;
-        impl->end_status = t->append_start_status;
+      if (t->appenders.load(std::memory_order_acquire) > 0) {
+        LatchGuard guard(t->end_latch);
+        impl->end = t->complete_end;
+        impl->end_status = t->complete_end_status;
         return;
       }
       auto end = t->heap->End();
@@ -246,10 +247,24 @@ void RefreshHoles(HeapTableState* t) {
   if (st.ok()) t->holes.store(st->holes, std::memory_order_release);
 }
 
+// After an append under a concurrent insert, its row complete (or undone): readers granted
+// from now on may see every row up to the heap's end. REQUIRES: t->write_latch held, so that
+// no other append is half done and the published end only moves forward.
+void PublishCompleteEnd(HeapTableState* t) {
+  auto end = t->heap->End();
+  LatchGuard guard(t->end_latch);
+  if (end.ok()) {
+    t->complete_end = *end;
+  } else {
+    t->complete_end_status = end.status();
+  }
+}
+
 }  // namespace
 
 Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view row,
-                                    const std::vector<std::string>& keys) const {
+                                    const std::vector<std::string>& keys,
+                                    const std::function<Status()>& check_first) const {
   HeapTableState* t = state_;
   RETURN_IF_ERROR(CheckLock(t, lock.impl_.get(), lock.held(), Need::kWrite));
   std::string rec;
@@ -258,10 +273,12 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
   RowPosition pos;
   {
     LatchGuard guard(t->write_latch);
+    if (check_first) RETURN_IF_ERROR(check_first());
     for (const HeapIndexState& i : t->indexes) {
       if (i.spec.unique) RETURN_IF_ERROR(CheckUnique(i, keys[&i - t->indexes.data()], {}));
     }
-    const InsertMode mode = lock.impl_->concurrent ? InsertMode::kAppend : InsertMode::kFillHoles;
+    const bool concurrent = lock.impl_->concurrent;
+    const InsertMode mode = concurrent ? InsertMode::kAppend : InsertMode::kFillHoles;
     ASSIGN_OR_RETURN(pos, t->heap->Insert(AsBytes(rec), mode));
     for (size_t i = 0; i < t->indexes.size(); ++i) {
       // Reached only by heap table workloads (the heap table crash tests arm it), so it is not
@@ -272,10 +289,12 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
         for (size_t j = 0; j < i; ++j) (void)RemoveEntry(t->indexes[j], keys[j], pos);
         (void)t->heap->Delete(pos);
         RefreshHoles(t);
+        if (concurrent) PublishCompleteEnd(t);
         return st;
       }
     }
     RefreshHoles(t);
+    if (concurrent) PublishCompleteEnd(t);
   }
   lock.impl_->unflushed = t->owner->WrittenLsn();
   return ToId(pos);

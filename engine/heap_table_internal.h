@@ -20,7 +20,8 @@
 // Latches: HeapTables::latch_ (the name map and the catalog tree) is taken with no table lock
 // wait in progress and before page latches; HeapTableState::write_latch serializes a table's
 // writers (after its table lock is granted, before page latches) and keeps them, Compact's
-// swap and Drop's freeing out of HeapTable::stats, which takes no table lock.
+// swap and Drop's freeing out of HeapTable::stats, which takes no table lock;
+// HeapTableState::end_latch is a leaf, taken under the table lock's latch or write_latch.
 
 #include <atomic>
 #include <chrono>
@@ -66,14 +67,21 @@ class HeapTableState {
   // The heap's hole count after the latest write (the concurrent insert check reads it under
   // the table lock's latch, where reading the header page is not wanted).
   std::atomic<uint64_t> holes{0};
-  // MyISAM's save_state: while a concurrent insert is granted (`appending`), readers granted
-  // beside it take the end of file as it was at that insert's grant (`append_start`, written
-  // and read under the table lock's latch), so that none sees a row whose index entries it is
-  // still writing; its rows become visible to readers granted after its release.
-  std::atomic<bool> appending{false};
-  HeapEnd append_start;
-  Status append_start_status;
-  // Serializes writers (RowHeap allows one; WRITE_ALLOW_WRITE lets several hold); held by
+  // Concurrent inserts granted and not released (several may hold at once, lock/table_lock.h
+  // rule (1)). Counted up in on_grant under the table lock's latch before the appender writes
+  // anything, down after its last write as it releases: while it is 0 no append is under way.
+  std::atomic<uint32_t> appenders{0};
+  // While appenders hold, the end of file up to which every appended row is complete (its
+  // heap record and all its index entries written): set by the first appender's grant and
+  // by each append as it finishes, under write_latch, so it only moves forward and always
+  // ends a prefix of complete rows. A reader granted meanwhile takes it as its end of file
+  // (MyISAM's save_state, at row granularity), so it never sees a row whose index entries are
+  // still being written. Leaf latch: taken under the table lock's latch or write_latch.
+  Latch end_latch;
+  HeapEnd complete_end GUARDED_BY(end_latch);
+  Status complete_end_status GUARDED_BY(end_latch);
+  // Serializes writers, row by row (RowHeap allows one writer at a time; WRITE_ALLOW_WRITE
+  // and concurrent inserts let several hold the table lock); held by
   // HeapTable::stats while it counts, and by Compact and Drop while they replace or free pages.
   Latch write_latch;
   // The heap and indexes: replaced only under a lock that excludes every other holder

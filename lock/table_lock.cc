@@ -165,6 +165,16 @@ Status TableLock::TryGrantWrite(Request* r) {
       Grant(r, /*was_queued=*/false);
       return Status::OK();
     }
+    // Appenders share with appenders (rule (1)) while the engine's check allows, never beside
+    // a READ_NO_INSERT (an appender's own, rule (5)); refused, the request is a WRITE and waits.
+    if (r->type == Type::kWriteConcurrentInsert && write_wait_.empty() && OnlyAppendersWrite() &&
+        no_insert_readers_ == 0) {
+      if (r->hooks.allow_concurrent_insert()) {
+        Grant(r, /*was_queued=*/false);
+        return Status::OK();
+      }
+      r->type = Type::kWrite;
+    }
     return wait;
   }
   if (!write_wait_.empty()) return wait;  // writers are FIFO
@@ -262,6 +272,25 @@ void TableLock::Release(Request* r) {
   delete r;  // the hooks may own engine state: destroyed outside the latch
 }
 
+bool TableLock::OnlyAppendersWrite() const {
+  return !write_.empty() && std::all_of(write_.begin(), write_.end(), [](const Request* h) {
+    return h->type == Type::kWriteConcurrentInsert;
+  });
+}
+
+void TableLock::GrantWaitingAppenders() {
+  if (no_insert_readers_ != 0) return;  // an appender's own READ_NO_INSERT (rule (5))
+  while (!write_wait_.empty() && write_wait_.front()->type == Type::kWriteConcurrentInsert) {
+    Request* w = write_wait_.front();
+    if (!w->hooks.allow_concurrent_insert()) {
+      w->type = Type::kWrite;  // waits for the appenders; the queue stays FIFO behind it
+      return;
+    }
+    write_wait_.erase(write_wait_.begin());
+    Grant(w, /*was_queued=*/true);
+  }
+}
+
 TableLock::Request* TableLock::GrantWaitingWriters() {
   for (;;) {
     Request* w = write_wait_.front();
@@ -270,6 +299,10 @@ TableLock::Request* TableLock::GrantWaitingWriters() {
     }
     write_wait_.erase(write_wait_.begin());
     Grant(w, /*was_queued=*/true);
+    if (w->type == Type::kWriteConcurrentInsert) {
+      GrantWaitingAppenders();  // the appenders queued right behind it start with it
+      return w;
+    }
     // A WRITE_ALLOW_WRITE takes the ones queued right behind it along.
     if (w->type != Type::kWriteAllowWrite || write_wait_.empty() ||
         write_wait_.front()->type != Type::kWriteAllowWrite) {
@@ -292,7 +325,11 @@ void TableLock::GrantWaitingReaders(bool keep_no_insert) {
 }
 
 void TableLock::WakeUpWaiters() {
-  if (!write_.empty()) return;  // a write lock holds: what could start already has
+  if (!write_.empty()) {
+    // A write lock holds: only appenders may join appenders; anything else already could.
+    if (OnlyAppendersWrite()) GrantWaitingAppenders();
+    return;
+  }
   Request* writer = write_wait_.empty() ? nullptr : write_wait_.front();
   if (read_.empty()) {
     // The table is free (rule (3)).
@@ -333,6 +370,7 @@ void TableLock::WakeUpWaiters() {
     writer = write_wait_.empty() ? nullptr : write_wait_.front();
   } while (first == Type::kWriteAllowWrite && writer != nullptr &&
            writer->type == Type::kWriteAllowWrite);
+  if (first == Type::kWriteConcurrentInsert) GrantWaitingAppenders();
   if (!read_wait_.empty()) GrantWaitingReaders(true);
 }
 

@@ -31,7 +31,7 @@
 //     held READ_HIGH_PRIO   +   +   +   +   +   +   -   -   -      x fails at once (kAborted)
 //     held READ_NO_INSERT   +   +   +   +   -   -   -   -   -
 //     held WRITE_ALLOW_WR   +   +   +   +   +   -   -   -   -
-//     held WRITE_CONC_INS   +   +   +   -   -   -   -   -   -
+//     held WRITE_CONC_INS   +   +   +   -   -   +   -   -   -
 //     held WRITE_LOW_PRIO   -   -   -   -   -   -   -   -   -
 //     held WRITE            -   -   -   -   -   -   -   -   -
 //     held WRITE_ONLY       x   x   x   x   x   x   x   x   x
@@ -41,20 +41,30 @@
 //   (1) Concurrent insert. A WRITE_CONCURRENT_INSERT request without an allow_concurrent_insert
 //       hook is a WRITE. With one, the hook is asked when the request arrives while no writer
 //       holds or waits, and again when a queued one is about to be granted; on "no" the request
-//       becomes a WRITE for good (TableLockTicket::type() says which was granted). One appender
-//       at a time: a second WRITE_CONCURRENT_INSERT waits for the first.
+//       becomes a WRITE for good (TableLockTicket::type() says which was granted). Appenders
+//       share: while only WRITE_CONCURRENT_INSERTs hold the write side and no writer waits, a
+//       new one is asked the check too and, allowed, starts beside them (and beside their
+//       readers); on release of any holder the appenders at the head of the writer queue
+//       start the same way. Here minnow differs from thr_lock, where a second
+//       WRITE_CONCURRENT_INSERT waits for the first (one appender at a time): the engine
+//       serializes the appends row by row under a short latch and keeps each reader's view
+//       a prefix of completed rows (minnow/table_lock_engine.h), so appenders need not queue
+//       on the table lock, where each wait costs a sleep and a wake-up.
 //   (2) Write priority. A new read request waits while the first waiting writer is WRITE or
 //       WRITE_ONLY, unless it is READ_HIGH_PRIORITY or its owner already holds a read lock here.
 //       A waiting WRITE_LOW_PRIORITY, WRITE_CONCURRENT_INSERT or WRITE_ALLOW_WRITE holds back
 //       no reader. A new write request waits while any writer waits (writers are FIFO).
 //   (3) Wake order on release (thr_lock's wake_up_waiters). Nothing starts while a write lock
-//       is held. When the table falls free, the first waiting writer goes first, except that a
+//       is held, but appenders beside appenders (rule (1)). When the table falls free, the first
+//       waiting writer goes first, except that a
 //       WRITE_LOW_PRIORITY one lets the waiting readers go first when the first of them is
 //       READ_HIGH_PRIORITY or READ_NO_INSERT; a granted WRITE_ALLOW_WRITE takes the waiting
-//       WRITE_ALLOW_WRITEs behind it along; a granted WRITE_ALLOW_WRITE or
+//       WRITE_ALLOW_WRITEs behind it along, a granted WRITE_CONCURRENT_INSERT the waiting
+//       WRITE_CONCURRENT_INSERTs behind it; a granted WRITE_ALLOW_WRITE or
 //       WRITE_CONCURRENT_INSERT lets every waiting reader start but READ_NO_INSERT. When readers
 //       still hold, a waiting WRITE_ALLOW_WRITE or WRITE_CONCURRENT_INSERT starts beside them
-//       unless a READ_NO_INSERT holds (a refused insert check turns it into a waiting WRITE and
+//       (with the appenders queued right behind an appender, rule (1)) unless a READ_NO_INSERT
+//       holds (a refused insert check turns it into a waiting WRITE and
 //       lets the waiting readers in). Readers are let in all at once, in arrival order.
 //   (4) max_write_lock_count (TableLockGlobals). Each writer granted from the queue on a free
 //       table counts one; when a writer is about to be so granted while more than
@@ -227,6 +237,11 @@ class TableLock {
   // request goes away.
   void WakeUpWaiters() REQUIRES(latch_);
   Request* GrantWaitingWriters() REQUIRES(latch_);
+  // True while write locks are held and every one is a WRITE_CONCURRENT_INSERT.
+  bool OnlyAppendersWrite() const REQUIRES(latch_);
+  // Grants the WRITE_CONCURRENT_INSERTs at the head of the writer queue while the engine's
+  // check allows each; the first refused one becomes a WRITE and stays first in the queue.
+  void GrantWaitingAppenders() REQUIRES(latch_);
   void GrantWaitingReaders(bool keep_no_insert) REQUIRES(latch_);
   // Adds `r` to the granted lists; a queued one is already out of its wait list.
   void Grant(Request* r, bool was_queued) REQUIRES(latch_);

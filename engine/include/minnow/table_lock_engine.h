@@ -31,11 +31,17 @@
 // Concurrent insert (MySQL's concurrent_insert, HeapLockOptions::concurrent_insert): a
 // kWriteConcurrentInsert request is granted beside readers if the table has no holes (kAuto)
 // or always (kAlways; with holes only while readers hold, else it is a plain WRITE that fills
-// holes), never with kNever. Rows inserted under a granted concurrent insert are appended at
-// the end of the heap; under any other write lock they fill holes first. A reader sees the
-// table as it was when its lock was granted: Scan stops at the end of file taken at the grant
-// and Get of a row appended later returns kNotFound (index lookups may return such positions;
-// Get filters them).
+// holes), never with kNever. Several concurrent inserts may hold at once (each asked the
+// same check when it comes; lock/table_lock.h rule (1)): their rows are appended one at a
+// time under a short latch, each row's heap record and index entries together. Rows inserted
+// under a granted concurrent insert are appended at the end of the heap; under any other
+// write lock they fill holes first. A reader sees the table as it was when its lock was
+// granted: every row complete by then and none after it (Scan stops at the end of file taken
+// at the grant, Get of a row appended later returns kNotFound; index lookups may return such
+// positions, Get filters them). Beside concurrent inserts that view is the prefix of the heap
+// whose rows were complete at the grant: a row being appended is not in it, nor any after it.
+// So a reader granted beside a multi-row INSERT sees the rows that INSERT had stored so far;
+// MyISAM, with one appender at a time, shows a reader none of them before the INSERT ends.
 //
 // Durability and crashes: every heap and index change is a redo-logged mini-transaction, each
 // atomic. A crash between the heap change of a row and its index entries leaves them apart;
@@ -54,6 +60,7 @@
 #include <chrono>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -202,8 +209,13 @@ class HeapTable {
   // Stores the row and its index entries (keys[i] for index i, at most kMaxKeyBytes - 6
   // bytes). kDuplicateKey (nothing changed) if a unique index has the key; kInvalidArgument
   // for a wrong key count, oversize row or key, or a lock that is not a write lock.
+  // `check_first`, if given, runs first under the latch that serializes the table's writers,
+  // so that no other writer's row comes between it and the insert (a caller's own uniqueness
+  // checks beside other appenders); its error is returned with nothing changed. It may read
+  // the table under `lock` but not write it.
   Result<HeapRowId> Insert(const HeapTableLock& lock, std::string_view row,
-                           const std::vector<std::string>& keys) const;
+                           const std::vector<std::string>& keys,
+                           const std::function<Status()>& check_first = {}) const;
   // The row at `id`; kNotFound if none (or, under a read lock, appended after its grant).
   Status Get(const HeapTableLock& lock, HeapRowId id, std::string* row) const;
   // The index keys stored with the row (as Insert or Update was given them).

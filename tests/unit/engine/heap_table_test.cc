@@ -248,6 +248,52 @@ TEST_CASE("heap table: concurrent insert beside a reader", "[heap_table]") {
     REQUIRE(after.table_locks_waited == before.table_locks_waited);
   }
 
+  SECTION("two appenders beside a reader: each later reader sees the rows complete by then") {
+    auto writer2 = Take(db->NewSession());
+    auto reader2 = Take(db->NewSession());
+    HeapTableLock r = Take(t.Lock(reader.get(), L(HeapLockType::kRead)));
+    HeapTableLock w1 = Take(
+        t.Lock(writer.get(), L(HeapLockType::kWriteConcurrentInsert, ConcurrentInsert::kAuto)));
+    HeapTableLock w2 = Take(
+        t.Lock(writer2.get(), L(HeapLockType::kWriteConcurrentInsert, ConcurrentInsert::kAuto)));
+    REQUIRE(w1.concurrent_insert());
+    REQUIRE(w2.concurrent_insert());
+    const HeapRowId a = Take(t.Insert(w1, Row(10), Keys(10, Row(10))));
+    const HeapRowId b = Take(t.Insert(w2, Row(11), Keys(11, Row(11))));
+    REQUIRE(ids.back() < a);
+    REQUIRE(a < b);  // appended in the order they were stored
+    // The primary key is checked under the writers' latch: the second appender cannot store
+    // a key the first one holds.
+    REQUIRE_CODE(t.Insert(w2, Row(10), Keys(10, Row(10))).status(), Code::kDuplicateKey);
+    // A reader granted now sees both rows; the first reader neither.
+    HeapTableLock r2 = Take(t.Lock(reader2.get(), L(HeapLockType::kRead)));
+    const HeapRowId c = Take(t.Insert(w1, Row(12), Keys(12, Row(12))));
+    REQUIRE(ScanAll(t, r).size() == 10);
+    REQUIRE(ScanAll(t, r2).size() == 12);
+    std::string row;
+    REQUIRE_OK(t.Get(r2, b, &row));
+    REQUIRE(row == Row(11));
+    REQUIRE_CODE(t.Get(r2, c, &row), Code::kNotFound);  // stored after r2's grant
+    REQUIRE_CODE(t.Get(r, a, &row), Code::kNotFound);
+    // READ_NO_INSERT waits for both appenders (here: times out).
+    REQUIRE_CODE(
+        t.Lock(reader2.get(), L(HeapLockType::kReadNoInsert, ConcurrentInsert::kAuto, 50)).status(),
+        Code::kLockWaitTimeout);
+    REQUIRE_OK(w1.Release());
+    REQUIRE_OK(w2.Release());
+    REQUIRE_OK(r.Release());
+    REQUIRE_OK(r2.Release());
+    HeapTableLock r3 = Take(t.Lock(reader.get(), L(HeapLockType::kRead)));
+    REQUIRE(ScanAll(t, r3).size() == 13);
+    REQUIRE_OK(r3.Release());
+    const DatabaseStats after = db->stats();
+    // The reader, two appenders, the second reader, the third: every one at once; one wait.
+    REQUIRE(after.table_locks_immediate - before.table_locks_immediate == 5);
+    REQUIRE(after.table_locks_waited - before.table_locks_waited == 1);
+    HeapTableLock check = Take(t.Lock(reader.get(), L(HeapLockType::kReadNoInsert)));
+    REQUIRE_OK(t.Check(check));
+  }
+
   SECTION("stats takes no table lock: it runs beside another owner's WRITE, counting none") {
     HeapTableLock w = Take(t.Lock(writer.get(), L(HeapLockType::kWrite)));
     REQUIRE_OK(t.Delete(w, ids[2]));

@@ -81,7 +81,7 @@ const std::map<T, std::string> kExpected = {
     {T::kReadHighPriority,              "+   +   +   +   +   +   -   -   -"},
     {T::kReadNoInsert,                  "+   +   +   +   -   -   -   -   -"},
     {T::kWriteAllowWrite,               "+   +   +   +   +   -   -   -   -"},
-    {T::kWriteConcurrentInsert,         "+   +   +   -   -   -   -   -   -"},
+    {T::kWriteConcurrentInsert,         "+   +   +   -   -   +   -   -   -"},
     {T::kWriteLowPriority,              "-   -   -   -   -   -   -   -   -"},
     {T::kWrite,                         "-   -   -   -   -   -   -   -   -"},
     {T::kWriteOnly,                     "x   x   x   x   x   x   x   x   x"},
@@ -294,14 +294,13 @@ TEST_CASE("table lock: concurrent insert beside readers, as the engine's check d
     CHECK(concurrent);
     CHECK(LockCode(table, other, T::kRead) == Code::kOk);
     CHECK(LockCode(table, other, T::kReadHighPriority) == Code::kOk);
-    // Never beside READ_NO_INSERT; one appender at a time.
+    // Never beside READ_NO_INSERT; a second appender beside the first.
     CHECK(LockCode(table, other, T::kReadNoInsert) == Code::kLockWaitTimeout);
-    CHECK(LockCode(table, ins2, T::kWriteConcurrentInsert) == Code::kLockWaitTimeout);
-    auto second = Send(table, ins2, T::kWriteConcurrentInsert);
-    ci->Release();
-    auto t = second.get();  // the next appender, beside the reader
-    REQUIRE(t.ok());
-    CHECK(t->type() == T::kWriteConcurrentInsert);
+    auto second = table.Lock(&ins2, T::kWriteConcurrentInsert, kNoWait, AllowInsert(true));
+    REQUIRE(second.ok());
+    CHECK(second->type() == T::kWriteConcurrentInsert);
+    CHECK(Rows(table) == std::vector<std::string>{"2:WRITE_CONCURRENT_INSERT",
+                                                  "4:WRITE_CONCURRENT_INSERT", "1:READ"});
   }
   SECTION("refused: the request is a WRITE and waits for the readers") {
     bool concurrent = true;
@@ -364,6 +363,111 @@ TEST_CASE("table lock: a queued appender is checked again when it is granted",
     REQUIRE(t.ok());
     CHECK(t->type() == T::kWrite);
     CHECK(asked == 2);
+  }
+}
+
+TEST_CASE("table lock: appenders share with appenders while the check allows",
+          "[lock][table_lock]") {
+  TableLockGlobals globals;
+  TableLock table("t", &globals);
+  TableLockOwner reader(1), a(2), b(3), c(4), w(5), rni(6);
+  std::atomic<bool> allow{true};
+  std::atomic<int> asked{0};
+  TableLockHooks hooks;
+  hooks.allow_concurrent_insert = [&] {
+    asked++;
+    return allow.load();
+  };
+  auto rd = table.Lock(&reader, T::kRead, kNoWait);
+  REQUIRE(rd.ok());
+
+  SECTION("each new appender is asked the check; refused, it is a WRITE and waits") {
+    auto ta = table.Lock(&a, T::kWriteConcurrentInsert, kNoWait, hooks);
+    auto tb = table.Lock(&b, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(ta.ok());
+    REQUIRE(tb.ok());
+    CHECK(asked == 2);
+    allow = false;  // e.g. a hole appeared
+    auto fc = Send(table, c, T::kWriteConcurrentInsert, kLong, hooks);
+    CHECK(asked == 3);
+    CHECK(Rows(table) == std::vector<std::string>{"2:WRITE_CONCURRENT_INSERT",
+                                                  "3:WRITE_CONCURRENT_INSERT", "1:READ",
+                                                  "4:WRITE WAITING"});
+    ta->Release();
+    tb->Release();
+    CHECK(Rows(table) == std::vector<std::string>{"1:READ", "4:WRITE WAITING"});
+    rd->Release();
+    auto tc = fc.get();
+    REQUIRE(tc.ok());
+    CHECK(tc->type() == T::kWrite);
+  }
+  SECTION("a waiting WRITE holds new appenders back; they start together after it") {
+    auto ta = table.Lock(&a, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(ta.ok());
+    auto fw = Send(table, w, T::kWrite);
+    auto fb = Send(table, b, T::kWriteConcurrentInsert, kLong, hooks);
+    auto fc = Send(table, c, T::kWriteConcurrentInsert, kLong, hooks);
+    CHECK(Rows(table) == std::vector<std::string>{"2:WRITE_CONCURRENT_INSERT", "1:READ",
+                                                  "5:WRITE WAITING",
+                                                  "3:WRITE_CONCURRENT_INSERT WAITING",
+                                                  "4:WRITE_CONCURRENT_INSERT WAITING"});
+    ta->Release();
+    rd->Release();
+    auto tw = fw.get();
+    REQUIRE(tw.ok());
+    CHECK(Rows(table) == std::vector<std::string>{"5:WRITE", "3:WRITE_CONCURRENT_INSERT WAITING",
+                                                  "4:WRITE_CONCURRENT_INSERT WAITING"});
+    tw->Release();  // the table falls free: the first appender and the one behind it go
+    auto tb = fb.get();
+    auto tc = fc.get();
+    REQUIRE(tb.ok());
+    REQUIRE(tc.ok());
+    CHECK(tb->type() == T::kWriteConcurrentInsert);
+    CHECK(tc->type() == T::kWriteConcurrentInsert);
+    const TableLockCounters n = globals.counters();
+    CHECK(n.immediate == 2);  // the reader, the first appender
+    CHECK(n.waited == 3);     // the WRITE and the two appenders behind it
+  }
+  SECTION("appenders queued behind a READ_NO_INSERT start together when it leaves") {
+    auto nr = table.Lock(&rni, T::kReadNoInsert, kNoWait);
+    REQUIRE(nr.ok());
+    auto fb = Send(table, b, T::kWriteConcurrentInsert, kLong, hooks);
+    auto fc = Send(table, c, T::kWriteConcurrentInsert, kLong, hooks);
+    nr->Release();
+    auto tb = fb.get();
+    auto tc = fc.get();
+    REQUIRE(tb.ok());
+    REQUIRE(tc.ok());
+    CHECK(Rows(table) == std::vector<std::string>{"3:WRITE_CONCURRENT_INSERT",
+                                                  "4:WRITE_CONCURRENT_INSERT", "1:READ"});
+    // And READ_NO_INSERT waits for both.
+    CHECK(LockCode(table, rni, T::kReadNoInsert) == Code::kLockWaitTimeout);
+  }
+  SECTION("an appender's own READ_NO_INSERT keeps other appenders out") {
+    auto ta = table.Lock(&a, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(ta.ok());
+    auto own = table.Lock(&a, T::kReadNoInsert, kNoWait);  // rule (5): granted at once
+    REQUIRE(own.ok());
+    CHECK(LockCode(table, b, T::kWriteConcurrentInsert, hooks) == Code::kLockWaitTimeout);
+    auto fb = Send(table, b, T::kWriteConcurrentInsert, kLong, hooks);
+    own->Release();  // the appenders behind may start now
+    auto tb = fb.get();
+    REQUIRE(tb.ok());
+    CHECK(tb->type() == T::kWriteConcurrentInsert);
+  }
+  SECTION("WRITE excludes appenders, and appenders keep WRITE out") {
+    rd->Release();
+    auto tw = table.Lock(&w, T::kWrite, kNoWait);
+    REQUIRE(tw.ok());
+    CHECK(LockCode(table, a, T::kWriteConcurrentInsert, hooks) == Code::kLockWaitTimeout);
+    tw->Release();
+    auto ta = table.Lock(&a, T::kWriteConcurrentInsert, kNoWait, hooks);
+    auto tb = table.Lock(&b, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(ta.ok());
+    REQUIRE(tb.ok());
+    CHECK(LockCode(table, w, T::kWrite) == Code::kLockWaitTimeout);
+    CHECK(LockCode(table, w, T::kWriteLowPriority) == Code::kLockWaitTimeout);
+    CHECK(LockCode(table, w, T::kWriteAllowWrite) == Code::kLockWaitTimeout);
   }
 }
 
