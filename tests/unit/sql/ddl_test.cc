@@ -336,8 +336,8 @@ TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put th
   // k's keys are 8 bytes (int k, then the primary key's int) and m's 6 (smallint m, then the
   // int): sorted by their prefixes alone (the radix sort, whose low bytes order the ties); s's
   // (utf8mb4_bin: the bytes, the text beside them) differ in length and share 24-byte prefixes,
-  // with NULL, '' and bytes above 0x7f: sorted by prefix, then by their bytes. c is under utf8mb4_0900_ai_ci: its
-  // keys are collation weights, shared by 'Été', 'ete' and 'ETE', and each entry's value holds
+  // with NULL, '' and bytes above 0x7f: sorted by prefix, then by their bytes. c is under
+  // utf8mb4_0900_ai_ci: its keys are collation weights, shared by 'Été', 'ete' and 'ETE', and each entry's value holds
   // the row's own text, which the bulk build must carry with its key. The entries of t come from
   // the copy's bulk builds; u holds the same rows under p as its primary key, its entries made
   // by inserts one row at a time.
