@@ -37,6 +37,7 @@ TableDef Renamed(const TableCatalog& catalog, const TableDef& def) {
   TableDef next = def;
   NameKeyspaces(catalog, &next);
   next.core_columns = 0;  // the copy stores every column of every row
+  next.record_format = RecordFormat::kPadTextsKept;
   return next;
 }
 

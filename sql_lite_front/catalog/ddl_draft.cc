@@ -97,6 +97,7 @@ TableDraft DraftOf(const TableDef& def) {
   d.options.primary_key.clear();
   d.options.indexes.clear();
   d.options.core_columns = 0;  // a rebuilt table stores every column; INSTANT sets its own
+  d.options.record_format = RecordFormat::kPadTextsKept;  // and in the current format
   return d;
 }
 
@@ -332,6 +333,7 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
 void KeepClusteredStorage(const TableDef& old, TableDef* def) {
   def->keyspace = old.keyspace;
   def->core_columns = old.core_columns;
+  def->record_format = old.record_format;
 }
 
 std::string IndexKeyspaceName(const TableCatalog& catalog, const std::string& table_keyspace,

@@ -65,7 +65,7 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d);
 
 // For a DDL that keeps the table's rows where they are (CREATE/DROP INDEX in place, INSTANT):
 // `def` keeps the clustered keyspace of `old` and the row format its rows are stored in
-// (core_columns).
+// (core_columns, record_format).
 void KeepClusteredStorage(const TableDef& old, TableDef* def);
 
 // Names def's keyspaces afresh ("<table>", "<table>.<index>", or with "$<n>" when taken).

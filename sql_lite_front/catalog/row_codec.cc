@@ -117,7 +117,7 @@ bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
 
 // True if column `col`'s value is read back from the clustered key (not kept in the row value).
 bool InPrimaryKey(const TableDef& def, uint32_t col) {
-  return def.IsPrimaryKeyColumn(col) && !KeyIsWeights(def.columns[col]);
+  return def.IsPrimaryKeyColumn(col) && !TextBesideKey(def, def.columns[col]);
 }
 
 // Skips a key's weights (up to and including their terminating 0x00).
@@ -150,10 +150,27 @@ bool KeyIsWeights(const ColumnDef& col) {
   return col.collation != nullptr && col.collation->kind == Collation::Kind::kIcu;
 }
 
-bool IndexHasWeights(const TableDef& def, const IndexDef& index) {
-  bool weights = false;
-  ForEachIndexKeyColumn(def, index, [&](uint32_t c) { weights |= KeyIsWeights(def.columns[c]); });
-  return weights;
+bool KeyHoldsValue(const ColumnDef& col) {
+  if (KeyIsWeights(col)) return false;
+  // CHAR's trailing spaces are dropped on store: its key is its value.
+  const bool padded_text = col.type == ColumnType::kVarchar || col.type == ColumnType::kText;
+  return !(padded_text && col.EffectiveCollation().pad_space);
+}
+
+bool TextBesideKey(const TableDef& def, const ColumnDef& col) {
+  if (KeyIsWeights(col)) return true;
+  return def.record_format == RecordFormat::kPadTextsKept && !KeyHoldsValue(col);
+}
+
+bool KeyGivesValue(const TableDef& def, const ColumnDef& col) {
+  return KeyHoldsValue(col) || TextBesideKey(def, col);
+}
+
+bool IndexKeepsTexts(const TableDef& def, const IndexDef& index) {
+  bool texts = false;
+  ForEachIndexKeyColumn(def, index,
+                        [&](uint32_t c) { texts |= TextBesideKey(def, def.columns[c]); });
+  return texts;
 }
 
 void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
@@ -248,7 +265,7 @@ void AppendIndexKey(const TableDef& def, const IndexDef& index, const Row& row,
 void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row,
                       std::string* out) {
   ForEachIndexKeyColumn(def, index, [&](uint32_t c) {
-    if (!KeyIsWeights(def.columns[c]) || row[c].is_null()) return;
+    if (!TextBesideKey(def, def.columns[c]) || row[c].is_null()) return;
     const std::string text = row[c].is_string() ? std::string() : row[c].ToString();
     const std::string& s = row[c].is_string() ? row[c].as_string() : text;
     AppendVarint(s.size(), out);
@@ -488,8 +505,8 @@ SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row) 
 
 namespace {
 
-// DecodeIndexKey's part that reads the key alone. *texts: the weights columns that are not
-// NULL, whose texts the entry's value holds in key order.
+// DecodeIndexKey's part that reads the key alone. *texts: the TextBesideKey columns that are
+// not NULL, whose texts the entry's value holds in key order.
 SqlStatus DecodeIndexKeyBytes(const TableDef& def, const IndexDef& index, std::string_view key,
                               Row* row, std::string* clustered_key, std::vector<uint32_t>* texts) {
   if (row->size() < def.columns.size()) row->resize(def.columns.size());
@@ -503,7 +520,7 @@ SqlStatus DecodeIndexKeyBytes(const TableDef& def, const IndexDef& index, std::s
     SQL_ASSIGN_OR_RETURN((*row)[c], DecodeKeyColumn(def.columns[c], key, &pos));
     bytes[c] = key.substr(start, pos - start);
     const ColumnDef& col = def.columns[c];
-    if (KeyIsWeights(col) && !(col.nullable && bytes[c] == std::string_view("\0", 1))) {
+    if (TextBesideKey(def, col) && !(col.nullable && bytes[c] == std::string_view("\0", 1))) {
       texts->push_back(c);
     }
   }
@@ -524,7 +541,7 @@ SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string
                          std::string_view value, Row* row, std::string* clustered_key) {
   std::vector<uint32_t> texts;
   SQL_RETURN_IF_ERROR(DecodeIndexKeyBytes(def, index, key, row, clustered_key, &texts));
-  // The texts of the weights columns, from the entry's value (EncodeIndexValue).
+  // The texts of the TextBesideKey columns, from the entry's value (EncodeIndexValue).
   size_t vpos = 0;
   for (uint32_t c : texts) {
     uint64_t n;

@@ -10,9 +10,9 @@
 //   - DATE: 3 bytes big-endian, year * 512 + month * 32 + day (MySQL's); DATETIME: 8 bytes
 //     big-endian, Temporal::packed (both never negative);
 //   - strings of a binary collation (BLOB: binary; utf8mb4_bin, utf8mb3_bin: PAD SPACE, so
-//     trailing spaces are dropped first): the bytes with 0x00 written as 0x00 0xFF, then the
-//     terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a prefix of
-//     every longer string that starts with it: `LIKE 'p%'` is the key range starting with
+//     trailing spaces are dropped first: PaddedForm): the bytes with 0x00 written as 0x00 0xFF,
+//     then the terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a
+//     prefix of every longer string that starts with it: `LIKE 'p%'` is the key range starting with
 //     AppendKeyPrefix(col, "p"));
 //   - strings of an ICU collation (utf8mb4_0900_ai_ci, ...: collation.h): the collation's sort
 //     key ("weights"), which ends in 0x00 and has no other 0x00. Strings equal under the
@@ -20,17 +20,25 @@
 //     second (1062) and an index lookup of 'alice' finds 'Alice'. Weights cannot be decoded:
 //     the text is kept beside the key, in the row value for a primary key column and in the
 //     entry's value for a secondary index (EncodeIndexValue);
+//   - so is the text of a VARCHAR or TEXT column under a PAD SPACE binary collation, whose key
+//     drops its trailing spaces ('a ' and 'a' have one key, as they are one value to a UNIQUE
+//     key; 'a ' reads back as 'a ' only from the text beside the key). CHAR drops its
+//     trailing spaces on store, so its key is its value. In a table of record format
+//     kPadKeysWithoutText (TableDef::record_format: written before this) the text was not
+//     kept: a primary key column reads back without its trailing spaces, and a secondary
+//     index is read for such a column only through the row (TextBesideKey, KeyGivesValue);
 //   - the hidden DB_ROW_ID: 6 bytes big-endian.
 // Clustered key = primary key columns (or DB_ROW_ID). Secondary key = index columns, then the
 // primary key columns not already among them (InnoDB appends the missing PK columns too), or
 // DB_ROW_ID.
 //
 // Secondary index entry value: for each key column (index columns, then the appended primary
-// key columns) whose key is weights and that is not NULL, its text as varint length + bytes;
-// empty for an index without such columns.
+// key columns) whose text is kept beside its key (TextBesideKey) and that is not NULL, its
+// text as varint length + bytes; empty for an index without such columns.
 //
 // Row value (the compact format, as InnoDB's COMPACT): the columns not read back from the
-// primary key (those not in it, and those in it whose key is weights), in table order:
+// primary key (those not in it, and those in it whose text is kept beside the key), in table
+// order:
 //   null bitmap     ceil(nullable non-PK columns / 8) bytes, bit i = the i-th nullable one
 //   lengths         for each non-NULL string column: its length as a varint (1 byte < 128)
 //   data            each non-NULL column: integers in their width (little-endian), doubles
@@ -59,9 +67,20 @@ inline constexpr size_t kRowIdBytes = 6;
 
 // True if column `col`'s key is collation weights (an ICU collation), not its value.
 bool KeyIsWeights(const ColumnDef& col);
-// True if some column of `index`'s key (its own or the appended primary key's) is weights,
-// that is if its entries carry a value (EncodeIndexValue).
-bool IndexHasWeights(const TableDef& def, const IndexDef& index);
+// True if column `col`'s key gives its value back: not weights, nor the key of a VARCHAR or
+// TEXT under a PAD SPACE binary collation (it drops the value's trailing spaces).
+bool KeyHoldsValue(const ColumnDef& col);
+// True if the text of column `col` of `def` is kept beside its keys (in the row value for a
+// primary key column, in a secondary entry's value): its key is weights, or it does not hold
+// the value and the table keeps such texts (TableDef::record_format).
+bool TextBesideKey(const TableDef& def, const ColumnDef& col);
+// True if a secondary entry gives column `col`'s value back: from the key, or from the text
+// beside it (DecodeIndexKey). False for a PAD SPACE text column of a table of format
+// kPadKeysWithoutText: read the row.
+bool KeyGivesValue(const TableDef& def, const ColumnDef& col);
+// True if some column of `index`'s key (its own or the appended primary key's) has its text
+// kept beside the key, that is if its entries carry a value (EncodeIndexValue).
+bool IndexKeepsTexts(const TableDef& def, const IndexDef& index);
 
 // Appends `v`'s key encoding for column `col`. REQUIRES: v already coerced to the column
 // (CoerceToColumn), or NULL.
@@ -78,7 +97,8 @@ void AppendRowId(uint64_t row_id, std::string* out);
 
 // The clustered key of `row`. REQUIRES: !def.has_hidden_primary_key().
 std::string EncodePrimaryKey(const TableDef& def, const Row& row);
-// The value of `row`'s entry in `index` (the texts of its weights columns; usually empty).
+// The value of `row`'s entry in `index` (the texts of its TextBesideKey columns; usually
+// empty).
 std::string EncodeIndexValue(const TableDef& def, const IndexDef& index, const Row& row);
 // The same value appended to `*out`.
 void AppendIndexValue(const TableDef& def, const IndexDef& index, const Row& row, std::string* out);
@@ -102,7 +122,8 @@ void EncodeRowValue(const TableDef& def, const Row& row, std::string* out);
 
 // Fills the primary key columns of `*row` (sized to def.columns) from a clustered key; for a
 // hidden primary key sets *row_id instead (may be null otherwise). 1105 on malformed bytes.
-// Columns whose key is weights are left NULL: DecodeRowValue fills them.
+// Columns whose key is weights are left NULL, and those of another TextBesideKey column hold
+// the key's text: DecodeRowValue fills them with their stored text.
 SqlStatus DecodePrimaryKey(const TableDef& def, std::string_view key, Row* row,
                            uint64_t* row_id = nullptr);
 // Fills the non-primary-key columns of `*row` from a compact value.
@@ -113,7 +134,7 @@ SqlStatus DecodeRowValue(const TableDef& def, std::string_view value, Row* row);
 SqlStatus DecodeIndexKey(const TableDef& def, const IndexDef& index, std::string_view key,
                          std::string_view value, Row* row, std::string* clustered_key);
 // The n-th (from 0) text of a secondary entry's value (EncodeIndexValue: the texts of the key's
-// non-NULL weights columns, in key order) into *text, a view of `value`, without decoding the
+// non-NULL TextBesideKey columns, in key order) into *text, a view of `value`, without decoding the
 // key; false if the value holds fewer texts or is malformed.
 bool IndexValueText(std::string_view value, size_t n, std::string_view* text);
 // The clustered key a secondary entry's key names, without its value (a duplicate found by
@@ -122,7 +143,8 @@ SqlStatus ClusteredKeyOfIndexKey(const TableDef& def, const IndexDef& index, std
                                  std::string* clustered_key);
 
 // Decodes one key column at *pos (advancing it). 1105 on malformed bytes. A column whose key
-// is weights decodes as NULL (its bytes are skipped).
+// is weights decodes as NULL (its bytes are skipped); a PAD SPACE one as its key's text (no
+// trailing spaces).
 SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, size_t* pos);
 
 }  // namespace minnow::sql

@@ -31,12 +31,16 @@ std::string Quote(std::string_view s) {
 
 // ---- the catalog record's encoding
 //
-// Version 2: u8 version, then the fields of TableDef in declaration order: strings and counts
+// Version 3: u8 version, then the fields of TableDef in declaration order: strings and counts
 // as varint length + bytes, enums as u8, numbers as varints (create_time zig-zagged), a
 // column's default as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string) + payload, then the
-// column's collation name (empty for numbers). Version 1 had no collations: its tables' string
-// keys are bytes, which version 2 reads as collation weights, so it is refused, not read.
-constexpr uint8_t kFormatVersion = 2;
+// column's collation name (empty for numbers); after create_time the u8 record_format, then
+// the optional tail. Version 2 is the same without record_format: its tables were written
+// before the texts of PAD SPACE keys were kept (RecordFormat::kPadKeysWithoutText). Version 1
+// had no collations: its tables' string keys are bytes, which later versions read as collation
+// weights, so it is refused, not read.
+constexpr uint8_t kFormatVersion = 3;
+constexpr uint8_t kFormatWithoutRecordFormat = 2;
 constexpr uint8_t kFormatWithoutCollations = 1;
 
 class Writer {
@@ -672,6 +676,7 @@ std::string SerializeTableDef(const TableDef& def) {
   // Zig-zag, so a (theoretical) negative time stays short.
   w.Varint((static_cast<uint64_t>(def.create_time) << 1) ^
            static_cast<uint64_t>(def.create_time >> 63));
+  w.U8(static_cast<uint8_t>(def.record_format));
   // Optional tail (absent in records from before it): core_columns (0: none), then the
   // positions of the UNIQUE indexes, written only when there is something to say.
   std::vector<uint64_t> unique;
@@ -694,7 +699,7 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
                   "Table definition of format 1 (from a minnow without collations: its string "
                   "keys are bytes): dump it with that minnow and load it into this one");
   }
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != kFormatWithoutRecordFormat) {
     return Damaged("unknown format version " + std::to_string(version));
   }
   TableDef def;
@@ -792,6 +797,14 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
   def.auto_increment_start = r.Varint();
   uint64_t zz = r.Varint();
   def.create_time = static_cast<int64_t>((zz >> 1) ^ (~(zz & 1) + 1));
+  def.record_format = RecordFormat::kPadKeysWithoutText;
+  if (version == kFormatVersion) {
+    const uint8_t format = r.U8();
+    if (format > static_cast<uint8_t>(RecordFormat::kPadTextsKept)) {
+      return Damaged("bad record format");
+    }
+    def.record_format = static_cast<RecordFormat>(format);
+  }
   if (!r.failed() && !r.at_end()) {
     uint64_t core = r.Varint();
     if (core >= def.columns.size() || (core == 0 && r.at_end()))

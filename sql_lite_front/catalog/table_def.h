@@ -88,6 +88,17 @@ struct IndexDef {
   bool unique = false;
 };
 
+// How a table's records store a VARCHAR or TEXT column under a PAD SPACE binary collation
+// (utf8mb4_bin, utf8mb3_bin), whose key drops trailing spaces (row_codec.h).
+enum class RecordFormat : uint8_t {
+  // Written before the text was kept beside such keys: a primary key column's trailing spaces
+  // were stored nowhere, and a secondary entry holds no text. Read as written; OPTIMIZE TABLE
+  // or a copy-ALTER rebuilds the table in the current format.
+  kPadKeysWithoutText = 0,
+  // The text is kept beside the key, in the row value and in the entries' values.
+  kPadTextsKept = 1,
+};
+
 struct TableDef {
   std::string name;
   std::vector<ColumnDef> columns;
@@ -108,6 +119,9 @@ struct TableDef {
   // each as AddedColumnValue (its DEFAULT at the ADD: any later change to such a column's
   // definition rebuilds the table by copy, which stores every column and resets this to 0).
   uint32_t core_columns = 0;
+  // Kept while the table's keyspaces are (ALTER INSTANT, INPLACE, RENAME); a table built anew
+  // (CREATE, copy-ALTER, OPTIMIZE, TRUNCATE) has the current format.
+  RecordFormat record_format = RecordFormat::kPadTextsKept;
 
   bool has_hidden_primary_key() const { return primary_key.empty(); }
   // ENGINE=MyISAM: the table is a heap table (minnow/table_lock_engine.h) named `keyspace`.
@@ -146,7 +160,8 @@ const Collation& TableCollation(const TableDef& def);
 
 // The catalog record's bytes (a versioned binary encoding) and back. Parse fails with 1105 on
 // damaged bytes, and on a record of format 1 (from before collations: its string keys are
-// binary, so the table must be re-created).
+// binary, so the table must be re-created). A record of format 2 reads as a table of
+// RecordFormat::kPadKeysWithoutText.
 std::string SerializeTableDef(const TableDef& def);
 SqlResult<TableDef> ParseTableDef(std::string_view bytes);
 

@@ -79,16 +79,17 @@ std::optional<std::vector<EntryLike>> EntryLikes(const TableDef& def, const Acce
     if (col.kind != BoundExpr::Kind::kColumn || pattern.kind != BoundExpr::Kind::kLiteral ||
         !pattern.value.is_string())
       return std::nullopt;
-    // Its place among the walked key's leading parts, and the texts of weights columns before it.
+    // Its place among the walked key's leading parts, and the texts kept beside the key before
+    // it (TextBesideKey: weights, and PAD SPACE texts in the current format).
     std::optional<size_t> text;
     size_t texts_before = 0;
     for (uint32_t k = 0; k < plan.key_parts && k < key_cols.size(); ++k) {
       const ColumnDef& c = def.columns[key_cols[k]];
       if (key_cols[k] == static_cast<uint32_t>(col.column)) {
-        if (KeyIsWeights(c)) text = texts_before;
+        if (TextBesideKey(def, c)) text = texts_before;
         break;
       }
-      if (KeyIsWeights(c)) ++texts_before;
+      if (TextBesideKey(def, c)) ++texts_before;
     }
     if (!text.has_value()) return std::nullopt;
     likes.push_back(EntryLike{&e, *text});

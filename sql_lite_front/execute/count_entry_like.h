@@ -1,10 +1,10 @@
 #pragma once
 // count(*) over an index range whose LIKE stays a residual (a LIKE 'p%' under a collation with
-// weights: the range of p's weights is only a superset of the LIKE's rows, planner.h), checked
-// on each walked entry's stored text instead of a decoded row.
+// weights, or 'p %' under PAD SPACE: the range of p's key is only a superset of the LIKE's
+// rows, planner.h), checked on each walked entry's stored text instead of a decoded row.
 //
-// A secondary entry of the row-locking engine keeps, beside its key of weights, the texts of
-// its weights columns (row_codec.h EncodeIndexValue), so the LIKE reads the text straight from
+// A secondary entry of the row-locking engine keeps, beside a key that does not hold them, the
+// texts of such columns (row_codec.h EncodeIndexValue), so the LIKE reads the text straight from
 // the entry's value: no key, row or Value is decoded. The walk is ScanPlan's (the same cursor,
 // iterator per range, read view and locks): a locking count locks every entry of each range
 // and the record that ends it, whether the entry passes the LIKE or not, as InnoDB locks the
@@ -33,8 +33,8 @@ struct EntryLike {
 // `residual` (the plan's bound residual conjuncts) as EntryLikes, if every one is a LIKE (not
 // NOT LIKE) of a column by a string literal, the column one of the first plan.key_parts of the
 // walked secondary index (never NULL inside the plan's ranges, so its text has a fixed place
-// in the value) and its key weights; nullopt otherwise, and for a clustered walk or a
-// table-locking (MyISAM) table, whose entries hold no texts.
+// in the value) and its text kept beside the key (TextBesideKey); nullopt otherwise, and for a
+// clustered walk or a table-locking (MyISAM) table, whose entries hold no texts.
 std::optional<std::vector<EntryLike>> EntryLikes(const TableDef& def, const AccessPlan& plan,
                                                  const std::vector<BoundExpr>& residual);
 

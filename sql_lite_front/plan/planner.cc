@@ -184,12 +184,23 @@ struct Candidate {
   int rank = 9;
 };
 
-// The primary key columns a clustered key gives back (not those whose key is collation
-// weights: the row value holds their text).
+// The primary key columns a clustered key gives back (not those whose text is kept beside the
+// key: the row value holds it).
 std::vector<uint32_t> HeldPrimaryKey(const TableDef& def) {
   std::vector<uint32_t> held;
   for (uint32_t c : def.primary_key)
-    if (!KeyIsWeights(def.columns[c])) held.push_back(c);
+    if (!TextBesideKey(def, def.columns[c])) held.push_back(c);
+  return held;
+}
+
+// The columns a walk of `index` gives back without reading the row: the clustered key's
+// (HeldPrimaryKey), or the secondary key's whose entries give their value (KeyGivesValue: not
+// a PAD SPACE text column of a table written before such texts were kept).
+std::vector<uint32_t> HeldColumns(const TableDef& def, int index) {
+  if (index < 0) return HeldPrimaryKey(def);
+  std::vector<uint32_t> held;
+  for (uint32_t c : KeyColumns(def, index))
+    if (KeyGivesValue(def, def.columns[c])) held.push_back(c);
   return held;
 }
 
@@ -422,7 +433,7 @@ std::optional<Candidate> TryIndex(const TableDef& def, int index,
   AccessPlan& plan = c.plan;
   plan.index = index;
   plan.key_parts = k + (range_part ? 1 : 0);
-  plan.covering = Covers(def, index < 0 ? HeldPrimaryKey(def) : key_cols, needed);
+  plan.covering = Covers(def, HeldColumns(def, index), needed);
   for (const KeyRange& r : ranges) {
     if (!IsEmpty(r)) plan.ranges.push_back(r);
   }
@@ -479,7 +490,7 @@ bool WalkGivesOrder(const TableDef& def, const AccessPlan& plan,
 }  // namespace
 
 bool IndexCovers(const TableDef& def, int index, const std::vector<bool>& needed) {
-  return Covers(def, index < 0 ? HeldPrimaryKey(def) : KeyColumns(def, index), needed);
+  return Covers(def, HeldColumns(def, index), needed);
 }
 
 const char* AccessTypeName(AccessType t) {
@@ -631,8 +642,7 @@ std::optional<MinMaxRead> MinMaxThrough(const TableDef& def, int index, uint32_t
     read.nulls = PrefixRange(prefix + '\0');
   }
   plan.reverse = max;
-  plan.covering =
-      Covers(def, plan.clustered() ? HeldPrimaryKey(def) : KeyColumns(def, plan.index), needed);
+  plan.covering = Covers(def, HeldColumns(def, plan.index), needed);
   return read;
 }
 
@@ -709,7 +719,7 @@ AccessPlan ChoosePlan(const PlanRequest& req) {
       plan.index = -1;
       plan.covering = Covers(def, HeldPrimaryKey(def), needed);
       for (size_t i = 0; i < def.indexes.size(); ++i) {
-        if (Covers(def, KeyColumns(def, static_cast<int>(i)), needed)) {
+        if (Covers(def, HeldColumns(def, static_cast<int>(i)), needed)) {
           plan.type = AccessType::kIndex;
           plan.index = static_cast<int>(i);
           plan.covering = true;

@@ -68,6 +68,8 @@ SqlResult<std::string> DecodeForLockData(const TableDef& def, const IndexDef* in
       // The record holds the collation's weights, not the text.
       out += Hex(key.substr(start + (flag ? 1 : 0), pos - start - (flag ? 1 : 0)));
     } else {
+      // A PAD SPACE text prints as its key holds it, without trailing spaces: the record's
+      // text (beside the key, row_codec.h) is not at hand.
       out += LockDataValue(def.columns[c], v);
     }
   }

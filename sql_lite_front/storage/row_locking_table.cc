@@ -155,7 +155,7 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
       fetch_(request.fetch),
       reverse_(request.reverse),
       per_range_(per_range),
-      index_value_(index_ != nullptr && IndexHasWeights(table.def, *index_)) {}
+      index_value_(index_ != nullptr && IndexKeepsTexts(table.def, *index_)) {}
 
 Status RowLockingCursor::Open() {
   ReadOptions ro{lock_};
@@ -366,7 +366,8 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
     std::string new_value = EncodeIndexValue(def, def.indexes[i], new_row);
     if (old_entry == new_entry) {
-      // Same weights, maybe another text ('alice' -> 'Alice' under a _ci collation).
+      // Same key, maybe another text ('alice' -> 'Alice' under a _ci collation, 'a' -> 'a '
+      // under PAD SPACE).
       if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) continue;
       s = txn_->Put(table_.indexes[i], new_entry, new_value);
       if (!s.ok()) return FromStatus(s, table_.def.name);
@@ -413,7 +414,7 @@ namespace {
 // the bytes) and where it lies, so a million entries cost no allocation each and most
 // comparisons of the sort are one of integers. Entries sort by key alone (an index's keys are
 // unique: the clustered key ends each); the value (EncodeIndexValue: the texts of columns whose
-// key is collation weights, usually empty) travels with its key.
+// key does not hold them, usually empty) travels with its key.
 class GatheredEntries {
  public:
   // The entry's key is appended by `append_key`, then its value by `append_value` (the bytes
@@ -541,7 +542,7 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
   std::vector<GatheredEntries> index_entries(def.indexes.size());
   std::vector<bool> has_value(def.indexes.size());
   for (size_t i = 0; i < def.indexes.size(); ++i)
-    has_value[i] = IndexHasWeights(def, def.indexes[i]);
+    has_value[i] = IndexKeepsTexts(def, def.indexes[i]);
   Row row(def.columns.size());
   std::string key, value;
   uint64_t rows = 0;
@@ -605,7 +606,7 @@ SqlStatus RowLockingTable::BulkLoad(const RowSource& next, bool in_key_order) {
 SqlStatus RowLockingTable::BuildIndex(size_t index, const RefRowSource& next) {
   const TableDef& def = table_.def;
   const IndexDef& ix = def.indexes[index];
-  const bool has_value = IndexHasWeights(def, ix);
+  const bool has_value = IndexKeepsTexts(def, ix);
   GatheredEntries entries;
   for (;;) {
     const Row* row = nullptr;

@@ -8,7 +8,7 @@
 //     semantics) stores a row as its clustered record (key: the encoded primary key, or a
 //     hidden DB_ROW_ID it assigns; value: EncodeRowValue) plus one entry per secondary index
 //     (EncodeIndexKey: the index's columns, then the clustered key; value: EncodeIndexValue,
-//     the texts of columns whose key is collation weights, usually empty), all written
+//     the texts of columns whose key does not hold them, usually empty), all written
 //     in the statement's transaction;
 //   - the table-locking engine (table_locking_table.h: minnow::HeapTable, MyISAM's semantics:
 //     no transactions, table locks only, a heap of rows and index B+trees of key -> row

@@ -147,6 +147,33 @@ TEST_CASE("the catalog record round-trips", "[sql][table_def]") {
   CHECK(back->create_time == 1700000000);
 }
 
+TEST_CASE("the record format: kept in the record, format 2 is the one without PAD texts",
+          "[sql][table_def]") {
+  TableDef def = Sample();
+  REQUIRE(def.record_format == RecordFormat::kPadTextsKept);  // a new table's
+  for (RecordFormat f : {RecordFormat::kPadTextsKept, RecordFormat::kPadKeysWithoutText}) {
+    def.record_format = f;
+    def.indexes[0].unique = f == RecordFormat::kPadTextsKept;  // with and without a tail
+    auto back = ParseTableDef(SerializeTableDef(def));
+    REQUIRE(back.ok());
+    CHECK(back->record_format == f);
+  }
+  // A record of format 2 (before record_format; Sample's has no tail) reads as the earlier one.
+  def.indexes[0].unique = false;
+  def.record_format = RecordFormat::kPadTextsKept;
+  const std::string bytes = SerializeTableDef(def);
+  REQUIRE(bytes[0] == 3);
+  REQUIRE(bytes.back() == static_cast<char>(RecordFormat::kPadTextsKept));
+  std::string v2 = bytes.substr(0, bytes.size() - 1);
+  v2[0] = 2;
+  auto old = ParseTableDef(v2);
+  REQUIRE(old.ok());
+  CHECK(old->record_format == RecordFormat::kPadKeysWithoutText);
+  CHECK(old->columns.size() == def.columns.size());
+  CHECK(old->create_time == def.create_time);
+  CHECK(SerializeTableDef(*old).substr(1, bytes.size() - 2) == bytes.substr(1, bytes.size() - 2));
+}
+
 TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql][table_def]") {
   std::string bytes = SerializeTableDef(Sample());
   for (size_t n = 0; n < bytes.size(); ++n) {
@@ -155,9 +182,12 @@ TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql]
     CHECK(r.error().code == kErUnknownError);
   }
   CHECK_FALSE(ParseTableDef(bytes + "x").ok());
-  std::string v3 = bytes;
-  v3[0] = 3;  // a format from the future
-  CHECK_FALSE(ParseTableDef(v3).ok());
+  std::string v4 = bytes;
+  v4[0] = 4;  // a format from the future
+  CHECK_FALSE(ParseTableDef(v4).ok());
+  std::string bad_format = bytes;
+  bad_format.back() = 2;  // the record format (Sample's record has no tail)
+  CHECK_FALSE(ParseTableDef(bad_format).ok());
   // Random damage: whatever happens, no crash, and a success is a plausible definition.
   std::mt19937 rng(5);
   for (int i = 0; i < 20000; ++i) {
@@ -177,7 +207,7 @@ TEST_CASE("damaged catalog records are refused with 1105, never a crash", "[sql]
   for (int i = 0; i < 20000; ++i) {
     std::string b(rng() % 64, '\0');
     for (char& c : b) c = static_cast<char>(rng());
-    if (!b.empty()) b[0] = 2;
+    if (!b.empty()) b[0] = static_cast<char>(2 + i % 2);
     (void)ParseTableDef(b).ok();
   }
 }
