@@ -87,6 +87,9 @@ enum ErrorCode : uint16_t {
   kErDivisionByZero = 1365,               // 22012 Division by 0
   kErWrongFieldSpec = 1063,               // 42000 Incorrect column specifier for column '%s'
   kErInvalidDefault = 1067,               // 42000 Invalid default value for '%s'
+  kErWrongValueForType = 1411,            // HY000 Incorrect %s value: '%s' for function %s
+  kErInvalidYearColumnLength = 1818,      // HY000 Supports only YEAR or YEAR(4) column.
+  kErInvalidOnUpdate = 1294,              // HY000 Invalid ON UPDATE clause for '%s' column
   kErCantRemoveAllFields = 1090,    // 42000 You can't delete all columns with ALTER TABLE; use
                                     // DROP TABLE instead
   kErWarnUsingOtherHandler = 1266,  // (a warning) Using storage engine %s for table '%s'

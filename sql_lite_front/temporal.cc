@@ -104,6 +104,7 @@ bool Temporal::is_zero_date() const { return packed / (kMicros * 86400) == 0; }
 Temporal MakeTemporal(Temporal::Type type, uint8_t fsp, const DateTimeParts& p) {
   DateTimeParts q = p;
   if (type == Temporal::Type::kDate) q.hour = q.minute = q.second = q.micro = 0, fsp = 0;
+  if (type == Temporal::Type::kYear) q = DateTimeParts{p.year}, fsp = 0;
   return Temporal{type, fsp, PackParts(q)};
 }
 
@@ -274,6 +275,7 @@ bool RoundToFsp(DateTimeParts* p, int fsp) {
 
 std::string FormatTemporal(const Temporal& t) {
   const DateTimeParts p = t.parts();
+  if (t.type == Temporal::Type::kYear) return fmt::format("{:04}", p.year);
   std::string out = fmt::format("{:04}-{:02}-{:02}", p.year, p.month, p.day);
   if (t.type == Temporal::Type::kDate) return out;
   out += fmt::format(" {:02}:{:02}:{:02}", p.hour, p.minute, p.second);
@@ -286,6 +288,7 @@ std::string FormatTemporal(const Temporal& t) {
 
 int64_t TemporalToInt(const Temporal& t) {
   const DateTimeParts p = t.parts();
+  if (t.type == Temporal::Type::kYear) return p.year;
   int64_t date = int64_t{p.year} * 10000 + p.month * 100 + p.day;
   if (t.type == Temporal::Type::kDate) return date;
   int64_t v = date * 1000000 + p.hour * 10000 + p.minute * 100 + p.second;
@@ -294,6 +297,7 @@ int64_t TemporalToInt(const Temporal& t) {
 
 double TemporalToDouble(const Temporal& t) {
   const DateTimeParts p = t.parts();
+  if (t.type == Temporal::Type::kYear) return p.year;
   double date = static_cast<double>(int64_t{p.year} * 10000 + p.month * 100 + p.day);
   if (t.type == Temporal::Type::kDate) return date;
   return date * 1e6 + p.hour * 10000 + p.minute * 100 + p.second + p.micro / 1e6;
@@ -359,5 +363,17 @@ std::optional<int64_t> LocalToUtc(const DateTimeParts& p, const TimeZone& tz) {
   const int64_t days = DayNumber(p.year, p.month, p.day) - DayNumber(1970, 1, 1);
   return days * 86400 + p.hour * 3600 + p.minute * 60 + p.second - tz.offset_s;
 }
+
+namespace {
+thread_local TimeZone current_time_zone;
+}  // namespace
+
+const TimeZone& CurrentTimeZone() { return current_time_zone; }
+
+ScopedTimeZone::ScopedTimeZone(const TimeZone& tz) : saved_(current_time_zone) {
+  current_time_zone = tz;
+}
+
+ScopedTimeZone::~ScopedTimeZone() { current_time_zone = saved_; }
 
 }  // namespace minnow::sql

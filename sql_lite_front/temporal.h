@@ -19,8 +19,11 @@ struct DateTimeParts {
   int micro = 0;  // microseconds, 0..999999
 };
 
+// A YEAR (1901..2155, or 0000) is a Temporal too: its year alone (month and day 0), printed
+// as four digits and compared and computed with as the number it is (as MySQL's YEAR, an
+// integer type).
 struct Temporal {
-  enum class Type : uint8_t { kDate, kDateTime };
+  enum class Type : uint8_t { kDate, kDateTime, kYear };
   Type type = Type::kDate;
   uint8_t fsp = 0;     // DATETIME's digits after the point, 0..6 (DATE: 0)
   int64_t packed = 0;  // PackParts(parts): order-preserving
@@ -84,5 +87,26 @@ DateTimeParts UtcToLocal(int64_t utc_s, int micro, const TimeZone& tz);
 // Seconds since 1970 of local time `p` in `tz` (its micro ignored); nullopt for a zero date or
 // one that has no month or day.
 std::optional<int64_t> LocalToUtc(const DateTimeParts& p, const TimeZone& tz);
+
+// TIMESTAMP's range, in seconds since 1970 UTC: '1970-01-01 00:00:01' .. '2038-01-19 03:14:07'.
+inline constexpr int64_t kMinTimestampSeconds = 1;
+inline constexpr int64_t kMaxTimestampSeconds = 2147483647;
+
+// The time zone TIMESTAMP columns are read and written in on this thread: the time_zone of the
+// session whose statement runs on it (as MySQL's current_thd->time_zone()), SYSTEM when no
+// statement set one. A TIMESTAMP is kept as UTC and seen as local DATETIME in this zone.
+const TimeZone& CurrentTimeZone();
+// Makes `tz` the thread's CurrentTimeZone() for its lifetime (a statement's), then restores
+// the one before.
+class ScopedTimeZone {
+ public:
+  explicit ScopedTimeZone(const TimeZone& tz);
+  ~ScopedTimeZone();
+  ScopedTimeZone(const ScopedTimeZone&) = delete;
+  ScopedTimeZone& operator=(const ScopedTimeZone&) = delete;
+
+ private:
+  TimeZone saved_;
+};
 
 }  // namespace minnow::sql

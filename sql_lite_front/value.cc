@@ -55,6 +55,10 @@ std::optional<int64_t> AsTemporal(const Value& v) {
 // A temporal `t` against another value `o`: as dates if `o` is one, else `t`'s text with a
 // string and its number with a number.
 int CompareTemporal(const Value& t, const Value& o) {
+  if (t.as_temporal().type == Temporal::Type::kYear ||
+      (o.is_temporal() && o.as_temporal().type == Temporal::Type::kYear)) {
+    return CompareDoubles(t.ToDouble(), o.ToDouble());  // YEAR is a number
+  }
   const int64_t x = t.as_temporal().packed;
   std::optional<int64_t> y;
   if (o.is_temporal()) {

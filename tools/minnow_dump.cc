@@ -127,6 +127,9 @@ class Dumper {
 
   // The whole file; false after printing what failed.
   bool Run(const std::string& path) {
+    // TIMESTAMP values are read in UTC, the zone the file's preamble sets for loading them
+    // (mysqldump's --tz-utc).
+    if (!Query("SET time_zone = '+00:00'").has_value()) return false;
     std::optional<StatementResult> db = Query("SELECT DATABASE()");
     if (!db.has_value()) return false;
     const std::string database = db->rows.empty() || !db->rows[0][0] ? "" : *db->rows[0][0];

@@ -217,6 +217,9 @@ std::string InstantRefusal(const TableDef& def, const AlterTableStmt& stmt) {
     if (a.column.def.auto_increment) {
       return "an AUTO_INCREMENT column would number the rows the table has";
     }
+    if (a.column.def.default_now) {
+      return "a DEFAULT CURRENT_TIMESTAMP column would need the time in the rows the table has";
+    }
   }
   return {};
 }

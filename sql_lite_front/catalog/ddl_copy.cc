@@ -197,6 +197,8 @@ SqlStatus CopyRows::Transform(Row* from, Row* row) {
       std::swap(v, (*from)[src]);
     } else if (number_rows && static_cast<int>(c) == auto_col) {
       v = Value::Int(static_cast<int64_t>(rows_));
+    } else if (col.default_now) {  // every row the statement's time, as MySQL fills them
+      v = CurrentTimestampFor(col, ctx_.now_us);
     } else {
       v = AddedColumnValue(col);
     }

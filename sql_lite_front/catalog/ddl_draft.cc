@@ -320,11 +320,23 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d) {
   }
   SQL_RETURN_IF_ERROR(CheckAutoIncrement(&def));
   // Defaults, converted to the column as an INSERT would.
-  for (ColumnDef& c : def.columns) {
+  // A column the ALTER copies as it was keeps its converted default (a TIMESTAMP's in UTC).
+  for (size_t i = 0; i < def.columns.size(); ++i) {
+    ColumnDef& c = def.columns[i];
     if (!c.default_value.has_value()) continue;
+    if (d.columns[i].source >= 0 && !d.columns[i].changed) continue;
     auto v = CoerceToColumn(c, *c.default_value, 1);
     if (!v.ok()) return SqlErr(kErInvalidDefault, "Invalid default value for '", c.name, "'");
     c.default_value = std::move(v).value();
+    if (c.type == ColumnType::kTimestamp && c.default_value->is_temporal() &&
+        !c.default_value->as_temporal().is_zero_date()) {
+      // Kept as the instant it names (MySQL shows it in each session's time_zone).
+      const Temporal& local = c.default_value->as_temporal();
+      const DateTimeParts p = local.parts();
+      const int64_t utc = LocalToUtc(p, CurrentTimeZone()).value_or(0);
+      c.default_value = Value::FromTemporal(MakeTemporal(
+          Temporal::Type::kDateTime, local.fsp, UtcToLocal(utc, p.micro, TimeZone{false, 0})));
+    }
   }
   SQL_RETURN_IF_ERROR(CheckKeyLengths(def));
   return def;

@@ -85,24 +85,52 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
   return false;
 }
 
-// DATE and DATETIME as an unsigned integer of TemporalBytes: DATE as MySQL's 3-byte
-// year * 512 + month * 32 + day, DATETIME as its packed form; both order-preserving.
-size_t TemporalBytes(ColumnType t) { return t == ColumnType::kDate ? 3 : 8; }
+// DATE, DATETIME, TIMESTAMP and YEAR as an unsigned integer of TemporalBytes: YEAR as MySQL's
+// byte (0, or the year - 1900), DATE as MySQL's 3-byte
+// year * 512 + month * 32 + day, DATETIME as its packed form, TIMESTAMP as microseconds since
+// 1970 UTC of its local value in the CurrentTimeZone() (0: the zero date); all
+// order-preserving.
+size_t TemporalBytes(ColumnType t) {
+  return t == ColumnType::kDate ? 3 : t == ColumnType::kYear ? 1 : 8;
+}
+
+// DATE, DATETIME, TIMESTAMP and YEAR: their values are Temporals.
+bool HoldsTemporal(ColumnType t) { return IsTemporalType(t) || t == ColumnType::kYear; }
+
+constexpr int64_t kUsPerSecond = 1000000;
 
 uint64_t TemporalBits(const ColumnDef& col, const Value& v) {
   const Temporal& t = v.as_temporal();
-  if (col.type != ColumnType::kDate) return static_cast<uint64_t>(t.packed);
+  if (col.type == ColumnType::kDateTime) return static_cast<uint64_t>(t.packed);
   const DateTimeParts p = t.parts();
+  if (col.type == ColumnType::kYear) return p.year == 0 ? 0 : static_cast<uint64_t>(p.year - 1900);
+  if (col.type == ColumnType::kTimestamp) {
+    if (t.is_zero_date()) return 0;
+    const int64_t secs = LocalToUtc(p, CurrentTimeZone()).value_or(0);
+    return static_cast<uint64_t>(secs * kUsPerSecond + p.micro);
+  }
   return static_cast<uint64_t>(p.year) * 512 + static_cast<uint64_t>(p.month) * 32 +
          static_cast<uint64_t>(p.day);
 }
 
 Value TemporalFromBits(const ColumnDef& col, uint64_t bits) {
-  if (col.type != ColumnType::kDate) {
-    return Value::FromTemporal(Temporal{Temporal::Type::kDateTime, static_cast<uint8_t>(col.length),
-                                        static_cast<int64_t>(bits)});
+  const auto fsp = static_cast<uint8_t>(col.length);
+  if (col.type == ColumnType::kDateTime) {
+    return Value::FromTemporal(
+        Temporal{Temporal::Type::kDateTime, fsp, static_cast<int64_t>(bits)});
+  }
+  if (col.type == ColumnType::kTimestamp) {
+    if (bits == 0) return Value::FromTemporal(MakeTemporal(Temporal::Type::kDateTime, fsp, {}));
+    const auto us = static_cast<int64_t>(bits);
+    return Value::FromTemporal(MakeTemporal(
+        Temporal::Type::kDateTime, fsp,
+        UtcToLocal(us / kUsPerSecond, static_cast<int>(us % kUsPerSecond), CurrentTimeZone())));
   }
   DateTimeParts p;
+  if (col.type == ColumnType::kYear) {
+    p.year = bits == 0 ? 0 : static_cast<int>(bits) + 1900;
+    return Value::FromTemporal(MakeTemporal(Temporal::Type::kYear, 0, p));
+  }
   p.year = static_cast<int>(bits / 512);
   p.month = static_cast<int>(bits / 32 % 16);
   p.day = static_cast<int>(bits % 32);
@@ -188,7 +216,7 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
     AppendBE(raw, w, out);
   } else if (col.type == ColumnType::kDouble) {
     AppendBE(DoubleKeyBits(v.ToDouble()), 8, out);
-  } else if (IsTemporalType(col.type)) {
+  } else if (HoldsTemporal(col.type)) {
     AppendBE(TemporalBits(col, v), TemporalBytes(col.type), out);
   } else {
     const std::string text = v.is_string() ? v.as_string() : v.ToString();
@@ -320,7 +348,7 @@ void EncodeCompact(const TableDef& def, const Row& row, uint32_t from, uint32_t 
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
       AppendLE(bits, 8, out);
-    } else if (IsTemporalType(col.type)) {
+    } else if (HoldsTemporal(col.type)) {
       AppendLE(TemporalBits(col, v), TemporalBytes(col.type), out);
     } else if (v.is_string()) {
       out->append(v.as_string());
@@ -385,7 +413,7 @@ SqlStatus DecodeCompact(const TableDef& def, std::string_view value, size_t* pos
       std::memcpy(&d, &bits, 8);
       out = Value::Double(d);
       p += 8;
-    } else if (IsTemporalType(col.type)) {
+    } else if (HoldsTemporal(col.type)) {
       const size_t w = TemporalBytes(col.type);
       if (value.size() - p < w) return Malformed("row value ends inside a date");
       out = TemporalFromBits(col, LoadLE(value, p, w));
@@ -438,7 +466,7 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     *pos = p + 8;
     return Value::Double(DoubleFromKeyBits(LoadBE(key, p, 8)));
   }
-  if (IsTemporalType(col.type)) {
+  if (HoldsTemporal(col.type)) {
     const size_t w = TemporalBytes(col.type);
     if (key.size() - p < w) return Malformed("key ends inside a date");
     *pos = p + w;

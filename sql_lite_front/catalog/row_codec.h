@@ -8,7 +8,10 @@
 //     BIGINT 8 bytes), the sign bit flipped for signed types;
 //   - DOUBLE: 8 bytes, IEEE bits with the sign bit flipped (all bits for negatives);
 //   - DATE: 3 bytes big-endian, year * 512 + month * 32 + day (MySQL's); DATETIME: 8 bytes
-//     big-endian, Temporal::packed (both never negative);
+//     big-endian, Temporal::packed (both never negative); TIMESTAMP: 8 bytes big-endian,
+//     microseconds since 1970 UTC (0: the zero date), the value's local time read in the
+//     CurrentTimeZone() (temporal.h) when encoded and shown in it when decoded; YEAR: 1 byte,
+//     0 for 0000, else the year - 1900;
 //   - strings of a binary collation (BLOB: binary; utf8mb4_bin, utf8mb3_bin: PAD SPACE, so
 //     trailing spaces are dropped first: PaddedForm): the bytes with 0x00 written as 0x00 0xFF,
 //     then the terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a

@@ -422,7 +422,66 @@ SqlResult<Value> CoerceToTemporal(const ColumnDef& col, const Value& v, uint64_t
           SqlWarning{"Note", kErWarnDataTruncated, Truncated(col, row).message});
     }
   }
+  if (col.type == ColumnType::kTimestamp && !zero_date) {
+    // A TIMESTAMP holds UTC seconds 1 .. 2^31 - 1: the local time must be one of them. It is
+    // kept as that instant seen locally again (a time in a daylight-saving gap moves on).
+    const std::optional<int64_t> utc = LocalToUtc(*parts, CurrentTimeZone());
+    if (!utc.has_value() || *utc < kMinTimestampSeconds || *utc > kMaxTimestampSeconds) {
+      if (auto e = Bad(rules, rules.errors ? IncorrectTemporal(col, v.ToString(), row)
+                                           : OutOfRange(col, row))) {
+        return *e;
+      }
+      return zero;
+    }
+    parts = UtcToLocal(*utc, parts->micro, CurrentTimeZone());
+  }
   return Value::FromTemporal(MakeTemporal(type, fsp, *parts));
+}
+
+Value Year(int year) {
+  return Value::FromTemporal(MakeTemporal(Temporal::Type::kYear, 0, DateTimeParts{year}));
+}
+
+SqlResult<Value> CoerceToYear(const ColumnDef& col, const Value& v, uint64_t row,
+                              const StoreRules& rules) {
+  auto out_of_range = [&]() -> SqlResult<Value> {
+    if (auto e = Bad(rules, OutOfRange(col, row))) return *e;
+    return Year(0);
+  };
+  if (v.is_temporal()) {
+    const Temporal& t = v.as_temporal();
+    if (t.type == Temporal::Type::kYear) return v;
+    const int y = t.parts().year;
+    if (y != 0 && (y < 1901 || y > 2155)) return out_of_range();
+    return Year(y);
+  }
+  int64_t n = 0;
+  bool two_digit_zero = false;  // '0' or '00' as text: 2000
+  if (v.is_string()) {
+    const std::string& text = v.as_string();
+    const NumericPrefix num = ParseNumericPrefix(text);
+    if (!num.valid) return out_of_range();
+    bool overflow = false;
+    n = num.is_integer ? num.i : DoubleToIntRounded(num.d, &overflow);
+    if (overflow) return out_of_range();
+    if (n < 0 || (n >= 100 && n <= 1900) || n > 2155) return out_of_range();
+    if (text.find_first_not_of(" \t\n\r", num.consumed) != std::string::npos) {
+      if (auto e = Bad(rules, Truncated(col, row))) return *e;
+    }
+    two_digit_zero = n == 0 && text.size() != 4;
+  } else if (v.is_integer()) {
+    if (v.is_uint()) return out_of_range();
+    n = v.as_int();
+  } else {
+    const double d = v.ToDouble();
+    if (!(d >= 0) || d > 2155) return out_of_range();
+    n = static_cast<int64_t>(d);
+  }
+  if (n < 0 || (n >= 100 && n <= 1900) || n > 2155) return out_of_range();
+  if (n == 0) return Year(two_digit_zero ? 2000 : 0);
+  if (n < 70) return Year(static_cast<int>(2000 + n));
+  if (n < 100) return Year(static_cast<int>(1900 + n));
+  return Year(static_cast<int>(n));
 }
 
 SqlError NotYet(std::string_view what) {
@@ -467,7 +526,9 @@ bool IsIntegerType(ColumnType t) {
          t == ColumnType::kInt || t == ColumnType::kBigInt;
 }
 
-bool IsTemporalType(ColumnType t) { return t == ColumnType::kDate || t == ColumnType::kDateTime; }
+bool IsTemporalType(ColumnType t) {
+  return t == ColumnType::kDate || t == ColumnType::kDateTime || t == ColumnType::kTimestamp;
+}
 
 bool IsStringType(ColumnType t) {
   return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText ||
@@ -500,6 +561,10 @@ const char* ColumnTypeName(ColumnType t) {
       return "date";
     case ColumnType::kDateTime:
       return "datetime";
+    case ColumnType::kTimestamp:
+      return "timestamp";
+    case ColumnType::kYear:
+      return "year";
   }
   return "?";
 }
@@ -509,7 +574,9 @@ std::string ColumnDef::BaseTypeString() const {
   if (type == ColumnType::kChar || type == ColumnType::kVarchar) {
     out += "(" + std::to_string(length) + ")";
   }
-  if (type == ColumnType::kDateTime && length > 0) out += "(" + std::to_string(length) + ")";
+  if ((type == ColumnType::kDateTime || type == ColumnType::kTimestamp) && length > 0) {
+    out += "(" + std::to_string(length) + ")";
+  }
   if (is_unsigned && (IsIntegerType(type) || type == ColumnType::kDouble)) out += " unsigned";
   return out;
 }
@@ -517,12 +584,18 @@ std::string ColumnDef::BaseTypeString() const {
 std::string ColumnDef::TypeString() const {
   std::string out = BaseTypeString();
   if (!nullable) out += " NOT NULL";
-  if (default_value.has_value()) {
+  if (nullable && type == ColumnType::kTimestamp) out += " NULL";  // as MySQL prints it
+  const std::string now =
+      length > 0 ? "CURRENT_TIMESTAMP(" + std::to_string(length) + ")" : "CURRENT_TIMESTAMP";
+  if (default_now) {
+    out += " DEFAULT " + now;
+  } else if (default_value.has_value()) {
     out += " DEFAULT ";
-    out += default_value->is_null() ? "NULL" : Quote(default_value->ToString());
+    out += default_value->is_null() ? "NULL" : Quote(DeclaredDefault(*this).ToString());
   } else if (nullable && type != ColumnType::kText && type != ColumnType::kBlob) {
     out += " DEFAULT NULL";  // MySQL leaves it out for TEXT/BLOB
   }
+  if (on_update_now) out += " ON UPDATE " + now;
   if (auto_increment) out += " AUTO_INCREMENT";
   return out;
 }
@@ -565,7 +638,10 @@ uint64_t ColumnDef::MaxBytes() const {
     case ColumnType::kDate:
       return 3;
     case ColumnType::kDateTime:
+    case ColumnType::kTimestamp:
       return 8;
+    case ColumnType::kYear:
+      return 1;
   }
   return 0;
 }
@@ -590,6 +666,7 @@ int TableDef::AutoIncrementColumn() const {
 
 Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
+  if (c.type == ColumnType::kYear) return Year(0);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
   if (IsTemporalType(c.type)) {
     const bool date = c.type == ColumnType::kDate;
@@ -600,8 +677,31 @@ Value ImplicitDefault(const ColumnDef& c) {
   return Value::String("");
 }
 
+Value DeclaredDefault(const ColumnDef& c) {
+  const Value& v = *c.default_value;
+  if (c.type != ColumnType::kTimestamp || !v.is_temporal() || v.as_temporal().is_zero_date()) {
+    return v;
+  }
+  const Temporal& utc = v.as_temporal();
+  const DateTimeParts p = utc.parts();
+  const std::optional<int64_t> secs = LocalToUtc(p, TimeZone{false, 0});
+  return Value::FromTemporal(
+      MakeTemporal(Temporal::Type::kDateTime, utc.fsp,
+                   UtcToLocal(secs.value_or(0), p.micro, CurrentTimeZone())));
+}
+
+Value CurrentTimestampFor(const ColumnDef& c, int64_t now_us) {
+  constexpr int64_t kUsPerSecond = 1000000;
+  int64_t unit = 1;
+  for (uint32_t k = c.length; k < 6; ++k) unit *= 10;
+  const int micro = static_cast<int>(now_us % kUsPerSecond / unit * unit);
+  return Value::FromTemporal(
+      MakeTemporal(Temporal::Type::kDateTime, static_cast<uint8_t>(c.length),
+                   UtcToLocal(now_us / kUsPerSecond, micro, CurrentTimeZone())));
+}
+
 Value AddedColumnValue(const ColumnDef& c) {
-  if (c.default_value.has_value()) return *c.default_value;
+  if (c.default_value.has_value()) return DeclaredDefault(c);
   if (c.nullable) return Value::Null();
   return ImplicitDefault(c);
 }
@@ -616,7 +716,8 @@ std::string SerializeTableDef(const TableDef& def) {
     w.U8(static_cast<uint8_t>(c.type));
     w.Varint(c.length);
     w.U8(static_cast<uint8_t>((c.is_unsigned ? 1 : 0) | (c.nullable ? 2 : 0) |
-                              (c.auto_increment ? 4 : 0)));
+                              (c.auto_increment ? 4 : 0) | (c.default_now ? 8 : 0) |
+                              (c.on_update_now ? 16 : 0)));
     if (!c.default_value.has_value()) {
       w.U8(0);
     } else {
@@ -709,16 +810,18 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
     ColumnDef c;
     c.name = r.Str();
     uint8_t type = r.U8();
-    if (type > static_cast<uint8_t>(ColumnType::kDateTime)) return Damaged("bad column type");
+    if (type > static_cast<uint8_t>(ColumnType::kYear)) return Damaged("bad column type");
     c.type = static_cast<ColumnType>(type);
     uint64_t length = r.Varint();
     if (length > std::numeric_limits<uint32_t>::max()) return Damaged("bad column length");
     c.length = static_cast<uint32_t>(length);
     uint8_t flags = r.U8();
-    if (flags > 7) return Damaged("bad column flags");
+    if (flags > 31) return Damaged("bad column flags");
     c.is_unsigned = (flags & 1) != 0;
     c.nullable = (flags & 2) != 0;
     c.auto_increment = (flags & 4) != 0;
+    c.default_now = (flags & 8) != 0;
+    c.on_update_now = (flags & 16) != 0;
     switch (r.U8()) {
       case 0:
         break;
@@ -742,7 +845,7 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
         const uint8_t type = r.U8();
         const uint8_t fsp = r.U8();
         const auto packed = static_cast<int64_t>(r.Fixed64());
-        if (type > static_cast<uint8_t>(Temporal::Type::kDateTime) || fsp > 6 || packed < 0) {
+        if (type > static_cast<uint8_t>(Temporal::Type::kYear) || fsp > 6 || packed < 0) {
           return Damaged("bad default value");
         }
         c.default_value =
@@ -946,6 +1049,7 @@ SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t r
   if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
   if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);
   if (IsTemporalType(col.type)) return CoerceToTemporal(col, v, row, rules);
+  if (col.type == ColumnType::kYear) return CoerceToYear(col, v, row, rules);
   return CoerceToString(col, v, row, rules);
 }
 

@@ -38,6 +38,10 @@ enum class ColumnType : uint8_t {
   kBlob,       // BLOB and its sizes
   kDate,       // DATE: 3 bytes (temporal.h)
   kDateTime,   // DATETIME[(fsp)]: 8 bytes; ColumnDef::length holds fsp
+  // TIMESTAMP[(fsp)]: 8 bytes, microseconds since 1970 UTC (0: the zero date); ColumnDef::length
+  // holds fsp. Its values are DATETIMEs in the CurrentTimeZone() (temporal.h) once read.
+  kTimestamp,
+  kYear,  // YEAR: 1 byte, 0 (0000) or the year - 1900 (1901..2155); a Temporal of Type::kYear
 };
 
 bool IsIntegerType(ColumnType t);
@@ -46,7 +50,7 @@ bool IsIntegerType(ColumnType t);
 // row_codec.h's key and row encodings all read it. REQUIRES: IsIntegerType(t).
 size_t IntegerBytes(ColumnType t);
 bool IsStringType(ColumnType t);    // CHAR, VARCHAR, TEXT, BLOB
-bool IsTemporalType(ColumnType t);  // DATE, DATETIME
+bool IsTemporalType(ColumnType t);  // DATE, DATETIME, TIMESTAMP
 // "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
 const char* ColumnTypeName(ColumnType t);
 
@@ -58,7 +62,13 @@ struct ColumnDef {
   bool is_unsigned = false;
   bool nullable = true;
   bool auto_increment = false;
-  std::optional<Value> default_value;  // unset: no DEFAULT clause (NULL if nullable)
+  // unset: no DEFAULT clause (NULL if nullable). A TIMESTAMP's is kept in UTC (DeclaredDefault
+  // gives it in the session's zone, as MySQL shows and stores it).
+  std::optional<Value> default_value;
+  // DATETIME/TIMESTAMP: DEFAULT CURRENT_TIMESTAMP[(fsp)] (default_value unset) and ON UPDATE
+  // CURRENT_TIMESTAMP[(fsp)], the fsp being the column's (MySQL requires the two equal).
+  bool default_now = false;
+  bool on_update_now = false;
   // CHAR/VARCHAR/TEXT: the column's collation, fixed when the column is made (its COLLATE /
   // CHARACTER SET / BINARY, else the table's default: ResolveCollations); BLOB: binary;
   // numbers: null. It decides comparisons, LIKE and the column's key encoding (row_codec.h).
@@ -147,6 +157,13 @@ struct TableDef {
 // The value a column gets in a row that had none (ALTER ADD COLUMN, by copy or instantly): its
 // DEFAULT, else NULL if nullable, else MySQL's implicit default (0, '').
 Value AddedColumnValue(const ColumnDef& c);
+// The column's DEFAULT value (REQUIRES: default_value set), a TIMESTAMP's in the
+// CurrentTimeZone().
+Value DeclaredDefault(const ColumnDef& c);
+// The statement's time (`now_us`, microseconds since 1970 UTC) as a value of DATETIME or
+// TIMESTAMP column `c` (its fsp, local in the CurrentTimeZone()): DEFAULT / ON UPDATE
+// CURRENT_TIMESTAMP's value.
+Value CurrentTimestampFor(const ColumnDef& c, int64_t now_us);
 // Checks the table's CHARSET/COLLATE and gives every text column its collation (ColumnDef::
 // collation). Errors as MySQL's: 1273 "Unknown collation: 'x'" (also for a collation MySQL has
 // and minnow does not, as latin1_swedish_ci), 1115 "Unknown character set: 'x'", 1253
@@ -211,7 +228,13 @@ struct StoreRules {
 //     1292 "Incorrect date value: '..' for column .." in strict mode, else the zero date with
 //     1265 (no date's shape) or 1264 (no such day: '2024-02-30'); text after a date is 1292,
 //     else 1265 with the date kept; a time of day dropped by DATE is a note 1265 in every
-//     mode; fractional seconds are rounded to the column's fsp.
+//     mode; fractional seconds are rounded to the column's fsp;
+//   - into TIMESTAMP: as DATETIME, then a time outside 1970-01-01 00:00:01 .. 2038-01-19
+//     03:14:07 UTC (read in CurrentTimeZone()) is 1292 in strict mode, else 0000-00-00 with 1264;
+//   - into YEAR (MySQL's Field_year::store): 1901..2155 as they are, numbers 1-69 and 70-99
+//     2001-2069 and 1970-1999, 0 the zero year 0000, text '0'/'00' 2000 and '0000' 0000; a
+//     date gives its year; anything else (text with no number too) 1264, stored as 0000; text
+//     after the number 1265.
 // CHAR's trailing spaces are dropped. Text that is not valid in the column's charset is 1366
 // in every mode.
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row,

@@ -101,6 +101,8 @@ Value CastToInteger(const Value& v, bool is_unsigned, EvalState& st) {
     bits = DecimalToBits(v.as_decimal(), is_unsigned);
   } else if (v.is_double()) {
     bits = static_cast<uint64_t>(DoubleToInt(v.as_double()));
+  } else if (v.is_temporal()) {  // its number: 20240105, 20240105030405, a YEAR's year
+    bits = static_cast<uint64_t>(TemporalToInt(v.as_temporal()));
   } else {
     int error = 0;
     bool whole = true;

@@ -90,7 +90,6 @@ struct PreparedSelect {
   std::vector<MinMaxRead> min_max;
 };
 
-
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);
 
@@ -172,12 +171,18 @@ SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& 
 LockMode LockModeOf(RowLockClause clause);
 LockWait LockWaitOf(LockedRowAction action);
 
-// The value of a column left out of an INSERT (or set to DEFAULT): its default, NULL for a
-// nullable column or an AUTO_INCREMENT one (generated later), else 1364.
-SqlResult<Value> DefaultOf(const ColumnDef& col);
+// The value of a column left out of an INSERT (or set to DEFAULT): its default (DEFAULT
+// CURRENT_TIMESTAMP: the statement's time `now_us`), NULL for a nullable column or an
+// AUTO_INCREMENT one (generated later), else 1364.
+SqlResult<Value> DefaultOf(const ColumnDef& col, int64_t now_us);
 // The same under `rules`: without rules.errors a missing default is warning 1364 and the
 // column's implicit default (0, '').
-SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules);
+SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules, int64_t now_us);
+// ON UPDATE CURRENT_TIMESTAMP: sets each such column of `row` that the statement did not assign
+// (`assigned`, per column) to the statement's time, when `row` differs from `old` (MySQL keeps
+// the old time for an UPDATE that changes nothing).
+void SetOnUpdateColumns(const TableDef& def, const Row& old, const std::vector<bool>& assigned,
+                        int64_t now_us, Row* row);
 // The StoreRules for the next row of a write to `def`, warnings into *warnings: errors in
 // strict mode, except under IGNORE and, under STRICT_TRANS_TABLES alone, once the statement
 // changed a row (`changed_rows`) of a MyISAM table, which cannot be rolled back (MySQL's

@@ -202,19 +202,30 @@ class InsertSource {
 
 }  // namespace
 
-SqlResult<Value> DefaultOf(const ColumnDef& col) {
-  if (col.default_value.has_value()) return *col.default_value;
+SqlResult<Value> DefaultOf(const ColumnDef& col, int64_t now_us) {
+  if (col.default_now) return CurrentTimestampFor(col, now_us);
+  if (col.default_value.has_value()) return DeclaredDefault(col);
   if (col.nullable || col.auto_increment) return Value::Null();
   return SqlErr(kErNoDefaultForField, "Field '", col.name, "' doesn't have a default value");
 }
 
-SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules) {
-  SqlResult<Value> d = DefaultOf(col);
+SqlResult<Value> DefaultOf(const ColumnDef& col, const StoreRules& rules, int64_t now_us) {
+  SqlResult<Value> d = DefaultOf(col, now_us);
   if (d.ok() || rules.errors) return d;
   if (rules.warnings != nullptr) {
     rules.warnings->push_back(SqlWarning{"Warning", d.error().code, d.error().message});
   }
   return ImplicitDefault(col);
+}
+
+void SetOnUpdateColumns(const TableDef& def, const Row& old, const std::vector<bool>& assigned,
+                        int64_t now_us, Row* row) {
+  if (*row == old) return;
+  for (size_t c = 0; c < def.columns.size(); ++c) {
+    if (def.columns[c].on_update_now && !assigned[c]) {
+      (*row)[c] = CurrentTimestampFor(def.columns[c], now_us);
+    }
+  }
 }
 
 StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, bool changed_rows,
@@ -256,7 +267,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
                    const StoreRules& rules) -> SqlResult<Value> {
     const ColumnDef& col = def.columns[c];
     if (!v.has_value()) {
-      SQL_ASSIGN_OR_RETURN(v, DefaultOf(col, rules));
+      SQL_ASSIGN_OR_RETURN(v, DefaultOf(col, rules, ctx.now_us));
     }
     if (static_cast<int>(c) == auto_col &&
         (v->is_null() || (v->ToInt() == 0 && !no_auto_value_on_zero))) {
@@ -353,6 +364,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
     return static_cast<int>(s.column) == auto_col;
   });
+  std::vector<bool> assigned(def.columns.size(), false);
+  for (const Set& s : sets) assigned[s.column] = true;
   std::vector<SqlWarning> warnings = std::move(st.warnings);  // the WHERE's
   st.warnings.clear();
   // Target `i`'s new row. MySQL assigns left to right: a later assignment sees the earlier ones'
@@ -367,7 +380,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
         for (SqlWarning& w : st.warnings) warnings.push_back(std::move(w));
         st.warnings.clear();
       } else {
-        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column], rules));
+        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[s.column], rules, ctx.now_us));
       }
       SQL_ASSIGN_OR_RETURN(row[s.column], CoerceToColumn(def.columns[s.column], v, i + 1, rules));
     }
@@ -381,6 +394,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
     SQL_ASSIGN_OR_RETURN(Row row, new_row(i, rules));
     if (sets_auto) SeeAutoIncrement(t, row[auto_col]);
     if (row == old_row) continue;
+    SetOnUpdateColumns(def, old_row, assigned, ctx.now_us, &row);
     if (SqlStatus s = engine->Update(targets[i].ref, old_row, row); !s.ok()) {
       // UPDATE IGNORE: the row keeps its values (Update left it as it was), 1062 a warning.
       if (!stmt.ignore || s.error().code != kErDupEntry) return s;

@@ -18,6 +18,7 @@
 #include "sql_lite_front/execute/cast.h"
 #include "sql_lite_front/execute/date_functions.h"
 #include "sql_lite_front/execute/expr_type.h"
+#include "sql_lite_front/execute/str_to_date.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
@@ -109,6 +110,7 @@ constexpr FuncInfo kFuncs[] = {
     {"timestampdiff", Func::kTimestampDiff, 3, 3},
     {"unix_timestamp", Func::kUnixTimestamp, 0, 1},
     {"from_unixtime", Func::kFromUnixtime, 1, 2},
+    {"str_to_date", Func::kStrToDate, 2, 2},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
@@ -475,6 +477,8 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kUnixTimestamp:
     case Func::kFromUnixtime:
       return EvalDateFunction(e, row, st);
+    case Func::kStrToDate:
+      return StrToDate(arg(0), arg(1), st);
     default:
       return EvalTextFunction(e, row, st);
   }
@@ -623,10 +627,12 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
     s.collations.push_back(c.collation);
+    // (YEAR holds a Temporal: it compares as the number it is, value.h.)
     s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
                              : c.type == ColumnType::kDouble ? TypeClass::kDouble
-                             : IsTemporalType(c.type)        ? TypeClass::kTemporal
-                                                             : TypeClass::kString);
+                             : IsTemporalType(c.type) || c.type == ColumnType::kYear
+                                 ? TypeClass::kTemporal
+                                 : TypeClass::kString);
   }
   s.used.assign(def.columns.size(), false);
   return s;

@@ -96,6 +96,7 @@ enum class Func : uint8_t {
   kTimestampDiff,
   kUnixTimestamp,
   kFromUnixtime,
+  kStrToDate,  // str_to_date.h
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding

@@ -139,6 +139,7 @@ Typed FunctionType(const BoundExpr& b) {
     case Func::kDateAdd:
     case Func::kDateSub:
     case Func::kTimestampAdd:
+    case Func::kStrToDate:
       return {TypeClass::kTemporal, 0};
     case Func::kFromUnixtime:
       return {b.args.size() == 1 ? TypeClass::kTemporal : TypeClass::kString, 0};

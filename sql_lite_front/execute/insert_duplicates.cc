@@ -190,13 +190,16 @@ SqlStatus WriteInsertedRow(ExecContext& ctx, const OpenTable& t, const OnDuplica
         v = Eval(*set.value, both, st);
         SQL_RETURN_IF_ERROR(EvalError(st));
       } else {
-        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[set.column], rules));
+        SQL_ASSIGN_OR_RETURN(v, DefaultOf(def.columns[set.column], rules, ctx.now_us));
       }
       SQL_ASSIGN_OR_RETURN(updated[set.column],
                            CoerceToColumn(def.columns[set.column], v, n, rules));
       both[set.column] = updated[set.column];  // later assignments see it, as in MySQL
     }
     if (SameRow(old, updated)) return SqlStatus::OK();  // 0 rows affected
+    std::vector<bool> assigned(def.columns.size(), false);
+    for (const OnDuplicate::Set& set : dup.sets) assigned[set.column] = true;
+    SetOnUpdateColumns(def, old, assigned, ctx.now_us, &updated);
     SQL_RETURN_IF_ERROR(engine.Update(conflict.ref, old, updated, request));
     ++ctx.counts->handler_update;
     ++ctx.counts->innodb_rows_updated;

@@ -354,6 +354,9 @@ struct SetItem {
   VarScope scope = VarScope::kDefault;  // SET x / SET SESSION x / SET GLOBAL x
   std::string name;                     // lower-cased; "transaction_isolation" for SET TRANSACTION
   ExprPtr value;  // a bare word (SET x = ON, = READ-COMMITTED) is a string literal
+  // SET x = DEFAULT (value null): the session value becomes the global one, the global value
+  // the compiled-in default.
+  bool to_default = false;
   bool next_transaction_only = false;  // SET TRANSACTION ISOLATION LEVEL ... (no scope)
   std::string collation;               // SET NAMES cs COLLATE c: c as written
 };

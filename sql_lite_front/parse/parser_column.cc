@@ -39,6 +39,7 @@ constexpr TypeName kTypes[] = {
     {"CHARACTER", ColumnType::kChar},      {"VARCHAR", ColumnType::kVarchar},
     {"TEXT", ColumnType::kText},           {"BLOB", ColumnType::kBlob},
     {"DATE", ColumnType::kDate},           {"DATETIME", ColumnType::kDateTime},
+    {"TIMESTAMP", ColumnType::kTimestamp}, {"YEAR", ColumnType::kYear},
 };
 
 // Types minnow does not have: refused with 1235 naming them, never stored as another type.
@@ -59,9 +60,7 @@ constexpr std::string_view kUnsupportedTypes[] = {
     "NUMERIC",
     "DEC",
     "FIXED",
-    "TIMESTAMP",
     "TIME",
-    "YEAR",
     "ENUM",
     "SET",
     "JSON",
@@ -147,7 +146,15 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
       break;
     case ColumnType::kDate:
       break;
+    case ColumnType::kYear:  // YEAR(4) is YEAR (MySQL 8.0 has no YEAR(2))
+      SQL_RETURN_IF_ERROR(parse_length(false));
+      if (def->length != 0 && def->length != 4) {
+        return SqlErr(kErInvalidYearColumnLength, "Supports only YEAR or YEAR(4) column.");
+      }
+      def->length = 0;
+      break;
     case ColumnType::kDateTime:
+    case ColumnType::kTimestamp:
       SQL_RETURN_IF_ERROR(parse_length(false));
       if (def->length > 6) {
         return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(def->length),
@@ -233,7 +240,16 @@ SqlStatus Parser::ParseColumnAttributes(ColumnSpec* out) {
     } else if (AcceptKw("VISIBLE") || AcceptKw("INVISIBLE")) {
       // accepted
     } else if (IsKw("ON") && IsKw("UPDATE", 1)) {
-      return NotSupported("ON UPDATE");
+      Skip();
+      Skip();
+      SQL_ASSIGN_OR_RETURN(std::optional<uint32_t> fsp, CurrentTimestampFsp());
+      if (!fsp.has_value()) return SyntaxError();
+      if ((out->def.type != ColumnType::kDateTime && out->def.type != ColumnType::kTimestamp) ||
+          *fsp != out->def.length) {
+        return SqlErr(kErInvalidOnUpdate, "Invalid ON UPDATE clause for '", out->def.name,
+                      "' column");
+      }
+      out->def.on_update_now = true;
     } else if (IsKw("REFERENCES")) {
       return NotSupported("FOREIGN KEY");
     } else if (IsKw("CHECK") || IsKw("CONSTRAINT")) {
@@ -250,6 +266,7 @@ SqlStatus Parser::ParseColumnAttributes(ColumnSpec* out) {
 
 // DEFAULT [+|-]number | string | NULL | TRUE | FALSE | X'..'
 SqlStatus Parser::ParseDefaultValue(ColumnDef* def) {
+  def->default_now = false;  // a later DEFAULT replaces an earlier one
   bool negative = false;
   if (IsOp("-") || IsOp("+")) {
     negative = IsOp("-");
@@ -295,16 +312,49 @@ SqlStatus Parser::ParseDefaultValue(ColumnDef* def) {
         Skip();
         return SqlStatus::OK();
       }
-      if (IsKw("CURRENT_TIMESTAMP") || IsKw("NOW") || IsKw("LOCALTIMESTAMP")) {
-        return NotSupported("DEFAULT CURRENT_TIMESTAMP");
+      {
+        SQL_ASSIGN_OR_RETURN(std::optional<uint32_t> fsp, CurrentTimestampFsp());
+        if (!fsp.has_value()) return SyntaxError();
+        // Only DATETIME and TIMESTAMP of the same fsp take it (MySQL's 1067 else).
+        if ((def->type != ColumnType::kDateTime && def->type != ColumnType::kTimestamp) ||
+            *fsp != def->length) {
+          return SqlErr(kErInvalidDefault, "Invalid default value for '", def->name, "'");
+        }
+        def->default_now = true;
+        def->default_value.reset();
+        return SqlStatus::OK();
       }
-      return SyntaxError();
     case TokenKind::kOperator:
       if (IsOp("(")) return NotSupported("expression defaults");
       return SyntaxError();
     default:
       return SyntaxError();
   }
+}
+
+// CURRENT_TIMESTAMP [()|(n)], NOW(), NOW(n), LOCALTIME[(..)], LOCALTIMESTAMP[(..)]: the fsp
+// given (0 when none); nullopt, nothing read, when the next token is none of them.
+SqlResult<std::optional<uint32_t>> Parser::CurrentTimestampFsp() {
+  const bool needs_parens = IsKw("NOW");
+  if (!IsKw("CURRENT_TIMESTAMP") && !needs_parens && !IsKw("LOCALTIME") &&
+      !IsKw("LOCALTIMESTAMP")) {
+    return std::optional<uint32_t>();
+  }
+  Skip();
+  if (!AcceptOp("(")) {
+    if (needs_parens) return SyntaxError();
+    return std::optional<uint32_t>(0);
+  }
+  uint64_t fsp = 0;
+  if (Cur().kind == TokenKind::kInteger) {
+    SQL_ASSIGN_OR_RETURN(fsp, UnsignedInt());
+    if (fsp > 6) {
+      return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(fsp),
+                    " specified for 'now'. Maximum is 6.");
+    }
+  }
+  SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  return std::optional<uint32_t>(static_cast<uint32_t>(fsp));
 }
 
 bool Parser::AtIndexDefinition() const {

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -151,7 +152,7 @@ class Parser {
  private:
   // parser_dml.cc: the clauses of SELECT
   SqlStatus ParseSelectItems(SelectStmt* s);
-  SqlStatus ParseSelectFrom(SelectStmt* s);     // after FROM
+  SqlStatus ParseSelectFrom(SelectStmt* s);  // after FROM
   SqlStatus ParseTableAlias(std::string* alias);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
@@ -212,6 +213,8 @@ class Parser {
   SqlStatus ParseColumnType(ColumnDef* def);
   SqlStatus ParseColumnAttributes(ColumnSpec* out);
   SqlStatus ParseDefaultValue(ColumnDef* def);
+  // DEFAULT / ON UPDATE CURRENT_TIMESTAMP[(fsp)] and its synonyms (parser_column.cc).
+  SqlResult<std::optional<uint32_t>> CurrentTimestampFsp();
   SqlStatus ParseCharsetClauses(ColumnDef* def);
   SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
   SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...

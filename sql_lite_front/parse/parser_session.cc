@@ -163,7 +163,11 @@ SqlResult<Statement> Parser::ParseSet() {
       item.name = ToLowerAscii(name);
     }
     if (!AcceptOp("=") && !AcceptOp(":=")) return SyntaxError();
-    SQL_ASSIGN_OR_RETURN(item.value, ParseSetValue());
+    if (AcceptKw("DEFAULT")) {
+      item.to_default = true;
+    } else {
+      SQL_ASSIGN_OR_RETURN(item.value, ParseSetValue());
+    }
     set.items.push_back(std::move(item));
     if (!AcceptOp(",")) break;
   }
@@ -172,7 +176,6 @@ SqlResult<Statement> Parser::ParseSet() {
 
 // A SET value: a bare word (ON, OFF, READ-COMMITTED, ...) is a string; else an expression.
 SqlResult<ExprPtr> Parser::ParseSetValue() {
-  if (IsKw("DEFAULT")) return NotSupported("SET ... = DEFAULT");
   const Token& t = Cur();
   bool bare_word = t.kind == TokenKind::kIdent && !IsOp("(", 1) && !IsOp(".", 1) && !IsKw("NULL") &&
                    !IsKw("TRUE") && !IsKw("FALSE") && !IsKw("NOT") && !IsKw("BINARY");

@@ -557,6 +557,12 @@ uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
       case ColumnType::kDateTime:  // MySQL's DATETIME2: 5 bytes and the fraction's
         len += 5 + (c.length + 1) / 2;
         break;
+      case ColumnType::kTimestamp:  // MySQL's TIMESTAMP2: 4 bytes and the fraction's
+        len += 4 + (c.length + 1) / 2;
+        break;
+      case ColumnType::kYear:
+        len += 1;
+        break;
       case ColumnType::kChar:
         len += c.length * per_char;
         break;

@@ -315,6 +315,7 @@ class StatementRunner {
 
   SqlStatus Set(const SetItem& item) {
     if (item.scope == VarScope::kUser) return SetUserVariable(item);
+    if (item.to_default) return SetToDefault(item);
     SQL_ASSIGN_OR_RETURN(Value v, SetValue(item));
     if (item.name == "names" || item.name == "character set" || item.name == "charset") {
       if (!v.is_string())
@@ -348,6 +349,27 @@ class StatementRunner {
     const bool was_autocommit = s_->vars.autocommit();
     SQL_RETURN_IF_ERROR(s_->vars.Set(item.name, v));
     // MySQL: SET autocommit = 1 commits the open transaction.
+    if (!was_autocommit && s_->vars.autocommit() && s_->locked_tables.empty()) {
+      SQL_RETURN_IF_ERROR(CommitOpen());
+    }
+    return SqlStatus::OK();
+  }
+
+  // SET [GLOBAL | SESSION] x = DEFAULT.
+  SqlStatus SetToDefault(const SetItem& item) {
+    if (IsDiagnosticsVariable(item.name)) {
+      return SqlErr(kErVariableIsReadonly, "Variable '", ToLowerAscii(item.name),
+                    "' is a read only variable");
+    }
+    if (item.scope == VarScope::kGlobal) {
+      SQL_RETURN_IF_ERROR(s_->engine->variables.SetGlobalToDefault(item.name));
+      if (EqualsNoCase(item.name, "max_write_lock_count")) {
+        s_->engine->db->set_max_write_lock_count(~uint64_t{0});  // the default: no limit
+      }
+      return SqlStatus::OK();
+    }
+    const bool was_autocommit = s_->vars.autocommit();
+    SQL_RETURN_IF_ERROR(s_->vars.SetToDefault(item.name));
     if (!was_autocommit && s_->vars.autocommit() && s_->locked_tables.empty()) {
       SQL_RETURN_IF_ERROR(CommitOpen());
     }
@@ -790,6 +812,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   StatusCounters counts;
   counts.questions = 1;
   bool show_warnings = false;
+  const ScopedTimeZone zone(s->vars.time_zone());
   SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
     // The server refuses such a packet before it reaches here; the shell and the C++ API too.
     if (sql.size() > static_cast<size_t>(kMaxAllowedPacket)) {
@@ -845,6 +868,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
 
 SqlResult<StatementResult> SqlSession::Describe(std::string_view sql) {
   SessionState* s = state_.get();
+  const ScopedTimeZone zone(s->vars.time_zone());
   const SqlModeFlags mode = s->vars.sql_mode();
   SQL_ASSIGN_OR_RETURN(Statement stmt,
                        Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));

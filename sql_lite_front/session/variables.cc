@@ -66,9 +66,10 @@ enum SqlModeWord : size_t {
   kSqlModeWordCount
 };
 constexpr std::array<const char*, kSqlModeWordCount> kSqlModes = {
-    "PIPES_AS_CONCAT",       "ANSI_QUOTES",         "ONLY_FULL_GROUP_BY", "NO_UNSIGNED_SUBTRACTION",
-    "NO_AUTO_VALUE_ON_ZERO", "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES",  "NO_ZERO_IN_DATE",
-    "NO_ZERO_DATE",          "NO_ENGINE_SUBSTITUTION"};
+    "PIPES_AS_CONCAT",         "ANSI_QUOTES",           "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION", "NO_AUTO_VALUE_ON_ZERO", "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",       "NO_ZERO_IN_DATE",       "NO_ZERO_DATE",
+    "NO_ENGINE_SUBSTITUTION"};
 
 // The words of a sql_mode value as given ("a, b ,c": case and spaces as typed); nullopt with
 // *unknown set to the first word that is not one of kSqlModes.
@@ -394,6 +395,12 @@ SqlStatus SystemVariables::SetGlobal(std::string_view name, const Value& v) {
   return SqlStatus::OK();
 }
 
+SqlStatus SystemVariables::SetGlobalToDefault(std::string_view name) {
+  const VarDef* d = FindVar(name);
+  if (d == nullptr) return Unknown(name);
+  return SetGlobal(name, Value::String("DEFAULT"));
+}
+
 SessionVariables SystemVariables::NewSession() const {
   SessionVariables s(this);
   LatchGuard g(latch_);
@@ -438,6 +445,10 @@ SqlStatus SessionVariables::Set(std::string_view name, const Value& v) {
   session_[d->name] = std::move(value);
   if (d->name == std::string_view("sql_mode")) sql_mode_ = FlagsOf(session_[d->name].as_string());
   return SqlStatus::OK();
+}
+
+SqlStatus SessionVariables::SetToDefault(std::string_view name) {
+  return Set(name, Value::String("DEFAULT"));
 }
 
 SqlStatus SessionVariables::SetNames(std::string_view charset, std::string_view collation) {

@@ -99,6 +99,8 @@ class SystemVariables {
   // Thread-safe.
   SqlResult<Value> GetGlobal(std::string_view name) const;
   SqlStatus SetGlobal(std::string_view name, const Value& v);
+  // SET GLOBAL name = DEFAULT: the compiled-in default (1238 for a read-only variable).
+  SqlStatus SetGlobalToDefault(std::string_view name);
   SessionVariables NewSession() const;
   // (name, value as SHOW VARIABLES prints it), sorted by name, global values.
   std::vector<std::pair<std::string, std::string>> ListGlobal() const;
@@ -117,6 +119,9 @@ class SessionVariables {
   // SET [SESSION] name = v (validated and normalized: "read-committed" -> "READ-COMMITTED",
   // ON/1/true -> 1).
   SqlStatus Set(std::string_view name, const Value& v);
+  // SET [SESSION] name = DEFAULT: the global value (1229 for a global-only variable, 1238 for a
+  // read-only one).
+  SqlStatus SetToDefault(std::string_view name);
   // SET NAMES cs [COLLATE c] and SET CHARACTER SET cs: the charset the client sends and is sent.
   // minnow's text is UTF-8 throughout, so only utf8mb4 (DEFAULT) and utf8mb3 ("utf8") are
   // taken; a utf8mb3 session's results have each 4-byte character as '?', as MySQL converts

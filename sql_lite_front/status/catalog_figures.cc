@@ -144,9 +144,18 @@ std::string KeyFlag(const TableDef& def, uint32_t c) {
   return "";
 }
 
+namespace {
+// CURRENT_TIMESTAMP or CURRENT_TIMESTAMP(fsp), as MySQL names a DATETIME's or TIMESTAMP's.
+std::string CurrentTimestampText(const ColumnDef& col) {
+  return col.length > 0 ? "CURRENT_TIMESTAMP(" + std::to_string(col.length) + ")"
+                        : "CURRENT_TIMESTAMP";
+}
+}  // namespace
+
 std::optional<std::string> ColumnDefaultText(const ColumnDef& col) {
+  if (col.default_now) return CurrentTimestampText(col);
   if (col.default_value.has_value() && !col.default_value->is_null()) {
-    return col.default_value->ToString();
+    return DeclaredDefault(col).ToString();
   }
   return std::nullopt;
 }
@@ -159,7 +168,15 @@ std::optional<std::string> ColumnCollationName(const ColumnDef& col) {
   return std::nullopt;
 }
 
-std::string ColumnExtra(const ColumnDef& col) { return col.auto_increment ? "auto_increment" : ""; }
+std::string ColumnExtra(const ColumnDef& col) {
+  if (col.auto_increment) return "auto_increment";
+  std::string out = col.default_now ? "DEFAULT_GENERATED" : "";
+  if (col.on_update_now) {
+    if (!out.empty()) out += " ";
+    out += "on update " + CurrentTimestampText(col);
+  }
+  return out;
+}
 
 std::vector<IndexPart> IndexParts(const TableDef& def) {
   std::vector<IndexPart> out;

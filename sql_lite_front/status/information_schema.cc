@@ -101,7 +101,9 @@ TypeFigures FiguresOf(const ColumnDef& col) {
       return f;
     case ColumnType::kDate:
     case ColumnType::kDateTime:
-      return f;  // DATETIME_PRECISION instead
+    case ColumnType::kTimestamp:
+    case ColumnType::kYear:
+      return f;  // DATETIME_PRECISION instead (YEAR: neither)
   }
   f.scale = Int(0);
   return f;
@@ -151,8 +153,9 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
           std::move(f.octet_length),
           std::move(f.precision),
           std::move(f.scale),
-          col.type == ColumnType::kDateTime ? Int(col.length)
-                                            : Value::Null(),  // DATETIME_PRECISION
+          col.type == ColumnType::kDateTime || col.type == ColumnType::kTimestamp
+              ? Int(col.length)
+              : Value::Null(),  // DATETIME_PRECISION
           IsCharacterType(col.type) ? Str(std::string(col.EffectiveCollation().charset))
                                     : Value::Null(),
           OptStr(ColumnCollationName(col)),

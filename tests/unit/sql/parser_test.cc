@@ -591,7 +591,7 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
                      P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
                      P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
 
-  for (const char* t : {"DECIMAL(10,2)", "NUMERIC", "TIMESTAMP", "ENUM('a')", "JSON", "FLOAT",
+  for (const char* t : {"DECIMAL(10,2)", "NUMERIC", "TIME", "ENUM('a')", "JSON", "FLOAT",
                         "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT",
                         "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
     std::string type_name = t;

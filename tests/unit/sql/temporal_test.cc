@@ -123,5 +123,73 @@ TEST_CASE("time zones: SYSTEM and offsets in MySQL's range", "[sql][temporal]") 
   CHECK_FALSE(LocalToUtc(DateTimeParts{}, plus530).has_value());
 }
 
+TEST_CASE("TIMESTAMP keeps the instant: stored in UTC, read in the thread's zone",
+          "[sql][temporal]") {
+  ColumnDef ts;
+  ts.name = "ts";
+  ts.type = ColumnType::kTimestamp;
+  ts.length = 3;
+  ts.nullable = false;
+  const TimeZone plus530 = *ParseTimeZone("+05:30");
+  const TimeZone minus8 = *ParseTimeZone("-08:00");
+  std::string key;
+  {
+    const ScopedTimeZone zone(plus530);
+    CHECK(CurrentTimeZone().offset_s == 5 * 3600 + 1800);
+    SqlResult<Value> v = CoerceToColumn(ts, Value::String("2024-01-05 05:30:00.25"), 1);
+    REQUIRE(v.ok());
+    AppendKeyColumn(ts, *v, &key);
+    {
+      const ScopedTimeZone inner(minus8);
+      size_t pos = 0;
+      CHECK(DecodeKeyColumn(ts, key, &pos)->ToString() == "2024-01-04 16:00:00.250");
+    }
+    CHECK(CurrentTimeZone().offset_s == plus530.offset_s);  // restored
+    size_t pos = 0;
+    CHECK(DecodeKeyColumn(ts, key, &pos)->ToString() == "2024-01-05 05:30:00.250");
+  }
+  CHECK(CurrentTimeZone().system);
+  // 2024-01-05 00:00:00.25 UTC, microseconds since 1970, big-endian.
+  std::string utc;
+  for (int i = 7; i >= 0; --i)
+    utc.push_back(static_cast<char>((1704412800250000ull >> (i * 8)) & 0xff));
+  CHECK(key == utc);
+
+  // The range, in the zone's local time: 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC.
+  const ScopedTimeZone utc_zone(*ParseTimeZone("+00:00"));
+  CHECK(CoerceToColumn(ts, Value::String("1970-01-01 00:00:01"), 1).ok());
+  CHECK(CoerceToColumn(ts, Value::String("2038-01-19 03:14:07.999"), 1).ok());
+  CHECK(CoerceToColumn(ts, Value::String("1970-01-01 00:00:00"), 1).error().code == 1292);
+  CHECK(CoerceToColumn(ts, Value::String("2038-01-19 03:14:08"), 1).error().code == 1292);
+  std::vector<SqlWarning> warnings;
+  StoreRules lenient;
+  lenient.errors = false;
+  lenient.warnings = &warnings;
+  SqlResult<Value> zero = CoerceToColumn(ts, Value::String("2040-01-01"), 1, lenient);
+  REQUIRE(zero.ok());
+  CHECK(zero->ToString() == "0000-00-00 00:00:00.000");
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].code == 1264);
+  // The zero value is key 0 and reads back as itself.
+  std::string zero_key;
+  AppendKeyColumn(ts, *zero, &zero_key);
+  CHECK(zero_key == std::string(8, '\0'));
+  const ScopedTimeZone later(plus530);
+  CHECK(CoerceToColumn(ts, Value::String("1970-01-01 05:30:00"), 1).error().code == 1292);
+  CHECK(CoerceToColumn(ts, Value::String("1970-01-01 05:30:01"), 1).ok());
+}
+
+TEST_CASE("CURRENT_TIMESTAMP of a column: the statement's time, cut to its fsp",
+          "[sql][temporal]") {
+  ColumnDef dt;
+  dt.type = ColumnType::kDateTime;
+  dt.length = 2;
+  const ScopedTimeZone zone(*ParseTimeZone("+01:00"));
+  // 2024-01-05 00:00:00.987654 UTC
+  CHECK(CurrentTimestampFor(dt, 1704412800987654).ToString() == "2024-01-05 01:00:00.98");
+  dt.length = 0;
+  CHECK(CurrentTimestampFor(dt, 1704412800987654).ToString() == "2024-01-05 01:00:00");
+}
+
 }  // namespace
 }  // namespace minnow::sql
