@@ -623,10 +623,11 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
     s.collations.push_back(c.collation);
-    s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
-                             : c.type == ColumnType::kDouble ? TypeClass::kDouble
-                             : IsTemporalType(c.type)        ? TypeClass::kTemporal
-                                                             : TypeClass::kString);
+    s.column_types.push_back(IsIntegerType(c.type)            ? TypeClass::kInt
+                             : c.type == ColumnType::kDouble  ? TypeClass::kDouble
+                             : c.type == ColumnType::kDecimal ? TypeClass::kDecimal
+                             : IsTemporalType(c.type)         ? TypeClass::kTemporal
+                                                              : TypeClass::kString);
   }
   s.used.assign(def.columns.size(), false);
   return s;

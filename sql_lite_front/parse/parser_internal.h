@@ -151,7 +151,7 @@ class Parser {
  private:
   // parser_dml.cc: the clauses of SELECT
   SqlStatus ParseSelectItems(SelectStmt* s);
-  SqlStatus ParseSelectFrom(SelectStmt* s);     // after FROM
+  SqlStatus ParseSelectFrom(SelectStmt* s);  // after FROM
   SqlStatus ParseTableAlias(std::string* alias);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
@@ -213,6 +213,7 @@ class Parser {
   SqlStatus ParseColumnAttributes(ColumnSpec* out);
   SqlStatus ParseDefaultValue(ColumnDef* def);
   SqlStatus ParseCharsetClauses(ColumnDef* def);
+  SqlStatus ParseDecimalPrecision(ColumnDef* def);
   SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
   SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...
   // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...

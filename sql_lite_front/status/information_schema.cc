@@ -102,6 +102,10 @@ TypeFigures FiguresOf(const ColumnDef& col) {
     case ColumnType::kDate:
     case ColumnType::kDateTime:
       return f;  // DATETIME_PRECISION instead
+    case ColumnType::kDecimal:
+      f.precision = Int(col.length);
+      f.scale = Int(col.scale);
+      return f;
   }
   f.scale = Int(0);
   return f;
