@@ -623,6 +623,7 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
     s.collations.push_back(c.collation);
+    s.column_scales.push_back(c.type == ColumnType::kDecimal ? c.scale : 0);
     s.column_types.push_back(IsIntegerType(c.type)            ? TypeClass::kInt
                              : c.type == ColumnType::kDouble  ? TypeClass::kDouble
                              : c.type == ColumnType::kDecimal ? TypeClass::kDecimal

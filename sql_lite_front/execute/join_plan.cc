@@ -356,6 +356,7 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
       scope.unsigned_columns.push_back(own.unsigned_columns[c]);
       scope.collations.push_back(own.collations[c]);
       scope.column_types.push_back(own.column_types[c]);
+      scope.column_scales.push_back(own.column_scales[c]);
       plan->columns.push_back(&table->def.columns[c]);
     }
     tables.push_back(std::move(table));
