@@ -250,6 +250,41 @@ bool Decimal::ToUInt64(uint64_t* out) const {
   return true;
 }
 
+Decimal Decimal::Max(int precision, int scale) {
+  return Decimal(Pow10(precision) - 1, scale, scale);
+}
+
+size_t Decimal::FixedBytes(int precision) {
+  // The fewest bytes whose two's complement holds +-(10^precision - 1).
+  const BigInt limit = Pow10(precision);
+  size_t bytes = 1;
+  while ((BigInt(1) << (8 * bytes - 1)) < limit) ++bytes;
+  return bytes;
+}
+
+void Decimal::AppendFixed(int precision, int scale, std::string* out) const {
+  const size_t bytes = FixedBytes(precision);
+  BigInt c = scale >= frac_ ? coef_ * Pow10(scale - frac_) : coef_ / Pow10(frac_ - scale);
+  const BigInt modulus = BigInt(1) << (8 * bytes);
+  if (c < 0) c += modulus;            // two's complement
+  c ^= BigInt(1) << (8 * bytes - 1);  // the sign bit flipped: negatives sort first
+  const size_t at = out->size();
+  out->resize(at + bytes);
+  for (size_t i = bytes; i-- > 0;) {
+    (*out)[at + i] = static_cast<char>(static_cast<unsigned>(c & 0xff));
+    c >>= 8;
+  }
+}
+
+Decimal Decimal::FromFixed(std::string_view bytes, int scale) {
+  BigInt c = 0;
+  for (char b : bytes) c = (c << 8) | static_cast<uint8_t>(b);
+  const size_t bits = 8 * bytes.size();
+  c ^= BigInt(1) << (bits - 1);
+  if (bit_test(c, static_cast<unsigned>(bits - 1))) c -= BigInt(1) << bits;
+  return Decimal(std::move(c), scale, scale);
+}
+
 int Decimal::Compare(const Decimal& a, const Decimal& b) {
   int f = std::max(a.frac_, b.frac_);
   BigInt x = a.coef_ * Pow10(f - a.frac_), y = b.coef_ * Pow10(f - b.frac_);

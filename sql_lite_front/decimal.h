@@ -44,6 +44,21 @@ class Decimal {
   // NaN and beyond 65 digits before the point.
   static std::optional<Decimal> FromDouble(double d);
 
+  // The largest DECIMAL(precision, scale) value: precision - scale nines, the point, scale
+  // nines. REQUIRES: 0 <= scale <= precision <= 65.
+  static Decimal Max(int precision, int scale);
+
+  // A DECIMAL(precision, scale) column's value in a fixed width (row_codec.h's key and row
+  // encodings): value * 10^scale as a KeyBytes(precision)-byte big-endian two's-complement
+  // integer with its sign bit flipped, so that byte order is numeric order.
+  // REQUIRES (AppendFixed): the value has at most `scale` digits after the point and at most
+  // `precision` digits in all (CoerceToColumn made it so).
+  static size_t FixedBytes(int precision);
+  void AppendFixed(int precision, int scale, std::string* out) const;
+  // The value AppendFixed wrote into `bytes` (FixedBytes(precision) of them), shown with
+  // `scale` digits after the point.
+  static Decimal FromFixed(std::string_view bytes, int scale);
+
   int scale() const { return scale_; }
   bool is_negative() const { return coef_ < 0; }
   bool is_zero() const { return coef_ == 0; }

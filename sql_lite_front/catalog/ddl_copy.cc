@@ -48,6 +48,9 @@ bool SameKeyOrder(const TableDef& from, const TableDef& to, const ColumnMapping&
     const ColumnDef& b = to.columns[to.primary_key[i]];
     if (a.type != b.type || a.is_unsigned != b.is_unsigned || a.nullable != b.nullable)
       return false;
+    // Rounding to a smaller scale can make two keys one.
+    if (a.type == ColumnType::kDecimal && (a.length != b.length || a.scale != b.scale))
+      return false;
   }
   return true;
 }

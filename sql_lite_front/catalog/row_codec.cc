@@ -137,6 +137,11 @@ Value TemporalFromBits(const ColumnDef& col, uint64_t bits) {
   return Value::FromTemporal(MakeTemporal(Temporal::Type::kDate, 0, p));
 }
 
+// DECIMAL(M,D) in Decimal::AppendFixed's fixed width, in keys and row values alike.
+void AppendDecimal(const ColumnDef& col, const Value& v, std::string* out) {
+  v.ToDecimal().AppendFixed(static_cast<int>(col.length), col.scale, out);
+}
+
 bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
   for (uint32_t x : cols)
     if (x == c) return true;
@@ -218,6 +223,8 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
     AppendBE(DoubleKeyBits(v.ToDouble()), 8, out);
   } else if (HoldsTemporal(col.type)) {
     AppendBE(TemporalBits(col, v), TemporalBytes(col.type), out);
+  } else if (col.type == ColumnType::kDecimal) {
+    AppendDecimal(col, v, out);
   } else {
     const std::string text = v.is_string() ? v.as_string() : v.ToString();
     const Collation& coll = col.EffectiveCollation();
@@ -350,6 +357,8 @@ void EncodeCompact(const TableDef& def, const Row& row, uint32_t from, uint32_t 
       AppendLE(bits, 8, out);
     } else if (HoldsTemporal(col.type)) {
       AppendLE(TemporalBits(col, v), TemporalBytes(col.type), out);
+    } else if (col.type == ColumnType::kDecimal) {
+      AppendDecimal(col, v, out);
     } else if (v.is_string()) {
       out->append(v.as_string());
     } else {
@@ -418,6 +427,11 @@ SqlStatus DecodeCompact(const TableDef& def, std::string_view value, size_t* pos
       if (value.size() - p < w) return Malformed("row value ends inside a date");
       out = TemporalFromBits(col, LoadLE(value, p, w));
       p += w;
+    } else if (col.type == ColumnType::kDecimal) {
+      const size_t w = col.MaxBytes();
+      if (value.size() - p < w) return Malformed("row value ends inside a decimal");
+      out = Value::Dec(Decimal::FromFixed(value.substr(p, w), col.scale));
+      p += w;
     } else {
       uint64_t n = 0;
       (void)ReadVarint(value, &lengths, &n);  // read once above
@@ -471,6 +485,12 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     if (key.size() - p < w) return Malformed("key ends inside a date");
     *pos = p + w;
     return TemporalFromBits(col, LoadBE(key, p, w));
+  }
+  if (col.type == ColumnType::kDecimal) {
+    const size_t w = col.MaxBytes();
+    if (key.size() - p < w) return Malformed("key ends inside a decimal");
+    *pos = p + w;
+    return Value::Dec(Decimal::FromFixed(key.substr(p, w), col.scale));
   }
   if (KeyIsWeights(col)) {
     if (!SkipWeights(key, &p)) return Malformed("key ends inside collation weights");

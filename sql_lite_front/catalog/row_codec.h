@@ -12,6 +12,11 @@
 //     microseconds since 1970 UTC (0: the zero date), the value's local time read in the
 //     CurrentTimeZone() (temporal.h) when encoded and shown in it when decoded; YEAR: 1 byte,
 //     0 for 0000, else the year - 1900;
+//   - DECIMAL(M,D): value * 10^D (an integer of at most M digits) as a big-endian two's-
+//     complement integer of Decimal::FixedBytes(M) bytes (the fewest that hold 10^M - 1 and
+//     its negative: DECIMAL(10,2) 5 bytes, DECIMAL(65,30) 28) with the sign bit flipped, so
+//     negatives sort first and the bytes compare as the numbers do (1.5 and 1.50 are one key
+//     in a column of one scale);
 //   - strings of a binary collation (BLOB: binary; utf8mb4_bin, utf8mb3_bin: PAD SPACE, so
 //     trailing spaces are dropped first: PaddedForm): the bytes with 0x00 written as 0x00 0xFF,
 //     then the terminator 0x00 0x00 (so a string's escaped bytes without the terminator are a
@@ -45,7 +50,8 @@
 //   null bitmap     ceil(nullable non-PK columns / 8) bytes, bit i = the i-th nullable one
 //   lengths         for each non-NULL string column: its length as a varint (1 byte < 128)
 //   data            each non-NULL column: integers in their width (little-endian), doubles
-//                   8 bytes, dates as in the key (little-endian), strings their bytes
+//                   8 bytes, dates as in the key (little-endian), decimals as in the key,
+//                   strings their bytes
 // So W1's row (j varchar(255), 32 bytes) is 1 + 1 + 32 = 34 bytes of value.
 // A table with columns added by ALGORITHM=INSTANT (TableDef::core_columns = C > 0) stores the
 // first C columns so; a row written since then also holds the rest: a varint count n of the

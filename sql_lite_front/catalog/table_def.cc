@@ -4,6 +4,7 @@
 #include "sql_lite_front/catalog/table_def.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -33,12 +34,13 @@ std::string Quote(std::string_view s) {
 //
 // Version 3: u8 version, then the fields of TableDef in declaration order: strings and counts
 // as varint length + bytes, enums as u8, numbers as varints (create_time zig-zagged), a
-// column's default as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string) + payload, then the
-// column's collation name (empty for numbers); after create_time the u8 record_format, then
-// the optional tail. Version 2 is the same without record_format: its tables were written
-// before the texts of PAD SPACE keys were kept (RecordFormat::kPadKeysWithoutText). Version 1
-// had no collations: its tables' string keys are bytes, which later versions read as collation
-// weights, so it is refused, not read.
+// DECIMAL column's scale as u8 after its length (other types have none), a column's default
+// as u8 kind (0 none, 1 NULL, 2 int, 3 double, 4 string, 5 date, 6 decimal as its text) +
+// payload, then the column's collation name (empty for numbers); after create_time the u8
+// record_format, then the optional tail. Version 2 is the same without record_format: its
+// tables were written before the texts of PAD SPACE keys were kept
+// (RecordFormat::kPadKeysWithoutText). Version 1 had no collations: its tables' string keys are
+// bytes, which later versions read as collation weights, so it is refused, not read.
 constexpr uint8_t kFormatVersion = 3;
 constexpr uint8_t kFormatWithoutRecordFormat = 2;
 constexpr uint8_t kFormatWithoutCollations = 1;
@@ -258,6 +260,80 @@ SqlResult<Value> CoerceToDouble(const ColumnDef& col, const Value& v, uint64_t r
     if (auto e = Bad(rules, Truncated(col, row))) return *e;
   }
   return Value::Double(d);
+}
+
+// A string's number as an exact decimal (MySQL's str2my_decimal): its digits read exactly, an
+// exponent applied exactly; nullopt past 65 digits. `p` is ParseNumericPrefix(s), valid.
+std::optional<Decimal> StringDecimal(std::string_view s, const NumericPrefix& p) {
+  std::string_view text = s.substr(0, p.consumed);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0)
+    text.remove_prefix(1);
+  const size_t e = text.find_first_of("eE");
+  std::optional<Decimal> mantissa = Decimal::Parse(text.substr(0, e));
+  if (!mantissa.has_value()) return Decimal::FromDouble(p.d);
+  if (e == std::string_view::npos) return mantissa;
+  int exponent = 0;
+  std::string_view digits = text.substr(e + 1);
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+  for (char c : digits) {
+    exponent = exponent * 10 + (c - '0');
+    if (exponent > 2 * Decimal::kMaxDigits) return Decimal::FromDouble(p.d);
+  }
+  if (exponent == 0) return mantissa;
+  std::optional<Decimal> power =
+      Decimal::Parse(negative ? "0." + std::string(static_cast<size_t>(exponent) - 1, '0') + "1"
+                              : "1" + std::string(static_cast<size_t>(exponent), '0'));
+  if (!power.has_value()) return negative ? std::optional<Decimal>(Decimal()) : std::nullopt;
+  return Decimal::Mul(*mantissa, *power);
+}
+
+// MySQL's Field_new_decimal::store: a string's number (1366 without one, a note 1265 for more
+// after it; in strict mode both are the error 1366), rounded to the scale (a note 1265), then
+// the range (1264, clipped; any negative value into UNSIGNED, even one that rounds to 0).
+SqlResult<Value> CoerceToDecimal(const ColumnDef& col, const Value& v, uint64_t row,
+                                 const StoreRules& rules) {
+  const int precision = static_cast<int>(col.length), scale = col.scale;
+  const Decimal max = Decimal::Max(precision, scale);
+  const Decimal zero = *Decimal().Round(scale);
+  const Decimal min = col.is_unsigned ? zero : max.Negated();
+  std::optional<Decimal> d;
+  bool garbage = false;
+  bool negative = false;  // the value's sign, when it has more than 65 digits
+  if (v.is_integer() || v.is_decimal()) {
+    d = v.ToDecimal();
+  } else if (v.is_double()) {
+    d = Decimal::FromDouble(v.as_double());
+    negative = v.as_double() < 0;
+  } else if (v.is_temporal()) {
+    d = Decimal::FromDouble(v.ToDouble());
+  } else {
+    const std::string& s = v.as_string();
+    NumericPrefix p = ParseNumericPrefix(s);
+    garbage = p.valid && HasGarbage(s, p.consumed);
+    if (!p.valid || (garbage && rules.errors)) {
+      if (auto e = Bad(rules, SqlErr(kErTruncatedWrongValueForField, "Incorrect decimal value: ",
+                                     Quote(s), " for column '", col.name, "'", RowSuffix(row)))) {
+        return *e;
+      }
+      return Value::Dec(zero);
+    }
+    d = StringDecimal(s, p);
+    negative = p.d < 0;
+  }
+  if (d.has_value()) negative = d->is_negative();
+  std::optional<Decimal> rounded = d.has_value() ? d->Round(scale) : std::nullopt;
+  if (!rounded.has_value() || (col.is_unsigned && negative) ||
+      Decimal::Compare(*rounded, max) > 0 || Decimal::Compare(*rounded, min) < 0) {
+    if (auto e = Bad(rules, OutOfRange(col, row))) return *e;
+    return Value::Dec(negative ? min : max);
+  }
+  // More after a string's number (non-strict) and digits rounded away are notes.
+  if ((garbage || Decimal::Compare(*rounded, *d) != 0) && rules.warnings != nullptr) {
+    rules.warnings->push_back(
+        SqlWarning{"Note", kErWarnDataTruncated, Truncated(col, row).message});
+  }
+  return Value::Dec(std::move(*rounded));
 }
 
 // MySQL's rendering of the bytes from an invalid one on (1366): printable ASCII as it is,
@@ -530,6 +606,10 @@ bool IsTemporalType(ColumnType t) {
   return t == ColumnType::kDate || t == ColumnType::kDateTime || t == ColumnType::kTimestamp;
 }
 
+bool IsNumericType(ColumnType t) {
+  return IsIntegerType(t) || t == ColumnType::kDouble || t == ColumnType::kDecimal;
+}
+
 bool IsStringType(ColumnType t) {
   return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText ||
          t == ColumnType::kBlob;
@@ -565,6 +645,8 @@ const char* ColumnTypeName(ColumnType t) {
       return "timestamp";
     case ColumnType::kYear:
       return "year";
+    case ColumnType::kDecimal:
+      return "decimal";
   }
   return "?";
 }
@@ -577,7 +659,10 @@ std::string ColumnDef::BaseTypeString() const {
   if ((type == ColumnType::kDateTime || type == ColumnType::kTimestamp) && length > 0) {
     out += "(" + std::to_string(length) + ")";
   }
-  if (is_unsigned && (IsIntegerType(type) || type == ColumnType::kDouble)) out += " unsigned";
+  if (type == ColumnType::kDecimal) {
+    out += "(" + std::to_string(length) + "," + std::to_string(scale) + ")";
+  }
+  if (is_unsigned && IsNumericType(type)) out += " unsigned";
   return out;
 }
 
@@ -642,6 +727,8 @@ uint64_t ColumnDef::MaxBytes() const {
       return 8;
     case ColumnType::kYear:
       return 1;
+    case ColumnType::kDecimal:
+      return Decimal::FixedBytes(static_cast<int>(length));
   }
   return 0;
 }
@@ -668,6 +755,7 @@ Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
   if (c.type == ColumnType::kYear) return Year(0);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
+  if (c.type == ColumnType::kDecimal) return Value::Dec(*Decimal().Round(c.scale));
   if (IsTemporalType(c.type)) {
     const bool date = c.type == ColumnType::kDate;
     return Value::FromTemporal(
@@ -715,6 +803,7 @@ std::string SerializeTableDef(const TableDef& def) {
     w.Str(c.name);
     w.U8(static_cast<uint8_t>(c.type));
     w.Varint(c.length);
+    if (c.type == ColumnType::kDecimal) w.U8(c.scale);
     w.U8(static_cast<uint8_t>((c.is_unsigned ? 1 : 0) | (c.nullable ? 2 : 0) |
                               (c.auto_increment ? 4 : 0) | (c.default_now ? 8 : 0) |
                               (c.on_update_now ? 16 : 0)));
@@ -748,8 +837,11 @@ std::string SerializeTableDef(const TableDef& def) {
           w.U8(v.as_temporal().fsp);
           w.Fixed64(static_cast<uint64_t>(v.as_temporal().packed));
           break;
-        case Value::Kind::kUInt:
         case Value::Kind::kDecimal:
+          w.U8(6);
+          w.Str(v.as_decimal().ToString());
+          break;
+        case Value::Kind::kUInt:
           // Not a column's value: defaults are converted to their column (CoerceToColumn)
           // before they reach the catalog.
           MINNOW_CHECK(false, "default of column '{}' not converted to its type", c.name);
@@ -810,11 +902,18 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
     ColumnDef c;
     c.name = r.Str();
     uint8_t type = r.U8();
-    if (type > static_cast<uint8_t>(ColumnType::kYear)) return Damaged("bad column type");
+    if (type > static_cast<uint8_t>(ColumnType::kDecimal)) return Damaged("bad column type");
     c.type = static_cast<ColumnType>(type);
     uint64_t length = r.Varint();
     if (length > std::numeric_limits<uint32_t>::max()) return Damaged("bad column length");
     c.length = static_cast<uint32_t>(length);
+    if (c.type == ColumnType::kDecimal) {
+      c.scale = r.U8();
+      if (c.length < 1 || c.length > Decimal::kMaxDigits || c.scale > Decimal::kMaxScale ||
+          c.scale > c.length) {
+        return Damaged("bad decimal precision or scale");
+      }
+    }
     uint8_t flags = r.U8();
     if (flags > 31) return Damaged("bad column flags");
     c.is_unsigned = (flags & 1) != 0;
@@ -850,6 +949,12 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
         }
         c.default_value =
             Value::FromTemporal(Temporal{static_cast<Temporal::Type>(type), fsp, packed});
+        break;
+      }
+      case 6: {
+        std::optional<Decimal> d = Decimal::Parse(r.Str());
+        if (!d.has_value()) return Damaged("bad default value");
+        c.default_value = Value::Dec(std::move(*d));
         break;
       }
       default:
@@ -1048,6 +1153,7 @@ SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t r
   }
   if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
   if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);
+  if (col.type == ColumnType::kDecimal) return CoerceToDecimal(col, v, row, rules);
   if (IsTemporalType(col.type)) return CoerceToTemporal(col, v, row, rules);
   if (col.type == ColumnType::kYear) return CoerceToYear(col, v, row, rules);
   return CoerceToString(col, v, row, rules);

@@ -42,6 +42,9 @@ enum class ColumnType : uint8_t {
   // holds fsp. Its values are DATETIMEs in the CurrentTimeZone() (temporal.h) once read.
   kTimestamp,
   kYear,  // YEAR: 1 byte, 0 (0000) or the year - 1900 (1901..2155); a Temporal of Type::kYear
+  // DECIMAL(M,D) (NUMERIC, DEC, FIXED): exact, M digits of which D after the point (M in
+  // ColumnDef::length, D in ColumnDef::scale); values are kDecimal of scale D.
+  kDecimal,
 };
 
 bool IsIntegerType(ColumnType t);
@@ -51,14 +54,19 @@ bool IsIntegerType(ColumnType t);
 size_t IntegerBytes(ColumnType t);
 bool IsStringType(ColumnType t);    // CHAR, VARCHAR, TEXT, BLOB
 bool IsTemporalType(ColumnType t);  // DATE, DATETIME, TIMESTAMP
+// Numbers: the integers, DOUBLE and DECIMAL (what UNSIGNED applies to).
+bool IsNumericType(ColumnType t);
 // "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
 const char* ColumnTypeName(ColumnType t);
 
 struct ColumnDef {
   std::string name;
   ColumnType type = ColumnType::kInt;
-  // CHAR/VARCHAR: the declared n; display width of integers (ignored); DATETIME: its fsp.
+  // CHAR/VARCHAR: the declared n; display width of integers (ignored); DATETIME: its fsp;
+  // DECIMAL: its precision M.
   uint32_t length = 0;
+  uint8_t scale = 0;  // DECIMAL: the digits after the point, D
+
   bool is_unsigned = false;
   bool nullable = true;
   bool auto_increment = false;
@@ -216,6 +224,11 @@ struct StoreRules {
 // `v` stored into `col` as MySQL stores it; `row` is the 1-based row number for the messages.
 // Each bad value is an error under rules.errors, else converted with a warning of that code:
 //   - an integer or double out of the column's range: 1264, clamped to the range;
+//   - into DECIMAL(M,D) (MySQL's Field_new_decimal::store): the value rounded half away from
+//     zero to D digits, a note 1265 in every mode when that dropped digits; beyond M - D
+//     digits before the point (or negative into UNSIGNED): 1264, clipped to the largest (or
+//     smallest) value; a string that is no number: 1366 "Incorrect decimal value: ..", 0; a
+//     number followed by more: 1366 under rules.errors, else the number with a note 1265;
 //   - a string that is no number: 0, with 1366 "Incorrect integer value: 'abc' ..." into an
 //     integer column, 1265 "Data truncated ..." into a DOUBLE (MySQL's Field_double::store);
 //     a number followed by more ('12abc'): 1265, the number (the range is checked first:

@@ -136,14 +136,6 @@ Value CastToDouble(const Value& v, EvalState& st) {
                                : 0.0);
 }
 
-// The largest DECIMAL(m, d) value: m - d nines, the point, d nines.
-Decimal MaxDecimal(int m, int d) {
-  std::string digits(static_cast<size_t>(m - d), '9');
-  if (digits.empty()) digits = "0";
-  if (d > 0) digits += "." + std::string(static_cast<size_t>(d), '9');
-  return *Decimal::Parse(digits);
-}
-
 // The exact value of `v` as a decimal, or nullopt past 65 digits.
 std::optional<Decimal> ExactDecimal(const Value& v, EvalState& st) {
   if (v.is_integer() || v.is_decimal()) return v.ToDecimal();
@@ -163,7 +155,7 @@ Value CastToDecimal(const BoundExpr& e, const Value& v, EvalState& st) {
   const CastTarget& t = e.cast;
   std::optional<Decimal> d = ExactDecimal(v, st);
   if (d.has_value()) d = d->Round(t.scale);
-  const Decimal max = MaxDecimal(t.precision, t.scale);
+  const Decimal max = Decimal::Max(t.precision, t.scale);
   const bool negative = d.has_value() ? d->is_negative() : v.ToDouble() < 0;
   if (!d.has_value() || Decimal::Compare(d->is_negative() ? d->Negated() : *d, max) > 0) {
     Warn(st, kErOutOfRange, fmt::format("Out of range value for column '{}' at row 1", e.text));

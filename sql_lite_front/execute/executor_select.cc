@@ -948,6 +948,7 @@ using ResultType = StatementResult::ColumnType;
 ResultType DeclaredResultType(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return c.is_unsigned ? ResultType::kUInt : ResultType::kInt;
   if (c.type == ColumnType::kDouble) return ResultType::kDouble;
+  if (c.type == ColumnType::kDecimal) return ResultType::kDecimal;
   if (c.type == ColumnType::kBlob) return ResultType::kBinary;
   return ResultType::kText;
 }

@@ -627,9 +627,11 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
     s.collations.push_back(c.collation);
+    s.column_scales.push_back(c.type == ColumnType::kDecimal ? c.scale : 0);
     // (YEAR holds a Temporal: it compares as the number it is, value.h.)
-    s.column_types.push_back(IsIntegerType(c.type)           ? TypeClass::kInt
-                             : c.type == ColumnType::kDouble ? TypeClass::kDouble
+    s.column_types.push_back(IsIntegerType(c.type)            ? TypeClass::kInt
+                             : c.type == ColumnType::kDouble  ? TypeClass::kDouble
+                             : c.type == ColumnType::kDecimal ? TypeClass::kDecimal
                              : IsTemporalType(c.type) || c.type == ColumnType::kYear
                                  ? TypeClass::kTemporal
                                  : TypeClass::kString);

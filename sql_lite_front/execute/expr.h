@@ -184,6 +184,8 @@ struct BindScope {
   std::vector<const Collation*> collations;
   // Per column, its type class (missing: kUnknown).
   std::vector<TypeClass> column_types;
+  // Per column, the digits after the point of a kDecimal one (missing: 0).
+  std::vector<int> column_scales;
   // A join's tables, in FROM order (empty for one table, named by table and alias above):
   // `columns` holds their columns one table after another. A qualified name resolves in the
   // table it names (its alias if it has one), an unqualified one in every visible table

@@ -196,6 +196,8 @@ void InferType(BoundExpr* b, const BindScope& scope) {
     case Kind::kColumn:
       if (static_cast<size_t>(b->column) < scope.column_types.size())
         t.type = scope.column_types[b->column];
+      if (static_cast<size_t>(b->column) < scope.column_scales.size())
+        t.scale = scope.column_scales[b->column];
       break;
     case Kind::kUnary:
       if (b->unary_op == UnaryOp::kNot) {

@@ -77,10 +77,13 @@ ExprPtr Unqualified(const Expr& e) {
 // A key column may be looked up by `v` when comparing them compares the key's values.
 bool SameKeyType(const ColumnDef& col, const BoundExpr& v) {
   if (v.kind == BoundExpr::Kind::kLiteral) {
+    if (col.type == ColumnType::kDecimal) return v.value.is_integer() || v.value.is_decimal();
     return IsIntegerType(col.type) ? v.value.is_integer()
                                    : IsStringType(col.type) && v.value.is_string();
   }
   if (IsIntegerType(col.type)) return v.type == TypeClass::kInt;
+  if (col.type == ColumnType::kDecimal)
+    return v.type == TypeClass::kInt || v.type == TypeClass::kDecimal;
   if (IsStringType(col.type) && col.type != ColumnType::kBlob)
     return v.type == TypeClass::kString && v.collation == col.collation;
   return false;
@@ -353,6 +356,7 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
       scope.unsigned_columns.push_back(own.unsigned_columns[c]);
       scope.collations.push_back(own.collations[c]);
       scope.column_types.push_back(own.column_types[c]);
+      scope.column_scales.push_back(own.column_scales[c]);
       plan->columns.push_back(&table->def.columns[c]);
     }
     tables.push_back(std::move(table));

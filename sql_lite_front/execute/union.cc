@@ -84,6 +84,7 @@ SqlStatus BindUnionOrder(ExecContext& ctx, const SelectStmt& stmt, PreparedQuery
   for (const BoundExpr& c : q->columns) {
     scope.collations.push_back(c.collation);
     scope.column_types.push_back(c.type);
+    scope.column_scales.push_back(c.scale);
   }
   for (const OrderItem& o : stmt.order_by) {
     const Expr& e = *o.expr;

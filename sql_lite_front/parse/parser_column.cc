@@ -40,6 +40,8 @@ constexpr TypeName kTypes[] = {
     {"TEXT", ColumnType::kText},           {"BLOB", ColumnType::kBlob},
     {"DATE", ColumnType::kDate},           {"DATETIME", ColumnType::kDateTime},
     {"TIMESTAMP", ColumnType::kTimestamp}, {"YEAR", ColumnType::kYear},
+    {"DECIMAL", ColumnType::kDecimal},     {"NUMERIC", ColumnType::kDecimal},
+    {"DEC", ColumnType::kDecimal},         {"FIXED", ColumnType::kDecimal},
 };
 
 // Types minnow does not have: refused with 1235 naming them, never stored as another type.
@@ -56,10 +58,6 @@ constexpr std::string_view kUnsupportedTypes[] = {
     "TINYBLOB",
     "MEDIUMBLOB",
     "LONGBLOB",
-    "DECIMAL",
-    "NUMERIC",
-    "DEC",
-    "FIXED",
     "TIME",
     "ENUM",
     "SET",
@@ -153,6 +151,9 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
       }
       def->length = 0;
       break;
+    case ColumnType::kDecimal:
+      SQL_RETURN_IF_ERROR(ParseDecimalPrecision(def));
+      break;
     case ColumnType::kDateTime:
     case ColumnType::kTimestamp:
       SQL_RETURN_IF_ERROR(parse_length(false));
@@ -165,7 +166,8 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
   // (table_def.cc's IsIntegerType is not used: the parser links without it, for the fuzzer.)
   if (def->type == ColumnType::kTinyInt || def->type == ColumnType::kSmallInt ||
       def->type == ColumnType::kMediumInt || def->type == ColumnType::kInt ||
-      def->type == ColumnType::kBigInt || def->type == ColumnType::kDouble) {
+      def->type == ColumnType::kBigInt || def->type == ColumnType::kDouble ||
+      def->type == ColumnType::kDecimal) {
     for (;;) {
       if (AcceptKw("UNSIGNED")) {
         def->is_unsigned = true;
@@ -177,6 +179,38 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
     }
   }
   return ParseCharsetClauses(def);
+}
+
+// DECIMAL's [(M[,D])], checked in MySQL's order (Create_field::init): the scale (1425), then
+// the precision (1426), then M >= D (1427). DECIMAL is DECIMAL(10,0); DECIMAL(M) has D 0.
+SqlStatus Parser::ParseDecimalPrecision(ColumnDef* def) {
+  uint64_t m = 10, d = 0;
+  if (AcceptOp("(")) {
+    if (Cur().kind != TokenKind::kInteger) return SyntaxError();
+    SQL_ASSIGN_OR_RETURN(m, UnsignedInt());
+    if (AcceptOp(",")) {
+      if (Cur().kind != TokenKind::kInteger) return SyntaxError();
+      SQL_ASSIGN_OR_RETURN(d, UnsignedInt());
+    }
+    SQL_RETURN_IF_ERROR(ExpectOp(")"));
+    if (m == 0 && d == 0) m = 10;  // MySQL's my_decimal_trim
+  }
+  if (d > 30) {
+    return SqlErr(kErTooBigScale, "Too big scale ", std::to_string(d), " specified for column '",
+                  def->name, "'. Maximum is 30.");
+  }
+  if (m > 65) {
+    return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(m), " specified for '",
+                  def->name, "'. Maximum is 65.");
+  }
+  if (m < d) {
+    return SqlErr(kErMBiggerThanD,
+                  "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '",
+                  def->name, "').");
+  }
+  def->length = static_cast<uint32_t>(m);
+  def->scale = static_cast<uint8_t>(d);
+  return SqlStatus::OK();
 }
 
 // [CHARACTER SET | CHARSET cs] [COLLATE c] [BINARY] [ASCII] [UNICODE], kept as written in

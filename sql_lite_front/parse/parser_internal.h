@@ -216,6 +216,7 @@ class Parser {
   // DEFAULT / ON UPDATE CURRENT_TIMESTAMP[(fsp)] and its synonyms (parser_column.cc).
   SqlResult<std::optional<uint32_t>> CurrentTimestampFsp();
   SqlStatus ParseCharsetClauses(ColumnDef* def);
+  SqlStatus ParseDecimalPrecision(ColumnDef* def);
   SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
   SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...
   // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...

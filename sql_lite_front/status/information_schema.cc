@@ -104,6 +104,11 @@ TypeFigures FiguresOf(const ColumnDef& col) {
     case ColumnType::kTimestamp:
     case ColumnType::kYear:
       return f;  // DATETIME_PRECISION instead (YEAR: neither)
+      return f;  // DATETIME_PRECISION instead
+    case ColumnType::kDecimal:
+      f.precision = Int(col.length);
+      f.scale = Int(col.scale);
+      return f;
   }
   f.scale = Int(0);
   return f;

@@ -27,7 +27,7 @@ std::string LockDataValue(const ColumnDef& col, const Value& v) {
     if (col.is_unsigned) return std::to_string(static_cast<uint64_t>(v.as_int()));
     return std::to_string(v.as_int());
   }
-  if (v.is_double()) return v.ToString();
+  if (v.is_double() || v.is_decimal()) return v.ToString();
   if (v.is_temporal()) return "'" + v.ToString() + "'";
   std::string out = "'";
   for (char c : v.as_string()) {

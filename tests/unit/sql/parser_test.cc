@@ -540,6 +540,30 @@ TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
   CHECK(a6.actions[3].first);
 }
 
+TEST_CASE("DECIMAL columns: precision and scale as MySQL reads them", "[sql][parser]") {
+  Statement st = MustParse(
+      "CREATE TABLE t (a DECIMAL, b DECIMAL(5), c NUMERIC(12,4), d DEC(0), e FIXED(65,30) "
+      "UNSIGNED, f DECIMAL(3,3))");
+  auto& c = As<CreateTableStmt>(st);
+  REQUIRE(c.columns.size() == 6);
+  const std::pair<uint32_t, uint8_t> expected[] = {{10, 0}, {5, 0},   {12, 4},
+                                                   {10, 0}, {65, 30}, {3, 3}};
+  for (size_t i = 0; i < 6; ++i) {
+    CHECK(c.columns[i].def.type == ColumnType::kDecimal);
+    CHECK(c.columns[i].def.length == expected[i].first);
+    CHECK(c.columns[i].def.scale == expected[i].second);
+  }
+  CHECK(c.columns[4].def.is_unsigned);
+  // The scale is checked first, then the precision, then M >= D (MySQL's order).
+  CHECK(MustFail("CREATE TABLE t (d DECIMAL(66,31))").code == kErTooBigScale);
+  CHECK(MustFail("CREATE TABLE t (d DECIMAL(66,2))").message ==
+        "Too-big precision 66 specified for 'd'. Maximum is 65.");
+  CHECK(MustFail("CREATE TABLE t (d DECIMAL(10,31))").message ==
+        "Too big scale 31 specified for column 'd'. Maximum is 30.");
+  CHECK(MustFail("CREATE TABLE t (d DECIMAL(2,3))").code == kErMBiggerThanD);
+  CHECK(MustFail("CREATE TABLE t (d DECIMAL(0,1))").code == kErMBiggerThanD);
+}
+
 TEST_CASE("column types and attributes", "[sql][parser]") {
   Statement st = MustParse(
       "CREATE TABLE IF NOT EXISTS test.t (a TINYINT, b SMALLINT(4) SIGNED, c MEDIUMINT, "
@@ -591,9 +615,8 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
                      P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
                      P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
 
-  for (const char* t : {"DECIMAL(10,2)", "NUMERIC", "TIME", "ENUM('a')", "JSON", "FLOAT",
-                        "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT",
-                        "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
+  for (const char* t : {"TIME", "ENUM('a')", "JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)",
+                        "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
     std::string type_name = t;
     type_name = type_name.substr(0, type_name.find('('));
     SqlError e = MustFail(std::string("CREATE TABLE t (a ") + t + ")");
@@ -602,6 +625,7 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
   }
   // Never kept silently as something else: refused, naming what is not kept.
   CHECK(MustFail("CREATE TABLE t (a INT ZEROFILL)").message == NotSupported("ZEROFILL"));
+  CHECK(MustFail("CREATE TABLE t (a DECIMAL(10,2) ZEROFILL)").message == NotSupported("ZEROFILL"));
   CHECK(MustFail("CREATE TABLE t (a DOUBLE(10,2))").message == NotSupported("DOUBLE(M,D)"));
   // A column's CHARACTER SET/COLLATE/BINARY parse; the catalog resolves them (ResolveCollations:
   // 1235 for a character set minnow lacks, such as latin1).

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +39,20 @@ std::vector<ColumnDef> AllColumns() {
     cols.push_back(Col("c" + std::to_string(n++), ColumnType::kVarchar, nullable, false, 300));
     cols.push_back(Col("c" + std::to_string(n++), ColumnType::kText, nullable));
     cols.push_back(Col("c" + std::to_string(n++), ColumnType::kBlob, nullable));
+  }
+  // DECIMAL(M,D): the smallest and largest widths, a scale equal to M, unsigned.
+  struct Dec {
+    uint32_t m;
+    uint8_t d;
+    bool is_unsigned;
+  };
+  for (Dec x : {Dec{10, 2, false}, Dec{65, 30, false}, Dec{1, 0, false}, Dec{3, 3, false},
+                Dec{18, 4, true}}) {
+    for (bool nullable : {false, true}) {
+      cols.push_back(
+          Col("c" + std::to_string(n++), ColumnType::kDecimal, nullable, x.is_unsigned, x.m));
+      cols.back().scale = x.d;
+    }
   }
   return cols;
 }
@@ -77,6 +92,19 @@ Value RandomValue(const ColumnDef& c, std::mt19937_64& rng) {
         return Value::Double(d);
       }
     }
+  }
+  if (c.type == ColumnType::kDecimal) {
+    // Up to M digits (often few, so values near 0 and equal values meet), scale D.
+    const size_t digits = rng() % 3 == 0 ? c.length : 1 + rng() % c.length;
+    std::string text = !c.is_unsigned && rng() % 2 == 0 ? "-" : "";
+    std::string body;
+    for (size_t i = 0; i < digits; ++i) body += static_cast<char>('0' + rng() % 10);
+    body.insert(0, c.length - digits, '0');
+    text += body.substr(0, c.length - c.scale);
+    if (c.scale > 0) text += "." + body.substr(c.length - c.scale);
+    std::optional<Decimal> d = Decimal::Parse(text);
+    REQUIRE(d.has_value());
+    return Value::Dec(*d);
   }
   // Strings over a small alphabet with NULs and 0xFF, so escapes and prefixes meet often.
   static const char kAlphabet[] = {'\0', '\x01', 'a', 'b', '\xff', ' '};
@@ -232,6 +260,37 @@ TEST_CASE("fixed key widths as the format says", "[sql][row_codec]") {
   k.clear();
   AppendRowId(0x010203040506, &k);
   CHECK(k == "\x01\x02\x03\x04\x05\x06");
+}
+
+TEST_CASE("decimal keys: fixed widths, numeric order across signs", "[sql][row_codec]") {
+  CHECK(Decimal::FixedBytes(1) == 1);
+  CHECK(Decimal::FixedBytes(2) == 1);
+  CHECK(Decimal::FixedBytes(3) == 2);
+  CHECK(Decimal::FixedBytes(10) == 5);
+  CHECK(Decimal::FixedBytes(65) == 28);
+  ColumnDef c = Col("d", ColumnType::kDecimal, false, false, 5);
+  c.scale = 2;
+  const char* ordered[] = {"-999.99", "-100.00", "-1.00", "-0.99", "-0.01",  "0.00",
+                           "0.01",    "0.99",    "1.00",  "1.50",  "100.00", "999.99"};
+  std::vector<std::string> keys;
+  for (const char* text : ordered) {
+    std::string k;
+    AppendKeyColumn(c, Value::Dec(*Decimal::Parse(text)), &k);
+    CHECK(k.size() == 3);
+    size_t pos = 0;
+    auto back = DecodeKeyColumn(c, k, &pos);
+    REQUIRE(back.ok());
+    CHECK(back->ToString() == text);
+    keys.push_back(k);
+  }
+  for (size_t i = 1; i < keys.size(); ++i) CHECK(keys[i - 1] < keys[i]);
+  // 0.00 is 0x800000: the sign bit flipped on 0; -0.01 is all ones without it.
+  CHECK(keys[5] == std::string("\x80\x00\x00", 3));
+  CHECK(keys[4] == "\x7f\xff\xff");
+  // An integer stored into the column is the same key as its decimal.
+  std::string k;
+  AppendKeyColumn(c, Value::Int(1), &k);
+  CHECK(k == keys[8]);
 }
 
 TableDef WideTable(bool hidden_pk) {
