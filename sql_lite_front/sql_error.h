@@ -113,6 +113,7 @@ enum ErrorCode : uint16_t {
   kErDatetimeFunctionOverflow = 1441,          // 22008 Datetime function: %s field overflow
   kErTooBigPrecision = 1426,                   // 42000 Too-big precision %d specified for ...
   kErMBiggerThanD = 1427,                      // 42000 For float(M,D), double(M,D) or ...
+  kErInvalidArgumentForLogarithm = 3020,  // (a warning) Invalid argument for logarithm
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
   kErWarnDataTruncated = 1265,    // 01000 Data truncated for column '%s' at row %ld (mostly a

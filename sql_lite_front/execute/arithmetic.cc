@@ -44,12 +44,16 @@ std::optional<Decimal> AsDecimal(const Value& v) {
   return Decimal::FromDouble(v.ToDouble());
 }
 
+}  // namespace
+
 Value OutOfRange(const char* type, const BoundExpr& e, EvalState& st) {
   if (!st.error.has_value()) {
     st.error = SqlErr(kErDataOutOfRange, type, " value is out of range in '", e.text, "'");
   }
   return Value::Null();
 }
+
+namespace {
 
 // An exact integer result checked against BIGINT or BIGINT UNSIGNED.
 Value IntegerResult(Int128 r, bool overflowed, const BoundExpr& e, EvalState& st) {

@@ -30,6 +30,9 @@ Value EvalNegation(const BoundExpr& e, const Value& v, EvalState& st);
 // zero; an integer stays one), doubles and strings as doubles (ties to even, as MySQL's rint).
 // A decimal result past 65 digits is 1690 (MySQL's own decimals reach 81 digits there).
 Value EvalRound(const BoundExpr& e, const Value& v, int64_t digits, EvalState& st);
+// Records 1690 "<type> value is out of range in '<e.text>'" in `st` (the statement's first
+// error wins) and returns NULL.
+Value OutOfRange(const char* type, const BoundExpr& e, EvalState& st);
 // `d` (with no fraction) as BIGINT if it fits, else BIGINT UNSIGNED, else the decimal it is.
 Value IntegerIfFits(Decimal d);
 

@@ -19,6 +19,8 @@
 #include "sql_lite_front/execute/date_functions.h"
 #include "sql_lite_front/execute/expr_type.h"
 #include "sql_lite_front/execute/str_to_date.h"
+#include "sql_lite_front/execute/math_functions.h"
+#include "sql_lite_front/execute/string_functions.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
@@ -111,14 +113,57 @@ constexpr FuncInfo kFuncs[] = {
     {"unix_timestamp", Func::kUnixTimestamp, 0, 1},
     {"from_unixtime", Func::kFromUnixtime, 1, 2},
     {"str_to_date", Func::kStrToDate, 2, 2},
+    {"sign", Func::kSign, 1, 1},
+    {"pow", Func::kPow, 2, 2},
+    {"power", Func::kPow, 2, 2},
+    {"sqrt", Func::kSqrt, 1, 1},
+    {"exp", Func::kExp, 1, 1},
+    {"ln", Func::kLn, 1, 1},
+    {"log", Func::kLog, 1, 2},
+    {"log2", Func::kLog2, 1, 1},
+    {"log10", Func::kLog10, 1, 1},
+    {"sin", Func::kSin, 1, 1},
+    {"cos", Func::kCos, 1, 1},
+    {"tan", Func::kTan, 1, 1},
+    {"asin", Func::kAsin, 1, 1},
+    {"acos", Func::kAcos, 1, 1},
+    {"atan", Func::kAtan, 1, 2},
+    {"atan2", Func::kAtan, 2, 2},
+    {"cot", Func::kCot, 1, 1},
+    {"radians", Func::kRadians, 1, 1},
+    {"degrees", Func::kDegrees, 1, 1},
+    {"truncate", Func::kTruncate, 2, 2},
+    {"greatest", Func::kGreatest, 2, -1},
+    {"least", Func::kLeast, 2, -1},
+    {"crc32", Func::kCrc32, 1, 1},
+    {"bit_count", Func::kBitCount, 1, 1},
+    {"conv", Func::kConv, 3, 3},
+    {"bin", Func::kBin, 1, 1},
+    {"oct", Func::kOct, 1, 1},
+    {"format", Func::kFormat, 2, 3},
+    {"ascii", Func::kAscii, 1, 1},
+    {"ord", Func::kOrd, 1, 1},
+    {"space", Func::kSpace, 1, 1},
+    {"strcmp", Func::kStrcmp, 2, 2},
+    {"field", Func::kField, 2, -1},
+    {"elt", Func::kElt, 2, -1},
+    {"substring_index", Func::kSubstringIndex, 3, 3},
+    {"insert", Func::kInsertString, 4, 4},
+    {"find_in_set", Func::kFindInSet, 2, 2},
+    {"unhex", Func::kUnhex, 1, 1},
+    {"sha1", Func::kSha1, 1, 1},
+    {"sha", Func::kSha1, 1, 1},
+    {"to_base64", Func::kToBase64, 1, 1},
+    {"from_base64", Func::kFromBase64, 1, 1},
+    {"quote", Func::kQuote, 1, 1},
+    {"isnull", Func::kIsNull, 1, 1},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
 
-// Sets the statement's error to 1301 for `func`'s result of `bytes` if that is beyond
-// max_allowed_packet (MySQL returns NULL with that warning; minnow's evaluator has no warnings);
-// true if it is.
-bool TooLarge(uint64_t bytes, const char* func, EvalState& st) {
+}  // namespace
+
+bool ResultTooLarge(uint64_t bytes, const char* func, EvalState& st) {
   if (bytes <= static_cast<uint64_t>(kMaxAllowedPacket)) return false;
   if (!st.error.has_value()) {
     st.error = SqlError{kErWarnAllowedPacketOverflowed,
@@ -128,6 +173,8 @@ bool TooLarge(uint64_t bytes, const char* func, EvalState& st) {
   }
   return true;
 }
+
+namespace {
 
 BoundExpr Literal(Value v) {
   BoundExpr b;
@@ -210,7 +257,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       if (n <= 0 || s.empty()) return Value::String("");
       // n beyond the limit is too large whatever s is (and s.size() * n cannot overflow).
       const uint64_t size = std::min<uint64_t>(n, kMaxAllowedPacket + 1) * s.size();
-      if (TooLarge(size, "repeat", st)) return Value::Null();
+      if (ResultTooLarge(size, "repeat", st)) return Value::Null();
       std::string out;
       out.reserve(s.size() * static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) out += s;
@@ -266,7 +313,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       for (size_t hit; (hit = s.find(from, at)) != std::string::npos; at = hit + from.size()) {
         out.append(s, at, hit - at);
         out += to;
-        if (TooLarge(out.size(), "replace", st)) return Value::Null();
+        if (ResultTooLarge(out.size(), "replace", st)) return Value::Null();
       }
       out.append(s, at, std::string::npos);
       return Value::String(std::move(out));
@@ -301,7 +348,7 @@ Value EvalTextFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       const uint64_t size = need > kMaxAllowedPacket
                                 ? kMaxAllowedPacket + 1
                                 : s.size() + copies * pad.size() + p[need % pad_chars];
-      if (TooLarge(size, e.func == Func::kLpad ? "lpad" : "rpad", st)) return Value::Null();
+      if (ResultTooLarge(size, e.func == Func::kLpad ? "lpad" : "rpad", st)) return Value::Null();
       std::string fill;
       fill.reserve(copies * pad.size() + pad.size());
       for (uint64_t i = 0; i < copies; ++i) fill += pad;
@@ -480,6 +527,8 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kStrToDate:
       return StrToDate(arg(0), arg(1), st);
     default:
+      if (IsMathFunction(e.func)) return EvalMathFunction(e, row, st);
+      if (IsStringFunction(e.func)) return EvalStringFunction(e, row, st);
       return EvalTextFunction(e, row, st);
   }
   return Value::Null();
@@ -667,11 +716,57 @@ void SetResultSignedness(BoundExpr* b, const BindScope& scope) {
     }
   } else if (b->kind == BoundExpr::Kind::kFunction) {
     if (b->func == Func::kMod || b->func == Func::kAbs || b->func == Func::kFloor ||
-        b->func == Func::kCeil || b->func == Func::kRound) {
+        b->func == Func::kCeil || b->func == Func::kRound || b->func == Func::kTruncate) {
       b->is_unsigned = arg(0);
     } else if (b->func == Func::kIfNull) {
       b->is_unsigned = arg(0) && arg(1);
     }
+  }
+}
+
+// A hex literal is a binary string, but MySQL reads it as an unsigned integer (its bytes,
+// big-endian; the last 8 of a longer one) where a number is wanted: an operand of arithmetic
+// or of a numeric function (0xa + 0 is 10), or compared with a number (id = 0x41 is id = 65).
+void ReadHexOperandsAsNumbers(BoundExpr* b) {
+  auto is_number = [](const BoundExpr& a) {
+    return a.type == TypeClass::kInt || a.type == TypeClass::kDecimal ||
+           a.type == TypeClass::kDouble;
+  };
+  bool numeric = false;
+  switch (b->kind) {
+    case BoundExpr::Kind::kUnary:
+      numeric = b->unary_op == UnaryOp::kNeg;
+      break;
+    case BoundExpr::Kind::kBinary:
+      if (b->binary_op > BinaryOp::kXor) {
+        numeric = true;
+        break;
+      }
+      [[fallthrough]];
+    case BoundExpr::Kind::kBetween:
+    case BoundExpr::Kind::kIn:
+      if (b->kind == BoundExpr::Kind::kBinary && b->binary_op > BinaryOp::kNullSafeEq) break;
+      numeric = std::any_of(b->args.begin(), b->args.end(), is_number);
+      break;
+    case BoundExpr::Kind::kFunction:
+      numeric =
+          (IsMathFunction(b->func) && b->func != Func::kGreatest && b->func != Func::kLeast) ||
+          b->func == Func::kAbs || b->func == Func::kFloor || b->func == Func::kCeil ||
+          b->func == Func::kRound || b->func == Func::kMod;
+      break;
+    default:
+      break;
+  }
+  if (!numeric) return;
+  for (BoundExpr& a : b->args) {
+    if (a.kind != BoundExpr::Kind::kLiteral || !a.hex_literal) continue;
+    uint64_t n = 0;
+    for (unsigned char c : a.value.as_string()) n = n << 8 | c;
+    a.value = Value::UInt(n);
+    a.hex_literal = false;
+    a.collation = nullptr;
+    a.is_unsigned = true;
+    a.type = TypeClass::kInt;
   }
 }
 
@@ -695,7 +790,9 @@ bool CanBeOutOfRange(const BoundExpr& b) {
     case BoundExpr::Kind::kBinary:
       return b.binary_op > BinaryOp::kXor;
     case BoundExpr::Kind::kFunction:
-      return b.func == Func::kAbs || b.func == Func::kRound || b.func == Func::kMod;
+      return b.func == Func::kAbs || b.func == Func::kRound || b.func == Func::kMod ||
+             b.func == Func::kTruncate || b.func == Func::kPow || b.func == Func::kExp ||
+             b.func == Func::kTan || b.func == Func::kCot || b.func == Func::kFormat;
     default:
       return false;
   }
@@ -896,6 +993,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     case Expr::Kind::kLiteral: {
       BoundExpr lit = Literal(e.value);
       lit.is_unsigned = e.value.is_uint();
+      lit.hex_literal = e.hex_literal;
+      if (e.hex_literal) lit.collation = &BinaryCollation();
       InferType(&lit, scope);
       return lit;
     }
@@ -1019,11 +1118,14 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     }
   }
   SQL_RETURN_IF_ERROR(BindArgs(e, scope, ctx, clause, inside_aggregate, &b));
+  ReadHexOperandsAsNumbers(&b);
   SetResultSignedness(&b, scope);
   if (b.kind == BoundExpr::Kind::kUnary && b.unary_op == UnaryOp::kNeg)
     b.negates_constant = IsConstantTree(b.args[0]);
   if (CanBeOutOfRange(b)) b.text = PrintExpr(e, scope);
   SQL_RETURN_IF_ERROR(DeriveCollation(&b));
+  if (b.kind == BoundExpr::Kind::kFunction && HasBinaryResult(b.func))
+    b.collation = &BinaryCollation();
   InferType(&b, scope);
   return b;
 }

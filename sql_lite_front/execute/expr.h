@@ -97,6 +97,49 @@ enum class Func : uint8_t {
   kUnixTimestamp,
   kFromUnixtime,
   kStrToDate,  // str_to_date.h
+  // Numeric functions (math_functions.h), kSign .. kFormat.
+  kSign,
+  kPow,
+  kSqrt,
+  kExp,
+  kLn,
+  kLog,
+  kLog2,
+  kLog10,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kCot,
+  kRadians,
+  kDegrees,
+  kTruncate,
+  kGreatest,
+  kLeast,
+  kCrc32,
+  kBitCount,
+  kConv,
+  kBin,
+  kOct,
+  kFormat,
+  // String functions (string_functions.h), kAscii .. kIsNull.
+  kAscii,
+  kOrd,
+  kSpace,
+  kStrcmp,
+  kField,
+  kElt,
+  kSubstringIndex,
+  kInsertString,  // INSERT(s, pos, len, t)
+  kFindInSet,
+  kUnhex,
+  kSha1,
+  kToBase64,
+  kFromBase64,
+  kQuote,
+  kIsNull,
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding
@@ -139,6 +182,8 @@ struct BoundExpr {
   // kUnary kNeg of a constant (literals and operators on them): MySQL types the result DECIMAL
   // when the BIGINT negation cannot hold it (-(-9223372036854775808) is 9223372036854775808).
   bool negates_constant = false;
+  // kLiteral: a hex literal (Expr::hex_literal) still holding its bytes as a binary string.
+  bool hex_literal = false;
   std::string text;  // arithmetic nodes: the expression as MySQL prints it, for 1690
   // String-valued nodes: the collation their value carries (null: a literal's, coercible);
   // comparisons (kBinary =..>=, kBetween, kIn, kLike): the collation they compare under.
@@ -240,6 +285,10 @@ inline SqlStatus EvalError(EvalState& state) {
   state.error.reset();
   return e;
 }
+
+// Sets the statement's error to 1301 for `func`'s result of `bytes` if that is beyond
+// max_allowed_packet (MySQL returns NULL with that warning); true if it is.
+bool ResultTooLarge(uint64_t bytes, const char* func, EvalState& st);
 
 // Seeds a statement's generator from the clock.
 void SeedEvalState(EvalState* state);

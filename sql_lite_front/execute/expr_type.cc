@@ -154,6 +154,41 @@ Typed FunctionType(const BoundExpr& b) {
       return {TypeClass::kInt, 0};
     case Func::kUnixTimestamp:
       return {};  // an integer, or a decimal for an argument with fractional seconds
+    case Func::kSign:
+    case Func::kCrc32:
+    case Func::kBitCount:
+    case Func::kAscii:
+    case Func::kOrd:
+    case Func::kStrcmp:
+    case Func::kField:
+    case Func::kFindInSet:
+    case Func::kIsNull:
+      return {TypeClass::kInt, 0};
+    case Func::kPow:
+    case Func::kSqrt:
+    case Func::kExp:
+    case Func::kLn:
+    case Func::kLog:
+    case Func::kLog2:
+    case Func::kLog10:
+    case Func::kSin:
+    case Func::kCos:
+    case Func::kTan:
+    case Func::kAsin:
+    case Func::kAcos:
+    case Func::kAtan:
+    case Func::kCot:
+    case Func::kRadians:
+    case Func::kDegrees:
+      return {TypeClass::kDouble, 0};
+    case Func::kTruncate:
+      return {};  // as ROUND: the digits argument decides
+    case Func::kGreatest:
+    case Func::kLeast: {
+      std::vector<const BoundExpr*> all;
+      for (const BoundExpr& a : b.args) all.push_back(&a);
+      return Aggregate(all);
+    }
     default:
       return {TypeClass::kString, 0};  // md5, concat and the text functions
   }

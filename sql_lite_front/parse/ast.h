@@ -92,7 +92,9 @@ struct Expr {
     kQuantified,
   };
   Kind kind = Kind::kLiteral;
-  Value value;              // kLiteral
+  Value value;  // kLiteral
+  // kLiteral: X'..' or 0x.. (a binary string, read as a number in a numeric context).
+  bool hex_literal = false;
   std::string table, name;  // kColumn (table may be empty), kFunction, kVariable
   BinaryOp binary_op = BinaryOp::kEq;
   UnaryOp unary_op = UnaryOp::kNot;

@@ -380,6 +380,7 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
     }
     case TokenKind::kHexString:
       lit->value = Value::String(t.text);
+      lit->hex_literal = true;
       Skip();
       break;
     default:
