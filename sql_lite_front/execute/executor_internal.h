@@ -90,7 +90,6 @@ struct PreparedSelect {
   std::vector<MinMaxRead> min_max;
 };
 
-
 // Binds and plans `stmt` (reads a system table's rows). 1146, 1054, 1140, 1055, 1111, 1305.
 SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt);
 
@@ -167,6 +166,18 @@ struct WritePlan {
 };
 SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
                                const Expr* where, const std::vector<OrderItem>& order_by);
+
+// Readies the subqueries of an UPDATE's or DELETE's expressions (ForEachExprOf): 1093 "You
+// can't specify target table 'x' for update in FROM clause" when one reads a table the
+// statement writes (`written`: each one's table name and the name the statement knows it by),
+// else ctx.subqueries runs them, each once, its tables read with `lock` (nullopt: as their
+// own clauses say). A statement without subqueries is left as it is.
+SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
+                                 const std::vector<std::pair<std::string, std::string>>& written,
+                                 std::optional<LockMode> lock);
+// The lock InnoDB reads an UPDATE's or DELETE's subqueries with: shared (LOCK_S), except a
+// single-table UPDATE's under READ COMMITTED and READ UNCOMMITTED, which reads consistently.
+std::optional<LockMode> WriteSubqueryLock(const ExecContext& ctx, bool single_table_update);
 
 // The clustered plan's lock mode for a SELECT lock clause, and what a locked row does.
 LockMode LockModeOf(RowLockClause clause);

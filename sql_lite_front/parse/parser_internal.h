@@ -151,8 +151,9 @@ class Parser {
  private:
   // parser_dml.cc: the clauses of SELECT
   SqlStatus ParseSelectItems(SelectStmt* s);
-  SqlStatus ParseSelectFrom(SelectStmt* s);     // after FROM
+  SqlStatus ParseSelectFrom(SelectStmt* s);  // after FROM
   SqlStatus ParseTableAlias(std::string* alias);
+  SqlStatus ParseDeleteTargets(std::vector<TableName>* targets, bool* wildcard);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
   SqlStatus ParseRowLockClause(SelectStmt* s);  // FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE
