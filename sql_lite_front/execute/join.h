@@ -75,7 +75,8 @@ struct JoinPlan {
 };
 
 // FROM with joins: finds the tables and makes p->scope (1146, 1066, USING's 1054/1052) and
-// p->join's column lists. REQUIRES: !stmt.joins.empty().
+// p->join's column lists. REQUIRES: stmt.from (a SELECT has joins; a multi-table UPDATE or
+// DELETE may read one table).
 SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p);
 // After the select list and the other clauses were bound: binds ON and WHERE (1054, 1052),
 // orders the tables and plans each step.
