@@ -57,7 +57,7 @@ void SetLock(SelectStmt* q, size_t t, bool target) {
   }
 }
 
-// A joined table being written: where its columns are, its engine and the rows already met.
+// A joined table being written: its FROM position, where its columns are and its engine.
 struct TargetTable {
   size_t position = 0;
   const OpenTable* table = nullptr;

@@ -18,6 +18,12 @@
 // two names and an assignment changes its primary key (updating it under two names otherwise
 // is refused, 1235); DELETE's 1109 for a table of the delete list that FROM does not name,
 // 1066 for one named twice. ORDER BY and LIMIT are refused by the parser (UPDATE: 1221).
+// Subqueries (WHERE, ON, SET) run once, before the join, with share locks; 1093 when one reads
+// a target table (PrepareWriteSubqueries, executor_internal.h).
+//
+// Unlike MySQL, which writes the first table of its join order as it reads and the others
+// after, every value is converted before the first row is written: under STRICT_TRANS_TABLES
+// alone a bad value for a MyISAM target is an error also after other rows were met.
 
 #include <functional>
 #include <vector>
