@@ -129,6 +129,12 @@ enum ErrorCode : uint16_t {
   kErFieldInOrderNotSelect = 3065,      // HY000 Expression #%u of ORDER BY clause is not in ...
   kErAggregateInOrderNotSelect = 3066,  // HY000 Expression #%u of ORDER BY ... aggregate ...
 
+  // UPDATE and DELETE.
+  kErUpdateTableUsed = 1093,         // HY000 You can't specify target table '%s' for update in
+                                     // FROM clause
+  kErMultiUpdateKeyConflict = 1706,  // HY000 Primary key/partition key update is not allowed
+                                     // since the table is updated both as '%s' and '%s'.
+
   // UNION and subqueries.
   kErOperandColumns = 1241,            // 21000 Operand should contain %d column(s)
   kErSubqueryNo1Row = 1242,            // 21000 Subquery returns more than 1 row

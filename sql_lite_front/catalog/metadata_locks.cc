@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/execute/multi_table_write.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"  // EqualsNoCase
 
@@ -35,8 +36,33 @@ struct Collector {
     if (s.select != nullptr) AddSelect(*s.select, &out->names);
     Written(s.table);
   }
-  void operator()(const UpdateStmt& s) const { Written(s.table); }
-  void operator()(const DeleteStmt& s) const { Written(s.table); }
+  // A multi-table UPDATE: SHARED_WRITE on every table (MySQL's parser marks them all before
+  // it knows which are assigned); a multi-table DELETE: on its delete list's, SHARED_READ on
+  // the others.
+  // A write's subqueries read their tables.
+  template <typename Write>
+  void Subqueries(const Write& s) const {
+    ForEachExprOf(s, [&](const Expr& e) {
+      ForEachSubqueryBlock(e, [&](const SelectStmt& block) { AddSelect(block, &out->names); });
+    });
+  }
+  void operator()(const UpdateStmt& s) const {
+    Subqueries(s);
+    for (const TableName* t : FromTables(s.table, s.joins)) Written(*t);
+  }
+  void operator()(const DeleteStmt& s) const {
+    Subqueries(s);
+    if (!s.multi_table) return Written(s.table);
+    const std::vector<const TableName*> tables = FromTables(s.table, s.joins);
+    const std::vector<bool> written = DeletedTables(s);
+    for (size_t t = 0; t < tables.size(); ++t) {
+      if (written[t]) {
+        Written(*tables[t]);
+      } else {
+        AddTable(*tables[t], &out->names);
+      }
+    }
+  }
   // The table a DML statement writes: SHARED_WRITE (also when the statement reads it too).
   void Written(const TableName& t) const {
     const size_t before = out->names.size();

@@ -167,6 +167,18 @@ struct WritePlan {
 SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
                                const Expr* where, const std::vector<OrderItem>& order_by);
 
+// Readies the subqueries of an UPDATE's or DELETE's expressions (ForEachExprOf): 1093 "You
+// can't specify target table 'x' for update in FROM clause" when one reads a table the
+// statement writes (`written`: each one's table name and the name the statement knows it by),
+// else ctx.subqueries runs them, each once, its tables read with `lock` (nullopt: as their
+// own clauses say). A statement without subqueries is left as it is.
+SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
+                                 const std::vector<std::pair<std::string, std::string>>& written,
+                                 std::optional<LockMode> lock);
+// The lock InnoDB reads an UPDATE's or DELETE's subqueries with: shared (LOCK_S), except a
+// single-table UPDATE's under READ COMMITTED and READ UNCOMMITTED, which reads consistently.
+std::optional<LockMode> WriteSubqueryLock(const ExecContext& ctx, bool single_table_update);
+
 // The clustered plan's lock mode for a SELECT lock clause, and what a locked row does.
 LockMode LockModeOf(RowLockClause clause);
 LockWait LockWaitOf(LockedRowAction action);

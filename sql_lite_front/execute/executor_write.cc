@@ -4,6 +4,9 @@
 
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/multi_table_write.h"
+#include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/parse/ast_walk.h"
 
 namespace minnow::sql {
 namespace {
@@ -30,6 +33,40 @@ struct Target {
 };
 
 }  // namespace
+
+SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
+                                 const std::vector<std::pair<std::string, std::string>>& written,
+                                 std::optional<LockMode> lock) {
+  bool any = false;
+  for (const Expr* e : exprs) {
+    if (!ContainsSubquery(*e)) continue;
+    any = true;
+    std::optional<SqlError> used;
+    ForEachSubqueryBlock(*e, [&](const SelectStmt& block) {
+      std::vector<const TableName*> read;
+      if (block.from.has_value()) read.push_back(&*block.from);
+      for (const JoinedTable& j : block.joins) read.push_back(&j.table);
+      for (const TableName* t : read) {
+        if (!t->schema.empty() && !EqualsNoCase(t->schema, kSchemaName)) continue;
+        for (const auto& [name, as_named] : written) {
+          if (!used.has_value() && EqualsNoCase(t->name, name))
+            used = SqlErr(kErUpdateTableUsed, "You can't specify target table '", as_named,
+                          "' for update in FROM clause");
+        }
+      }
+    });
+    if (used.has_value()) return *used;
+  }
+  if (any && ctx.subqueries == nullptr) ctx.subqueries = std::make_shared<SubqueryResolver>(lock);
+  return SqlStatus::OK();
+}
+
+std::optional<LockMode> WriteSubqueryLock(const ExecContext& ctx, bool single_table_update) {
+  const bool consistent = ctx.isolation == IsolationLevel::kReadCommitted ||
+                          ctx.isolation == IsolationLevel::kReadUncommitted;
+  if (single_table_update && consistent) return std::nullopt;
+  return LockMode::kShare;
+}
 
 SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& scope,
                                const Expr* where, const std::vector<OrderItem>& order_by) {
@@ -69,6 +106,11 @@ SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable&
                                               BindScope& scope, const Expr* where,
                                               const std::vector<OrderItem>& order_by,
                                               std::optional<uint64_t> limit, EvalState& st) {
+  ExprPtr resolved;  // the WHERE with its subqueries' results as literals (the planner's)
+  if (where != nullptr && ctx.subqueries != nullptr && ContainsSubquery(*where)) {
+    SQL_ASSIGN_OR_RETURN(resolved, ctx.subqueries->ResolveTree(ctx, *where, scope));
+    where = resolved.get();
+  }
   SQL_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(ctx, t, scope, where, order_by));
   const AccessPlan& plan = w.plan;
   const std::vector<BoundExpr>& order = w.order;
@@ -336,9 +378,14 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
 }
 
 SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stmt) {
+  if (stmt.multi_table()) return ExecuteMultiUpdate(ctx, stmt);
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
   const TableDef& def = t.def;
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{def.name, stmt.table.name}},
+                                             WriteSubqueryLock(ctx, true)));
   BindScope scope = ScopeForTable(def);
   struct Set {
     uint32_t column;
@@ -346,6 +393,8 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   };
   std::vector<Set> sets;
   for (const Assignment& a : stmt.assignments) {
+    if (!a.table.empty() && !EqualsNoCase(a.table, def.name))
+      return SqlErr(kErBadField, "Unknown column '", a.table, ".", a.column, "' in 'field list'");
     int c = def.FindColumn(a.column);
     if (c < 0) return SqlErr(kErBadField, "Unknown column '", a.column, "' in 'field list'");
     Set s{static_cast<uint32_t>(c), std::nullopt};
@@ -415,9 +464,14 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
 }
 
 SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stmt) {
+  if (stmt.multi_table) return ExecuteMultiDelete(ctx, stmt);
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
   const TableDef& def = t.def;
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{def.name, stmt.table.name}},
+                                             WriteSubqueryLock(ctx, false)));
   BindScope scope = ScopeForTable(def);
   EvalState st;
   SeedEvalState(&st);

@@ -982,8 +982,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
   if (IsSubqueryNode(e)) {
     if (ctx.subqueries == nullptr)
       return SqlErr(kErNotSupportedYet,
-                    "This version of minnow doesn't yet support 'subqueries in UPDATE, DELETE "
-                    "or INSERT ... VALUES'");
+                    "This version of minnow doesn't yet support 'subqueries in INSERT ... VALUES "
+                    "and SET'");
     SQL_ASSIGN_OR_RETURN(const Expr* resolved, ctx.subqueries->Resolve(ctx, e, scope));
     return Bind(*resolved, scope, ctx, clause, inside_aggregate);
   }

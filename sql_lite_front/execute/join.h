@@ -43,6 +43,7 @@ namespace minnow::sql {
 struct JoinStep {
   std::shared_ptr<const OpenTable> table;
   std::string as_named;  // the alias, or the table's name (EXPLAIN's table)
+  size_t position = 0;   // its FROM position
   size_t first = 0;      // where the table's columns start in the joined row
   bool outer = false;    // NULL-extended when no row matches `on`
   AccessPlan plan;       // the walk; a lookup's template (its range is made per row)
@@ -74,13 +75,17 @@ struct JoinPlan {
 };
 
 // FROM with joins: finds the tables and makes p->scope (1146, 1066, USING's 1054/1052) and
-// p->join's column lists. REQUIRES: !stmt.joins.empty().
+// p->join's column lists. REQUIRES: stmt.from (a SELECT has joins; a multi-table UPDATE or
+// DELETE may read one table).
 SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p);
 // After the select list and the other clauses were bound: binds ON and WHERE (1054, 1052),
 // orders the tables and plans each step.
 SqlStatus PlanJoin(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p);
-// Hands each joined row that passes every condition to `fn` (false: stop).
+// Hands each joined row that passes every condition to `fn` (false: stop). With `refs`, each
+// table's row reference (the engine's, as ScanPlan hands it out) is in (*refs)[FROM position]
+// when `fn` runs: empty for a NULL-extended row.
 SqlStatus RunJoin(ExecContext& ctx, const JoinPlan& plan, EvalState& st,
-                  const std::function<SqlResult<bool>(Row&)>& fn);
+                  const std::function<SqlResult<bool>(Row&)>& fn,
+                  std::vector<std::string>* refs = nullptr);
 
 }  // namespace minnow::sql

@@ -229,6 +229,7 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
   const TableDef& def = ft.table->def;
   s->table = ft.table;
   s->as_named = pl.plan->as_named[pos];
+  s->position = pos;
   s->first = ft.first;
   s->outer = ft.outer;
   s->lock = ft.lock;

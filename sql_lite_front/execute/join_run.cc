@@ -15,8 +15,10 @@ bool PassesAll(const std::vector<BoundExpr>& conds, const Row& row, EvalState& s
 class JoinRun {
  public:
   JoinRun(ExecContext& ctx, const JoinPlan& plan, EvalState& st,
-          const std::function<SqlResult<bool>(Row&)>& fn)
-      : ctx_(ctx), plan_(plan), st_(st), fn_(fn), row_(plan.columns.size()) {}
+          const std::function<SqlResult<bool>(Row&)>& fn, std::vector<std::string>* refs)
+      : ctx_(ctx), plan_(plan), st_(st), fn_(fn), refs_(refs), row_(plan.columns.size()) {
+    if (refs_ != nullptr) refs_->assign(plan.steps.size(), std::string());
+  }
 
   SqlResult<bool> Step(size_t k);
 
@@ -33,6 +35,7 @@ class JoinRun {
   const JoinPlan& plan_;
   EvalState& st_;
   const std::function<SqlResult<bool>(Row&)>& fn_;
+  std::vector<std::string>* refs_;
   Row row_;
 };
 
@@ -80,19 +83,22 @@ SqlResult<bool> JoinRun::Step(size_t k) {
     spec.lock = s.lock;
     spec.wait = s.wait;
     spec.residual = &s.residual;
-    SQL_RETURN_IF_ERROR(ScanPlan(ctx_, spec, st_, [&](Row& r, std::string_view) -> SqlResult<bool> {
-      for (size_t c = 0; c < width; ++c) row_[s.first + c] = std::move(r[c]);
-      const bool on = PassesAll(s.on, row_, st_);
-      SQL_RETURN_IF_ERROR(EvalError(st_));
-      if (!on) return true;
-      matched = true;
-      SQL_ASSIGN_OR_RETURN(more, Placed(s, k));
-      return more;
-    }));
+    SQL_RETURN_IF_ERROR(
+        ScanPlan(ctx_, spec, st_, [&](Row& r, std::string_view ref) -> SqlResult<bool> {
+          for (size_t c = 0; c < width; ++c) row_[s.first + c] = std::move(r[c]);
+          if (refs_ != nullptr) (*refs_)[s.position].assign(ref);
+          const bool on = PassesAll(s.on, row_, st_);
+          SQL_RETURN_IF_ERROR(EvalError(st_));
+          if (!on) return true;
+          matched = true;
+          SQL_ASSIGN_OR_RETURN(more, Placed(s, k));
+          return more;
+        }));
   }
   if (!more) return false;
   if (s.outer && !matched) {
     for (size_t c = 0; c < width; ++c) row_[s.first + c] = Value::Null();
+    if (refs_ != nullptr) (*refs_)[s.position].clear();
     return Placed(s, k);
   }
   return true;
@@ -101,8 +107,8 @@ SqlResult<bool> JoinRun::Step(size_t k) {
 }  // namespace
 
 SqlStatus RunJoin(ExecContext& ctx, const JoinPlan& plan, EvalState& st,
-                  const std::function<SqlResult<bool>(Row&)>& fn) {
-  JoinRun run(ctx, plan, st, fn);
+                  const std::function<SqlResult<bool>(Row&)>& fn, std::vector<std::string>* refs) {
+  JoinRun run(ctx, plan, st, fn, refs);
   return run.Step(0).status();
 }
 

@@ -203,6 +203,7 @@ struct SelectStmt {
 
 // ---- DML
 struct Assignment {
+  std::string table;  // t.col's t (a table name or alias), or empty
   std::string column;
   ExprPtr value;  // null: DEFAULT
 };
@@ -221,8 +222,13 @@ struct InsertStmt {
   std::vector<Assignment> on_duplicate;  // ON DUPLICATE KEY UPDATE col = e, ...
 };
 
+// A multi-table UPDATE or DELETE reads its tables as a SELECT's FROM does: `table [alias]`
+// then `joins` (execute/multi_table_write.h).
 struct UpdateStmt {
   TableName table;
+  std::string alias;               // multi-table: the first table's alias, or empty
+  std::vector<JoinedTable> joins;  // multi-table UPDATE a JOIN b ... / UPDATE a, b ...
+  bool multi_table() const { return !joins.empty(); }
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   // UPDATE IGNORE: a row whose new keys are taken stays as it was (1062 warning), and bad
   // values are converted with warnings in strict mode too.
@@ -235,6 +241,12 @@ struct UpdateStmt {
 
 struct DeleteStmt {
   TableName table;
+  // Multi-table DELETE t1[.*], ... FROM refs / DELETE FROM t1[.*], ... USING refs: the tables
+  // deleted from (names or aliases of refs, as written), refs being `table [alias]` and `joins`.
+  bool multi_table = false;
+  std::vector<TableName> targets;
+  std::string alias;
+  std::vector<JoinedTable> joins;
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   // DELETE IGNORE: accepted; no error minnow's DELETE can raise is one MySQL's IGNORE turns
   // into a warning (those come from foreign keys and subqueries), so it deletes as DELETE.

@@ -82,4 +82,25 @@ void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const Selec
   });
 }
 
+void ForEachSubqueryBlock(const Expr& e, const std::function<void(const SelectStmt&)>& fn) {
+  ForEachSubqueryOf(e, [&](const SelectStmt& sub) { ForEachQueryBlock(sub, fn); });
+}
+
+void ForEachExprOf(const UpdateStmt& s, const std::function<void(const Expr&)>& fn) {
+  if (s.where != nullptr) fn(*s.where);
+  for (const JoinedTable& j : s.joins) {
+    if (j.on != nullptr) fn(*j.on);
+  }
+  for (const Assignment& a : s.assignments) {
+    if (a.value != nullptr) fn(*a.value);
+  }
+}
+
+void ForEachExprOf(const DeleteStmt& s, const std::function<void(const Expr&)>& fn) {
+  if (s.where != nullptr) fn(*s.where);
+  for (const JoinedTable& j : s.joins) {
+    if (j.on != nullptr) fn(*j.on);
+  }
+}
+
 }  // namespace minnow::sql

@@ -22,4 +22,11 @@ bool HasSubquery(const SelectStmt& s);
 // their expressions (at any depth), `s` first.
 void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const SelectStmt&)>& fn);
 
+// Calls fn for every query block of the subqueries inside `e` (at any depth).
+void ForEachSubqueryBlock(const Expr& e, const std::function<void(const SelectStmt&)>& fn);
+// Calls fn for each expression of an UPDATE (WHERE, the ON clauses, the assigned values) or a
+// DELETE (WHERE, the ON clauses).
+void ForEachExprOf(const UpdateStmt& s, const std::function<void(const Expr&)>& fn);
+void ForEachExprOf(const DeleteStmt& s, const std::function<void(const Expr&)>& fn);
+
 }  // namespace minnow::sql

@@ -545,21 +545,26 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
 }
 
 // UPDATE [LOW_PRIORITY] [IGNORE] t SET col = e, ... [WHERE e] [ORDER BY ...] [LIMIT n]
+// UPDATE [LOW_PRIORITY] [IGNORE] table_references SET [t.]col = e, ... [WHERE e] (multi-table:
+// the references as after SELECT's FROM; ORDER BY and LIMIT are 1221, as MySQL's).
 SqlResult<Statement> Parser::ParseUpdate() {
   UpdateStmt up;
   Skip();
   if (AcceptKw("LOW_PRIORITY")) up.priority = WritePriority::kLow;
   if (AcceptKw("IGNORE")) up.ignore = true;
-  SQL_ASSIGN_OR_RETURN(up.table, QualifiedTable());
-  if (AcceptKw("AS") || (AtIdent() && !IsKw("SET"))) {
-    return NotSupported("table aliases in UPDATE");
-  }
-  if (IsOp(",") || IsKw("JOIN") || IsKw("INNER") || IsKw("LEFT")) return NotSupported("JOIN");
+  if (IsKw("DUAL")) return SyntaxError();
+  SelectStmt refs;
+  SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
+  up.table = std::move(*refs.from);
+  up.alias = std::move(refs.from_alias);
+  up.joins = std::move(refs.joins);
+  if (!up.multi_table() && !up.alias.empty()) return NotSupported("table aliases in UPDATE");
   SQL_RETURN_IF_ERROR(ExpectKw("SET"));
   for (;;) {
     Assignment a;
     SQL_ASSIGN_OR_RETURN(a.column, Ident());
     if (AcceptOp(".")) {  // t.col
+      a.table = std::move(a.column);
       SQL_ASSIGN_OR_RETURN(a.column, Ident());
     }
     SQL_RETURN_IF_ERROR(ExpectOp("="));
@@ -579,23 +584,72 @@ SqlResult<Statement> Parser::ParseUpdate() {
     SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
     up.limit = n;
   }
+  if (up.multi_table() && !up.order_by.empty())
+    return SqlErr(kErWrongUsage, "Incorrect usage of UPDATE and ORDER BY");
+  if (up.multi_table() && up.limit.has_value())
+    return SqlErr(kErWrongUsage, "Incorrect usage of UPDATE and LIMIT");
   return Statement(std::move(up));
 }
 
+// The tables a multi-table DELETE names: t, db.t, t.*, db.t.*, ... (*wildcard: one had .*).
+SqlStatus Parser::ParseDeleteTargets(std::vector<TableName>* targets, bool* wildcard) {
+  for (;;) {
+    TableName t;
+    SQL_ASSIGN_OR_RETURN(t.name, Ident());
+    if (AcceptOp(".")) {
+      if (AcceptOp("*")) {
+        *wildcard = true;
+      } else {
+        t.schema = std::move(t.name);
+        SQL_ASSIGN_OR_RETURN(t.name, Ident());
+        if (AcceptOp(".")) {
+          SQL_RETURN_IF_ERROR(ExpectOp("*"));
+          *wildcard = true;
+        }
+      }
+    }
+    targets->push_back(std::move(t));
+    if (!AcceptOp(",")) return SqlStatus::OK();
+  }
+}
+
 // DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t [WHERE e] [ORDER BY ...] [LIMIT n]
+// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] t1[.*], ... FROM table_references [WHERE e]
+// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t1[.*], ... USING table_references [WHERE e]
 SqlResult<Statement> Parser::ParseDelete() {
   DeleteStmt del;
   Skip();
   if (AcceptKw("LOW_PRIORITY")) del.priority = WritePriority::kLow;
   AcceptKw("QUICK");
   if (AcceptKw("IGNORE")) del.ignore = true;
-  if (!IsKw("FROM")) {
-    if (AtIdent()) return NotSupported("multi-table DELETE");
-    return SyntaxError();
+  bool wildcard = false;
+  if (!AcceptKw("FROM")) {
+    SQL_RETURN_IF_ERROR(ParseDeleteTargets(&del.targets, &wildcard));
+    SQL_RETURN_IF_ERROR(ExpectKw("FROM"));
+    del.multi_table = true;
+  } else {
+    SQL_RETURN_IF_ERROR(ParseDeleteTargets(&del.targets, &wildcard));
+    if (!AcceptKw("USING")) {
+      if (wildcard || del.targets.size() != 1) return SyntaxError();
+      del.table = std::move(del.targets[0]);
+      del.targets.clear();
+    } else {
+      del.multi_table = true;
+    }
   }
-  Skip();
-  SQL_ASSIGN_OR_RETURN(del.table, QualifiedTable());
-  if (IsOp(",") || IsKw("USING") || IsKw("JOIN")) return NotSupported("multi-table DELETE");
+  if (del.multi_table) {
+    if (IsKw("DUAL")) return SyntaxError();
+    SelectStmt refs;
+    SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
+    del.table = std::move(*refs.from);
+    del.alias = std::move(refs.from_alias);
+    del.joins = std::move(refs.joins);
+    if (AcceptKw("WHERE")) {
+      SQL_ASSIGN_OR_RETURN(del.where, ParseExpr());
+    }
+    return Statement(std::move(del));  // ORDER BY and LIMIT: a syntax error, as MySQL's
+  }
+  if (IsOp(",") || IsKw("JOIN")) return SyntaxError();
   if (AcceptKw("AS") || AtIdent()) return NotSupported("table aliases in DELETE");
   if (AcceptKw("WHERE")) {
     SQL_ASSIGN_OR_RETURN(del.where, ParseExpr());

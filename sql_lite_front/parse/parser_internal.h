@@ -154,6 +154,7 @@ class Parser {
   SqlStatus ParseSelectItems(SelectStmt* s);
   SqlStatus ParseSelectFrom(SelectStmt* s);  // after FROM
   SqlStatus ParseTableAlias(std::string* alias);
+  SqlStatus ParseDeleteTargets(std::vector<TableName>* targets, bool* wildcard);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP
   SqlStatus ParseSelectLimit(SelectStmt* s);    // after LIMIT
   SqlStatus ParseRowLockClause(SelectStmt* s);  // FOR UPDATE, FOR SHARE, LOCK IN SHARE MODE

@@ -177,6 +177,16 @@ SqlResult<std::vector<Cell>> JoinStepRow(ExecContext& ctx, const JoinStep& s) {
   return row;
 }
 
+// EXPLAIN of an UPDATE or DELETE with subqueries is refused, as a SELECT's.
+template <typename Write>
+SqlStatus RefuseWriteSubqueries(const Write& stmt) {
+  bool any = false;
+  ForEachExprOf(stmt, [&](const Expr& e) { any = any || ContainsSubquery(e); });
+  if (!any) return SqlStatus::OK();
+  return SqlErr(kErNotSupportedYet,
+                "This version of minnow doesn't yet support 'EXPLAIN of subqueries'");
+}
+
 SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResult* r) {
   if (stmt.union_of != nullptr || HasSubquery(stmt))
     return SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support 'EXPLAIN of ",
@@ -265,10 +275,18 @@ SqlResult<StatementResult> ExecuteExplain(ExecContext& ctx, const ExplainStmt& s
   const Statement& s = stmt.statement;
   if (const auto* sel = std::get_if<SelectStmt>(&s)) {
     SQL_RETURN_IF_ERROR(ExplainSelect(ctx, *sel, &r));
+  } else if (const auto* upd = std::get_if<UpdateStmt>(&s); upd != nullptr && upd->multi_table()) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'EXPLAIN of a multi-table UPDATE'");
+  } else if (const auto* del = std::get_if<DeleteStmt>(&s); del != nullptr && del->multi_table) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'EXPLAIN of a multi-table DELETE'");
   } else if (const auto* upd = std::get_if<UpdateStmt>(&s)) {
+    SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*upd));
     SQL_RETURN_IF_ERROR(
         ExplainWrite(ctx, "UPDATE", upd->table, upd->where.get(), upd->order_by, &r));
   } else if (const auto* del = std::get_if<DeleteStmt>(&s)) {
+    SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*del));
     SQL_RETURN_IF_ERROR(
         ExplainWrite(ctx, "DELETE", del->table, del->where.get(), del->order_by, &r));
   } else if (const auto* ins = std::get_if<InsertStmt>(&s)) {

@@ -26,6 +26,7 @@
 #include "sql_lite_front/execute/exec_context.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/expr.h"
+#include "sql_lite_front/execute/multi_table_write.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/parser.h"
 #include "sql_lite_front/session/diagnostics.h"
@@ -62,7 +63,8 @@ class StatementRunner {
 
   SqlResult<StatementResult> Run(const Statement& stmt) {
     mdl_ = MetadataLocksFor(stmt);
-    table_locks_ = TableLockRequestsFor(stmt, s_->vars.low_priority_updates());
+    table_locks_ =
+        TableLockRequestsFor(stmt, s_->vars.low_priority_updates(), s_->engine->catalog.get());
     return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
   }
   // SqlSession::Describe: a SELECT bound outside any transaction.
@@ -97,12 +99,25 @@ class StatementRunner {
   }
   SqlResult<StatementResult> Dispatch(const UpdateStmt& st) {
     counts_->com_update++;
-    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    if (st.multi_table()) {
+      auto has_column = [&](const TableName& t, const std::string& column) {
+        std::shared_ptr<const OpenTable> table = s_->engine->catalog->Find(t.name);
+        return table != nullptr && table->def.FindColumn(column) >= 0;
+      };
+      SQL_RETURN_IF_ERROR(
+          CheckWritesLocked(FromTables(st.table, st.joins), UpdatedTables(st, has_column)));
+    } else {
+      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    }
     return InTransaction([&](ExecContext& ctx) { return ExecuteUpdate(ctx, st); });
   }
   SqlResult<StatementResult> Dispatch(const DeleteStmt& st) {
     counts_->com_delete++;
-    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    if (st.multi_table) {
+      SQL_RETURN_IF_ERROR(CheckWritesLocked(FromTables(st.table, st.joins), DeletedTables(st)));
+    } else {
+      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    }
     return InTransaction([&](ExecContext& ctx) { return ExecuteDelete(ctx, st); });
   }
   SqlResult<StatementResult> Dispatch(const std::unique_ptr<ExplainStmt>& st) {
@@ -567,6 +582,14 @@ class StatementRunner {
   }
 
   // Under LOCK TABLES a write needs the table locked for WRITE (MySQL's 1099/1100).
+  // A multi-table statement's written tables (`written` per FROM position), as above.
+  SqlStatus CheckWritesLocked(const std::vector<const TableName*>& tables,
+                              const std::vector<bool>& written) {
+    for (size_t t = 0; t < tables.size(); ++t) {
+      if (written[t]) SQL_RETURN_IF_ERROR(CheckWriteLocked(tables[t]->name));
+    }
+    return SqlStatus::OK();
+  }
   SqlStatus CheckWriteLocked(std::string_view table) {
     if (s_->locked_tables.empty()) return SqlStatus::OK();
     for (const auto& t : s_->locked_tables) {

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/execute/multi_table_write.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"  // EqualsNoCase, ToLowerAscii
 #include "sql_lite_front/session/session_state.h"
@@ -35,6 +36,7 @@ HeapLockType SelectLock(const SelectStmt& s, RowLockClause lock) {
 struct Collector {
   std::vector<TableLockRequest>* out;
   bool low_priority;
+  const TableCatalog* catalog;
   // UPDATE/DELETE: thd->update_lock_default, or the statement's LOW_PRIORITY.
   HeapLockType Write(WritePriority p) const {
     return low_priority || p == WritePriority::kLow ? HeapLockType::kWriteLowPriority
@@ -69,8 +71,36 @@ struct Collector {
       });
     }
   }
-  void operator()(const UpdateStmt& s) const { Add(s.table, Write(s.priority), out); }
-  void operator()(const DeleteStmt& s) const { Add(s.table, Write(s.priority), out); }
+  // The tables of a write's subqueries are read as a SELECT's.
+  template <typename Write>
+  void Subqueries(const Write& s) const {
+    ForEachExprOf(s, [&](const Expr& e) {
+      ForEachSubqueryBlock(e, [&](const SelectStmt& block) {
+        if (block.from.has_value()) Add(*block.from, SelectLock(block, block.lock), out);
+        for (const JoinedTable& j : block.joins) Add(j.table, SelectLock(block, j.lock), out);
+      });
+    });
+  }
+  void operator()(const UpdateStmt& s) const {
+    Subqueries(s);
+    if (!s.multi_table()) return Add(s.table, Write(s.priority), out);
+    auto has_column = [&](const TableName& t, const std::string& column) {
+      std::shared_ptr<const OpenTable> table = catalog == nullptr ? nullptr : catalog->Find(t.name);
+      return table != nullptr && table->def.FindColumn(column) >= 0;
+    };
+    MultiTable(FromTables(s.table, s.joins), UpdatedTables(s, has_column), s.priority);
+  }
+  void operator()(const DeleteStmt& s) const {
+    Subqueries(s);
+    if (!s.multi_table) return Add(s.table, Write(s.priority), out);
+    MultiTable(FromTables(s.table, s.joins), DeletedTables(s), s.priority);
+  }
+  // A multi-table UPDATE or DELETE: WRITE on the tables it writes, READ on the others.
+  void MultiTable(const std::vector<const TableName*>& tables, const std::vector<bool>& written,
+                  WritePriority p) const {
+    for (size_t t = 0; t < tables.size(); ++t)
+      Add(*tables[t], written[t] ? Write(p) : HeapLockType::kRead, out);
+  }
   // EXPLAIN opens and locks the tables as the statement it explains would.
   void operator()(const std::unique_ptr<ExplainStmt>& s) const { std::visit(*this, s->statement); }
   template <typename Other>
@@ -87,10 +117,10 @@ HeapLockType Stronger(HeapLockType a, HeapLockType b) {
 
 }  // namespace
 
-std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
-                                                   bool low_priority_updates) {
+std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt, bool low_priority_updates,
+                                                   const TableCatalog* catalog) {
   std::vector<TableLockRequest> out;
-  std::visit(Collector{&out, low_priority_updates}, stmt);
+  std::visit(Collector{&out, low_priority_updates, catalog}, stmt);
   std::sort(out.begin(), out.end(),
             [](const TableLockRequest& a, const TableLockRequest& b) { return a.table < b.table; });
   std::vector<TableLockRequest> merged;

@@ -11,6 +11,7 @@
 //   INSERT ... SELECT's source     READ_NO_INSERT (the same table as the target: WRITE)
 //   UPDATE, DELETE                 WRITE (WRITE_LOW_PRIORITY under low_priority_updates or
 //                                  with LOW_PRIORITY)
+//   multi-table UPDATE, DELETE     WRITE (as above) on the tables written, READ on the others
 //   EXPLAIN                        the explained statement's
 //   CHECK TABLE                    none here: READ_NO_INSERT on each table in turn, taken by
 //                                  its check (check_table.h)
@@ -43,10 +44,12 @@ struct TableLockRequest {
   HeapLockType type = HeapLockType::kRead;
 };
 
+class TableCatalog;
+
 // The locks `stmt` asks for, sorted by table, one per table (none for statements without
-// base tables).
-std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt,
-                                                   bool low_priority_updates);
+// base tables). `catalog` tells which table a multi-table UPDATE's unqualified column names.
+std::vector<TableLockRequest> TableLockRequestsFor(const Statement& stmt, bool low_priority_updates,
+                                                   const TableCatalog* catalog);
 
 // Takes `requests` for the session's statement into s->statement_table_locks (MyISAM tables;
 // InnoDB ones and names no table has are skipped: the statement reports 1146). On an error

@@ -737,6 +737,54 @@ TEST_CASE("UPDATE and DELETE", "[sql][parser]") {
   CHECK(d.limit == 10u);
 }
 
+TEST_CASE("multi-table UPDATE and DELETE", "[sql][parser]") {
+  Statement st = MustParse(
+      "UPDATE LOW_PRIORITY a AS x JOIN b ON b.id = x.id, c SET x.v = b.w, z = 1 "
+      "WHERE c.k = 2");
+  auto& u = As<UpdateStmt>(st);
+  CHECK(u.multi_table());
+  CHECK(u.priority == WritePriority::kLow);
+  CHECK(u.table.name == "a");
+  CHECK(u.alias == "x");
+  REQUIRE(u.joins.size() == 2);
+  CHECK(u.joins[0].table.name == "b");
+  CHECK(u.joins[0].on != nullptr);
+  CHECK(u.joins[1].comma);
+  REQUIRE(u.assignments.size() == 2);
+  CHECK(u.assignments[0].table == "x");
+  CHECK(u.assignments[0].column == "v");
+  CHECK(u.assignments[1].table.empty());
+  CHECK(u.where != nullptr);
+  CHECK(MustFail("UPDATE a JOIN b ON b.id = a.id SET a.v = 1 ORDER BY a.v").code == kErWrongUsage);
+  CHECK(MustFail("UPDATE a, b SET a.v = 1 LIMIT 1").code == kErWrongUsage);
+  CHECK(MustFail("UPDATE a AS x SET x.v = 1").message == NotSupported("table aliases in UPDATE"));
+
+  st = MustParse("DELETE QUICK a.*, test.b FROM a JOIN b ON b.id = a.id WHERE a.v > 1");
+  auto& d = As<DeleteStmt>(st);
+  CHECK(d.multi_table);
+  REQUIRE(d.targets.size() == 2);
+  CHECK(d.targets[0].name == "a");
+  CHECK(d.targets[1].schema == "test");
+  CHECK(d.targets[1].name == "b");
+  CHECK(d.table.name == "a");
+  REQUIRE(d.joins.size() == 1);
+  CHECK(d.where != nullptr);
+
+  st = MustParse("DELETE FROM x USING a AS x LEFT JOIN b ON b.id = x.id");
+  auto& d2 = As<DeleteStmt>(st);
+  CHECK(d2.multi_table);
+  REQUIRE(d2.targets.size() == 1);
+  CHECK(d2.targets[0].name == "x");
+  CHECK(d2.alias == "x");
+  CHECK(d2.joins[0].kind == JoinedTable::Kind::kLeft);
+
+  st = MustParse("DELETE FROM a WHERE v = 1");
+  CHECK_FALSE(As<DeleteStmt>(st).multi_table);
+  CHECK(MustFail("DELETE a FROM a JOIN b ON b.id = a.id LIMIT 1").code == kErParse);
+  CHECK(MustFail("DELETE FROM a.* WHERE v = 1").code == kErParse);
+  CHECK(MustFail("DELETE FROM a, b WHERE v = 1").code == kErParse);
+}
+
 TEST_CASE("SELECT's clauses and expression precedence", "[sql][parser]") {
   Statement st = MustParse(
       "SELECT a, b AS bee FROM t WHERE a >= 1 AND (b < 'x' OR b IS NULL) AND c NOT LIKE 'p%' "

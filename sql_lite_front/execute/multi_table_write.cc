@@ -1,0 +1,355 @@
+// Multi-table UPDATE and DELETE (multi_table_write.h).
+
+#include "sql_lite_front/execute/multi_table_write.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/parse/ast_walk.h"
+#include "sql_lite_front/parse/lexer.h"
+
+namespace minnow::sql {
+namespace {
+
+// The statement's tables and WHERE as a SELECT's join (each table's lock set by the caller).
+SelectStmt JoinQuery(const TableName& table, const std::string& alias,
+                     const std::vector<JoinedTable>& joins, const ExprPtr& where) {
+  SelectStmt q;
+  q.from = table;
+  q.from_alias = alias;
+  for (const JoinedTable& j : joins) {
+    JoinedTable c;
+    c.kind = j.kind;
+    c.comma = j.comma;
+    c.table = j.table;
+    c.alias = j.alias;
+    if (j.on != nullptr) c.on = CloneExpr(*j.on);
+    c.using_columns = j.using_columns;
+    q.joins.push_back(std::move(c));
+  }
+  if (where != nullptr) q.where = CloneExpr(*where);
+  return q;
+}
+
+// The name a FROM table is known by: its alias, or its name.
+const std::string& AsNamed(const TableName& t, const std::string& alias) {
+  return alias.empty() ? t.name : alias;
+}
+
+std::vector<std::string> AsNamedAll(const TableName& table, const std::string& alias,
+                                    const std::vector<JoinedTable>& joins) {
+  std::vector<std::string> out{AsNamed(table, alias)};
+  for (const JoinedTable& j : joins) out.push_back(AsNamed(j.table, j.alias));
+  return out;
+}
+
+// FROM position `t`'s locks: exclusive for a target, shared for a table only read.
+void SetLock(SelectStmt* q, size_t t, bool target) {
+  const RowLockClause lock = target ? RowLockClause::kUpdate : RowLockClause::kShare;
+  if (t == 0) {
+    q->lock = lock;
+  } else {
+    q->joins[t - 1].lock = lock;
+  }
+}
+
+// A joined table being written: its FROM position, where its columns are and its engine.
+struct TargetTable {
+  size_t position = 0;
+  const OpenTable* table = nullptr;
+  size_t first = 0, count = 0;
+  std::unique_ptr<TableEngine> engine;
+};
+
+// One row to write: a target's row (its reference, its columns before and after).
+struct RowChange {
+  size_t target = 0;  // index into the targets
+  std::string ref;
+  Row old_row, new_row;
+};
+
+Row Slice(const Row& joined, size_t first, size_t count) {
+  return Row(joined.begin() + static_cast<std::ptrdiff_t>(first),
+             joined.begin() + static_cast<std::ptrdiff_t>(first + count));
+}
+
+// Marks every column of the target tables needed (the whole row is rewritten), plans the join
+// and makes each target's engine.
+SqlStatus PlanTargets(ExecContext& ctx, const SelectStmt& q, PreparedSelect* p,
+                      std::vector<TargetTable>* targets) {
+  for (TargetTable& t : *targets) {
+    const BindScope::JoinTable& jt = p->scope.join_tables[t.position];
+    t.first = jt.first;
+    t.count = jt.count;
+    t.table = p->join->from_tables[t.position].get();
+    for (size_t c = jt.first; c < jt.first + jt.count; ++c) p->scope.used[c] = true;
+  }
+  SQL_RETURN_IF_ERROR(PlanJoin(ctx, q, p));
+  for (TargetTable& t : *targets) t.engine = OpenEngine(ctx, *t.table);
+  return SqlStatus::OK();
+}
+
+// The statement's subqueries (PrepareWriteSubqueries: 1093 for a target table, share reads);
+// q's WHERE and ON clauses get their results as literals, for the join's planner.
+SqlStatus PrepareSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
+                            const std::vector<TargetTable>& targets, const PreparedSelect& p,
+                            SelectStmt* q) {
+  std::vector<std::pair<std::string, std::string>> written;
+  for (const TargetTable& t : targets) {
+    written.emplace_back(p.join->from_tables[t.position]->def.name, p.join->as_named[t.position]);
+  }
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, written, LockMode::kShare));
+  if (ctx.subqueries == nullptr) return SqlStatus::OK();
+  auto resolve = [&](ExprPtr* e) -> SqlStatus {
+    if (*e == nullptr || !ContainsSubquery(**e)) return SqlStatus::OK();
+    SQL_ASSIGN_OR_RETURN(*e, ctx.subqueries->ResolveTree(ctx, **e, p.scope));
+    return SqlStatus::OK();
+  };
+  SQL_RETURN_IF_ERROR(resolve(&q->where));
+  for (JoinedTable& j : q->joins) SQL_RETURN_IF_ERROR(resolve(&j.on));
+  return SqlStatus::OK();
+}
+
+// The FROM position whose columns hold joined-row column `c`.
+size_t PositionOf(const BindScope& scope, size_t c) {
+  size_t t = 0;
+  while (c >= scope.join_tables[t].first + scope.join_tables[t].count) ++t;
+  return t;
+}
+
+}  // namespace
+
+std::vector<const TableName*> FromTables(const TableName& table,
+                                         const std::vector<JoinedTable>& joins) {
+  std::vector<const TableName*> out{&table};
+  for (const JoinedTable& j : joins) out.push_back(&j.table);
+  return out;
+}
+
+std::vector<bool> UpdatedTables(
+    const UpdateStmt& stmt,
+    const std::function<bool(const TableName&, const std::string&)>& has_column) {
+  const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
+  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  std::vector<bool> out(tables.size(), false);
+  for (const Assignment& a : stmt.assignments) {
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const bool named =
+          a.table.empty() ? has_column(*tables[t], a.column) : EqualsNoCase(a.table, names[t]);
+      if (!named) continue;
+      out[t] = true;
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<bool> DeletedTables(const DeleteStmt& stmt) {
+  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  std::vector<bool> out(names.size(), false);
+  for (const TableName& target : stmt.targets) {
+    for (size_t t = 0; t < names.size(); ++t) {
+      if (EqualsNoCase(target.name, names[t])) out[t] = true;
+    }
+  }
+  return out;
+}
+
+SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt) {
+  SelectStmt q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  PreparedSelect p;
+  SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
+  BindScope& scope = p.scope;
+  // Each assignment's column, resolved as MySQL's field list (1054, 1052), and its value.
+  struct Set {
+    size_t target = 0;  // index into targets
+    uint32_t column = 0;
+    BoundExpr value;
+  };
+  std::vector<TargetTable> targets;
+  std::vector<Set> sets;
+  for (const Assignment& a : stmt.assignments) {
+    Expr col;
+    col.kind = Expr::Kind::kColumn;
+    col.table = a.table;
+    col.name = a.column;
+    SQL_ASSIGN_OR_RETURN(size_t c, ResolveJoinColumn(col, scope, "field list"));
+    const size_t pos = PositionOf(scope, c);
+    size_t k = 0;
+    while (k < targets.size() && targets[k].position != pos) ++k;
+    if (k == targets.size()) {
+      targets.emplace_back();
+      targets.back().position = pos;
+    }
+    Set s;
+    s.target = k;
+    s.column = static_cast<uint32_t>(c - scope.join_tables[pos].first);
+    sets.push_back(std::move(s));
+  }
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareSubqueries(ctx, exprs, targets, p, &q));
+  for (size_t i = 0; i < sets.size(); ++i) {
+    SQL_ASSIGN_OR_RETURN(sets[i].value,
+                         BindExpr(*stmt.assignments[i].value, scope, ctx, "field list"));
+  }
+  // One table updated under two names: MySQL refuses a primary key change (1706).
+  for (size_t i = 0; i < targets.size(); ++i) {
+    for (size_t j = i + 1; j < targets.size(); ++j) {
+      const TableDef& a = p.join->from_tables[targets[i].position]->def;
+      const TableDef& b = p.join->from_tables[targets[j].position]->def;
+      if (!EqualsNoCase(a.name, b.name)) continue;
+      for (const Set& s : sets) {
+        if ((s.target == i || s.target == j) && a.IsPrimaryKeyColumn(s.column)) {
+          return SqlErr(kErMultiUpdateKeyConflict,
+                        "Primary key/partition key update is not allowed since the table is "
+                        "updated both as '",
+                        p.join->as_named[targets[i].position], "' and '",
+                        p.join->as_named[targets[j].position], "'.");
+        }
+      }
+      return SqlErr(kErNotSupportedYet,
+                    "This version of minnow doesn't yet support 'updating a table under two "
+                    "names'");
+    }
+  }
+  for (size_t t = 0; t < p.join->from_tables.size(); ++t) {
+    bool target = false;
+    for (const TargetTable& tt : targets) target = target || tt.position == t;
+    SetLock(&q, t, target);
+  }
+  SQL_RETURN_IF_ERROR(PlanTargets(ctx, q, &p, &targets));
+
+  EvalState st;
+  SeedEvalState(&st);
+  std::vector<SqlWarning> warnings;
+  std::vector<std::string> refs;
+  std::vector<std::set<std::string>> met(targets.size());
+  std::vector<RowChange> changes;
+  // The values are converted as the first row's write would convert them: all are before any
+  // row is written.
+  SQL_RETURN_IF_ERROR(RunJoin(
+      ctx, *p.join, st,
+      [&](Row& row) -> SqlResult<bool> {
+        Row assigned;  // the joined row with the assignments made so far
+        for (size_t k = 0; k < targets.size(); ++k) {
+          const TargetTable& t = targets[k];
+          const std::string& ref = refs[t.position];
+          if (ref.empty() || !met[k].insert(ref).second) continue;
+          if (assigned.empty()) assigned = row;
+          const TableDef& def = t.table->def;
+          const StoreRules rules = WriteRules(ctx, def, stmt.ignore, false, &warnings);
+          for (const Set& s : sets) {
+            if (s.target != k) continue;
+            Value v = Eval(s.value, assigned, st);
+            SQL_RETURN_IF_ERROR(EvalError(st));
+            for (SqlWarning& w : st.warnings) warnings.push_back(std::move(w));
+            st.warnings.clear();
+            SQL_ASSIGN_OR_RETURN(
+                assigned[t.first + s.column],
+                CoerceToColumn(def.columns[s.column], v, changes.size() + 1, rules));
+          }
+          changes.push_back(
+              {k, ref, Slice(row, t.first, t.count), Slice(assigned, t.first, t.count)});
+        }
+        return true;
+      },
+      &refs));
+  uint64_t changed = 0, progress = 0;
+  for (const RowChange& c : changes) {
+    TargetTable& t = targets[c.target];
+    const int auto_col = t.table->def.AutoIncrementColumn();
+    if (auto_col >= 0 && !(c.new_row[auto_col] == c.old_row[auto_col])) {
+      const Value& v = c.new_row[auto_col];
+      if (v.is_int() && v.as_int() > 0) {
+        LatchGuard g(t.table->counters->latch);
+        const uint64_t next = static_cast<uint64_t>(v.as_int()) + 1;
+        if (next > t.table->counters->next_auto_inc) t.table->counters->next_auto_inc = next;
+      }
+    }
+    if (c.new_row == c.old_row) continue;
+    if (SqlStatus s = t.engine->Update(c.ref, c.old_row, c.new_row); !s.ok()) {
+      if (!stmt.ignore || s.error().code != kErDupEntry) return s;
+      warnings.push_back({"Warning", kErDupEntry, s.error().message});
+      continue;
+    }
+    ++changed;
+    ++ctx.counts->handler_update;
+    ++ctx.counts->innodb_rows_updated;
+    SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
+  }
+  StatementResult r;
+  r.affected_rows = changed;
+  r.info = "Rows matched: " + std::to_string(changes.size()) +
+           "  Changed: " + std::to_string(changed) +
+           "  Warnings: " + std::to_string(warnings.size());
+  r.warnings = std::move(warnings);
+  return r;
+}
+
+SqlResult<StatementResult> ExecuteMultiDelete(ExecContext& ctx, const DeleteStmt& stmt) {
+  SelectStmt q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  PreparedSelect p;
+  SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
+  // The delete list names FROM's tables by alias, or by name when not aliased (1109).
+  std::vector<TargetTable> targets;
+  for (const TableName& name : stmt.targets) {
+    size_t pos = 0;
+    const size_t n = p.join->as_named.size();
+    const bool other_schema = !name.schema.empty() && !EqualsNoCase(name.schema, kSchemaName);
+    while (pos < n && !EqualsNoCase(p.join->as_named[pos], name.name)) ++pos;
+    if (pos == n || other_schema)
+      return SqlErr(kErUnknownTable, "Unknown table '", name.name, "' in MULTI DELETE");
+    for (const TargetTable& t : targets) {
+      if (t.position == pos)
+        return SqlErr(kErNonUniqTable, "Not unique table/alias: '", name.name, "'");
+    }
+    targets.emplace_back();
+    targets.back().position = pos;
+  }
+  for (size_t t = 0; t < p.join->from_tables.size(); ++t) {
+    bool target = false;
+    for (const TargetTable& tt : targets) target = target || tt.position == t;
+    SetLock(&q, t, target);
+  }
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareSubqueries(ctx, exprs, targets, p, &q));
+  SQL_RETURN_IF_ERROR(PlanTargets(ctx, q, &p, &targets));
+
+  EvalState st;
+  SeedEvalState(&st);
+  std::vector<std::string> refs;
+  // A row is deleted once, also when two names of one table meet it.
+  std::set<std::pair<std::string, std::string>> met;  // (table, ref)
+  std::vector<RowChange> changes;
+  SQL_RETURN_IF_ERROR(RunJoin(
+      ctx, *p.join, st,
+      [&](Row& row) -> SqlResult<bool> {
+        for (size_t k = 0; k < targets.size(); ++k) {
+          const TargetTable& t = targets[k];
+          const std::string& ref = refs[t.position];
+          if (ref.empty() || !met.insert({ToLowerAscii(t.table->def.name), ref}).second) continue;
+          changes.push_back({k, ref, Slice(row, t.first, t.count), {}});
+        }
+        return true;
+      },
+      &refs));
+  uint64_t progress = 0;
+  for (const RowChange& c : changes) {
+    SQL_RETURN_IF_ERROR(targets[c.target].engine->Delete(c.ref, c.old_row));
+    ++ctx.counts->handler_delete;
+    ++ctx.counts->innodb_rows_deleted;
+    SQL_RETURN_IF_ERROR(CountProgress(ctx, &progress));
+  }
+  StatementResult r;
+  r.affected_rows = changes.size();
+  r.warnings = std::move(st.warnings);
+  return r;
+}
+
+}  // namespace minnow::sql
