@@ -42,8 +42,11 @@ void Connection::RenewSession() {
   statements_.clear();
 }
 
+// The current database stays, as MySQL's COM_RESET_CONNECTION keeps it.
 void Connection::ResetConnection() {
+  const std::string database = session_ != nullptr ? session_->database() : "";
   RenewSession();
+  session_->set_database(database);
   Append(BuildOk(OkInfo{.status = StatusFlags()}));
 }
 

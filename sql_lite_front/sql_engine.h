@@ -110,6 +110,11 @@ class SqlSession {
   SqlStatus CommitImplicitly();
   // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
   void set_user(std::string user);
+  // The current database (USE; DATABASE()), empty when none is selected. Any thread.
+  std::string database() const;
+  // Makes `database` current as it is, without USE's check (minnowd's reset keeps the one the
+  // old session had); empty: none. The session's thread only.
+  void set_database(std::string database);
 
  private:
   friend class SqlEngine;

@@ -21,6 +21,7 @@ const char* SqlState(ErrorCode code) {
     case kErBadNull:
       return "23000";
     case kErBadDb:
+    case kErWrongDbName:
     case kErWrongFieldSpec:
     case kErInvalidDefault:
     case kErCantRemoveAllFields:
@@ -62,6 +63,8 @@ const char* SqlState(ErrorCode code) {
       return "21000";
     case kErSpFetchNoData:
       return "02000";
+    case kErNoDb:
+      return "3D000";
     case kErDupFieldName:
       return "42S21";
     case kErBadField:

@@ -16,6 +16,9 @@ namespace minnow::sql {
 // MySQL's error numbers (include/mysqld_error.h) that minnow returns.
 enum ErrorCode : uint16_t {
   kHaErrUnsupported = 138,          // HY000 (a handler error, shown as a warning's code)
+  kErDbCreateExists = 1007,         // HY000 Can't create database '%s'; database exists
+  kErDbDropExists = 1008,           // HY000 Can't drop database '%s'; database doesn't exist
+  kErNoDb = 1046,                   // 3D000 No database selected
   kErBadDb = 1049,                  // 42000 Unknown database '%s'
   kErTableExists = 1050,            // 42S01 Table '%s' already exists
   kErBadTable = 1051,               // 42S02 Unknown table '%s'
@@ -39,6 +42,7 @@ enum ErrorCode : uint16_t {
   kErTableNotLockedForWrite =
       1099,                  // HY000 Table '%s' was locked with a READ lock and can't be updated
   kErTableNotLocked = 1100,  // HY000 Table '%s' was not locked with LOCK TABLES
+  kErWrongDbName = 1102,     // 42000 Incorrect database name '%s'
   kErWrongTableName = 1103,  // 42000 Incorrect table name '%s'
   kErUnknownError =
       1105,  // HY000 Unknown error (minnow: an internal or I/O error, said in the message)

@@ -33,7 +33,7 @@ class CheckTransaction {
 
   // Begins it and takes the shared metadata lock on `table` (1205 after lock_wait_timeout,
   // 1317 when cancelled).
-  SqlStatus Begin(std::string_view table) {
+  SqlStatus Begin(const TableName& table) {
     TransactionOptions opts;
     opts.isolation = IsolationLevel::kRepeatableRead;  // one read view for all the counts
     opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
@@ -72,7 +72,7 @@ class TableChecker {
 
   // Checks `table` (named `name` in the statement), reading in `txn` (isolation
   // `isolation`). Errors that end the statement (1317, a closed database) are returned.
-  SqlResult<Outcome> Check(const std::string& name, const OpenTable& table, Transaction* txn,
+  SqlResult<Outcome> Check(const TableName& name, const OpenTable& table, Transaction* txn,
                            IsolationLevel isolation) {
     name_ = &name;
     if (stmt_.for_upgrade) return Outcome::kOk;
@@ -145,7 +145,7 @@ class TableChecker {
   // WRITE), else one taken for the check.
   SqlResult<Outcome> CheckHeapTable(const OpenTable& table) {
     SessionState* s = ctx_.session;
-    const HeapTableLock* held = HeldTableLock(*s, table.def.name);
+    const HeapTableLock* held = HeldTableLock(*s, TableKey(NameOf(table.def)));
     HeapTableLock own;
     if (held == nullptr || !ExcludesWriters(held->type())) {
       HeapLockOptions options;
@@ -170,7 +170,7 @@ class TableChecker {
   ExecContext& ctx_;
   const CheckTableStmt& stmt_;
   AdminResult* const out_;
-  const std::string* name_ = nullptr;
+  const TableName* name_ = nullptr;
 };
 
 // The LOCK TABLES entry for `name`, or null.
@@ -184,21 +184,21 @@ const SessionState::LockedTable* LockedEntry(const SessionState& s, std::string_
 // The loop of CHECK and ANALYZE (check_table.h): each table in turn, under its locks, handed
 // to `run` (name, table, transaction, isolation) -> Outcome; the status row follows.
 template <typename Run>
-SqlResult<StatementResult> ForEachTable(ExecContext& ctx, const std::vector<std::string>& tables,
+SqlResult<StatementResult> ForEachTable(ExecContext& ctx, const std::vector<TableName>& tables,
                                         AdminResult* result, Run run) {
   SessionState* s = ctx.session;
   if (s->kv_session == nullptr) return SqlErr(kErUnknownError, "the database is closed");
   const bool locked_tables = !s->locked_tables.empty();
-  for (const std::string& name : tables) {
+  for (const TableName& name : tables) {
     SQL_RETURN_IF_ERROR(ctx.CheckCancel());
     CheckTransaction own(s);
     Transaction* txn = s->txn.get();
     IsolationLevel isolation = s->txn_isolation;
     if (locked_tables) {
       // The tables' metadata and table locks are LOCK TABLES' (MySQL opens only those).
-      if (LockedEntry(*s, name) == nullptr) {
-        result->AddFailed(
-            name, SqlErr(kErTableNotLocked, "Table '", name, "' was not locked with LOCK TABLES"));
+      if (LockedEntry(*s, TableKey(name)) == nullptr) {
+        result->AddFailed(name, SqlErr(kErTableNotLocked, "Table '", name.name,
+                                       "' was not locked with LOCK TABLES"));
         continue;
       }
     } else {
@@ -230,10 +230,10 @@ SqlResult<StatementResult> ForEachTable(ExecContext& ctx, const std::vector<std:
 
 // ANALYZE of a MyISAM table: under a lock that keeps writers out (MySQL's TL_READ_NO_INSERT),
 // LOCK TABLES' own when it does; then nothing to recompute, as minnow keeps no key statistics.
-SqlResult<Outcome> AnalyzeHeapTable(ExecContext& ctx, const std::string& name,
-                                    const OpenTable& table, AdminResult* out) {
+SqlResult<Outcome> AnalyzeHeapTable(ExecContext& ctx, const TableName& name, const OpenTable& table,
+                                    AdminResult* out) {
   SessionState* s = ctx.session;
-  const HeapTableLock* held = HeldTableLock(*s, table.def.name);
+  const HeapTableLock* held = HeldTableLock(*s, TableKey(NameOf(table.def)));
   if (held != nullptr && ExcludesWriters(held->type())) return Outcome::kNotImplemented;
   HeapLockOptions options;
   options.type = HeapLockType::kReadNoInsert;
@@ -252,7 +252,7 @@ SqlResult<StatementResult> ExecuteCheckTable(ExecContext& ctx, const CheckTableS
   TableChecker checker(ctx, stmt, &result);
   return ForEachTable(
       ctx, stmt.tables, &result,
-      [&](const std::string& name, const OpenTable& table, Transaction* txn,
+      [&](const TableName& name, const OpenTable& table, Transaction* txn,
           IsolationLevel isolation) { return checker.Check(name, table, txn, isolation); });
 }
 
@@ -260,7 +260,7 @@ SqlResult<StatementResult> ExecuteAnalyzeTable(ExecContext& ctx, const AnalyzeTa
   AdminResult result("analyze");
   return ForEachTable(
       ctx, stmt.tables, &result,
-      [&](const std::string& name, const OpenTable& table, Transaction*,
+      [&](const TableName& name, const OpenTable& table, Transaction*,
           IsolationLevel) -> SqlResult<Outcome> {
         if (table.def.table_locking()) return AnalyzeHeapTable(ctx, name, table, &result);
         return Outcome::kNotImplemented;  // no statistics: SHOW TABLE STATUS counts live

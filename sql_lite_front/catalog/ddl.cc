@@ -22,6 +22,13 @@ bool IsTableName(std::string_view name) {
   return true;
 }
 
+// True if the options name a CHARSET or a COLLATE.
+bool HasCharsetOption(const TableOptions& options) {
+  for (const auto& [name, value] : options)
+    if (name == "CHARSET" || name == "COLLATE") return true;
+  return false;
+}
+
 // Every column copied as it is (OPTIMIZE, TRUNCATE).
 ColumnMapping IdentityMapping(const TableDef& def) {
   ColumnMapping m;
@@ -81,22 +88,24 @@ SqlResult<StatementResult> RebuildHeapTable(ExecContext& ctx, const OpenTable& t
 
 SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTableStmt& stmt) {
   StatementResult result;
-  if (!IsTableName(stmt.name))
-    return SqlErr(kErWrongTableName, "Incorrect table name '", stmt.name, "'");
+  const std::string& name = stmt.name.name;
+  if (!IsTableName(name)) return SqlErr(kErWrongTableName, "Incorrect table name '", name, "'");
+  std::optional<DatabaseDef> database = ctx.catalog->FindDatabase(stmt.name.schema);
+  if (!database.has_value()) return SqlErr(kErBadDb, "Unknown database '", stmt.name.schema, "'");
   std::shared_ptr<const OpenTable> like;
-  if (!stmt.like.empty()) {  // MySQL opens the source first: its errors come before 1050's
-    if (EqualsNoCase(stmt.like, stmt.name))
-      return SqlErr(kErNonUniqTable, "Not unique table/alias: '", stmt.name, "'");
+  if (!stmt.like.name.empty()) {  // MySQL opens the source first: its errors come before 1050's
+    if (SameTable(stmt.like, stmt.name))
+      return SqlErr(kErNonUniqTable, "Not unique table/alias: '", name, "'");
     like = ctx.catalog->Find(stmt.like);
     if (like == nullptr) return NoSuchTable(stmt.like);
   }
   if (ctx.catalog->Find(stmt.name) != nullptr) {
     if (stmt.if_not_exists) {
       result.warnings.push_back(
-          SqlWarning{"Note", kErTableExists, "Table '" + stmt.name + "' already exists"});
+          SqlWarning{"Note", kErTableExists, "Table '" + name + "' already exists"});
       return result;
     }
-    return SqlErr(kErTableExists, "Table '", stmt.name, "' already exists");
+    return SqlErr(kErTableExists, "Table '", name, "' already exists");
   }
   if (stmt.as_select != nullptr) {
     return SqlErr(kErNotSupportedYet,
@@ -108,8 +117,16 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
     // resets it for the copy).
     d = DraftOf(like->def);
     d.options.auto_increment_start = 1;
+  } else if (!HasCharsetOption(stmt.options)) {
+    // The database's defaults, as MySQL's: its charset, and its collation unless that is the
+    // charset's default (which the table leaves unnamed).
+    d.options.charset = database->charset;
+    const Collation* dflt = DefaultCollation(database->charset);
+    d.options.collation =
+        dflt != nullptr && EqualsNoCase(dflt->name, database->collation) ? "" : database->collation;
   }
-  d.name = stmt.name;
+  d.name = name;
+  d.options.schema = database->name;
   d.creating = true;
   d.substitute_engine = SubstitutesEngine(ctx);
   for (const ColumnSpec& spec : stmt.columns) {
@@ -126,7 +143,7 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
   if (!st.ok()) {
     if (st.error().code == kErTableExists && stmt.if_not_exists) {  // created meanwhile
       result.warnings.push_back(
-          SqlWarning{"Note", kErTableExists, "Table '" + stmt.name + "' already exists"});
+          SqlWarning{"Note", kErTableExists, "Table '" + name + "' already exists"});
       return result;
     }
     return st.error();
@@ -138,9 +155,9 @@ SqlResult<StatementResult> ExecuteDropTable(ExecContext& ctx, const DropTableStm
   StatementResult result;
   // MySQL names every missing table in one error, and then drops none of them.
   std::string missing;
-  for (const std::string& name : stmt.names) {
+  for (const TableName& name : stmt.names) {
     if (ctx.catalog->Find(name) != nullptr) continue;
-    std::string full = std::string(kSchemaName) + "." + name;
+    std::string full = QualifiedName(name);
     if (stmt.if_exists) {
       result.warnings.push_back(SqlWarning{"Note", kErBadTable, "Unknown table '" + full + "'"});
     } else {
@@ -148,7 +165,7 @@ SqlResult<StatementResult> ExecuteDropTable(ExecContext& ctx, const DropTableStm
     }
   }
   if (!missing.empty()) return SqlErr(kErBadTable, "Unknown table '", missing, "'");
-  for (const std::string& name : stmt.names) {
+  for (const TableName& name : stmt.names) {
     SqlStatus st = ctx.catalog->DropTable(name);
     if (!st.ok() && !(stmt.if_exists && st.error().code == kErBadTable)) return st.error();
   }
@@ -174,19 +191,18 @@ AdminResult::AdminResult(std::string_view op) : op_(op) {
   result_.columns = {"Table", "Op", "Msg_type", "Msg_text"};
 }
 
-void AdminResult::Add(std::string_view table, std::string_view msg_type, std::string msg_text) {
-  result_.rows.push_back({std::string(kSchemaName) + "." + std::string(table), op_,
-                          std::string(msg_type), std::move(msg_text)});
+void AdminResult::Add(const TableName& table, std::string_view msg_type, std::string msg_text) {
+  result_.rows.push_back({QualifiedName(table), op_, std::string(msg_type), std::move(msg_text)});
 }
 
-void AdminResult::AddFailed(std::string_view table, const SqlError& error) {
+void AdminResult::AddFailed(const TableName& table, const SqlError& error) {
   Add(table, "Error", error.message);
   Add(table, "status", "Operation failed");
 }
 
 SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt) {
   AdminResult result("optimize");
-  for (const std::string& name : stmt.tables) {
+  for (const TableName& name : stmt.tables) {
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) {
       result.AddFailed(name, NoSuchTable(name));

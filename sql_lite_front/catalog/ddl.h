@@ -41,6 +41,13 @@ SqlResult<StatementResult> ExecuteRenameTable(ExecContext& ctx, const RenameTabl
 // Table | Op | Msg_type | Msg_text, as MySQL prints OPTIMIZE on InnoDB ("Table does not support
 // optimize, doing recreate + analyze instead", then "OK").
 SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTableStmt& stmt);
+// CREATE DATABASE: 1 row affected; 1007 if it exists (a note with IF NOT EXISTS); a CHARACTER
+// SET / COLLATE is checked as a table's (1115, 1273, 1253, 1235) and becomes the default of
+// the tables made in it. DROP DATABASE: its tables of both engines and the database, all or
+// nothing (TableCatalog::DropDatabase); affected rows: the tables dropped; 1008 if missing (a
+// note with IF EXISTS).
+SqlResult<StatementResult> ExecuteCreateDatabase(ExecContext& ctx, const CreateDatabaseStmt& stmt);
+SqlResult<StatementResult> ExecuteDropDatabase(ExecContext& ctx, const DropDatabaseStmt& stmt);
 
 // SHOW TABLES, SHOW TABLE STATUS (Rows, Avg_row_length, Data_length, Index_length, Data_free,
 // Auto_increment, Create_time from live counts: Database::InspectKeyspace), SHOW CREATE TABLE,

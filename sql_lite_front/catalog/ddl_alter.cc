@@ -286,7 +286,7 @@ SqlResult<StatementResult> AlterActions(ExecContext& ctx, const AlterTableStmt& 
   NameKeyspaces(*ctx.catalog, &def);
   SQL_ASSIGN_OR_RETURN(uint64_t rows, CopyTable(ctx, *table, def, mapping, false));
   if (d.auto_increment_set) {
-    if (auto t = ctx.catalog->Find(def.name); t != nullptr) {
+    if (auto t = ctx.catalog->Find(NameOf(def)); t != nullptr) {
       LatchGuard g(t->counters->latch);
       // InnoDB: the counter moves up to AUTO_INCREMENT=, never below the rows' max + 1.
       t->counters->next_auto_inc = std::max(t->counters->next_auto_inc, def.auto_increment_start);
@@ -302,11 +302,13 @@ SqlResult<StatementResult> AlterActions(ExecContext& ctx, const AlterTableStmt& 
 SqlResult<StatementResult> ExecuteAlterTable(ExecContext& ctx, const AlterTableStmt& stmt) {
   auto table = ctx.catalog->Find(stmt.table);
   if (table == nullptr) return NoSuchTable(stmt.table);
-  if (stmt.rename_to.empty()) return AlterActions(ctx, stmt, std::move(table));
+  if (stmt.rename_to.name.empty()) return AlterActions(ctx, stmt, std::move(table));
   // RENAME TO its own name (in any case) changes nothing, as in MySQL.
-  const bool same_name = EqualsNoCase(stmt.rename_to, table->def.name);
+  const bool same_name = SameTable(stmt.rename_to, NameOf(table->def));
+  if (!same_name && !ctx.catalog->FindDatabase(stmt.rename_to.schema).has_value())
+    return SqlErr(kErBadDb, "Unknown database '", stmt.rename_to.schema, "'");
   if (!same_name && ctx.catalog->Find(stmt.rename_to) != nullptr)
-    return SqlErr(kErTableExists, "Table '", stmt.rename_to, "' already exists");
+    return SqlErr(kErTableExists, "Table '", stmt.rename_to.name, "' already exists");
   StatementResult result;
   // A RENAME alone moves no row, whatever ALGORITHM= says, unless it asks for a copy.
   if (!stmt.actions.empty() || stmt.algorithm == "COPY") {

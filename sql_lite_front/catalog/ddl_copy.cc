@@ -309,7 +309,7 @@ class Rebuild {
 // After the switch: a table with new rows numbers on after them.
 void CarryCounters(TableCatalog* catalog, const TableDef& def, bool truncate, uint64_t rows,
                    uint64_t max_auto) {
-  auto found = catalog->Find(def.name);
+  auto found = catalog->Find(NameOf(def));
   if (found == nullptr) return;
   LatchGuard g(found->counters->latch);
   TableCounters& c = *found->counters;

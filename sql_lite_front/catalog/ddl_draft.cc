@@ -67,8 +67,8 @@ uint64_t MaxKeyColumnBytes(const ColumnDef& c) {
 
 }  // namespace
 
-SqlError NoSuchTable(std::string_view name) {
-  return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", name, "' doesn't exist");
+SqlError NoSuchTable(const TableName& name) {
+  return SqlErr(kErNoSuchTable, "Table '", QualifiedName(name), "' doesn't exist");
 }
 
 std::string RecordsInfo(uint64_t records, size_t warnings) {

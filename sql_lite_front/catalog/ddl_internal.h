@@ -98,7 +98,7 @@ SqlStatus BuildIndex(ExecContext& ctx, const OpenTable& old, const TableDef& def
 TransactionOptions DdlTransactionOptions(const ExecContext& ctx);
 
 // 1146 "Table 'test.x' doesn't exist".
-SqlError NoSuchTable(std::string_view name);
+SqlError NoSuchTable(const TableName& name);
 
 // The result of a table-maintenance statement (OPTIMIZE, CHECK) as MySQL's mysql_admin_table
 // sends it: Table | Op | Msg_type | Msg_text, some rows per table named (Table "test.<name as
@@ -106,10 +106,10 @@ SqlError NoSuchTable(std::string_view name);
 class AdminResult {
  public:
   explicit AdminResult(std::string_view op);
-  void Add(std::string_view table, std::string_view msg_type, std::string msg_text);
+  void Add(const TableName& table, std::string_view msg_type, std::string msg_text);
   // A table the statement could not open (missing, not locked, a lock wait timeout): the error's
   // row ("Error"), then "status" / "Operation failed" (MySQL's HA_ADMIN_FAILED).
-  void AddFailed(std::string_view table, const SqlError& error);
+  void AddFailed(const TableName& table, const SqlError& error);
   StatementResult Take() { return std::move(result_); }
   const std::string& operation() const { return op_; }  // "check", "analyze", ...
 

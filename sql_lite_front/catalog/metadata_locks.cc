@@ -13,11 +13,10 @@
 namespace minnow::sql {
 namespace {
 
-// A base table of the schema (a system table or another schema's name takes no lock: the
-// statement fails with 1146 or reads live structures).
+// A base table (a system table takes no lock: it reads live structures).
 void AddTable(const TableName& t, std::vector<std::string>* names) {
-  if (!t.schema.empty() && !EqualsNoCase(t.schema, kSchemaName)) return;
-  names->push_back(MetadataLockName(t.name));
+  if (IsSystemSchema(t.schema)) return;
+  names->push_back(MetadataLockName(t));
 }
 
 // Every table of the query: its joins', union parts' and subqueries' too.
@@ -31,6 +30,7 @@ void AddSelect(const SelectStmt& s, std::vector<std::string>* names) {
 // Shared locks of a DML statement or a read; exclusive ones of DDL.
 struct Collector {
   MetadataLockRequest* out;
+  const TableCatalog* catalog;
   void operator()(const SelectStmt& s) const { AddSelect(s, &out->names); }
   void operator()(const InsertStmt& s) const {
     if (s.select != nullptr) AddSelect(*s.select, &out->names);
@@ -87,22 +87,22 @@ struct Collector {
       if (!added && write) it->second.type = type;
     }
   }
-  void Exclusive(std::string_view table) const {
+  void Exclusive(const TableName& table) const {
     out->exclusive = true;
     out->names.push_back(MetadataLockName(table));
   }
   void operator()(const CreateTableStmt& s) const {
     Exclusive(s.name);
-    if (!s.like.empty()) Exclusive(s.like);  // stronger than MySQL's shared lock on it
+    if (!s.like.name.empty()) Exclusive(s.like);  // stronger than MySQL's shared lock on it
   }
   void operator()(const DropTableStmt& s) const {
-    for (const std::string& n : s.names) Exclusive(n);
+    for (const TableName& n : s.names) Exclusive(n);
   }
   void operator()(const CreateIndexStmt& s) const { Exclusive(s.table); }
   void operator()(const DropIndexStmt& s) const { Exclusive(s.table); }
   void operator()(const AlterTableStmt& s) const {
     Exclusive(s.table);
-    if (!s.rename_to.empty()) Exclusive(s.rename_to);
+    if (!s.rename_to.name.empty()) Exclusive(s.rename_to);
   }
   void operator()(const RenameTableStmt& s) const {
     for (const auto& [from, to] : s.renames) {
@@ -112,7 +112,13 @@ struct Collector {
   }
   void operator()(const TruncateStmt& s) const { Exclusive(s.table); }
   void operator()(const OptimizeTableStmt& s) const {
-    for (const std::string& n : s.tables) Exclusive(n);
+    for (const TableName& n : s.tables) Exclusive(n);
+  }
+  // Every table of the database, as the catalog has them now.
+  void operator()(const DropDatabaseStmt& s) const {
+    out->exclusive = true;
+    if (catalog == nullptr) return;
+    for (const TableName& n : catalog->TableNames(s.name)) Exclusive(n);
   }
   // Statements that use no table.
   template <typename Other>
@@ -121,9 +127,7 @@ struct Collector {
 
 }  // namespace
 
-std::string MetadataLockName(std::string_view table) {
-  return std::string(kSchemaName) + "." + ToLowerAscii(table);
-}
+std::string MetadataLockName(const TableName& table) { return TableKey(table); }
 
 MetadataLockLabel MetadataLockRequest::LabelOf(std::string_view name) const {
   auto it = labels.find(name);
@@ -131,9 +135,9 @@ MetadataLockLabel MetadataLockRequest::LabelOf(std::string_view name) const {
   return {exclusive ? "EXCLUSIVE" : "SHARED_READ", "TRANSACTION"};
 }
 
-MetadataLockRequest MetadataLocksFor(const Statement& stmt) {
+MetadataLockRequest MetadataLocksFor(const Statement& stmt, const TableCatalog* catalog) {
   MetadataLockRequest r;
-  std::visit(Collector{&r}, stmt);
+  std::visit(Collector{&r, catalog}, stmt);
   // One order for every statement, so that two multi-table DDL statements cannot deadlock.
   std::sort(r.names.begin(), r.names.end());
   r.names.erase(std::unique(r.names.begin(), r.names.end()), r.names.end());

@@ -7,6 +7,7 @@
 //     ... LIKE: the source too, where MySQL takes a shared one), for the whole
 //     statement (DDL's own transactions take none);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
+//   DROP DATABASE: exclusive, on each of its tables;
 //   (each labelled with MySQL's lock type, as performance_schema.metadata_locks shows it);
 //   CHECK TABLE, ANALYZE TABLE: none here; shared on each table in turn (check_table.h).
 // The session takes them before the statement reads a definition from the catalog, so a
@@ -33,10 +34,12 @@ struct MetadataLockRequest {
   MetadataLockLabel LabelOf(std::string_view name) const;
 };
 
-// "test.<table, lower-cased>": table names compare without case, as the catalog's do.
-std::string MetadataLockName(std::string_view table);
+// "<database>.<table>" lower-cased (TableKey): names compare without case, as the catalog's do.
+std::string MetadataLockName(const TableName& table);
 
-// The statement's metadata locks (none for statements that use no table).
-MetadataLockRequest MetadataLocksFor(const Statement& stmt);
+class TableCatalog;
+// The statement's metadata locks (none for statements that use no table). DROP DATABASE's are
+// on the tables `catalog` has in the database.
+MetadataLockRequest MetadataLocksFor(const Statement& stmt, const TableCatalog* catalog = nullptr);
 
 }  // namespace minnow::sql

@@ -32,6 +32,38 @@ bool IsTableName(std::string_view name) {
   return std::all_of(name.begin(), name.end(), IsNameChar);
 }
 
+// Database records' keys: "!<database>"; "!" alone marks a file whose databases are recorded.
+// '!' cannot start a table name, nor '/' be in one.
+constexpr char kDatabasePrefix = '!';
+std::string DatabaseRecordKey(std::string_view name) {
+  return kDatabasePrefix + ToLowerAscii(name);
+}
+std::string TableRecordKey(std::string_view schema, std::string_view name) {
+  std::string db = ToLowerAscii(schema);
+  if (db == kDefaultDatabase) return ToLowerAscii(name);  // as files before databases have it
+  return db + "/" + ToLowerAscii(name);
+}
+std::string TableRecordKey(const TableDef& def) { return TableRecordKey(def.schema, def.name); }
+
+// A database record's value: "<name>\n<charset>\n<collation>".
+std::string SerializeDatabaseDef(const DatabaseDef& def) {
+  return def.name + "\n" + def.charset + "\n" + def.collation;
+}
+SqlResult<DatabaseDef> ParseDatabaseDef(std::string_view bytes) {
+  DatabaseDef def;
+  const size_t a = bytes.find('\n');
+  const size_t b = a == std::string_view::npos ? a : bytes.find('\n', a + 1);
+  if (b == std::string_view::npos) return SqlErr(kErUnknownError, "damaged database record");
+  def.name = bytes.substr(0, a);
+  def.charset = bytes.substr(a + 1, b - a - 1);
+  def.collation = bytes.substr(b + 1);
+  return def;
+}
+
+bool SameSchema(const TableDef& def, std::string_view schema) {
+  return EqualsNoCase(def.schema, schema);
+}
+
 SqlError Internal(const Status& st) { return FromStatus(st); }
 
 // Intent records' keys: '#' cannot start a table name, so they never meet a table's record.
@@ -136,7 +168,10 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
 
   // Every record: table definitions, and intents ("#<keyspace>").
   std::vector<TableDef> defs;
+  std::vector<std::string> table_keys;  // defs' record keys
   std::vector<std::string> intents;
+  std::vector<DatabaseDef> databases;
+  bool databases_recorded = false;
   {
     auto session = db->NewSession();
     if (!session.ok()) return Internal(session.status());
@@ -152,12 +187,48 @@ SqlResult<std::unique_ptr<TableCatalog>> TableCatalog::Open(Database* db) {
       }
       auto value = (*it)->value();
       if (!value.ok()) return Internal(value.status());
+      if (!key.empty() && key[0] == kDatabasePrefix) {
+        if (key.size() == 1) {
+          databases_recorded = true;
+        } else {
+          SQL_ASSIGN_OR_RETURN(DatabaseDef db_def, ParseDatabaseDef(*value));
+          databases.push_back(std::move(db_def));
+        }
+        continue;
+      }
       SQL_ASSIGN_OR_RETURN(TableDef def, ParseTableDef(*value));
+      table_keys.emplace_back(key);
       defs.push_back(std::move(def));
     }
     if (!st.ok()) return Internal(st);
     st = (*txn)->Commit();
     if (!st.ok()) return Internal(st);
+  }
+
+  // A file from before databases: just `test`, recorded now (a read-only open keeps it in
+  // memory only).
+  if (!databases_recorded) {
+    databases = {DatabaseDef{kDefaultDatabase}};
+    if (!db->options().read_only) {
+      SQL_RETURN_IF_ERROR(catalog->Change(nullptr, [&](Transaction* txn) {
+        RETURN_IF_ERROR(txn->Put(catalog->catalog_ks_, std::string(1, kDatabasePrefix), ""));
+        return txn->Put(catalog->catalog_ks_, DatabaseRecordKey(kDefaultDatabase),
+                        SerializeDatabaseDef(databases[0]));
+      }));
+    }
+  }
+  // Each table's database, as the database was named (its record key's prefix; none: `test`).
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const size_t slash = table_keys[i].find('/');
+    const std::string db_key =
+        slash == std::string::npos ? kDefaultDatabase : table_keys[i].substr(0, slash);
+    defs[i].schema = db_key;
+    for (const DatabaseDef& d : databases)
+      if (EqualsNoCase(d.name, db_key)) defs[i].schema = d.name;
+  }
+  {
+    LatchGuard g(catalog->latch_);  // not published yet: uncontended, for the analysis
+    catalog->databases_ = std::move(databases);
   }
 
   // Orphans: journaled keyspaces no table names (what a crash between a DDL's steps left). A
@@ -198,22 +269,114 @@ SqlResult<std::shared_ptr<OpenTable>> TableCatalog::OpenHandles(const TableDef& 
   return table;
 }
 
-std::shared_ptr<const OpenTable> TableCatalog::Find(std::string_view name) const {
-  std::string key = ToLowerAscii(name);
+std::shared_ptr<const OpenTable> TableCatalog::Find(const TableName& name) const {
   LatchGuard g(latch_);
   for (const auto& t : tables_)
-    if (ToLowerAscii(t->def.name) == key) return t;
+    if (EqualsNoCase(t->def.name, name.name) && SameSchema(t->def, name.schema)) return t;
   return nullptr;
 }
 
-std::vector<std::string> TableCatalog::TableNames() const {
-  std::vector<std::string> names;
+std::vector<TableName> TableCatalog::TableNames(std::string_view schema) const {
+  std::vector<TableName> names;
   {
     LatchGuard g(latch_);
-    for (const auto& t : tables_) names.push_back(t->def.name);
+    for (const auto& t : tables_)
+      if (schema.empty() || SameSchema(t->def, schema))
+        names.push_back(TableName{t->def.schema, t->def.name});
   }
-  std::sort(names.begin(), names.end());
+  std::sort(names.begin(), names.end(), [](const TableName& a, const TableName& b) {
+    const std::string da = ToLowerAscii(a.schema), db = ToLowerAscii(b.schema);
+    if (da != db) return da < db;
+    return a.name < b.name;
+  });
   return names;
+}
+
+std::optional<DatabaseDef> TableCatalog::FindDatabase(std::string_view name) const {
+  LatchGuard g(latch_);
+  for (const DatabaseDef& d : databases_)
+    if (EqualsNoCase(d.name, name)) return d;
+  return std::nullopt;
+}
+
+std::vector<DatabaseDef> TableCatalog::Databases() const {
+  std::vector<DatabaseDef> out;
+  {
+    LatchGuard g(latch_);
+    out = databases_;
+  }
+  std::sort(out.begin(), out.end(), [](const DatabaseDef& a, const DatabaseDef& b) {
+    return ToLowerAscii(a.name) < ToLowerAscii(b.name);
+  });
+  return out;
+}
+
+SqlStatus TableCatalog::CreateDatabase(const DatabaseDef& def) {
+  if (!IsTableName(def.name))
+    return SqlErr(kErWrongDbName, "Incorrect database name '", def.name, "'");
+  LatchGuard ddl(ddl_latch_);
+  if (FindDatabase(def.name).has_value()) {
+    return SqlErr(kErDbCreateExists, "Can't create database '", def.name, "'; database exists");
+  }
+  SQL_RETURN_IF_ERROR(Change(nullptr, [&](Transaction* txn) {
+    return txn->Put(catalog_ks_, DatabaseRecordKey(def.name), SerializeDatabaseDef(def));
+  }));
+  LatchGuard g(latch_);
+  databases_.push_back(def);
+  return SqlStatus::OK();
+}
+
+SqlStatus TableCatalog::DropDatabase(std::string_view name) {
+  if (!FindDatabase(name).has_value()) {
+    return SqlErr(kErDbDropExists, "Can't drop database '", name, "'; database doesn't exist");
+  }
+  auto session = db_->NewSession();
+  if (!session.ok()) return Internal(session.status());
+  auto txn = (*session)->Begin();
+  if (!txn.ok()) return Internal(txn.status());
+  TableLockAccess access;
+  access.session = session->get();
+  // The tables in it, each X-locked (the engine's table lock) before anything changes.
+  std::vector<std::shared_ptr<const OpenTable>> locked;
+  auto lock_new_tables = [&]() -> SqlStatus {
+    for (const TableName& n : TableNames(name)) {
+      std::shared_ptr<const OpenTable> t = Find(n);
+      if (t == nullptr || std::find(locked.begin(), locked.end(), t) != locked.end()) continue;
+      SQL_RETURN_IF_ERROR(
+          OpenTableEngine(*t, txn->get(), IsolationLevel::kRepeatableRead, access)->LockForDdl());
+      locked.push_back(std::move(t));
+    }
+    return SqlStatus::OK();
+  };
+  SQL_RETURN_IF_ERROR(lock_new_tables());
+  LatchGuard ddl(ddl_latch_);
+  if (!FindDatabase(name).has_value()) {  // dropped meanwhile
+    return SqlErr(kErDbDropExists, "Can't drop database '", name, "'; database doesn't exist");
+  }
+  SQL_RETURN_IF_ERROR(lock_new_tables());  // a table made while the first ones were locked
+  std::vector<std::shared_ptr<const OpenTable>> tables;
+  std::vector<std::string> storage;
+  for (const TableName& n : TableNames(name)) {
+    tables.push_back(Find(n));
+    for (std::string& s : StorageNamesOf(tables.back()->def)) storage.push_back(std::move(s));
+  }
+  // One transaction: the database and all its tables go, or (a crash before it commits) stay.
+  Status st = Status::OK();
+  for (const auto& t : tables) {
+    if (st.ok()) st = (*txn)->Erase(catalog_ks_, TableRecordKey(t->def));
+  }
+  if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, storage);
+  if (st.ok()) st = (*txn)->Erase(catalog_ks_, DatabaseRecordKey(name));
+  if (st.ok()) st = (*txn)->Commit();
+  if (!st.ok()) return Internal(st);
+  {
+    LatchGuard g(latch_);
+    for (const auto& t : tables) tables_.erase(std::find(tables_.begin(), tables_.end(), t));
+    databases_.erase(std::find_if(databases_.begin(), databases_.end(), [&](const DatabaseDef& d) {
+      return EqualsNoCase(d.name, name);
+    }));
+  }
+  return DropKeyspaces(storage);
 }
 
 SqlStatus TableCatalog::Change(Transaction* txn,
@@ -268,11 +431,15 @@ SqlStatus TableCatalog::CreateStorage(const TableDef& def) {
   return SqlStatus::OK();
 }
 
-SqlStatus TableCatalog::CreateTable(const TableDef& def) {
+SqlStatus TableCatalog::CreateTable(const TableDef& given) {
+  TableDef def = given;
   if (!IsTableName(def.name))
     return SqlErr(kErWrongTableName, "Incorrect table name '", def.name, "'");
   LatchGuard ddl(ddl_latch_);
-  if (Find(def.name) != nullptr)
+  std::optional<DatabaseDef> db = FindDatabase(def.schema);
+  if (!db.has_value()) return SqlErr(kErBadDb, "Unknown database '", def.schema, "'");
+  def.schema = db->name;  // as the database was named
+  if (Find(TableName{def.schema, def.name}) != nullptr)
     return SqlErr(kErTableExists, "Table '", def.name, "' already exists");
   const std::vector<std::string> names = StorageNamesOf(def);
   SQL_RETURN_IF_ERROR(CreateStorage(def));
@@ -282,7 +449,7 @@ SqlStatus TableCatalog::CreateTable(const TableDef& def) {
     (*table)->counters = std::make_shared<TableCounters>();
     (*table)->counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
     st = Change(nullptr, [&](Transaction* txn) {
-      RETURN_IF_ERROR(txn->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
+      RETURN_IF_ERROR(txn->Put(catalog_ks_, TableRecordKey(def), SerializeTableDef(def)));
       return EraseIntents(txn, catalog_ks_, names);
     });
   }
@@ -295,11 +462,9 @@ SqlStatus TableCatalog::CreateTable(const TableDef& def) {
   return SqlStatus::OK();
 }
 
-SqlStatus TableCatalog::DropTable(std::string_view name) {
+SqlStatus TableCatalog::DropTable(const TableName& name) {
   std::shared_ptr<const OpenTable> table = Find(name);
-  if (table == nullptr) {
-    return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
-  }
+  if (table == nullptr) return SqlErr(kErBadTable, "Unknown table '", QualifiedName(name), "'");
   // Take the X table locks first, so a lock wait times out (1205) before anything changed;
   // then remove the record in the same transaction.
   auto session = db_->NewSession();
@@ -313,9 +478,9 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
   {
     LatchGuard ddl(ddl_latch_);
     if (Find(name) != table) {  // replaced or dropped meanwhile
-      return SqlErr(kErBadTable, "Unknown table '", kSchemaName, ".", name, "'");
+      return SqlErr(kErBadTable, "Unknown table '", QualifiedName(name), "'");
     }
-    Status st = (*txn)->Erase(catalog_ks_, ToLowerAscii(table->def.name));
+    Status st = (*txn)->Erase(catalog_ks_, TableRecordKey(table->def));
     if (st.ok()) st = PutIntents(txn->get(), catalog_ks_, StorageNamesOf(table->def));
     if (st.ok()) st = (*txn)->Commit();
     if (!st.ok()) return Internal(st);
@@ -327,14 +492,15 @@ SqlStatus TableCatalog::DropTable(std::string_view name) {
 
 SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
   LatchGuard ddl(ddl_latch_);
-  std::shared_ptr<const OpenTable> old = Find(def.name);
+  const TableName name{def.schema, def.name};
+  std::shared_ptr<const OpenTable> old = Find(name);
   if (old == nullptr)
-    return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", def.name, "' doesn't exist");
+    return SqlErr(kErNoSuchTable, "Table '", QualifiedName(name), "' doesn't exist");
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<OpenTable> table, OpenHandles(def));
   table->counters = old->counters;
   const std::vector<std::string> now = StorageNamesOf(def), before = StorageNamesOf(old->def);
   SQL_RETURN_IF_ERROR(Change(txn, [&](Transaction* t) {
-    RETURN_IF_ERROR(t->Put(catalog_ks_, ToLowerAscii(def.name), SerializeTableDef(def)));
+    RETURN_IF_ERROR(t->Put(catalog_ks_, TableRecordKey(def), SerializeTableDef(def)));
     RETURN_IF_ERROR(EraseIntents(t, catalog_ks_, Minus(now, before)));
     return PutIntents(t, catalog_ks_, Minus(before, now));
   }));
@@ -344,41 +510,45 @@ SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {
   return SqlStatus::OK();
 }
 
-SqlStatus TableCatalog::RenameTables(
-    const std::vector<std::pair<std::string, std::string>>& renames) {
+SqlStatus TableCatalog::RenameTables(const std::vector<std::pair<TableName, TableName>>& renames) {
   LatchGuard ddl(ddl_latch_);
-  // The tables by their name (lower-cased) as each step leaves them: (name as written, table).
-  std::map<std::string, std::pair<std::string, std::shared_ptr<const OpenTable>>> names;
+  // The tables by their key (TableKey) as each step leaves them: (name as written, table).
+  std::map<std::string, std::pair<TableName, std::shared_ptr<const OpenTable>>> names;
   {
     LatchGuard g(latch_);
-    for (const auto& t : tables_) names[ToLowerAscii(t->def.name)] = {t->def.name, t};
+    for (const auto& t : tables_)
+      names[TableKey(TableName{t->def.schema, t->def.name})] = {{t->def.schema, t->def.name}, t};
   }
   for (const auto& [from, to] : renames) {
-    if (names.count(ToLowerAscii(to)) != 0)
-      return SqlErr(kErTableExists, "Table '", to, "' already exists");
-    auto it = names.find(ToLowerAscii(from));
+    if (names.count(TableKey(to)) != 0)
+      return SqlErr(kErTableExists, "Table '", to.name, "' already exists");
+    auto it = names.find(TableKey(from));
     if (it == names.end())
-      return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", from, "' doesn't exist");
-    if (!IsTableName(to)) return SqlErr(kErWrongTableName, "Incorrect table name '", to, "'");
+      return SqlErr(kErNoSuchTable, "Table '", QualifiedName(from), "' doesn't exist");
+    std::optional<DatabaseDef> db = FindDatabase(to.schema);
+    if (!db.has_value()) return SqlErr(kErBadDb, "Unknown database '", to.schema, "'");
+    if (!IsTableName(to.name))
+      return SqlErr(kErWrongTableName, "Incorrect table name '", to.name, "'");
     std::shared_ptr<const OpenTable> table = it->second.second;
     names.erase(it);
-    names[ToLowerAscii(to)] = {to, std::move(table)};
+    names[TableKey(to)] = {TableName{db->name, to.name}, std::move(table)};
   }
   // The tables whose name changed, each with its new handle (the old one's storage).
   std::vector<std::pair<std::shared_ptr<const OpenTable>, std::shared_ptr<OpenTable>>> moved;
   for (const auto& [key, entry] : names) {
     const auto& [name, table] = entry;
-    if (table->def.name == name) continue;
+    if (table->def.name == name.name && table->def.schema == name.schema) continue;
     auto next = std::make_shared<OpenTable>(*table);
-    next->def.name = name;
+    next->def.name = name.name;
+    next->def.schema = name.schema;
     moved.emplace_back(table, std::move(next));
   }
   SQL_RETURN_IF_ERROR(Change(nullptr, [&](Transaction* txn) {
     for (const auto& [old, next] : moved)  // every old record first: a swap reuses a key
-      RETURN_IF_ERROR(txn->Erase(catalog_ks_, ToLowerAscii(old->def.name)));
+      RETURN_IF_ERROR(txn->Erase(catalog_ks_, TableRecordKey(old->def)));
     for (const auto& [old, next] : moved)
       RETURN_IF_ERROR(
-          txn->Put(catalog_ks_, ToLowerAscii(next->def.name), SerializeTableDef(next->def)));
+          txn->Put(catalog_ks_, TableRecordKey(next->def), SerializeTableDef(next->def)));
     return Status::OK();
   }));
   LatchGuard g(latch_);
@@ -429,19 +599,19 @@ std::string TableCatalog::NewKeyspaceName(std::string_view base,
   }
 }
 
-bool TableCatalog::DescribeKeyspace(std::string_view keyspace, std::string* table,
+bool TableCatalog::DescribeKeyspace(std::string_view keyspace, TableName* table,
                                     std::string* index) const {
   LatchGuard g(latch_);
   for (const auto& t : tables_) {
     if (t->def.table_locking()) continue;  // no keyspaces
     if (t->def.keyspace == keyspace) {
-      *table = t->def.name;
+      *table = TableName{t->def.schema, t->def.name};
       *index = t->def.has_hidden_primary_key() ? "GEN_CLUST_INDEX" : "PRIMARY";
       return true;
     }
     for (const IndexDef& ix : t->def.indexes) {
       if (ix.keyspace == keyspace) {
-        *table = t->def.name;
+        *table = TableName{t->def.schema, t->def.name};
         *index = ix.name;
         return true;
       }

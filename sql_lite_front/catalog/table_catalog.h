@@ -1,7 +1,14 @@
 #pragma once
-// The SQL catalog: the table definitions, kept in the database file in the keyspace
-// "$sql_tables" (key = table name lower-cased, value = SerializeTableDef), and the open tables'
-// handles and counters in memory.
+// The SQL catalog: the databases and table definitions, kept in the database file in the
+// keyspace "$sql_tables", and the open tables' handles and counters in memory. A table's record:
+// key "<database>/<table>" lower-cased ("<table>" alone for a table in `test`, as files from
+// before databases have them), value SerializeTableDef. A database's record: key "!<database>"
+// lower-cased, value SerializeDatabaseDef; the record "!" says the databases are recorded (a
+// file without it, from before databases, has just `test`: the first writable open records it).
+//
+// CREATE DATABASE commits its record. DROP DATABASE is one catalog transaction that removes the
+// database's record and every record of its tables (journaling their storage, as DROP TABLE
+// does), then drops the storage: a crash leaves either the whole database or none of it.
 //
 // DDL is made safe against crashes by order, not by one transaction (keyspaces are created and
 // dropped outside transactions): CREATE makes the keyspaces, then commits the catalog record;
@@ -22,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,8 +48,13 @@ inline constexpr const char* kCatalogKeyspace = "$sql_tables";
 // (server/account_store.h). NewKeyspaceName never hands them out, whether they exist yet or not
 // (a table `$users` made before minnowd first ran must not take the accounts' name).
 inline constexpr std::string_view kSystemKeyspaces[] = {"$sql_tables", "$users"};
-// The one schema (database) minnow has: "Table 'test.t' doesn't exist", OBJECT_SCHEMA, USE test.
-inline constexpr const char* kSchemaName = "test";
+
+// A database (MySQL's schema) and its defaults for the tables made in it.
+struct DatabaseDef {
+  std::string name;  // as created
+  std::string charset = "utf8mb4";
+  std::string collation = "utf8mb4_0900_ai_ci";
+};
 
 // Per open table: counters kept in memory, set from the data when the table is opened.
 struct TableCounters {
@@ -81,13 +94,25 @@ class TableCatalog {
   static SqlResult<std::unique_ptr<TableCatalog>> Open(Database* db);
 
   // The table named `name` (case-insensitive), or null.
-  std::shared_ptr<const OpenTable> Find(std::string_view name) const;
-  // Names, sorted, as created.
-  std::vector<std::string> TableNames() const;
+  std::shared_ptr<const OpenTable> Find(const TableName& name) const;
+  // The tables' names as created, sorted by database, then table (by their lower-cased forms);
+  // only those in database `schema` when it is not empty.
+  std::vector<TableName> TableNames(std::string_view schema = {}) const;
+
+  // The database named `name` (case-insensitive), or nullopt.
+  std::optional<DatabaseDef> FindDatabase(std::string_view name) const;
+  // Every database, sorted by lower-cased name.
+  std::vector<DatabaseDef> Databases() const;
+  // Commits the database's record. 1007 if it exists, 1102 for a bad name.
+  SqlStatus CreateDatabase(const DatabaseDef& def);
+  // Drops database `name` and all its tables (see above). 1008 if absent. Waits (the engine's
+  // X table locks) for transactions holding locks on its tables; 1205 after their timeout,
+  // then nothing changed. REQUIRES: the caller holds exclusive metadata locks on every table.
+  SqlStatus DropDatabase(std::string_view name);
 
   // Creates the keyspaces def.keyspace and each index's keyspace (the caller names them; see
   // NewKeyspaceName), then commits the catalog record. 1050 if the table exists, 1103 for a
-  // bad name; on any error nothing is left behind.
+  // bad name, 1049 if def.schema does not exist; on any error nothing is left behind.
   SqlStatus CreateTable(const TableDef& def);
   // For a DDL that fills new keyspaces before ReplaceTable names them: journals them (see
   // above), then creates them in order. Each name but `table_keyspace` is created as a secondary
@@ -101,7 +126,7 @@ class TableCatalog {
   SqlStatus CreateStorage(const TableDef& def);
   // Commits the record's removal, then drops the keyspaces. 1051 if absent. Waits (the engine's
   // X table lock) for transactions holding locks on the table; 1205 after their timeout.
-  SqlStatus DropTable(std::string_view name);
+  SqlStatus DropTable(const TableName& name);
   // ALTER/OPTIMIZE/CREATE INDEX: `def` (with its keyspaces, already created and filled by the
   // caller) replaces the table named def.name, in memory at once and in the catalog record:
   // written in `txn` when given (the copy's own transaction, so the record commits with the
@@ -114,10 +139,11 @@ class TableCatalog {
   // RENAME TABLE: the pairs (from, to) in order, each seeing the ones before it done (so
   // "a TO tmp, b TO a, tmp TO b" swaps), as one catalog transaction: every table's record
   // moves to its new name or none does. The storage keeps its names (a keyspace's name is not
-  // its table's), the counters carry over. 1050 if a target exists at its step (checked
-  // first, as MySQL), 1146 if a source does not, 1103 for a bad name: then nothing changes.
+  // its table's), the counters carry over; a table may move to another database. 1050 if a
+  // target exists at its step (checked first, as MySQL), 1146 if a source does not, 1049 if a
+  // target's database does not exist, 1103 for a bad name: then nothing changes.
   // REQUIRES: the caller holds exclusive metadata locks on every name.
-  SqlStatus RenameTables(const std::vector<std::pair<std::string, std::string>>& renames);
+  SqlStatus RenameTables(const std::vector<std::pair<TableName, TableName>>& renames);
   // Drops keyspaces (and "@" heap tables) no table names any more (absent ones are skipped)
   // and their intent records;
   // 1205 if a lock wait on one timed out (what is left is dropped at the next Open).
@@ -131,7 +157,7 @@ class TableCatalog {
 
   // For performance_schema.data_locks: the table and index a keyspace belongs to ("PRIMARY" or
   // "GEN_CLUST_INDEX" for a clustered index). False if no table names it ("$sql_tables" ...).
-  bool DescribeKeyspace(std::string_view keyspace, std::string* table, std::string* index) const;
+  bool DescribeKeyspace(std::string_view keyspace, TableName* table, std::string* index) const;
 
   Database* db() const { return db_; }
 
@@ -144,6 +170,7 @@ class TableCatalog {
   Latch ddl_latch_;  // one catalog change at a time (taken before latch_)
   mutable Latch latch_;
   std::vector<std::shared_ptr<const OpenTable>> tables_ GUARDED_BY(latch_);
+  std::vector<DatabaseDef> databases_ GUARDED_BY(latch_);
   Keyspace catalog_ks_;
 };
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "minnow/options.h"
+#include "sql_lite_front/catalog/table_name.h"
 #include "sql_lite_front/collation.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/value.h"
@@ -119,6 +120,9 @@ enum class RecordFormat : uint8_t {
 
 struct TableDef {
   std::string name;
+  // The database the table is in, as the database was named at its CREATE. Not in the
+  // serialized record: the catalog keeps it in the record's key (table_catalog.h).
+  std::string schema = kDefaultDatabase;
   std::vector<ColumnDef> columns;
   std::vector<uint32_t> primary_key;  // column positions; empty: hidden DB_ROW_ID
   std::vector<IndexDef> indexes;      // secondary, in creation order
@@ -161,6 +165,9 @@ struct TableDef {
     return false;
   }
 };
+
+// The table's name with its database.
+inline TableName NameOf(const TableDef& def) { return TableName{def.schema, def.name}; }
 
 // The value a column gets in a row that had none (ALTER ADD COLUMN, by copy or instantly): its
 // DEFAULT, else NULL if nullable, else MySQL's implicit default (0, '').

@@ -13,11 +13,9 @@ namespace minnow::sql {
 
 SqlResult<std::shared_ptr<const OpenTable>> FindTable(const ExecContext& ctx,
                                                       const TableName& name) {
-  if (!name.schema.empty() && !EqualsNoCase(name.schema, kSchemaName))
-    return SqlErr(kErNoSuchTable, "Table '", name.schema, ".", name.name, "' doesn't exist");
-  std::shared_ptr<const OpenTable> t = ctx.catalog->Find(name.name);
+  std::shared_ptr<const OpenTable> t = ctx.catalog->Find(name);
   if (t == nullptr)
-    return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", name.name, "' doesn't exist");
+    return SqlErr(kErNoSuchTable, "Table '", QualifiedName(name), "' doesn't exist");
   return t;
 }
 
@@ -50,7 +48,7 @@ std::unique_ptr<TableEngine> OpenEngine(const ExecContext& ctx, const OpenTable&
   if (ctx.session != nullptr && table.def.table_locking()) {
     // The statement's lock (table_locks.h); without one (SHOW, EXPLAIN) the engine locks each
     // call itself.
-    access.held = HeldTableLock(*ctx.session, table.def.name);
+    access.held = HeldTableLock(*ctx.session, TableKey(NameOf(table.def)));
     access.session = ctx.session->kv_session.get();
     access.timeout = std::chrono::seconds(ctx.session->vars.lock_wait_timeout_s());
   }

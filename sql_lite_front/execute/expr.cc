@@ -199,7 +199,8 @@ SqlResult<bool> BindConstantFunction(const Expr& e, const ExecContext& ctx, Boun
     *out = Literal(
         Value::Int(ctx.last_insert_id != nullptr ? static_cast<int64_t>(*ctx.last_insert_id) : 0));
   } else if (n == "database" || n == "schema") {
-    *out = Literal(Value::String(kSchemaName));
+    const std::string db = ctx.session != nullptr ? ctx.session->Database() : kDefaultDatabase;
+    *out = Literal(db.empty() ? Value::Null() : Value::String(db));
   } else if (n == "user" || n == "current_user" || n == "session_user" || n == "system_user") {
     // The client's account ('name@host'), as the server authenticated it; '' in the shell.
     *out = Literal(Value::String(ctx.session != nullptr ? ctx.session->user : ""));
@@ -671,7 +672,7 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
   BindScope s;
   s.table = def.name;
   s.alias = std::string(alias);
-  s.schema = kSchemaName;
+  s.schema = def.schema;
   for (const ColumnDef& c : def.columns) {
     s.columns.push_back(c.name);
     s.unsigned_columns.push_back(c.is_unsigned && IsIntegerType(c.type));
@@ -1105,7 +1106,9 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         if (f.name == e.name) info = &f;
       }
       if (info == nullptr)
-        return SqlErr(kErSpDoesNotExist, "FUNCTION ", kSchemaName, ".", e.name, " does not exist");
+        return SqlErr(kErSpDoesNotExist, "FUNCTION ",
+                      ctx.session != nullptr ? ctx.session->Database() : kDefaultDatabase, ".",
+                      e.name, " does not exist");
       int n = static_cast<int>(e.args.size());
       if (n < info->min_args || (info->max_args >= 0 && n > info->max_args))
         return SqlErr(kErWrongParamCountToNativeFct,

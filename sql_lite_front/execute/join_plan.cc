@@ -215,7 +215,7 @@ std::string RefName(const Planning& pl, const BoundExpr& v) {
   if ((tables & ~pl.const_tables) == 0) return "const";
   if (v.kind == BoundExpr::Kind::kColumn) {
     const size_t t = pl.table_of[v.column];
-    return std::string(kSchemaName) + "." + pl.plan->as_named[t] + "." +
+    return pl.plan->from_tables[t]->def.schema + "." + pl.plan->as_named[t] + "." +
            pl.plan->columns[v.column]->name;
   }
   return "func";
@@ -338,7 +338,6 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
     plan->as_named.push_back(as_named);
   }
   BindScope& scope = p->scope;
-  scope.schema = kSchemaName;
   std::vector<std::shared_ptr<const OpenTable>> tables;
   for (size_t t = 0; t < sources.size(); ++t) {
     if (IsSystemSchema(sources[t].name->schema)) return NotSupported("joins of system tables");
@@ -363,6 +362,7 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
     tables.push_back(std::move(table));
   }
   scope.table = tables[0]->def.name;
+  scope.schema = tables[0]->def.schema;
   scope.alias = stmt.from_alias;
   scope.used.assign(scope.columns.size(), false);
   scope.merged_into.assign(scope.columns.size(), -1);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/catalog/table_name.h"
 #include "sql_lite_front/parse/insert_values.h"
 #include "sql_lite_front/value.h"
 
@@ -124,11 +125,6 @@ enum class RowLockClause : uint8_t {
 
 // A locking clause's NOWAIT / SKIP LOCKED (MySQL's Locked_row_action).
 enum class LockedRowAction : uint8_t { kWait, kNoWait, kSkipLocked };
-
-struct TableName {
-  std::string schema;  // "performance_schema", "information_schema", or empty
-  std::string name;
-};
 
 struct SelectItem {
   ExprPtr expr;            // null for * (all columns) or t.*
@@ -275,29 +271,30 @@ struct IndexSpec {
 using TableOptions = std::vector<std::pair<std::string, std::string>>;
 
 struct CreateTableStmt {
-  std::string name;
+  TableName name;
   bool if_not_exists = false;
   std::vector<ColumnSpec> columns;
   std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
   TableOptions options;
   std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
-  std::string like;  // CREATE TABLE t LIKE source / (LIKE source): the source, or empty
+  TableName like;  // CREATE TABLE t LIKE source / (LIKE source): the source (name empty if not)
 };
 
 struct DropTableStmt {
-  std::vector<std::string> names;
+  std::vector<TableName> names;
   bool if_exists = false;
 };
 
 struct CreateIndexStmt {
   IndexSpec index;
-  std::string table;
+  TableName table;
   std::string algorithm;  // upper-cased; empty if not given
   std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
 
 struct DropIndexStmt {
-  std::string name, table;
+  std::string name;
+  TableName table;
   std::string algorithm;  // as CreateIndexStmt's
   std::string lock;
 };
@@ -323,9 +320,9 @@ struct AlterAction {
 };
 
 struct AlterTableStmt {
-  std::string table;
+  TableName table;
   std::vector<AlterAction> actions;
-  std::string rename_to;  // RENAME [TO | AS] name (done after the other actions), or empty
+  TableName rename_to;    // RENAME [TO | AS] name (done after the other actions); name empty if not
   std::string algorithm;  // "COPY", "INPLACE", "INSTANT", "DEFAULT" or empty
   std::string lock;       // LOCK=NONE|SHARED|EXCLUSIVE|DEFAULT, or empty
 };
@@ -333,17 +330,17 @@ struct AlterTableStmt {
 // ALTER TABLE t {DISABLE | ENABLE} KEYS, alone: mysqldump's bracket around a table's rows.
 // minnow keeps every index up to date whatever it says (sql_session.cc answers as MySQL does).
 struct AlterKeysStmt {
-  std::string table;
+  TableName table;
   bool enable = false;
 };
 
 struct TruncateStmt {
-  std::string table;
+  TableName table;
 };
 
 // RENAME {TABLE | TABLES} a TO b [, c TO d] ...: the pairs in order.
 struct RenameTableStmt {
-  std::vector<std::pair<std::string, std::string>> renames;  // (from, to)
+  std::vector<std::pair<TableName, TableName>> renames;  // (from, to)
 };
 
 // ---- transactions, session
@@ -396,19 +393,24 @@ struct ShowStmt {
     kErrorCount,          // SHOW COUNT(*) ERRORS
     kProcesslist,         // SHOW [FULL] PROCESSLIST
     kDatabases,           // SHOW {DATABASES | SCHEMAS} [LIKE 'p']
+    kCreateDatabase,      // SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db: database
     kCollation,           // SHOW COLLATION [LIKE 'p']
   };
   Kind kind = Kind::kTables;
   VarScope scope = VarScope::kDefault;
-  std::string table;  // kCreateTable, kColumns, kIndex
+  TableName table;  // kCreateTable, kColumns, kIndex
+  // kTables, kTableStatus: the database (FROM db, else the current one; empty: none)
+  std::string database;
   std::optional<std::string> like;
-  bool full = false;  // SHOW FULL TABLES / COLUMNS / PROCESSLIST
+  bool full = false;           // SHOW FULL TABLES / COLUMNS / PROCESSLIST
+  bool if_not_exists = false;  // SHOW CREATE DATABASE IF NOT EXISTS
 };
 
 struct LockTablesStmt {
   enum class Mode : uint8_t { kRead, kReadLocal, kWrite, kLowPriorityWrite };
   struct Item {
-    std::string table, alias;
+    TableName table;
+    std::string alias;
     Mode mode = Mode::kRead;
   };
   std::vector<Item> items;
@@ -416,13 +418,13 @@ struct LockTablesStmt {
 struct UnlockTablesStmt {};
 
 struct OptimizeTableStmt {
-  std::vector<std::string> tables;
+  std::vector<TableName> tables;
 };
 
 // CHECK {TABLE | TABLES} t, ... [QUICK | FAST | MEDIUM | EXTENDED | CHANGED | FOR UPGRADE] ...
 // (what each option does: catalog/check_table.h).
 struct CheckTableStmt {
-  std::vector<std::string> tables;
+  std::vector<TableName> tables;
   bool quick = false;        // QUICK
   bool for_upgrade = false;  // FOR UPGRADE
   // FAST, MEDIUM, EXTENDED and CHANGED are accepted; they ask for nothing more.
@@ -430,7 +432,21 @@ struct CheckTableStmt {
 
 // ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t, ... (catalog/check_table.h).
 struct AnalyzeTableStmt {
-  std::vector<std::string> tables;
+  std::vector<TableName> tables;
+};
+
+// CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db [[DEFAULT] CHARACTER SET [=] cs]
+// [[DEFAULT] COLLATE [=] c]: charset and collation lower-cased, empty when not given.
+struct CreateDatabaseStmt {
+  std::string name;
+  bool if_not_exists = false;
+  std::string charset, collation;
+};
+
+// DROP {DATABASE | SCHEMA} [IF EXISTS] db
+struct DropDatabaseStmt {
+  std::string name;
+  bool if_exists = false;
 };
 
 struct UseStmt {
@@ -450,7 +466,7 @@ using Statement =
                  CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, RenameTableStmt,
                  TransactionStmt, SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt,
                  OptimizeTableStmt, CheckTableStmt, AnalyzeTableStmt, UseStmt, KillStmt,
-                 AlterKeysStmt, std::unique_ptr<ExplainStmt>>;
+                 AlterKeysStmt, CreateDatabaseStmt, DropDatabaseStmt, std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

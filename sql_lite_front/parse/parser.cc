@@ -148,7 +148,7 @@ SqlResult<std::string> Parser::Ident() {
   return name;
 }
 
-SqlResult<TableName> Parser::QualifiedTable() {
+SqlResult<TableName> Parser::WrittenTable() {
   TableName t;
   SQL_ASSIGN_OR_RETURN(t.name, Ident());
   if (AcceptOp(".")) {
@@ -158,12 +158,17 @@ SqlResult<TableName> Parser::QualifiedTable() {
   return t;
 }
 
-SqlResult<std::string> Parser::TableIdent() {
-  SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
-  if (!t.schema.empty() && t.schema != kSchemaName) {
-    return SqlErr(kErBadDb, "Unknown database '", t.schema, "'");
+SqlResult<std::string> Parser::CurrentDatabase() const {
+  if (options_.database.empty()) return SqlErr(kErNoDb, "No database selected");
+  return options_.database;
+}
+
+SqlResult<TableName> Parser::QualifiedTable() {
+  SQL_ASSIGN_OR_RETURN(TableName t, WrittenTable());
+  if (t.schema.empty()) {
+    SQL_ASSIGN_OR_RETURN(t.schema, CurrentDatabase());
   }
-  return std::move(t.name);
+  return t;
 }
 
 SqlResult<uint64_t> Parser::UnsignedInt() {

@@ -22,6 +22,9 @@ namespace minnow::sql {
 struct ParseOptions {
   bool ansi_quotes = false;      // ANSI_QUOTES: "x" is an identifier, not a string
   bool pipes_as_concat = false;  // PIPES_AS_CONCAT: a || b is concat(a, b), not a OR b
+  // The session's current database: a table name without one is in it; empty: none is
+  // selected, and such a name is 1046 "No database selected".
+  std::string database = kDefaultDatabase;
 };
 SqlResult<Statement> Parse(std::string_view sql, const ParseOptions& options = {});
 

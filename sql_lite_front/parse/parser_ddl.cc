@@ -28,12 +28,48 @@ SqlResult<Statement> Parser::ParseCreate() {
   }
   if (unique) return SyntaxError();
   if (IsKw("TEMPORARY")) return NotSupported("CREATE TEMPORARY TABLE");
-  if (IsKw("DATABASE") || IsKw("SCHEMA") || IsKw("VIEW") || IsKw("TRIGGER") || IsKw("PROCEDURE") ||
-      IsKw("FUNCTION") || IsKw("USER") || IsKw("EVENT") || IsKw("TABLESPACE") || IsKw("OR") ||
-      IsKw("DEFINER") || IsKw("ALGORITHM")) {
+  if (AcceptKw("DATABASE") || AcceptKw("SCHEMA")) {
+    CreateDatabaseStmt create;
+    SQL_RETURN_IF_ERROR(ParseCreateDatabase(&create));
+    return Statement(std::move(create));
+  }
+  if (IsKw("VIEW") || IsKw("TRIGGER") || IsKw("PROCEDURE") || IsKw("FUNCTION") || IsKw("USER") ||
+      IsKw("EVENT") || IsKw("TABLESPACE") || IsKw("OR") || IsKw("DEFINER") || IsKw("ALGORITHM")) {
     return NotSupported("CREATE " + ToUpperAscii(Cur().text));
   }
   return SyntaxError();
+}
+
+// After CREATE {DATABASE | SCHEMA}: [IF NOT EXISTS] db, then [DEFAULT] {CHARACTER SET | CHARSET}
+// [=] cs and [DEFAULT] COLLATE [=] c in any order (the last of each counts, as MySQL's);
+// ENCRYPTION is refused.
+SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
+  if (AcceptKw("IF")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
+    SQL_RETURN_IF_ERROR(ExpectKw("EXISTS"));
+    out->if_not_exists = true;
+  }
+  SQL_ASSIGN_OR_RETURN(out->name, Ident());
+  while (!AtStatementEnd()) {
+    AcceptKw("DEFAULT");
+    std::string* target = nullptr;
+    if (AcceptKw("CHARSET")) {
+      target = &out->charset;
+    } else if (AcceptKw("CHARACTER")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("SET"));
+      target = &out->charset;
+    } else if (AcceptKw("COLLATE")) {
+      target = &out->collation;
+    } else if (IsKw("ENCRYPTION")) {
+      return NotSupported("CREATE DATABASE ... ENCRYPTION");
+    } else {
+      return SyntaxError();
+    }
+    AcceptOp("=");
+    SQL_ASSIGN_OR_RETURN(std::string value, OptionValue());
+    *target = ToLowerAscii(value);
+  }
+  return SqlStatus::OK();
 }
 
 // After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
@@ -44,11 +80,11 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
     SQL_RETURN_IF_ERROR(ExpectKw("EXISTS"));
     out->if_not_exists = true;
   }
-  SQL_ASSIGN_OR_RETURN(out->name, TableIdent());
+  SQL_ASSIGN_OR_RETURN(out->name, QualifiedTable());
   if (IsKw("LIKE") || (IsOp("(") && IsKw("LIKE", 1))) {
     const bool parenthesized = AcceptOp("(");
     Skip();  // LIKE
-    SQL_ASSIGN_OR_RETURN(out->like, TableIdent());
+    SQL_ASSIGN_OR_RETURN(out->like, QualifiedTable());
     if (parenthesized) SQL_RETURN_IF_ERROR(ExpectOp(")"));
     return SqlStatus::OK();
   }
@@ -95,7 +131,7 @@ SqlStatus Parser::ParseCreateIndex(bool unique, CreateIndexStmt* out) {
   SQL_ASSIGN_OR_RETURN(out->index.name, Ident());
   SQL_RETURN_IF_ERROR(ParseIndexOptions());
   SQL_RETURN_IF_ERROR(ExpectKw("ON"));
-  SQL_ASSIGN_OR_RETURN(out->table, TableIdent());
+  SQL_ASSIGN_OR_RETURN(out->table, QualifiedTable());
   SQL_RETURN_IF_ERROR(ParseIndexColumns(&out->index));
   SQL_RETURN_IF_ERROR(ParseIndexOptions());
   while (IsKw("ALGORITHM") || IsKw("LOCK")) {
@@ -184,7 +220,7 @@ SqlResult<Statement> Parser::ParseDrop() {
       drop.if_exists = true;
     }
     for (;;) {
-      SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+      SQL_ASSIGN_OR_RETURN(TableName name, QualifiedTable());
       drop.names.push_back(std::move(name));
       if (!AcceptOp(",")) break;
     }
@@ -195,14 +231,23 @@ SqlResult<Statement> Parser::ParseDrop() {
     DropIndexStmt drop;
     SQL_ASSIGN_OR_RETURN(drop.name, Ident());
     SQL_RETURN_IF_ERROR(ExpectKw("ON"));
-    SQL_ASSIGN_OR_RETURN(drop.table, TableIdent());
+    SQL_ASSIGN_OR_RETURN(drop.table, QualifiedTable());
     while (IsKw("ALGORITHM") || IsKw("LOCK")) {
       SQL_RETURN_IF_ERROR(ParseAlgorithmOrLock(&drop.algorithm, &drop.lock));
     }
     return Statement(std::move(drop));
   }
-  if (IsKw("DATABASE") || IsKw("SCHEMA") || IsKw("VIEW") || IsKw("TRIGGER") || IsKw("PROCEDURE") ||
-      IsKw("FUNCTION") || IsKw("USER") || IsKw("EVENT")) {
+  if (AcceptKw("DATABASE") || AcceptKw("SCHEMA")) {
+    DropDatabaseStmt drop;
+    if (AcceptKw("IF")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("EXISTS"));
+      drop.if_exists = true;
+    }
+    SQL_ASSIGN_OR_RETURN(drop.name, Ident());
+    return Statement(std::move(drop));
+  }
+  if (IsKw("VIEW") || IsKw("TRIGGER") || IsKw("PROCEDURE") || IsKw("FUNCTION") || IsKw("USER") ||
+      IsKw("EVENT")) {
     return NotSupported("DROP " + ToUpperAscii(Cur().text));
   }
   return SyntaxError();
@@ -217,7 +262,7 @@ SqlResult<Statement> Parser::ParseAlter() {
     return SyntaxError();
   }
   AlterTableStmt alter;
-  SQL_ASSIGN_OR_RETURN(alter.table, TableIdent());
+  SQL_ASSIGN_OR_RETURN(alter.table, QualifiedTable());
   if (AtStatementEnd()) return Statement(std::move(alter));  // ALTER TABLE t: a no-op
   if ((IsKw("DISABLE") || IsKw("ENABLE")) && IsKw("KEYS", 1)) {
     AlterKeysStmt keys{alter.table, IsKw("ENABLE")};
@@ -302,7 +347,7 @@ SqlStatus Parser::ParseAlterAction(AlterTableStmt* out) {
       return NotSupported("ALTER TABLE ... RENAME " + ToUpperAscii(Cur().text));
     }
     if (!AcceptKw("TO")) AcceptKw("AS");
-    SQL_ASSIGN_OR_RETURN(out->rename_to, TableIdent());
+    SQL_ASSIGN_OR_RETURN(out->rename_to, QualifiedTable());
     return SqlStatus::OK();
   } else if (IsKw("ALTER") || IsKw("ORDER") || IsKw("CONVERT") || IsKw("FORCE") ||
              IsKw("DISCARD") || IsKw("IMPORT") || IsKw("ENABLE") || IsKw("DISABLE")) {
@@ -318,7 +363,7 @@ SqlResult<Statement> Parser::ParseTruncate() {
   Skip();
   AcceptKw("TABLE");
   TruncateStmt truncate;
-  SQL_ASSIGN_OR_RETURN(truncate.table, TableIdent());
+  SQL_ASSIGN_OR_RETURN(truncate.table, QualifiedTable());
   return Statement(std::move(truncate));
 }
 
@@ -331,9 +376,9 @@ SqlResult<Statement> Parser::ParseRename() {
   }
   RenameTableStmt rename;
   for (;;) {
-    SQL_ASSIGN_OR_RETURN(std::string from, TableIdent());
+    SQL_ASSIGN_OR_RETURN(TableName from, QualifiedTable());
     SQL_RETURN_IF_ERROR(ExpectKw("TO"));
-    SQL_ASSIGN_OR_RETURN(std::string to, TableIdent());
+    SQL_ASSIGN_OR_RETURN(TableName to, QualifiedTable());
     rename.renames.emplace_back(std::move(from), std::move(to));
     if (!AcceptOp(",")) break;
   }
@@ -347,7 +392,7 @@ SqlResult<Statement> Parser::ParseOptimize() {
   if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
   OptimizeTableStmt optimize;
   for (;;) {
-    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    SQL_ASSIGN_OR_RETURN(TableName name, QualifiedTable());
     optimize.tables.push_back(std::move(name));
     if (!AcceptOp(",")) break;
   }
@@ -361,7 +406,7 @@ SqlResult<Statement> Parser::ParseAnalyze() {
   if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
   AnalyzeTableStmt analyze;
   for (;;) {
-    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    SQL_ASSIGN_OR_RETURN(TableName name, QualifiedTable());
     analyze.tables.push_back(std::move(name));
     if (!AcceptOp(",")) break;
   }
@@ -376,7 +421,7 @@ SqlResult<Statement> Parser::ParseCheck() {
   if (!AcceptKw("TABLE") && !AcceptKw("TABLES")) return SyntaxError();
   CheckTableStmt check;
   for (;;) {
-    SQL_ASSIGN_OR_RETURN(std::string name, TableIdent());
+    SQL_ASSIGN_OR_RETURN(TableName name, QualifiedTable());
     check.tables.push_back(std::move(name));
     if (!AcceptOp(",")) break;
   }

@@ -284,6 +284,7 @@ SqlStatus Parser::ParseSelectLimit(SelectStmt* s) {
 SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
   struct Target {
     const std::string* as_named;
+    const std::string* schema;
     bool aliased;
     RowLockClause* lock;
     LockedRowAction* action;
@@ -291,12 +292,12 @@ SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
   };
   std::vector<Target> targets;
   if (s->from.has_value()) {
-    targets.push_back({s->from_alias.empty() ? &s->from->name : &s->from_alias,
+    targets.push_back({s->from_alias.empty() ? &s->from->name : &s->from_alias, &s->from->schema,
                        !s->from_alias.empty(), &s->lock, &s->locked_row});
   }
   for (JoinedTable& j : s->joins) {
-    targets.push_back(
-        {j.alias.empty() ? &j.table.name : &j.alias, !j.alias.empty(), &j.lock, &j.locked_row});
+    targets.push_back({j.alias.empty() ? &j.table.name : &j.alias, &j.table.schema,
+                       !j.alias.empty(), &j.lock, &j.locked_row});
   }
   for (;;) {
     RowLockClause strength = RowLockClause::kNone;
@@ -312,7 +313,7 @@ SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
       }
       if (AcceptKw("OF")) {
         do {
-          SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
+          SQL_ASSIGN_OR_RETURN(TableName t, WrittenTable());
           of.push_back(std::move(t));
         } while (AcceptOp(","));
       }
@@ -338,7 +339,7 @@ SqlStatus Parser::ParseRowLockClause(SelectStmt* s) {
       Target* found = nullptr;
       for (Target& target : targets) {
         const bool schema_ok =
-            t.schema.empty() || (!target.aliased && EqualsNoCase(t.schema, kSchemaName));
+            t.schema.empty() || (!target.aliased && EqualsNoCase(t.schema, *target.schema));
         if (schema_ok && EqualsNoCase(t.name, *target.as_named)) found = &target;
       }
       if (found == nullptr) {

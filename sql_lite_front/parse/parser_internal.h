@@ -91,10 +91,12 @@ class Parser {
   // A name: `quoted` or a bare word that is not reserved; 1059 if longer than 64 bytes.
   SqlResult<std::string> Ident();
   bool AtIdent() const;  // the current token could start a name
-  // [schema.]name for SELECT/INSERT/UPDATE/DELETE (the schema is kept).
+  // [schema.]name; without a schema, the current database's.
   SqlResult<TableName> QualifiedTable();
-  // [schema.]name where only minnow's one schema may be named; 1049 for another.
-  SqlResult<std::string> TableIdent();
+  // [schema.]name as written (schema empty if not given): FOR UPDATE OF's names.
+  SqlResult<TableName> WrittenTable();
+  // The database a name without one is in: the current one; 1046 if none is selected.
+  SqlResult<std::string> CurrentDatabase() const;
   // An unsigned integer literal.
   SqlResult<uint64_t> UnsignedInt();
   // An option's value: a word, a string or a number, as written (strings decoded).
@@ -202,6 +204,7 @@ class Parser {
 
   // parser_ddl.cc
   SqlStatus ParseCreateTable(CreateTableStmt* out);
+  SqlStatus ParseCreateDatabase(CreateDatabaseStmt* out);
   SqlStatus ParseCreateIndex(bool unique, CreateIndexStmt* out);
   bool AtTableOption() const;
   SqlStatus ParseTableOption(std::pair<std::string, std::string>* out);

@@ -255,18 +255,26 @@ SqlResult<Statement> Parser::ParseShow() {
     }
     return SqlStatus::OK();
   };
+  // [FROM | IN db]: the database of SHOW TABLES / TABLE STATUS, else the current one.
   auto parse_from_db = [&]() -> SqlStatus {
     if (AcceptKw("FROM") || AcceptKw("IN")) {
-      SQL_ASSIGN_OR_RETURN(std::string db, Ident());
-      if (db != kSchemaName) return SqlErr(kErBadDb, "Unknown database '", db, "'");
+      SQL_ASSIGN_OR_RETURN(show.database, Ident());
+    } else {
+      SQL_ASSIGN_OR_RETURN(show.database, CurrentDatabase());
     }
     return SqlStatus::OK();
   };
-  // SHOW COLUMNS|INDEX FROM t [FROM db]
+  // SHOW COLUMNS|INDEX FROM t [FROM db] (FROM db names t's database)
   auto parse_from_table = [&]() -> SqlStatus {
     if (!AcceptKw("FROM") && !AcceptKw("IN")) return SyntaxError();
-    SQL_ASSIGN_OR_RETURN(show.table, TableIdent());
-    return parse_from_db();
+    SQL_ASSIGN_OR_RETURN(TableName t, WrittenTable());
+    if (AcceptKw("FROM") || AcceptKw("IN")) {
+      SQL_ASSIGN_OR_RETURN(t.schema, Ident());
+    } else if (t.schema.empty()) {
+      SQL_ASSIGN_OR_RETURN(t.schema, CurrentDatabase());
+    }
+    show.table = std::move(t);
+    return SqlStatus::OK();
   };
   bool full = AcceptKw("FULL");
   show.full = full;
@@ -288,9 +296,19 @@ SqlResult<Statement> Parser::ParseShow() {
     SQL_RETURN_IF_ERROR(parse_from_db());
     SQL_RETURN_IF_ERROR(parse_like());
   } else if (AcceptKw("CREATE")) {
-    if (!AcceptKw("TABLE")) return NotSupported("SHOW CREATE other than TABLE");
+    if (AcceptKw("DATABASE") || AcceptKw("SCHEMA")) {
+      show.kind = ShowStmt::Kind::kCreateDatabase;
+      if (AcceptKw("IF")) {
+        SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
+        SQL_RETURN_IF_ERROR(ExpectKw("EXISTS"));
+        show.if_not_exists = true;
+      }
+      SQL_ASSIGN_OR_RETURN(show.database, Ident());
+      return Statement(std::move(show));
+    }
+    if (!AcceptKw("TABLE")) return NotSupported("SHOW CREATE other than TABLE and DATABASE");
     show.kind = ShowStmt::Kind::kCreateTable;
-    SQL_ASSIGN_OR_RETURN(show.table, TableIdent());
+    SQL_ASSIGN_OR_RETURN(show.table, QualifiedTable());
   } else if (AcceptKw("INDEX") || AcceptKw("INDEXES") || AcceptKw("KEYS")) {
     show.kind = ShowStmt::Kind::kIndex;
     SQL_RETURN_IF_ERROR(parse_from_table());
@@ -362,7 +380,7 @@ SqlResult<Statement> Parser::ParseLockTables() {
   }
   for (;;) {
     LockTablesStmt::Item item;
-    SQL_ASSIGN_OR_RETURN(item.table, TableIdent());
+    SQL_ASSIGN_OR_RETURN(item.table, QualifiedTable());
     bool as = AcceptKw("AS");
     if (AtIdent()) {
       SQL_ASSIGN_OR_RETURN(item.alias, Ident());
@@ -399,7 +417,7 @@ SqlResult<Statement> Parser::ParseExplain() {
       !IsKw("PARTITIONS")) {
     ShowStmt show;
     show.kind = ShowStmt::Kind::kColumns;
-    SQL_ASSIGN_OR_RETURN(show.table, TableIdent());
+    SQL_ASSIGN_OR_RETURN(show.table, QualifiedTable());
     if (!AtStatementEnd()) return NotSupported("DESCRIBE t column");
     return Statement(std::move(show));
   }

@@ -13,6 +13,7 @@
 #include "common/latch.h"
 #include "minnow/db.h"
 #include "minnow/table_lock_engine.h"
+#include "sql_lite_front/catalog/table_name.h"
 #include "sql_lite_front/session/engine_state.h"
 #include "sql_lite_front/session/statement_stage.h"
 #include "sql_lite_front/session/variables.h"
@@ -70,15 +71,16 @@ struct SessionState {
   // LOCK TABLES: the tables locked and how (empty when none). A MyISAM table's thr_lock
   // ticket is held here until UNLOCK TABLES (an InnoDB table's lock is in `txn`).
   struct LockedTable {
-    std::string table;
+    std::string table;  // TableKey: "<database>.<table>" lower-cased
     bool write = false;
     HeapTableLock heap_lock;
+    std::string name;  // the table's name, for messages
   };
   std::vector<LockedTable> locked_tables;
   // The running statement's table locks on MyISAM tables (table_locks.h), released as it
   // ends. The table handle keeps the locked table alive as long as its lock.
   struct HeldLock {
-    std::string table;  // lower-cased
+    std::string table;  // TableKey
     std::shared_ptr<const OpenTable> handle;
     HeapTableLock lock;
   };
@@ -98,6 +100,17 @@ struct SessionState {
   mutable Latch query_latch;
   std::string query GUARDED_BY(query_latch);  // empty when idle
   std::chrono::steady_clock::time_point query_start GUARDED_BY(query_latch);
+  // The current database (USE, DATABASE()); empty when none is selected. The session's thread
+  // changes it under query_latch; other threads (SHOW PROCESSLIST) read it under query_latch.
+  std::string database = kDefaultDatabase;
+  std::string Database() const {
+    LatchGuard g(query_latch);
+    return database;
+  }
+  void SetDatabase(std::string db) {
+    LatchGuard g(query_latch);
+    database = std::move(db);
+  }
 };
 
 }  // namespace minnow::sql

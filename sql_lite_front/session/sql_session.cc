@@ -62,7 +62,7 @@ class StatementRunner {
   StatementRunner(SessionState* s, StatusCounters* counts) : s_(s), counts_(counts) {}
 
   SqlResult<StatementResult> Run(const Statement& stmt) {
-    mdl_ = MetadataLocksFor(stmt);
+    mdl_ = MetadataLocksFor(stmt, s_->engine->catalog.get());
     table_locks_ =
         TableLockRequestsFor(stmt, s_->vars.low_priority_updates(), s_->engine->catalog.get());
     return std::visit([this](const auto& st) { return Dispatch(st); }, stmt);
@@ -94,20 +94,20 @@ class StatementRunner {
   }
   SqlResult<StatementResult> Dispatch(const InsertStmt& st) {
     counts_->com_insert++;
-    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+    SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table));
     return InTransaction([&](ExecContext& ctx) { return ExecuteInsert(ctx, st); });
   }
   SqlResult<StatementResult> Dispatch(const UpdateStmt& st) {
     counts_->com_update++;
     if (st.multi_table()) {
       auto has_column = [&](const TableName& t, const std::string& column) {
-        std::shared_ptr<const OpenTable> table = s_->engine->catalog->Find(t.name);
+        std::shared_ptr<const OpenTable> table = s_->engine->catalog->Find(t);
         return table != nullptr && table->def.FindColumn(column) >= 0;
       };
       SQL_RETURN_IF_ERROR(
           CheckWritesLocked(FromTables(st.table, st.joins), UpdatedTables(st, has_column)));
     } else {
-      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table));
     }
     return InTransaction([&](ExecContext& ctx) { return ExecuteUpdate(ctx, st); });
   }
@@ -116,7 +116,7 @@ class StatementRunner {
     if (st.multi_table) {
       SQL_RETURN_IF_ERROR(CheckWritesLocked(FromTables(st.table, st.joins), DeletedTables(st)));
     } else {
-      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table.name));
+      SQL_RETURN_IF_ERROR(CheckWriteLocked(st.table));
     }
     return InTransaction([&](ExecContext& ctx) { return ExecuteDelete(ctx, st); });
   }
@@ -442,18 +442,19 @@ class StatementRunner {
     std::vector<SessionState::LockedTable> locked;
     std::vector<std::pair<std::shared_ptr<const OpenTable>, LockMode>> to_lock;
     // MyISAM tables' thr_lock types, in one order (by name, writes first on one table).
-    std::vector<std::tuple<std::string, size_t, HeapLockType>> heap_order;
+    std::vector<std::tuple<std::string, size_t, HeapLockType, TableName>> heap_order;
     for (const LockTablesStmt::Item& item : st.items) {
       auto table = s_->engine->catalog->Find(item.table);
       if (table == nullptr) return NoSuchTable(item.table);
       const bool write = item.mode == LockTablesStmt::Mode::kWrite ||
                          item.mode == LockTablesStmt::Mode::kLowPriorityWrite;
+      const TableName name = NameOf(table->def);
       if (table->def.table_locking()) {
-        heap_order.emplace_back(ToLowerAscii(table->def.name), locked.size(), LockTablesType(item));
+        heap_order.emplace_back(TableKey(name), locked.size(), LockTablesType(item), name);
       } else {
         to_lock.emplace_back(table, write ? LockMode::kExclusive : LockMode::kShare);
       }
-      locked.push_back({table->def.name, write, {}});
+      locked.push_back({TableKey(name), write, {}, table->def.name});
     }
     SQL_RETURN_IF_ERROR(Begin(/*explicit_txn=*/true));
     if (SqlStatus m = LockMetadataShared(s_->txn.get()); !m.ok()) {
@@ -491,8 +492,9 @@ class StatementRunner {
   // Takes LOCK TABLES' heap table locks into `locked`, sorted as thr_multi_lock sorts (by
   // table, the strongest first, so a table named twice is granted its second lock at once).
   // On an error the open transaction is rolled back and nothing is held.
-  SqlStatus LockHeapTables(std::vector<std::tuple<std::string, size_t, HeapLockType>>* order,
-                           std::vector<SessionState::LockedTable>* locked) {
+  SqlStatus LockHeapTables(
+      std::vector<std::tuple<std::string, size_t, HeapLockType, TableName>>* order,
+      std::vector<SessionState::LockedTable>* locked) {
     std::sort(order->begin(), order->end(), [](const auto& a, const auto& b) {
       if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
       return std::get<2>(a) > std::get<2>(b);
@@ -500,11 +502,11 @@ class StatementRunner {
     HeapLockOptions options;
     options.timeout = std::chrono::seconds(s_->vars.lock_wait_timeout_s());
     options.concurrent_insert = ConcurrentInsertMode(*s_);
-    for (const auto& [name, at, type] : *order) {
+    for (const auto& [key, at, type, name] : *order) {
       auto table = s_->engine->catalog->Find(name);
       options.type = type;
       Result<HeapTableLock> lock = table == nullptr
-                                       ? Result<HeapTableLock>(Status::NotFound(name))
+                                       ? Result<HeapTableLock>(Status::NotFound(key))
                                        : table->heap.Lock(s_->kv_session.get(), options);
       if (!lock.ok()) {
         locked->clear();
@@ -570,15 +572,29 @@ class StatementRunner {
   }
 
   SqlResult<StatementResult> Dispatch(const UseStmt& st) {
-    if (!EqualsNoCase(st.database, kSchemaName)) {
-      return SqlErr(kErBadDb, "Unknown database '", st.database, "'");
+    if (IsSystemDatabase(st.database)) {
+      return SqlErr(kErNotSupportedYet,
+                    "This version of minnow doesn't yet support 'USE of a system schema'");
     }
+    std::optional<DatabaseDef> db = s_->engine->catalog->FindDatabase(st.database);
+    if (!db.has_value()) return SqlErr(kErBadDb, "Unknown database '", st.database, "'");
+    s_->SetDatabase(db->name);
     return StatementResult{};
   }
 
+  SqlResult<StatementResult> Dispatch(const CreateDatabaseStmt& st) {
+    return RunDdl(st, ExecuteCreateDatabase);
+  }
+  // Dropping the current database leaves none selected, as MySQL.
+  SqlResult<StatementResult> Dispatch(const DropDatabaseStmt& st) {
+    SqlResult<StatementResult> r = RunDdl(st, ExecuteDropDatabase);
+    if (r.ok() && EqualsNoCase(s_->Database(), st.name)) s_->SetDatabase("");
+    return r;
+  }
+
   // ---- helpers
-  static SqlError NoSuchTable(std::string_view name) {
-    return SqlErr(kErNoSuchTable, "Table '", kSchemaName, ".", name, "' doesn't exist");
+  static SqlError NoSuchTable(const TableName& name) {
+    return SqlErr(kErNoSuchTable, "Table '", QualifiedName(name), "' doesn't exist");
   }
 
   // Under LOCK TABLES a write needs the table locked for WRITE (MySQL's 1099/1100).
@@ -586,19 +602,20 @@ class StatementRunner {
   SqlStatus CheckWritesLocked(const std::vector<const TableName*>& tables,
                               const std::vector<bool>& written) {
     for (size_t t = 0; t < tables.size(); ++t) {
-      if (written[t]) SQL_RETURN_IF_ERROR(CheckWriteLocked(tables[t]->name));
+      if (written[t]) SQL_RETURN_IF_ERROR(CheckWriteLocked(*tables[t]));
     }
     return SqlStatus::OK();
   }
-  SqlStatus CheckWriteLocked(std::string_view table) {
+  SqlStatus CheckWriteLocked(const TableName& table) {
     if (s_->locked_tables.empty()) return SqlStatus::OK();
+    const std::string key = TableKey(table);
     for (const auto& t : s_->locked_tables) {
-      if (!EqualsNoCase(t.table, table)) continue;
+      if (t.table != key) continue;
       if (t.write) return SqlStatus::OK();
-      return SqlErr(kErTableNotLockedForWrite, "Table '", t.table,
+      return SqlErr(kErTableNotLockedForWrite, "Table '", t.name,
                     "' was locked with a READ lock and can't be updated");
     }
-    return SqlErr(kErTableNotLocked, "Table '", table, "' was not locked with LOCK TABLES");
+    return SqlErr(kErTableNotLocked, "Table '", table.name, "' was not locked with LOCK TABLES");
   }
 
   ExecContext Context(Transaction* txn) {
@@ -731,11 +748,11 @@ class StatementRunner {
   SqlStatus TakeTableLocks() {
     if (!s_->locked_tables.empty()) {
       for (const TableLockRequest& r : table_locks_) {
-        auto table = s_->engine->catalog->Find(r.table);
+        auto table = s_->engine->catalog->Find(r.name);
         if (table == nullptr) continue;
-        const bool locked = std::any_of(
-            s_->locked_tables.begin(), s_->locked_tables.end(),
-            [&](const SessionState::LockedTable& t) { return EqualsNoCase(t.table, r.table); });
+        const bool locked =
+            std::any_of(s_->locked_tables.begin(), s_->locked_tables.end(),
+                        [&](const SessionState::LockedTable& t) { return t.table == r.table; });
         if (!locked) {
           return SqlErr(kErTableNotLocked, "Table '", table->def.name,
                         "' was not locked with LOCK TABLES");
@@ -749,7 +766,7 @@ class StatementRunner {
   bool WritesHeapTable() const {
     for (const TableLockRequest& r : table_locks_) {
       if (r.type < HeapLockType::kWriteAllowWrite) continue;
-      auto table = s_->engine->catalog->Find(r.table);
+      auto table = s_->engine->catalog->Find(r.name);
       if (table != nullptr && table->def.table_locking()) return true;
     }
     return false;
@@ -842,8 +859,9 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
       return SqlErr(kErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes");
     }
     const SqlModeFlags mode = s->vars.sql_mode();
-    SQL_ASSIGN_OR_RETURN(Statement stmt,
-                         Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));
+    SQL_ASSIGN_OR_RETURN(
+        Statement stmt,
+        Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
     const auto* show = std::get_if<ShowStmt>(&stmt);
     show_warnings =
         show != nullptr &&
@@ -893,8 +911,9 @@ SqlResult<StatementResult> SqlSession::Describe(std::string_view sql) {
   SessionState* s = state_.get();
   const ScopedTimeZone zone(s->vars.time_zone());
   const SqlModeFlags mode = s->vars.sql_mode();
-  SQL_ASSIGN_OR_RETURN(Statement stmt,
-                       Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat}));
+  SQL_ASSIGN_OR_RETURN(
+      Statement stmt,
+      Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
   StatusCounters uncounted;
   return StatementRunner(s, &uncounted).Describe(stmt);
 }
@@ -936,6 +955,10 @@ SqlStatus SqlSession::SetNames(std::string_view charset) {
 }
 
 void SqlSession::set_user(std::string user) { state_->user = std::move(user); }
+
+std::string SqlSession::database() const { return state_->Database(); }
+
+void SqlSession::set_database(std::string database) { state_->SetDatabase(std::move(database)); }
 
 void SqlSession::SetDiagnostics(std::vector<SqlWarning> diagnostics) {
   state_->diagnostics = std::move(diagnostics);

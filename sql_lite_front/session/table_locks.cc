@@ -15,8 +15,8 @@ namespace minnow::sql {
 namespace {
 
 void Add(const TableName& t, HeapLockType type, std::vector<TableLockRequest>* out) {
-  if (!t.schema.empty() && !EqualsNoCase(t.schema, kSchemaName)) return;  // system tables
-  out->push_back({ToLowerAscii(t.name), type});
+  if (IsSystemSchema(t.schema)) return;
+  out->push_back({TableKey(t), t, type});
 }
 
 // The lock of a table a SELECT reads under the locking clause `lock` that names it.
@@ -149,7 +149,7 @@ SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRe
   options.timeout = std::chrono::seconds(s->vars.lock_wait_timeout_s());
   options.concurrent_insert = ConcurrentInsertMode(*s);
   for (const TableLockRequest& r : requests) {
-    std::shared_ptr<const OpenTable> table = s->engine->catalog->Find(r.table);
+    std::shared_ptr<const OpenTable> table = s->engine->catalog->Find(r.name);
     if (table == nullptr || !table->def.table_locking()) continue;
     options.type = r.type;
     Result<HeapTableLock> lock = table->heap.Lock(s->kv_session.get(), options);

@@ -17,7 +17,7 @@
 //                                  its check (check_table.h)
 // A concurrent insert is allowed as the global concurrent_insert says (HeapLockOptions). The
 // session takes them after the statement's metadata locks and holds them to the statement's
-// end, all tables of a statement in one order (by lower-cased name, one lock per table: the
+// end, all tables of a statement in one order (by TableKey, one lock per table: the
 // strongest asked), so two statements never wait for each other in a cycle; waits end with
 // 1205 after lock_wait_timeout, or 1317 on KILL QUERY. Under LOCK TABLES a statement takes
 // none: it runs under the locks LOCK TABLES took (a MyISAM table not locked there: 1100).
@@ -40,7 +40,8 @@ namespace minnow::sql {
 struct SessionState;
 
 struct TableLockRequest {
-  std::string table;  // lower-cased
+  std::string table;  // TableKey(name): "<database>.<table>" lower-cased
+  TableName name;
   HeapLockType type = HeapLockType::kRead;
 };
 
@@ -62,8 +63,8 @@ SqlStatus TakeStatementTableLocks(SessionState* s, const std::vector<TableLockRe
 // log's).
 SqlStatus EndStatementTableLocks(SessionState* s);
 
-// The lock the session holds on MyISAM table `table` for its statement or by LOCK TABLES, or
-// null.
+// The lock the session holds on MyISAM table `table` (its TableKey) for its statement or by
+// LOCK TABLES, or null.
 const HeapTableLock* HeldTableLock(const SessionState& s, std::string_view table);
 
 // The global concurrent_insert as the engine's option.

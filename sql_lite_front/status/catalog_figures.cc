@@ -117,10 +117,10 @@ SqlResult<std::optional<TableFigures>> TreeFigures(Database* db, const OpenTable
 }  // namespace
 
 SqlResult<std::vector<TableFigures>> GatherTableFigures(
-    ExecContext& ctx, const std::function<bool(std::string_view)>& want) {
+    ExecContext& ctx, const std::function<bool(const TableName&)>& want) {
   std::vector<TableFigures> out;
   const uint64_t data_free = ctx.db->stats().free_pages * kPageBytes;
-  for (const std::string& name : ctx.catalog->TableNames()) {
+  for (const TableName& name : ctx.catalog->TableNames()) {
     if (!want(name)) continue;
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) continue;  // dropped meanwhile
@@ -130,7 +130,10 @@ SqlResult<std::vector<TableFigures>> GatherTableFigures(
     } else {
       SQL_ASSIGN_OR_RETURN(f, TreeFigures(ctx.db, *table, data_free));
     }
-    if (f.has_value()) out.push_back(std::move(*f));
+    if (f.has_value()) {
+      f->schema = table->def.schema;
+      out.push_back(std::move(*f));
+    }
   }
   return out;
 }

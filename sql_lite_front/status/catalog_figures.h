@@ -20,7 +20,7 @@ namespace minnow::sql {
 // (Database::InspectKeyspace; Data_free the database's free pages); MyISAM: the heap table's
 // exact figures (HeapTable::stats, taking no table lock).
 struct TableFigures {
-  std::string name, engine;
+  std::string schema, name, engine;
   std::string row_format;  // "Compact"; MyISAM "Fixed" or "Dynamic"
   uint64_t rows = 0, avg_row_length = 0, data_length = 0, max_data_length = 0, index_length = 0,
            data_free = 0;
@@ -32,7 +32,7 @@ struct TableFigures {
 // The figures of the catalog's tables whose names `want` accepts, in TableNames() order; a
 // table dropped meanwhile is left out.
 SqlResult<std::vector<TableFigures>> GatherTableFigures(
-    ExecContext& ctx, const std::function<bool(std::string_view)>& want);
+    ExecContext& ctx, const std::function<bool(const TableName&)>& want);
 
 // SHOW COLUMNS' Key: PRI for primary key columns; UNI for the column of a one-column UNIQUE
 // index; MUL for the first column of another secondary index (MySQL's order of precedence).

@@ -2,7 +2,10 @@
 
 #include "sql_lite_front/status/information_schema.h"
 
+#include <algorithm>
+
 #include "sql_lite_front/catalog/table_catalog.h"
+#include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/status/catalog_figures.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
@@ -11,7 +14,7 @@ namespace {
 
 SqlResult<SystemTable> Tables(ExecContext& ctx) {
   SQL_ASSIGN_OR_RETURN(std::vector<TableFigures> tables,
-                       GatherTableFigures(ctx, [](std::string_view) { return true; }));
+                       GatherTableFigures(ctx, [](const TableName&) { return true; }));
   SystemTable t;
   t.columns = {"TABLE_CATALOG",  "TABLE_SCHEMA",    "TABLE_NAME",      "TABLE_TYPE",
                "ENGINE",         "VERSION",         "ROW_FORMAT",      "TABLE_ROWS",
@@ -22,7 +25,7 @@ SqlResult<SystemTable> Tables(ExecContext& ctx) {
   for (TableFigures& f : tables) {
     t.rows.push_back(Row{
         Str("def"),
-        Str(kSchemaName),
+        Str(f.schema),
         Str(f.name),
         Str("BASE TABLE"),
         Str(f.engine),
@@ -138,7 +141,7 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
                "COLUMN_COMMENT",
                "GENERATION_EXPRESSION",
                "SRS_ID"};
-  for (const std::string& name : ctx.catalog->TableNames()) {
+  for (const TableName& name : ctx.catalog->TableNames()) {
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) continue;  // dropped meanwhile
     const TableDef& def = table->def;
@@ -147,7 +150,7 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
       TypeFigures f = FiguresOf(col);
       t.rows.push_back(Row{
           Str("def"),
-          Str(kSchemaName),
+          Str(def.schema),
           Str(def.name),
           Str(col.name),
           Int(c + 1),
@@ -177,19 +180,13 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
   return t;
 }
 
-SystemTable Schemata() {
+SystemTable Schemata(const TableCatalog& catalog) {
   SystemTable t;
   t.columns = {"CATALOG_NAME",           "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME",
                "DEFAULT_COLLATION_NAME", "SQL_PATH",    "DEFAULT_ENCRYPTION"};
-  // SHOW DATABASES' schemas; MySQL 8.0 made information_schema utf8mb3.
-  struct Schema {
-    const char *name, *charset, *collation;
-  };
-  for (const Schema& s : {Schema{"information_schema", "utf8mb3", "utf8mb3_general_ci"},
-                          Schema{"performance_schema", "utf8mb4", "utf8mb4_0900_ai_ci"},
-                          Schema{kSchemaName, "utf8mb4", "utf8mb4_0900_ai_ci"}}) {
+  for (const DatabaseDef& d : ListedDatabases(catalog)) {
     t.rows.push_back(
-        Row{Str("def"), Str(s.name), Str(s.charset), Str(s.collation), Value::Null(), Str("NO")});
+        Row{Str("def"), Str(d.name), Str(d.charset), Str(d.collation), Value::Null(), Str("NO")});
   }
   return t;
 }
@@ -200,14 +197,14 @@ SqlResult<SystemTable> Statistics(ExecContext& ctx) {
                "INDEX_NAME",    "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION",  "CARDINALITY",
                "SUB_PART",      "PACKED",       "NULLABLE",    "INDEX_TYPE", "COMMENT",
                "INDEX_COMMENT", "IS_VISIBLE",   "EXPRESSION"};
-  for (const std::string& name : ctx.catalog->TableNames()) {
+  for (const TableName& name : ctx.catalog->TableNames()) {
     auto table = ctx.catalog->Find(name);
     if (table == nullptr) continue;  // dropped meanwhile
     const TableDef& def = table->def;
     for (const IndexPart& part : IndexParts(def)) {
       const ColumnDef& col = def.columns[part.column];
       t.rows.push_back(Row{
-          Str("def"), Str(kSchemaName), Str(def.name), Int(part.unique ? 0 : 1), Str(kSchemaName),
+          Str("def"), Str(def.schema), Str(def.name), Int(part.unique ? 0 : 1), Str(def.schema),
           Str(part.key_name), Int(part.seq), Str(col.name), Str("A"),
           Value::Null(),  // CARDINALITY: SHOW INDEX prints NULL (minnow keeps no estimate)
           Value::Null(),  // SUB_PART
@@ -251,6 +248,22 @@ SystemTable Triggers() {
 
 }  // namespace
 
+std::vector<DatabaseDef> ListedDatabases(const TableCatalog& catalog) {
+  std::vector<DatabaseDef> out = catalog.Databases();
+  for (const char* name : kSystemDatabases) {
+    DatabaseDef d{name};
+    if (std::string_view(name) == "information_schema") {  // utf8mb3 in MySQL 8.0
+      d.charset = "utf8mb3";
+      d.collation = "utf8mb3_general_ci";
+    }
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(), [](const DatabaseDef& a, const DatabaseDef& b) {
+    return ToLowerAscii(a.name) < ToLowerAscii(b.name);
+  });
+  return out;
+}
+
 SqlResult<std::optional<SystemTable>> ReadCatalogView(ExecContext& ctx, std::string_view table) {
   std::optional<SystemTable> t;
   if (table == "tables") {
@@ -258,7 +271,7 @@ SqlResult<std::optional<SystemTable>> ReadCatalogView(ExecContext& ctx, std::str
   } else if (table == "columns") {
     SQL_ASSIGN_OR_RETURN(t, Columns(ctx));
   } else if (table == "schemata") {
-    t = Schemata();
+    t = Schemata(*ctx.catalog);
   } else if (table == "statistics") {
     SQL_ASSIGN_OR_RETURN(t, Statistics(ctx));
   } else if (table == "triggers") {

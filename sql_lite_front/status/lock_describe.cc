@@ -115,6 +115,7 @@ std::vector<SessionSnapshot> SnapshotSessions(const ExecContext& ctx) {
       const bool started = s->query_start != std::chrono::steady_clock::time_point();
       const double since =
           started ? std::chrono::duration<double>(now - s->query_start).count() : 0;
+      snap.database = s->database;
       if (!s->query.empty()) {
         snap.query = s->query;
         snap.query_seconds = since;
@@ -173,7 +174,12 @@ const LockDescriber::KeyspaceInfo& LockDescriber::Describe(const std::string& ke
 
 std::string LockDescriber::TableName(const DataLock& l) {
   const KeyspaceInfo& info = Describe(l.keyspace);
-  return info.has_table ? info.table : l.keyspace;
+  return info.has_table ? info.table.name : l.keyspace;
+}
+
+std::string LockDescriber::SchemaName(const DataLock& l) {
+  const KeyspaceInfo& info = Describe(l.keyspace);
+  return info.has_table ? info.table.schema : kDefaultDatabase;
 }
 
 std::optional<std::string> LockDescriber::IndexName(const DataLock& l) {
@@ -227,7 +233,7 @@ std::string LockDescriber::EngineLockId(const DataLock& l) {
 }
 
 std::string LockDescriber::MonitorLine(const DataLock& l) {
-  const std::string table = fmt::format("`{}`.`{}`", kSchemaName, TableName(l));
+  const std::string table = fmt::format("`{}`.`{}`", SchemaName(l), TableName(l));
   std::string_view mode = l.lock_mode;
   const size_t comma = mode.find(',');
   const std::string_view base = mode.substr(0, comma);

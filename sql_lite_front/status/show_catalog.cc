@@ -29,11 +29,19 @@ bool Matches(const ShowStmt& stmt, std::string_view name) {
   return !stmt.like.has_value() || LikeMatch(name, *stmt.like);
 }
 
+// SHOW TABLES / TABLE STATUS [FROM db]: 1049 for a database that does not exist.
+SqlStatus CheckDatabase(ExecContext& ctx, const ShowStmt& stmt) {
+  if (ctx.catalog->FindDatabase(stmt.database).has_value()) return SqlStatus::OK();
+  return SqlErr(kErBadDb, "Unknown database '", stmt.database, "'");
+}
+
 SqlResult<StatementResult> ShowTables(ExecContext& ctx, const ShowStmt& stmt) {
-  std::string column = std::string("Tables_in_") + kSchemaName;
+  SQL_RETURN_IF_ERROR(CheckDatabase(ctx, stmt));
+  std::string column = "Tables_in_" + stmt.database;
   if (stmt.like.has_value()) column += " (" + *stmt.like + ")";
   StatementResult r = stmt.full ? ResultSet({column, "Table_type"}) : ResultSet({column});
-  for (const std::string& name : ctx.catalog->TableNames()) {
+  for (const TableName& table : ctx.catalog->TableNames(stmt.database)) {
+    const std::string& name = table.name;
     if (!Matches(stmt, name)) continue;
     if (stmt.full) {
       r.rows.push_back({name, "BASE TABLE"});
@@ -49,9 +57,11 @@ SqlResult<StatementResult> ShowTableStatus(ExecContext& ctx, const ShowStmt& stm
       {"Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length",
        "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time",
        "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"});
-  SQL_ASSIGN_OR_RETURN(
-      std::vector<TableFigures> tables,
-      GatherTableFigures(ctx, [&](std::string_view n) { return Matches(stmt, n); }));
+  SQL_RETURN_IF_ERROR(CheckDatabase(ctx, stmt));
+  SQL_ASSIGN_OR_RETURN(std::vector<TableFigures> tables,
+                       GatherTableFigures(ctx, [&](const TableName& n) {
+                         return EqualsNoCase(n.schema, stmt.database) && Matches(stmt, n.name);
+                       }));
   for (TableFigures& f : tables) {
     Cell auto_inc;
     if (f.auto_increment.has_value()) auto_inc = std::to_string(*f.auto_increment);

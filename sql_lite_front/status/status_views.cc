@@ -10,6 +10,7 @@
 #include "sql_lite_front/collation.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/diagnostics.h"
+#include "sql_lite_front/status/information_schema.h"
 #include "sql_lite_front/status/status_views_internal.h"
 
 namespace minnow::sql {
@@ -195,16 +196,36 @@ SqlResult<StatementResult> ExecuteShowStatus(ExecContext& ctx, const ShowStmt& s
     case ShowStmt::Kind::kProcesslist:
       return ProcesslistResult(ctx);
     case ShowStmt::Kind::kDatabases: {
-      // The schemas statements can name: the tables' one and the two system schemas.
       std::string column = "Database";
       if (stmt.like.has_value()) column += " (" + *stmt.like + ")";
       StatementResult r;
       r.has_result_set = true;
       r.columns = {column};
-      for (const char* name : {"information_schema", "performance_schema", kSchemaName}) {
-        if (stmt.like.has_value() && !LikeMatch(name, ToLowerAscii(*stmt.like))) continue;
-        r.rows.push_back({std::string(name)});
+      for (const DatabaseDef& d : ListedDatabases(*ctx.catalog)) {
+        if (stmt.like.has_value() && !LikeMatch(ToLowerAscii(d.name), ToLowerAscii(*stmt.like)))
+          continue;
+        r.rows.push_back({d.name});
       }
+      return r;
+    }
+    case ShowStmt::Kind::kCreateDatabase: {
+      std::optional<DatabaseDef> d;
+      for (DatabaseDef& listed : ListedDatabases(*ctx.catalog))
+        if (EqualsNoCase(listed.name, stmt.database)) d = std::move(listed);
+      if (!d.has_value()) return SqlErr(kErBadDb, "Unknown database '", stmt.database, "'");
+      // MySQL's store_create_db: COLLATE when the collation is not the charset's default, and
+      // always for utf8mb4_0900_ai_ci.
+      const Collation* c = FindCollation(d->collation);
+      std::string text = "CREATE DATABASE ";
+      if (stmt.if_not_exists) text += "/*!32312 IF NOT EXISTS*/ ";
+      text += QuoteIdentifier(d->name) + " /*!40100 DEFAULT CHARACTER SET " + d->charset;
+      if (c == nullptr || !c->is_default || d->collation == "utf8mb4_0900_ai_ci")
+        text += " COLLATE " + d->collation;
+      text += " */ /*!80016 DEFAULT ENCRYPTION='N' */";
+      StatementResult r;
+      r.has_result_set = true;
+      r.columns = {"Database", "Create Database"};
+      r.rows.push_back({stmt.database, text});
       return r;
     }
     case ShowStmt::Kind::kCollation: {

@@ -44,8 +44,6 @@ struct SystemTable {
 // processlist / tables / columns / schemata / statistics (schema and name case-insensitive).
 // 1146 for another name in those schemas.
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name);
-// True if `name` names a system table schema (performance_schema, information_schema).
-bool IsSystemSchema(std::string_view schema);
 
 // SHOW STATUS / VARIABLES / ENGINE INNODB STATUS / ENGINES / PROCESSLIST / WARNINGS /
 // COLLATION.

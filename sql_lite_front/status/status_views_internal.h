@@ -36,6 +36,7 @@ struct SessionSnapshot {
   bool metadata_lock_wait = false;   // its statement waits for a metadata lock
   bool table_lock_wait = false;      // ... or for a MyISAM table's table lock
   StageSnapshot stage;               // a running DDL's stage and its progress (none when idle)
+  std::string database;              // its current database; empty: none
   // Transaction::metadata_lock_owner() of its transaction and of its DDL's (0: none).
   uint64_t mdl_owner = 0, ddl_mdl_owner = 0;
 };
@@ -62,6 +63,8 @@ class LockDescriber {
 
   // OBJECT_NAME: the table (or the keyspace's own name when no table owns it).
   std::string TableName(const DataLock& l);
+  // OBJECT_SCHEMA: the table's database (`test` for a keyspace no table owns).
+  std::string SchemaName(const DataLock& l);
   // INDEX_NAME: "PRIMARY", "GEN_CLUST_INDEX" or the index; nullopt for a table lock.
   std::optional<std::string> IndexName(const DataLock& l);
   // LOCK_DATA: nullopt (NULL) for a table lock or a key the engine could not read back;
@@ -84,7 +87,8 @@ class LockDescriber {
  private:
   struct KeyspaceInfo {
     bool has_table = false;
-    std::string table, index;
+    ::minnow::sql::TableName table;
+    std::string index;
     std::shared_ptr<const OpenTable> open;  // for decoding keys
   };
   const KeyspaceInfo& Describe(const std::string& keyspace);

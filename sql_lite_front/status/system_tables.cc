@@ -60,7 +60,7 @@ SqlResult<SystemTable> DataLocks(const ExecContext& ctx) {
         Int(l.trx_id),
         owner != nullptr ? Int(owner->id) : Value::Null(),
         Value::Null(),  // EVENT_ID: minnow has no performance_schema events
-        Str(kSchemaName),
+        Str(describe.SchemaName(l)),
         Str(describe.TableName(l)),
         Value::Null(),
         Value::Null(),
@@ -91,8 +91,11 @@ SqlResult<SystemTable> MetadataLocks(const ExecContext& ctx) {
     const size_t dot = l.name.find('.');
     std::string schema = dot == std::string::npos ? std::string() : l.name.substr(0, dot);
     std::string name = dot == std::string::npos ? l.name : l.name.substr(dot + 1);
-    // The lock names the table lower-cased; the catalog has its name as created.
-    if (auto table = ctx.catalog->Find(name); table != nullptr) name = table->def.name;
+    // The lock names the table lower-cased; the catalog has its names as created.
+    if (auto table = ctx.catalog->Find(TableName{schema, name}); table != nullptr) {
+      schema = table->def.schema;
+      name = table->def.name;
+    }
     const SessionSnapshot* owner = SessionOfMdlOwner(sessions, l.owner);
     t.rows.push_back(Row{
         Str("TABLE"),
@@ -226,7 +229,7 @@ SqlResult<SystemTable> Processlist(const ExecContext& ctx) {
         Int(s.id),
         Str("root"),
         Str("localhost"),
-        Str(kSchemaName),
+        s.database.empty() ? Value::Null() : Str(s.database),
         Str(running ? "Query" : "Sleep"),
         Int(static_cast<uint64_t>(running ? s.query_seconds : s.idle_seconds)),
         Str(!running                                 ? ""
@@ -277,11 +280,6 @@ SqlError NoSuchTable(const TableName& name) {
 }
 
 }  // namespace
-
-bool IsSystemSchema(std::string_view schema) {
-  const std::string s = ToLowerAscii(schema);
-  return s == "performance_schema" || s == "information_schema";
-}
 
 SqlResult<SystemTable> ReadSystemTable(ExecContext& ctx, const TableName& name) {
   const std::string schema = ToLowerAscii(name.schema);

@@ -86,7 +86,7 @@ def test_mariadb_client(port):
     r = mariadb(port, "SET NAMES utf8mb4; SET autocommit = 1; SHOW DATABASES; SHOW TABLES;"
                       "SELECT DATABASE(), USER()")
     check("mariadb: connect-time statements", r.returncode == 0 and
-          "performance_schema\ntest\n" in r.stdout and "Tables_in_test\nt\n" in r.stdout and
+          "performance_schema\nsys\ntest\n" in r.stdout and "Tables_in_test\nt\n" in r.stdout and
           "test\troot@localhost" in r.stdout, r.stdout + r.stderr)
     r = mariadb(port, "status")
     check("mariadb: the status command", r.returncode == 0 and not r.stderr and

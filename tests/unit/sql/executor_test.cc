@@ -186,7 +186,7 @@ void CreateSample(ExecFixture& f, bool with_k = false, const std::string& name =
 
 // Every secondary entry matches a row and every row has its entries.
 void CheckIndexesMatchTable(ExecFixture& f, const std::string& name) {
-  std::shared_ptr<const OpenTable> t = f.catalog()->Find(name);
+  std::shared_ptr<const OpenTable> t = f.catalog()->Find({"test", name});
   REQUIRE(t != nullptr);
   std::vector<std::string> expected[8];
   auto it = f.txn()->NewIterator(t->clustered);
@@ -508,7 +508,7 @@ TEST_CASE("EXPLAIN in MySQL's columns", "[sql][executor][explain]") {
 TEST_CASE("count(i) runs near the KV scan rate", "[.][bench]") {
   ExecFixture f;
   CreateSample(f);
-  std::shared_ptr<const OpenTable> t = f.catalog()->Find("sample");
+  std::shared_ptr<const OpenTable> t = f.catalog()->Find({"test", "sample"});
   const int64_t n = 400000;
   int64_t next = 1;
   Row row(2);

@@ -130,7 +130,7 @@ TEST_CASE("W1's CREATE TABLE and INSERTs", "[sql][parser]") {
       "CREATE TABLE sample (i int(10) unsigned NOT NULL auto_increment, j varchar(255) default "
       "NULL, PRIMARY KEY (i), KEY j (j)) ENGINE=InnoDB DEFAULT CHARSET=utf8;");
   auto& c = As<CreateTableStmt>(st);
-  CHECK(c.name == "sample");
+  CHECK(c.name.name == "sample");
   CHECK_FALSE(c.if_not_exists);
   REQUIRE(c.columns.size() == 2);
   const ColumnDef& i = c.columns[0].def;
@@ -161,7 +161,7 @@ TEST_CASE("W1's CREATE TABLE and INSERTs", "[sql][parser]") {
   st = MustParse("INSERT INTO sample (j) VALUES (md5(rand()));");
   auto& ins = As<InsertStmt>(st);
   CHECK(ins.table.name == "sample");
-  CHECK(ins.table.schema.empty());
+  CHECK(ins.table.schema == "test");  // the current database (ParseOptions::database)
   CHECK(ins.columns == std::vector<std::string>{"j"});
   REQUIRE(ins.rows.size() == 1);
   REQUIRE(RowOf(ins, 0).size() == 1);
@@ -288,11 +288,20 @@ TEST_CASE("SHOW statements", "[sql][parser]") {
     auto& s = As<ShowStmt>(st);
     CHECK(s.kind == k.kind);
     CHECK(s.scope == k.scope);
-    CHECK(s.table == k.table);
+    CHECK(s.table.name == k.table);
     CHECK(s.like.has_value() == (k.like != nullptr));
     if (k.like != nullptr && s.like.has_value()) CHECK(*s.like == k.like);
   }
-  CHECK(MustFail("SHOW TABLES FROM other").message == "Unknown database 'other'");
+  Statement from_other = MustParse("SHOW TABLES FROM other");
+  CHECK(As<ShowStmt>(from_other).database == "other");
+  Statement current = MustParse("SHOW TABLES");
+  CHECK(As<ShowStmt>(current).database == "test");
+  Statement cols = MustParse("SHOW COLUMNS FROM t FROM other");
+  CHECK(As<ShowStmt>(cols).table == TableName{"other", "t"});
+  Statement create_db = MustParse("SHOW CREATE SCHEMA IF NOT EXISTS d");
+  CHECK(As<ShowStmt>(create_db).kind == ShowStmt::Kind::kCreateDatabase);
+  CHECK(As<ShowStmt>(create_db).database == "d");
+  CHECK(As<ShowStmt>(create_db).if_not_exists);
   Statement full = MustParse("SHOW FULL PROCESSLIST");
   CHECK(As<ShowStmt>(full).full);
   full = MustParse("SHOW FULL COLUMNS FROM t");
@@ -403,14 +412,14 @@ TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
   Statement st = MustParse("LOCK TABLES t1 READ LOCAL;");
   auto& l1 = As<LockTablesStmt>(st);
   REQUIRE(l1.items.size() == 1);
-  CHECK(l1.items[0].table == "t1");
+  CHECK(l1.items[0].table == TableName{"test", "t1"});
   CHECK(l1.items[0].mode == M::kReadLocal);
 
   st = MustParse("LOCK TABLE t1 READ, t2 WRITE;");
   auto& l2 = As<LockTablesStmt>(st);
   REQUIRE(l2.items.size() == 2);
   CHECK(l2.items[0].mode == M::kRead);
-  CHECK(l2.items[1].table == "t2");
+  CHECK(l2.items[1].table.name == "t2");
   CHECK(l2.items[1].mode == M::kWrite);
 
   st = MustParse("LOCK TABLES t1 AS a LOW_PRIORITY WRITE");
@@ -421,30 +430,68 @@ TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
   CHECK(std::holds_alternative<UnlockTablesStmt>(st));
 
   st = MustParse("OPTIMIZE TABLE t1;");
-  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1"});
+  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<TableName>{{"test", "t1"}});
   st = MustParse("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t1, t2;");
-  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<std::string>{"t1", "t2"});
+  CHECK(As<OptimizeTableStmt>(st).tables == std::vector<TableName>{{"test", "t1"}, {"test", "t2"}});
 
-  st = MustParse("RENAME TABLE a TO b, test.c TO d");
+  st = MustParse("RENAME TABLE a TO b, x.c TO d");
   CHECK(As<RenameTableStmt>(st).renames ==
-        std::vector<std::pair<std::string, std::string>>{{"a", "b"}, {"c", "d"}});
+        std::vector<std::pair<TableName, TableName>>{{{"test", "a"}, {"test", "b"}},
+                                                     {{"x", "c"}, {"test", "d"}}});
   CHECK(MustFail("RENAME TABLE a b").code == kErParse);
   st = MustParse("ALTER TABLE a ADD COLUMN x INT, RENAME AS b");
-  CHECK(As<AlterTableStmt>(st).rename_to == "b");
+  CHECK(As<AlterTableStmt>(st).rename_to == TableName{"test", "b"});
   CHECK(As<AlterTableStmt>(st).actions.size() == 1);
 
   st = MustParse("CREATE TABLE b LIKE a");
-  CHECK(As<CreateTableStmt>(st).like == "a");
+  CHECK(As<CreateTableStmt>(st).like == TableName{"test", "a"});
   st = MustParse("CREATE TABLE IF NOT EXISTS b (LIKE a)");
-  CHECK(As<CreateTableStmt>(st).like == "a");
+  CHECK(As<CreateTableStmt>(st).like.name == "a");
   CHECK(As<CreateTableStmt>(st).if_not_exists);
   CHECK(MustFail("CREATE TABLE b (LIKE a").code == kErParse);
 
   st = MustParse("ANALYZE TABLE a");
-  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a"});
+  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<TableName>{{"test", "a"}});
   st = MustParse("ANALYZE LOCAL TABLES a, b");
-  CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<std::string>{"a", "b"});
+  CHECK(As<AnalyzeTableStmt>(st).tables.size() == 2);
   CHECK(MustFail("ANALYZE TABLE a UPDATE HISTOGRAM ON x").code == kErNotSupportedYet);
+}
+
+TEST_CASE("databases: CREATE/DROP DATABASE, USE, names without a current database",
+          "[sql][parser]") {
+  Statement st = MustParse(
+      "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `shop` /*!40100 DEFAULT "
+      "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin */");
+  auto& c = As<CreateDatabaseStmt>(st);
+  CHECK(c.name == "shop");
+  CHECK(c.if_not_exists);
+  CHECK(c.charset == "utf8mb4");
+  CHECK(c.collation == "utf8mb4_bin");
+  st = MustParse("CREATE SCHEMA d CHARSET = UTF8MB3");
+  CHECK(As<CreateDatabaseStmt>(st).charset == "utf8mb3");
+  CHECK(As<CreateDatabaseStmt>(st).collation.empty());
+  CHECK(MustFail("CREATE DATABASE d ENCRYPTION = 'Y'").code == kErNotSupportedYet);
+  CHECK(MustFail("CREATE DATABASE d WHATEVER").code == kErParse);
+  st = MustParse("DROP SCHEMA IF EXISTS d");
+  CHECK(As<DropDatabaseStmt>(st).name == "d");
+  CHECK(As<DropDatabaseStmt>(st).if_exists);
+  // A name without a database is in the current one; with none selected, 1046.
+  ParseOptions none;
+  none.database = "";
+  for (const char* sql : {"SELECT * FROM t", "INSERT INTO t VALUES (1)", "DROP TABLE t",
+                          "SHOW TABLES", "SELECT * FROM d.t JOIN u", "LOCK TABLES t READ"}) {
+    INFO(sql);
+    SqlResult<Statement> r = Parse(sql, none);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == kErNoDb);
+  }
+  REQUIRE(Parse("SELECT * FROM d.t JOIN e.u USING (i)", none).ok());
+  REQUIRE(Parse("SELECT * FROM information_schema.tables", none).ok());
+  ParseOptions shop;
+  shop.database = "shop";
+  SqlResult<Statement> r = Parse("UPDATE t SET i = 1", shop);
+  REQUIRE(r.ok());
+  CHECK(std::get<UpdateStmt>(*r).table == TableName{"shop", "t"});
 }
 
 TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
@@ -453,7 +500,7 @@ TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
       "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! "
       "ENGINE = innodb */;");
   auto& c = As<CreateTableStmt>(st);
-  CHECK(c.name == "sbtest1");
+  CHECK(c.name.name == "sbtest1");
   REQUIRE(c.columns.size() == 4);
   CHECK(c.columns[0].def.type == ColumnType::kInt);
   CHECK(c.columns[1].def.default_value == Value::String("0"));
@@ -469,7 +516,7 @@ TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
   st = MustParse("CREATE INDEX k_1 ON sbtest1(k);");
   auto& ci = As<CreateIndexStmt>(st);
   CHECK(ci.index.name == "k_1");
-  CHECK(ci.table == "sbtest1");
+  CHECK(ci.table.name == "sbtest1");
   CHECK(ci.index.columns == std::vector<std::string>{"k"});
   CHECK_FALSE(ci.index.unique);
   st = MustParse("CREATE UNIQUE INDEX u ON t (a(10) DESC, b) ALGORITHM=INPLACE LOCK=NONE");
@@ -481,7 +528,7 @@ TEST_CASE("sysbench's table, index and ALTERs", "[sql][parser]") {
   using K = AlterAction::Kind;
   st = MustParse("ALTER TABLE sbtest1 MODIFY COLUMN pad text;");
   auto& a1 = As<AlterTableStmt>(st);
-  CHECK(a1.table == "sbtest1");
+  CHECK(a1.table.name == "sbtest1");
   REQUIRE(a1.actions.size() == 1);
   CHECK(a1.actions[0].kind == K::kModifyColumn);
   CHECK(a1.actions[0].column.def.name == "pad");
@@ -575,7 +622,7 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
       "ENGINE InnoDB, DEFAULT CHARACTER SET = latin1, COLLATE latin1_bin, COMPRESSION='zlib', "
       "MAX_ROWS=100, AUTO_INCREMENT=7, ROW_FORMAT=COMPRESSED, COMMENT='hi', KEY_BLOCK_SIZE=8");
   auto& c = As<CreateTableStmt>(st);
-  CHECK(c.name == "t");
+  CHECK(c.name.name == "t");
   CHECK(c.if_not_exists);
   REQUIRE(c.columns.size() == 20);
   auto type = [&](size_t i) { return c.columns[i].def.type; };
@@ -634,7 +681,8 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
   MustParse("CREATE TABLE t (a CHAR(5) NOT NULL COLLATE latin1_bin)");
   MustParse("CREATE TABLE t (a CHAR(5) BINARY)");
   CHECK(MustFail("CREATE TABLE t (a VARCHAR)").code == kErParse);
-  CHECK(MustFail("CREATE TABLE other.t (a int)").message == "Unknown database 'other'");
+  Statement other = MustParse("CREATE TABLE other.t (a int)");
+  CHECK(As<CreateTableStmt>(other).name == TableName{"other", "t"});
 }
 
 TEST_CASE("SELECT from the status views and variables", "[sql][parser]") {
@@ -899,15 +947,15 @@ TEST_CASE("transactions, USE, TRUNCATE, DROP, INSERT forms", "[sql][parser]") {
   CHECK_FALSE(As<KillStmt>(st).query_only);
   CHECK(As<KillStmt>(st).id->kind == Expr::Kind::kBinary);
   st = MustParse("TRUNCATE TABLE t;");
-  CHECK(As<TruncateStmt>(st).table == "t");
+  CHECK(As<TruncateStmt>(st).table.name == "t");
   st = MustParse("TRUNCATE t");
-  CHECK(As<TruncateStmt>(st).table == "t");
+  CHECK(As<TruncateStmt>(st).table.name == "t");
   st = MustParse("DROP TABLE IF EXISTS a, b;");
   CHECK(As<DropTableStmt>(st).if_exists);
-  CHECK(As<DropTableStmt>(st).names == std::vector<std::string>{"a", "b"});
+  CHECK(As<DropTableStmt>(st).names == std::vector<TableName>{{"test", "a"}, {"test", "b"}});
   st = MustParse("DROP INDEX j ON t;");
   CHECK(As<DropIndexStmt>(st).name == "j");
-  CHECK(As<DropIndexStmt>(st).table == "t");
+  CHECK(As<DropIndexStmt>(st).table.name == "t");
 
   st = MustParse("INSERT INTO t VALUES (1,'a'),(2,DEFAULT);");
   auto& i1 = As<InsertStmt>(st);
@@ -1041,7 +1089,7 @@ TEST_CASE("an executable comment of a newer version, or MariaDB's, is a comment"
   CHECK(items("SELECT /*!1 */") == 1);
   CHECK(MustFail("SELECT 1 /*!90000 , 2").code == kErParse);  // unterminated
   Statement keys = MustParse("/*!40000 ALTER TABLE `t` DISABLE KEYS */");
-  CHECK(As<AlterKeysStmt>(keys).table == "t");
+  CHECK(As<AlterKeysStmt>(keys).table.name == "t");
   CHECK_FALSE(As<AlterKeysStmt>(keys).enable);
   keys = MustParse("ALTER TABLE t ENABLE KEYS");
   CHECK(As<AlterKeysStmt>(keys).enable);

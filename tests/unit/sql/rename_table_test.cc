@@ -101,12 +101,13 @@ TEST_CASE("rename: renamed tables, their rows, indexes and counters survive a re
   {
     // performance_schema.data_locks names a keyspace's table by the catalog, not by its name.
     auto catalog = std::move(TableCatalog::Open(d.db.get()).value());
-    std::string table, index;
+    TableName table;
+    std::string index;
     REQUIRE(catalog->DescribeKeyspace("a.v", &table, &index));
-    CHECK(table == "s");
+    CHECK(table.name == "s");
     CHECK(index == "v");
     REQUIRE(catalog->DescribeKeyspace("a$2", &table, &index));
-    CHECK(table == "a");
+    CHECK(table.name == "a");
   }
   // Dropping a renamed table drops its storage.
   d.Ok("DROP TABLE s, n2");

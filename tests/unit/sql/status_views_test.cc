@@ -61,11 +61,11 @@ struct Fixture {
     REQUIRE(engine->catalog->CreateTable(hidden).ok());
     REQUIRE(db->CreateKeyspace("kvspace").ok());
 
-    auto open = engine->catalog->Find("sample");
+    auto open = engine->catalog->Find({"test", "sample"});
     REQUIRE(open != nullptr);
     sample = open->clustered;
     sample_j = open->indexes.at(0);
-    nopk = engine->catalog->Find("nopk")->clustered;
+    nopk = engine->catalog->Find({"test", "nopk"})->clustered;
     kv = *db->OpenKeyspace("kvspace");
 
     auto s = std::move(db->NewSession()).value();

@@ -85,7 +85,7 @@ TEST_CASE("catalog: create, find, drop", "[sql][catalog]") {
   CHECK(def.keyspace == "Sample");
   CHECK(def.indexes[0].keyspace == "Sample.j");
   REQUIRE(cat.CreateTable(def).ok());
-  auto t = cat.Find("SAMPLE");
+  auto t = cat.Find({"test", "SAMPLE"});
   REQUIRE(t != nullptr);
   CHECK(t->def.name == "Sample");  // the case as given
   CHECK(t->clustered.valid());
@@ -93,9 +93,10 @@ TEST_CASE("catalog: create, find, drop", "[sql][catalog]") {
   CHECK(t->counters->next_auto_inc == 1);
   CHECK(Has(Keyspaces(db.get()), "Sample.j"));
 
-  std::string table, index;
+  TableName table;
+  std::string index;
   CHECK(cat.DescribeKeyspace("Sample", &table, &index));
-  CHECK((table == "Sample" && index == "PRIMARY"));
+  CHECK((table == TableName{"test", "Sample"} && index == "PRIMARY"));
   CHECK(cat.DescribeKeyspace("Sample.j", &table, &index));
   CHECK(index == "j");
   CHECK_FALSE(cat.DescribeKeyspace(kCatalogKeyspace, &table, &index));
@@ -113,18 +114,18 @@ TEST_CASE("catalog: create, find, drop", "[sql][catalog]") {
 
   TableDef heap = Heap(cat, "h$1");
   REQUIRE(cat.CreateTable(heap).ok());
-  CHECK(cat.TableNames() == std::vector<std::string>{"Sample", "h$1"});
-  CHECK(cat.Find("sample")->def.keyspace == "Sample");
-  CHECK(cat.Find("h$1")->def.has_hidden_primary_key());
+  CHECK(cat.TableNames() == std::vector<TableName>{{"test", "Sample"}, {"test", "h$1"}});
+  CHECK(cat.Find({"test", "sample"})->def.keyspace == "Sample");
+  CHECK(cat.Find({"test", "h$1"})->def.has_hidden_primary_key());
   CHECK(cat.DescribeKeyspace("h$1", &table, &index));
   CHECK(index == "GEN_CLUST_INDEX");
 
-  REQUIRE(cat.DropTable("sample").ok());
-  CHECK(cat.Find("Sample") == nullptr);
+  REQUIRE(cat.DropTable({"test", "sample"}).ok());
+  CHECK(cat.Find({"test", "Sample"}) == nullptr);
   CHECK(t->def.name == "Sample");  // an old snapshot stays readable
   CHECK_FALSE(Has(Keyspaces(db.get()), "Sample"));
   CHECK_FALSE(Has(Keyspaces(db.get()), "Sample.j"));
-  auto gone = cat.DropTable("sample");
+  auto gone = cat.DropTable({"test", "sample"});
   REQUIRE_FALSE(gone.ok());
   CHECK(gone.error().code == kErBadTable);
   CHECK(gone.error().message == "Unknown table 'test.sample'");
@@ -155,7 +156,7 @@ TEST_CASE("catalog: replace keeps counters; the switch can be reverted", "[sql][
   auto cat = std::move(TableCatalog::Open(db.get()).value());
   TableDef def = Sample(*cat);
   REQUIRE(cat->CreateTable(def).ok());
-  auto old = cat->Find("sample");
+  auto old = cat->Find({"test", "sample"});
   old->counters->next_auto_inc = 77;
 
   TableDef next = def;
@@ -164,7 +165,7 @@ TEST_CASE("catalog: replace keeps counters; the switch can be reverted", "[sql][
   CHECK(next.keyspace == "sample$2");
   REQUIRE(cat->CreateKeyspaces({next.keyspace, next.indexes[0].keyspace}, {}, next.keyspace).ok());
   REQUIRE(cat->ReplaceTable(next).ok());
-  auto now = cat->Find("sample");
+  auto now = cat->Find({"test", "sample"});
   CHECK(now->def.keyspace == "sample$2");
   CHECK(now->counters->next_auto_inc == 77);
   REQUIRE(cat->DropKeyspaces({"sample", "sample.j"}).ok());
@@ -182,7 +183,7 @@ TEST_CASE("catalog: reopening brings tables and counters back; orphans are dropp
     auto db = Take(Database::Open(o));
     auto cat = std::move(TableCatalog::Open(db.get()).value());
     REQUIRE(cat->CreateTable(Sample(*cat)).ok());
-    InsertSample(db.get(), *cat->Find("sample"), {3, 10, 7});
+    InsertSample(db.get(), *cat->Find({"test", "sample"}), {3, 10, 7});
     // Auto column not first in the primary key, found through its index.
     TableDef k;
     k.name = "k";
@@ -195,7 +196,7 @@ TEST_CASE("catalog: reopening brings tables and counters back; orphans are dropp
     k.auto_increment_start = 5;
     REQUIRE(cat->CreateTable(k).ok());
     {
-      auto t = cat->Find("k");
+      auto t = cat->Find({"test", "k"});
       auto session = Take(db->NewSession());
       auto txn = Take(session->Begin());
       for (int64_t p : {1, 2}) {
@@ -211,7 +212,7 @@ TEST_CASE("catalog: reopening brings tables and counters back; orphans are dropp
     // A heap table with rows 1..3.
     REQUIRE(cat->CreateTable(Heap(*cat, "heap")).ok());
     {
-      auto t = cat->Find("heap");
+      auto t = cat->Find({"test", "heap"});
       auto session = Take(db->NewSession());
       auto txn = Take(session->Begin());
       for (uint64_t id = 1; id <= 3; ++id) {
@@ -240,19 +241,21 @@ TEST_CASE("catalog: reopening brings tables and counters back; orphans are dropp
   CHECK_FALSE(Has(names, "sample$2.j"));
   CHECK(Has(names, "kv_data"));
   CHECK(Has(names, "sample.j"));
-  CHECK((*cat)->TableNames() == std::vector<std::string>{"empty", "heap", "k", "sample"});
-  CHECK((*cat)->Find("sample")->counters->next_auto_inc == 11);
-  CHECK((*cat)->Find("k")->counters->next_auto_inc == 201);
-  CHECK((*cat)->Find("heap")->counters->next_row_id == 4);
-  CHECK((*cat)->Find("empty")->counters->next_auto_inc == 1000);
-  CHECK((*cat)->Find("sample")->def.indexes[0].keyspace == "sample.j");
+  CHECK((*cat)->TableNames() ==
+        std::vector<TableName>{
+            {"test", "empty"}, {"test", "heap"}, {"test", "k"}, {"test", "sample"}});
+  CHECK((*cat)->Find({"test", "sample"})->counters->next_auto_inc == 11);
+  CHECK((*cat)->Find({"test", "k"})->counters->next_auto_inc == 201);
+  CHECK((*cat)->Find({"test", "heap"})->counters->next_row_id == 4);
+  CHECK((*cat)->Find({"test", "empty"})->counters->next_auto_inc == 1000);
+  CHECK((*cat)->Find({"test", "sample"})->def.indexes[0].keyspace == "sample.j");
   // A dropped table stays dropped after a reopen, and its name can be reused.
-  REQUIRE((*cat)->DropTable("k").ok());
+  REQUIRE((*cat)->DropTable({"test", "k"}).ok());
   REQUIRE_OK(db->Close());
   db = Take(Database::Open(o));
   auto cat2 = TableCatalog::Open(db.get());
   REQUIRE(cat2.ok());
-  CHECK((*cat2)->Find("k") == nullptr);
+  CHECK((*cat2)->Find({"test", "k"}) == nullptr);
   CHECK_FALSE(Has(Keyspaces(db.get()), "k.a"));
 }
 
@@ -271,16 +274,16 @@ TEST_CASE("catalog: DROP waits for a transaction's locks, then 1205", "[sql][cat
   auto db = Take(Database::Open(MemoryOptions()));
   auto cat = std::move(TableCatalog::Open(db.get()).value());
   REQUIRE(cat->CreateTable(Sample(*cat)).ok());
-  auto t = cat->Find("sample");
+  auto t = cat->Find({"test", "sample"});
   auto session = Take(db->NewSession());
   auto txn = Take(session->Begin());
   REQUIRE_OK(txn->Insert(t->clustered, std::string("\0\0\0\1", 4), std::string(1, '\1')));
-  auto st = cat->DropTable("sample");
+  auto st = cat->DropTable({"test", "sample"});
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().code == kErLockWaitTimeout);
-  CHECK(cat->Find("sample") != nullptr);  // nothing changed
+  CHECK(cat->Find({"test", "sample"}) != nullptr);  // nothing changed
   REQUIRE_OK(txn->Commit());
-  REQUIRE(cat->DropTable("sample").ok());
+  REQUIRE(cat->DropTable({"test", "sample"}).ok());
 }
 
 }  // namespace
