@@ -173,7 +173,7 @@ SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& 
 // else ctx.subqueries runs them, each once, its tables read with `lock` (nullopt: as their
 // own clauses say). A statement without subqueries is left as it is.
 SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
-                                 const std::vector<std::pair<std::string, std::string>>& written,
+                                 const std::vector<std::pair<TableName, std::string>>& written,
                                  std::optional<LockMode> lock);
 // The lock InnoDB reads an UPDATE's or DELETE's subqueries with: shared (LOCK_S), except a
 // single-table UPDATE's under READ COMMITTED and READ UNCOMMITTED, which reads consistently.

@@ -35,7 +35,7 @@ struct Target {
 }  // namespace
 
 SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
-                                 const std::vector<std::pair<std::string, std::string>>& written,
+                                 const std::vector<std::pair<TableName, std::string>>& written,
                                  std::optional<LockMode> lock) {
   bool any = false;
   for (const Expr* e : exprs) {
@@ -47,9 +47,8 @@ SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*
       if (block.from.has_value()) read.push_back(&*block.from);
       for (const JoinedTable& j : block.joins) read.push_back(&j.table);
       for (const TableName* t : read) {
-        if (!t->schema.empty() && !EqualsNoCase(t->schema, kSchemaName)) continue;
         for (const auto& [name, as_named] : written) {
-          if (!used.has_value() && EqualsNoCase(t->name, name))
+          if (!used.has_value() && SameTable(*t, name))
             used = SqlErr(kErUpdateTableUsed, "You can't specify target table '", as_named,
                           "' for update in FROM clause");
         }
@@ -384,7 +383,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const TableDef& def = t.def;
   std::vector<const Expr*> exprs;
   ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
-  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{def.name, stmt.table.name}},
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), stmt.table.name}},
                                              WriteSubqueryLock(ctx, true)));
   BindScope scope = ScopeForTable(def);
   struct Set {
@@ -470,7 +469,7 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   const TableDef& def = t.def;
   std::vector<const Expr*> exprs;
   ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
-  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{def.name, stmt.table.name}},
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), stmt.table.name}},
                                              WriteSubqueryLock(ctx, false)));
   BindScope scope = ScopeForTable(def);
   EvalState st;

@@ -98,9 +98,10 @@ SqlStatus PlanTargets(ExecContext& ctx, const SelectStmt& q, PreparedSelect* p,
 SqlStatus PrepareSubqueries(ExecContext& ctx, const std::vector<const Expr*>& exprs,
                             const std::vector<TargetTable>& targets, const PreparedSelect& p,
                             SelectStmt* q) {
-  std::vector<std::pair<std::string, std::string>> written;
+  std::vector<std::pair<TableName, std::string>> written;
   for (const TargetTable& t : targets) {
-    written.emplace_back(p.join->from_tables[t.position]->def.name, p.join->as_named[t.position]);
+    written.emplace_back(NameOf(p.join->from_tables[t.position]->def),
+                         p.join->as_named[t.position]);
   }
   SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, written, LockMode::kShare));
   if (ctx.subqueries == nullptr) return SqlStatus::OK();
@@ -300,8 +301,10 @@ SqlResult<StatementResult> ExecuteMultiDelete(ExecContext& ctx, const DeleteStmt
   for (const TableName& name : stmt.targets) {
     size_t pos = 0;
     const size_t n = p.join->as_named.size();
-    const bool other_schema = !name.schema.empty() && !EqualsNoCase(name.schema, kSchemaName);
     while (pos < n && !EqualsNoCase(p.join->as_named[pos], name.name)) ++pos;
+    // A qualified name must name that table's database too.
+    const bool other_schema = pos < n && !name.schema.empty() &&
+                              !EqualsNoCase(name.schema, p.join->from_tables[pos]->def.schema);
     if (pos == n || other_schema)
       return SqlErr(kErUnknownTable, "Unknown table '", name.name, "' in MULTI DELETE");
     for (const TargetTable& t : targets) {

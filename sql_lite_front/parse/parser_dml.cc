@@ -634,6 +634,9 @@ SqlResult<Statement> Parser::ParseDelete() {
       if (wildcard || del.targets.size() != 1) return SyntaxError();
       del.table = std::move(del.targets[0]);
       del.targets.clear();
+      if (del.table.schema.empty()) {
+        SQL_ASSIGN_OR_RETURN(del.table.schema, CurrentDatabase());
+      }
     } else {
       del.multi_table = true;
     }

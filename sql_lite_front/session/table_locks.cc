@@ -85,7 +85,7 @@ struct Collector {
     Subqueries(s);
     if (!s.multi_table()) return Add(s.table, Write(s.priority), out);
     auto has_column = [&](const TableName& t, const std::string& column) {
-      std::shared_ptr<const OpenTable> table = catalog == nullptr ? nullptr : catalog->Find(t.name);
+      std::shared_ptr<const OpenTable> table = catalog == nullptr ? nullptr : catalog->Find(t);
       return table != nullptr && table->def.FindColumn(column) >= 0;
     };
     MultiTable(FromTables(s.table, s.joins), UpdatedTables(s, has_column), s.priority);

@@ -74,7 +74,7 @@ void SetRecordFormat(const Options& o, const std::string& name, RecordFormat for
   {
     auto catalog = TableCatalog::Open(db.get());
     REQUIRE(catalog.ok());
-    auto table = (*catalog)->Find(name);
+    auto table = (*catalog)->Find(TableName{kDefaultDatabase, name});
     REQUIRE(table != nullptr);
     TableDef def = table->def;
     def.record_format = format;
@@ -89,7 +89,7 @@ RecordFormat RecordFormatOf(const Options& o, const std::string& name) {
   {
     auto catalog = TableCatalog::Open(db.get());
     REQUIRE(catalog.ok());
-    auto table = (*catalog)->Find(name);
+    auto table = (*catalog)->Find(TableName{kDefaultDatabase, name});
     REQUIRE(table != nullptr);
     f = table->def.record_format;
   }
