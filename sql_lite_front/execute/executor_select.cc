@@ -1,6 +1,7 @@
 // SELECT: binding, planning and running a single-table query (executor.h).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/execute/math_functions.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/expr_equal.h"
@@ -52,10 +54,7 @@ void BareColumns(const Expr& e, std::vector<const Expr*>* out) {
     out->push_back(&e);
     return;
   }
-  if (e.kind == Expr::Kind::kFunction &&
-      (e.name == "count" || e.name == "sum" || e.name == "min" || e.name == "max" ||
-       e.name == "avg" || e.name == "group_concat"))
-    return;
+  if (e.kind == Expr::Kind::kFunction && IsAggregateName(e.name)) return;
   for (const ExprPtr& a : e.args) {
     if (a != nullptr) BareColumns(*a, out);
   }
@@ -141,6 +140,10 @@ struct AggState {
   Int128 isum = 0;    // the integers' part of an exact sum
   Decimal dec_sum;    // the decimals' part (and integers' past 128 bits)
   double dsum = 0;
+  // STD/VARIANCE: Welford's running mean and sum of squared deviations (MySQL's
+  // variance_fp_recurrence_next); BIT_*: the running bits.
+  double mean = 0, m2 = 0;
+  uint64_t bits = 0;
   Value best;
   // DISTINCT: the values so far, equal as SELECT DISTINCT's are (numbers by value, strings
   // under the argument's collation).
@@ -174,6 +177,25 @@ struct AggState {
       case AggFunc::kMax:
         if (best.is_null() || CompareUnder(v, best, CollationOf(spec.arg)) > 0) best = std::move(v);
         break;
+      case AggFunc::kStdPop:
+      case AggFunc::kStdSamp:
+      case AggFunc::kVarPop:
+      case AggFunc::kVarSamp: {
+        const double x = v.ToDouble();
+        const double delta = x - mean;
+        mean += delta / static_cast<double>(count);
+        m2 += delta * (x - mean);
+        break;
+      }
+      case AggFunc::kBitAnd:
+      case AggFunc::kBitOr:
+      case AggFunc::kBitXor: {
+        const uint64_t x = IntegerBits(v);
+        if (spec.func == AggFunc::kBitAnd) bits = count == 1 ? x : bits & x;
+        if (spec.func == AggFunc::kBitOr) bits |= x;
+        if (spec.func == AggFunc::kBitXor) bits ^= x;
+        break;
+      }
       case AggFunc::kCount:
       case AggFunc::kGroupConcat:
         break;
@@ -245,6 +267,21 @@ struct AggState {
       case AggFunc::kGroupConcat:
         if (count == 0) return Value::Null();
         return Value::String(concat.text);
+      case AggFunc::kStdPop:
+      case AggFunc::kVarPop:
+      case AggFunc::kStdSamp:
+      case AggFunc::kVarSamp: {
+        const bool sample = spec.func == AggFunc::kStdSamp || spec.func == AggFunc::kVarSamp;
+        if (count == 0 || (sample && count == 1)) return Value::Null();
+        const double var = m2 / static_cast<double>(sample ? count - 1 : count);
+        const bool stddev = spec.func == AggFunc::kStdPop || spec.func == AggFunc::kStdSamp;
+        return Value::Double(stddev ? std::sqrt(var) : var);
+      }
+      case AggFunc::kBitAnd:
+        return Value::UInt(count == 0 ? ~uint64_t{0} : bits);
+      case AggFunc::kBitOr:
+      case AggFunc::kBitXor:
+        return Value::UInt(bits);
     }
     return Value::Null();
   }

@@ -29,12 +29,17 @@
 #include "sql_lite_front/version.h"
 
 namespace minnow::sql {
-namespace {
 
 bool IsAggregateName(std::string_view n, AggFunc* f) {
   static constexpr std::pair<std::string_view, AggFunc> kAggs[] = {
-      {"count", AggFunc::kCount}, {"sum", AggFunc::kSum}, {"min", AggFunc::kMin},
-      {"max", AggFunc::kMax},     {"avg", AggFunc::kAvg}, {"group_concat", AggFunc::kGroupConcat},
+      {"count", AggFunc::kCount},       {"sum", AggFunc::kSum},
+      {"min", AggFunc::kMin},           {"max", AggFunc::kMax},
+      {"avg", AggFunc::kAvg},           {"group_concat", AggFunc::kGroupConcat},
+      {"std", AggFunc::kStdPop},        {"stddev", AggFunc::kStdPop},
+      {"stddev_pop", AggFunc::kStdPop}, {"stddev_samp", AggFunc::kStdSamp},
+      {"variance", AggFunc::kVarPop},   {"var_pop", AggFunc::kVarPop},
+      {"var_samp", AggFunc::kVarSamp},  {"bit_and", AggFunc::kBitAnd},
+      {"bit_or", AggFunc::kBitOr},      {"bit_xor", AggFunc::kBitXor},
   };
   for (const auto& [name, func] : kAggs) {
     if (n == name) {
@@ -44,6 +49,8 @@ bool IsAggregateName(std::string_view n, AggFunc* f) {
   }
   return false;
 }
+
+namespace {
 
 struct FuncInfo {
   std::string_view name;
@@ -1076,6 +1083,12 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         AggregateSpec spec;
         spec.func = agg;
         spec.distinct = e.distinct;
+        if (e.distinct && agg >= AggFunc::kStdPop) {  // MySQL's grammar has no DISTINCT there
+          return SqlErr(kErParse,
+                        "You have an error in your SQL syntax; check the manual that "
+                        "corresponds to your minnow version for the right syntax to use near "
+                        "'DISTINCT' at line 1");
+        }
         if (agg == AggFunc::kGroupConcat) {
           SQL_RETURN_IF_ERROR(BindGroupConcat(e, scope, ctx, clause, &spec));
           b.collation = spec.concat_args[0].collation;  // the first value's
@@ -1094,7 +1107,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
           SQL_ASSIGN_OR_RETURN(spec.arg, Bind(*e.args[0], scope, ctx, clause, true));
         }
         b.kind = BoundExpr::Kind::kAggregate;
-        b.is_unsigned = (agg == AggFunc::kMin || agg == AggFunc::kMax) && spec.arg.is_unsigned;
+        b.is_unsigned = ((agg == AggFunc::kMin || agg == AggFunc::kMax) && spec.arg.is_unsigned) ||
+                        agg >= AggFunc::kBitAnd;
         b.column = static_cast<int>(scope.aggregates.size());
         scope.aggregates.push_back(std::move(spec));
         return b;

@@ -148,7 +148,24 @@ enum class Func : uint8_t {
 // kTemporal: a DATE or DATETIME (MySQL's result type is a string, its field type a date).
 enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString, kTemporal };
 
-enum class AggFunc : uint8_t { kCount, kSum, kMin, kMax, kAvg, kGroupConcat };
+// kStdPop .. kVarSamp: the population and sample standard deviation and variance (doubles, as
+// MySQL's Welford recurrence computes them); kBitAnd .. kBitXor: BIGINT UNSIGNED over the
+// values' 64-bit integers (an empty set: all ones for BIT_AND, 0 for the others).
+enum class AggFunc : uint8_t {
+  kCount,
+  kSum,
+  kMin,
+  kMax,
+  kAvg,
+  kGroupConcat,
+  kStdPop,
+  kStdSamp,
+  kVarPop,
+  kVarSamp,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+};
 
 struct BoundExpr {
   enum class Kind : uint8_t {
@@ -301,6 +318,8 @@ inline bool EvalPredicate(const BoundExpr& e, const Row& row, EvalState& state) 
 
 // True if `e` contains an aggregate call (count/sum/min/max/avg), at any depth.
 bool ContainsAggregate(const Expr& e);
+// True if `n` (lower case) names an aggregate function; sets *f to it when f is not null.
+bool IsAggregateName(std::string_view n, AggFunc* f = nullptr);
 // How many user variable assignments (@x := expr) `e` has, at any depth.
 size_t UserVariableAssignments(const Expr& e);
 // md5 as 32 lowercase hex digits.

@@ -73,25 +73,6 @@ Value Extreme(const BoundExpr& e, const Row& row, EvalState& st) {
   return CoerceToType(std::move(best), e);
 }
 
-// A number's bits as MySQL's integer functions read it: integers as they are (two's complement
-// for negatives), others rounded to the nearest integer, saturated to the 64-bit range.
-uint64_t Bits(const Value& v) {
-  if (v.is_uint()) return v.as_uint();
-  if (v.is_int()) return static_cast<uint64_t>(v.as_int());
-  if (v.is_decimal()) {
-    int64_t i;
-    uint64_t u;
-    if (v.as_decimal().ToInt64(&i)) return static_cast<uint64_t>(i);
-    if (v.as_decimal().ToUInt64(&u)) return u;
-    return v.as_decimal().is_negative() ? uint64_t{1} << 63 : ~uint64_t{0};
-  }
-  const double d = std::rint(v.ToDouble());
-  if (d >= 18446744073709551615.0) return ~uint64_t{0};
-  if (d >= 9223372036854775807.0) return static_cast<uint64_t>(d);
-  if (d <= -9223372036854775808.0) return uint64_t{1} << 63;
-  return static_cast<uint64_t>(static_cast<int64_t>(d));
-}
-
 int DigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'z') return c - 'a' + 10;
@@ -174,6 +155,25 @@ Value Format(const Value& x, int64_t digits, const BoundExpr& e, EvalState& st) 
 
 }  // namespace
 
+// A number's bits as MySQL's integer functions read it: integers as they are (two's complement
+// for negatives), others rounded to the nearest integer, saturated to the 64-bit range.
+uint64_t IntegerBits(const Value& v) {
+  if (v.is_uint()) return v.as_uint();
+  if (v.is_int()) return static_cast<uint64_t>(v.as_int());
+  if (v.is_decimal()) {
+    int64_t i;
+    uint64_t u;
+    if (v.as_decimal().ToInt64(&i)) return static_cast<uint64_t>(i);
+    if (v.as_decimal().ToUInt64(&u)) return u;
+    return v.as_decimal().is_negative() ? uint64_t{1} << 63 : ~uint64_t{0};
+  }
+  const double d = std::rint(v.ToDouble());
+  if (d >= 18446744073709551615.0) return ~uint64_t{0};
+  if (d >= 9223372036854775807.0) return static_cast<uint64_t>(d);
+  if (d <= -9223372036854775808.0) return uint64_t{1} << 63;
+  return static_cast<uint64_t>(static_cast<int64_t>(d));
+}
+
 bool IsMathFunction(Func f) { return f >= Func::kSign && f <= Func::kFormat; }
 
 Value EvalMathFunction(const BoundExpr& e, const Row& row, EvalState& st) {
@@ -250,7 +250,7 @@ Value EvalMathFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       return Value::Int(static_cast<int64_t>(crc.checksum()));
     }
     case Func::kBitCount:
-      return Value::Int(__builtin_popcountll(Bits(a[0])));
+      return Value::Int(__builtin_popcountll(IntegerBits(a[0])));
     case Func::kConv:
       return Conv(a[0], a[1].ToInt(), a[2].ToInt());
     case Func::kBin:

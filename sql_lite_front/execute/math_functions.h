@@ -31,6 +31,10 @@
 
 namespace minnow::sql {
 
+// A number's 64 bits as MySQL's bit functions read it (BIT_COUNT, BIT_AND/OR/XOR): integers as
+// they are (two's complement for negatives), others rounded to the nearest integer, saturated
+// to the 64-bit range.
+uint64_t IntegerBits(const Value& v);
 // True for the functions above (the Func values this file evaluates).
 bool IsMathFunction(Func f);
 Value EvalMathFunction(const BoundExpr& e, const Row& row, EvalState& st);
