@@ -260,8 +260,13 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
         return true;
       },
       &refs));
+  // Per target, the columns the statement assigns (ON UPDATE CURRENT_TIMESTAMP leaves those).
+  std::vector<std::vector<bool>> assigned_columns(targets.size());
+  for (size_t k = 0; k < targets.size(); ++k)
+    assigned_columns[k].assign(targets[k].table->def.columns.size(), false);
+  for (const Set& s : sets) assigned_columns[s.target][s.column] = true;
   uint64_t changed = 0, progress = 0;
-  for (const RowChange& c : changes) {
+  for (RowChange& c : changes) {
     TargetTable& t = targets[c.target];
     const int auto_col = t.table->def.AutoIncrementColumn();
     if (auto_col >= 0 && !(c.new_row[auto_col] == c.old_row[auto_col])) {
@@ -273,6 +278,8 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
       }
     }
     if (c.new_row == c.old_row) continue;
+    SetOnUpdateColumns(t.table->def, c.old_row, assigned_columns[c.target], ctx.now_us,
+                       &c.new_row);
     if (SqlStatus s = t.engine->Update(c.ref, c.old_row, c.new_row); !s.ok()) {
       if (!stmt.ignore || s.error().code != kErDupEntry) return s;
       warnings.push_back({"Warning", kErDupEntry, s.error().message});
