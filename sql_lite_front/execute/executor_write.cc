@@ -173,9 +173,11 @@ SqlResult<std::vector<uint32_t>> InsertColumns(const TableDef& def, const Insert
 class InsertSource {
  public:
   // The SELECT's warnings go to st.warnings.
+  // numeric[k]: the k-th value goes into a numeric column (a hex literal there is a number).
   static SqlResult<InsertSource> Open(ExecContext& ctx, const InsertStmt& stmt, size_t width,
-                                      EvalState& st) {
+                                      std::vector<bool> numeric, EvalState& st) {
     InsertSource src;
+    src.numeric_ = std::move(numeric);
     if (stmt.select != nullptr) {
       // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
       // SERIALIZABLE, consistently under the weaker levels.
@@ -221,13 +223,19 @@ class InsertSource {
       return true;
     }
     if (!reader_->Next(&items_)) return false;
-    for (InsertValue& item : items_) {
+    for (size_t k = 0; k < items_.size(); ++k) {
+      InsertValue& item = items_[k];
+      const bool numeric = k < numeric_.size() && numeric_[k];
       if (item.expr == InsertValue::kNoExpr) {
+        if (item.hex && numeric) item.value = HexLiteralNumber(item.value->as_string());
         out->push_back(std::move(item.value));
         continue;
       }
-      out->emplace_back(Eval(bound_[item.expr], no_row_, st));
+      const BoundExpr& e = bound_[item.expr];
+      out->emplace_back(Eval(e, no_row_, st));
       SQL_RETURN_IF_ERROR(EvalError(st));
+      if (numeric && e.kind == BoundExpr::Kind::kLiteral && e.hex_literal)
+        out->back() = HexLiteralNumber(e.value.as_string());
     }
     return true;
   }
@@ -238,7 +246,8 @@ class InsertSource {
   std::optional<InsertValues::Reader> reader_;  // VALUES
   std::vector<BoundExpr> bound_;                // exprs(), bound
   std::vector<InsertValue> items_;
-  Row no_row_;  // VALUES name no column
+  std::vector<bool> numeric_;  // per value: into a numeric column
+  Row no_row_;                 // VALUES name no column
 };
 
 }  // namespace
@@ -295,7 +304,10 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   // The source rows (nullopt: DEFAULT), read as they are written.
   EvalState st;
   SeedEvalState(&st);
-  SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size(), st));
+  std::vector<bool> numeric;
+  for (uint32_t c : targets) numeric.push_back(IsNumericType(def.columns[c].type));
+  SQL_ASSIGN_OR_RETURN(InsertSource source,
+                       InsertSource::Open(ctx, stmt, targets.size(), std::move(numeric), st));
 
   const int auto_col = def.AutoIncrementColumn();
   // NO_AUTO_VALUE_ON_ZERO: only NULL (or no value) takes the next number; 0 is stored.
@@ -399,6 +411,7 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
     Set s{static_cast<uint32_t>(c), std::nullopt};
     if (a.value != nullptr) {
       SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*a.value, scope, ctx, "field list"));
+      ReadHexAsNumber(IsNumericType(def.columns[c].type), &b);
       s.value = std::move(b);
     }
     sets.push_back(std::move(s));

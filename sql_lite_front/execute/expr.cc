@@ -18,8 +18,8 @@
 #include "sql_lite_front/execute/cast.h"
 #include "sql_lite_front/execute/date_functions.h"
 #include "sql_lite_front/execute/expr_type.h"
-#include "sql_lite_front/execute/str_to_date.h"
 #include "sql_lite_front/execute/math_functions.h"
+#include "sql_lite_front/execute/str_to_date.h"
 #include "sql_lite_front/execute/string_functions.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
@@ -169,6 +169,21 @@ constexpr FuncInfo kFuncs[] = {
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
 
 }  // namespace
+
+Value HexLiteralNumber(std::string_view bytes) {
+  uint64_t n = 0;
+  for (unsigned char c : bytes) n = n << 8 | c;
+  return Value::UInt(n);
+}
+
+void ReadHexAsNumber(bool numeric, BoundExpr* b) {
+  if (!numeric || b->kind != BoundExpr::Kind::kLiteral || !b->hex_literal) return;
+  b->value = HexLiteralNumber(b->value.as_string());
+  b->hex_literal = false;
+  b->collation = nullptr;
+  b->is_unsigned = true;
+  b->type = TypeClass::kInt;
+}
 
 bool ResultTooLarge(uint64_t bytes, const char* func, EvalState& st) {
   if (bytes <= static_cast<uint64_t>(kMaxAllowedPacket)) return false;
@@ -766,16 +781,7 @@ void ReadHexOperandsAsNumbers(BoundExpr* b) {
       break;
   }
   if (!numeric) return;
-  for (BoundExpr& a : b->args) {
-    if (a.kind != BoundExpr::Kind::kLiteral || !a.hex_literal) continue;
-    uint64_t n = 0;
-    for (unsigned char c : a.value.as_string()) n = n << 8 | c;
-    a.value = Value::UInt(n);
-    a.hex_literal = false;
-    a.collation = nullptr;
-    a.is_unsigned = true;
-    a.type = TypeClass::kInt;
-  }
+  for (BoundExpr& a : b->args) ReadHexAsNumber(true, &a);
 }
 
 // True for a tree of literals and operators on them: MySQL's const_item() for what minnow folds

@@ -303,6 +303,13 @@ inline SqlStatus EvalError(EvalState& state) {
   return e;
 }
 
+// A hex literal's bytes as the unsigned integer MySQL reads them as where a number is wanted
+// (big-endian; the last 8 of a longer one).
+Value HexLiteralNumber(std::string_view bytes);
+// If `b` is a bare hex literal and `numeric` (it is stored into a numeric column: INSERT's
+// values, UPDATE's SET), makes it that number.
+void ReadHexAsNumber(bool numeric, BoundExpr* b);
+
 // Sets the statement's error to 1301 for `func`'s result of `bytes` if that is beyond
 // max_allowed_packet (MySQL returns NULL with that warning); true if it is.
 bool ResultTooLarge(uint64_t bytes, const char* func, EvalState& st);

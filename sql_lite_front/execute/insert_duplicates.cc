@@ -67,6 +67,7 @@ SqlResult<ExprPtr> RewriteInserted(const Expr& e, const InsertedNames& n) {
   }
   out->kind = e.kind;
   out->value = e.value;
+  out->hex_literal = e.hex_literal;
   out->table = e.table;
   out->name = e.name;
   out->binary_op = e.binary_op;
@@ -130,6 +131,7 @@ SqlResult<OnDuplicate> BindOnDuplicate(ExecContext& ctx, const TableDef& def,
     if (a.value != nullptr) {
       SQL_ASSIGN_OR_RETURN(ExprPtr e, RewriteInserted(*a.value, names));
       SQL_ASSIGN_OR_RETURN(set.value, BindExpr(*e, scope, ctx, "field list"));
+      ReadHexAsNumber(IsNumericType(def.columns[c].type), &*set.value);
     }
     d.sets.push_back(std::move(set));
   }

@@ -197,6 +197,8 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
   for (size_t i = 0; i < sets.size(); ++i) {
     SQL_ASSIGN_OR_RETURN(sets[i].value,
                          BindExpr(*stmt.assignments[i].value, scope, ctx, "field list"));
+    const TableDef& def = p.join->from_tables[targets[sets[i].target].position]->def;
+    ReadHexAsNumber(IsNumericType(def.columns[sets[i].column].type), &sets[i].value);
   }
   // One table updated under two names: MySQL refuses a primary key change (1706).
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -278,8 +280,7 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
       }
     }
     if (c.new_row == c.old_row) continue;
-    SetOnUpdateColumns(t.table->def, c.old_row, assigned_columns[c.target], ctx.now_us,
-                       &c.new_row);
+    SetOnUpdateColumns(t.table->def, c.old_row, assigned_columns[c.target], ctx.now_us, &c.new_row);
     if (SqlStatus s = t.engine->Update(c.ref, c.old_row, c.new_row); !s.ok()) {
       if (!stmt.ignore || s.error().code != kErDupEntry) return s;
       warnings.push_back({"Warning", kErDupEntry, s.error().message});

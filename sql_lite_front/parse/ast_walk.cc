@@ -30,6 +30,7 @@ ExprPtr CloneExpr(const Expr& e) {
   auto c = std::make_unique<Expr>();
   c->kind = e.kind;
   c->value = e.value;
+  c->hex_literal = e.hex_literal;
   c->table = e.table;
   c->name = e.name;
   c->binary_op = e.binary_op;

@@ -22,6 +22,7 @@ enum Tag : uint8_t {
   kDouble,   // 8 bytes
   kString,   // varint length, bytes
   kDecimal,  // varint length, Decimal::ToString's text
+  kHex,      // varint length, bytes (a hex literal)
   kExpr,     // varint index into exprs_
 };
 
@@ -107,6 +108,8 @@ void InsertValues::AddLiteral(const Value& v) {
       return;
   }
 }
+
+void InsertValues::AddHexLiteral(std::string_view bytes) { AddBytesItem(kHex, bytes); }
 
 void InsertValues::AddDefault() {
   Room(1).push_back(static_cast<char>(kDefault));
@@ -194,6 +197,12 @@ bool InsertValues::Reader::Next(std::vector<InsertValue>* row) {
       case kDecimal: {
         const size_t n = Varint();
         out.value = Value::Dec(*Decimal::Parse(Bytes(n)));  // what ToString wrote parses
+        break;
+      }
+      case kHex: {
+        const size_t n = Varint();
+        out.value = Value::String(std::string(Bytes(n)));
+        out.hex = true;
         break;
       }
       case kExpr:

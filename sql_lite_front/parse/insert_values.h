@@ -32,6 +32,9 @@ struct InsertValue {
   static constexpr size_t kNoExpr = SIZE_MAX;
   size_t expr = kNoExpr;       // else evaluate exprs()[expr]
   std::optional<Value> value;  // else the literal's value; nullopt: DEFAULT
+  // The literal was a hex literal (0x41, X'41'): value holds its bytes, which a numeric column
+  // reads as an unsigned integer (HexLiteralNumber, expr.h).
+  bool hex = false;
 };
 
 class InsertValues {
@@ -46,6 +49,8 @@ class InsertValues {
   // ---- building: the values of a row, then EndRow.
   // A literal's value, read back equal (a DECIMAL with its scale).
   void AddLiteral(const Value& v);
+  // A hex literal's bytes (InsertValue::hex).
+  void AddHexLiteral(std::string_view bytes);
   void AddDefault();
   void AddExpr(std::unique_ptr<Expr> e);  // REQUIRES: e != nullptr
   void EndRow();

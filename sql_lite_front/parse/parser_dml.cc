@@ -524,9 +524,12 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
       break;
     }
     case TokenKind::kString:
-    case TokenKind::kHexString:
       if (sign != 0) return false;  // -'1' is an expression
       out->AddLiteral(Value::String(t.text));
+      break;
+    case TokenKind::kHexString:
+      if (sign != 0) return false;
+      out->AddHexLiteral(t.text);
       break;
     case TokenKind::kIdent:
       if (sign != 0) return false;
