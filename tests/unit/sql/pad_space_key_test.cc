@@ -99,15 +99,19 @@ TEST_CASE("PAD SPACE text keys: one key for 'a' and 'a ', the text kept beside i
     CHECK(back.entries[i][0] == row[0]);
   }
   // The entry of index n holds the primary key's text; that of s its own text then the key's.
+  // (text views the entry's value: each value is kept while its text is read.)
   std::string_view text;
-  REQUIRE(IndexValueText(EncodeIndexValue(def, def.indexes[2], row), 0, &text));
+  const std::string n_entry = EncodeIndexValue(def, def.indexes[2], row);
+  REQUIRE(IndexValueText(n_entry, 0, &text));
   CHECK(text == "a  ");
-  REQUIRE(IndexValueText(EncodeIndexValue(def, def.indexes[0], row), 1, &text));
+  const std::string s_entry = EncodeIndexValue(def, def.indexes[0], row);
+  REQUIRE(IndexValueText(s_entry, 1, &text));
   CHECK(text == "a  ");
   // A NULL has no text.
   Row with_null = row;
   with_null[1] = Value::Null();
-  CHECK(IndexValueText(EncodeIndexValue(def, def.indexes[0], with_null), 0, &text));
+  const std::string null_entry = EncodeIndexValue(def, def.indexes[0], with_null);
+  CHECK(IndexValueText(null_entry, 0, &text));
   CHECK(text == "a  ");
   CHECK(RoundTrip(def, with_null).entries[0][1].is_null());
 }
