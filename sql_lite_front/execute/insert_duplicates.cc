@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sql_lite_front/execute/executor_internal.h"
+#include "sql_lite_front/parse/ast_walk.h"
 
 namespace minnow::sql {
 namespace {
@@ -55,31 +56,29 @@ SqlResult<std::optional<std::string>> InsertedColumn(const Expr& e, const Insert
   return std::optional<std::string>(ref->name);
 }
 
-// A copy of `e` whose references to the inserted row are columns of the second half.
-SqlResult<ExprPtr> RewriteInserted(const Expr& e, const InsertedNames& n) {
-  auto out = std::make_unique<Expr>();
-  SQL_ASSIGN_OR_RETURN(std::optional<std::string> inserted, InsertedColumn(e, n));
+// Makes `e`'s references to the inserted row columns of the second half, in place.
+SqlStatus RewriteInsertedInPlace(Expr* e, const InsertedNames& n) {
+  SQL_ASSIGN_OR_RETURN(std::optional<std::string> inserted, InsertedColumn(*e, n));
   if (inserted.has_value()) {
-    out->kind = Expr::Kind::kColumn;
-    out->name = kInsertedMark + *inserted;
-    out->text = e.text;
-    return out;
+    std::string text = std::move(e->text);
+    *e = Expr();
+    e->kind = Expr::Kind::kColumn;
+    e->name = kInsertedMark + *inserted;
+    e->text = std::move(text);
+    return SqlStatus::OK();
   }
-  out->kind = e.kind;
-  out->value = e.value;
-  out->hex_literal = e.hex_literal;
-  out->table = e.table;
-  out->name = e.name;
-  out->binary_op = e.binary_op;
-  out->unary_op = e.unary_op;
-  out->var_scope = e.var_scope;
-  out->negated = e.negated;
-  out->distinct = e.distinct;
-  out->text = e.text;
-  for (const ExprPtr& a : e.args) {
-    SQL_ASSIGN_OR_RETURN(ExprPtr copy, RewriteInserted(*a, n));
-    out->args.push_back(std::move(copy));
+  for (ExprPtr& a : e->args) {
+    if (a != nullptr) SQL_RETURN_IF_ERROR(RewriteInsertedInPlace(a.get(), n));
   }
+  for (ExprPtr& o : e->order_by) SQL_RETURN_IF_ERROR(RewriteInsertedInPlace(o.get(), n));
+  return SqlStatus::OK();
+}
+
+// A copy of `e` (CloneExpr's: every field) whose references to the inserted row are columns of
+// the second half.
+SqlResult<ExprPtr> RewriteInserted(const Expr& e, const InsertedNames& n) {
+  ExprPtr out = CloneExpr(e);
+  SQL_RETURN_IF_ERROR(RewriteInsertedInPlace(out.get(), n));
   return out;
 }
 
