@@ -117,9 +117,13 @@ enum ErrorCode : uint16_t {
   kErDatetimeFunctionOverflow = 1441,          // 22008 Datetime function: %s field overflow
   kErTooBigPrecision = 1426,                   // 42000 Too-big precision %d specified for ...
   kErMBiggerThanD = 1427,                      // 42000 For float(M,D), double(M,D) or ...
-  kErInvalidArgumentForLogarithm = 3020,  // (a warning) Invalid argument for logarithm
+  kErInvalidArgumentForLogarithm = 3020,       // (a warning) Invalid argument for logarithm
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
+  kErDuplicatedValueInType = 1291,             // HY000 Column '%s' has duplicated value '%s' in %s
+  kErTooBigSet = 1097,                         // HY000 Too many strings for column %s and SET
+  kErTooBigEnum = 3504,                        // HY000 Too many enumeration values for column %s.
+  kErIllegalValueForType = 1367,               // 22007 Illegal %s '%s' value found during parsing
   kErWarnDataTruncated = 1265,    // 01000 Data truncated for column '%s' at row %ld (mostly a
                                   // warning; an error in strict mode)
   kErUnresolvedTableLock = 3568,  // HY000 Unresolved table name %s in locking clause.

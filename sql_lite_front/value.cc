@@ -71,7 +71,37 @@ int CompareTemporal(const Value& t, const Value& o) {
   return CompareDoubles(t.ToDouble(), o.ToDouble());
 }
 
+// An ENUM or SET value against another: by number against a value of the same members (ORDER
+// BY sorts by index) or a number, else as text.
+int CompareEnum(const Value& a, const Value& b) {
+  if (a.is_enum() && b.is_enum() && a.as_enum().members == b.as_enum().members) {
+    const uint64_t x = a.as_enum().number, y = b.as_enum().number;
+    return x < y ? -1 : (x > y ? 1 : 0);
+  }
+  const Value& other = a.is_enum() ? b : a;
+  if (other.is_string() || other.is_enum() || other.is_temporal()) {
+    return Value::Compare(Value::String(a.ToString()), Value::String(b.ToString()));
+  }
+  const Value x = a.is_enum() ? Value::UInt(a.as_enum().number) : a;
+  const Value y = b.is_enum() ? Value::UInt(b.as_enum().number) : b;
+  return Value::Compare(x, y);
+}
+
 }  // namespace
+
+std::string EnumValue::Text() const {
+  if (!members->is_set) {
+    return number == 0 || number > members->names.size() ? std::string()
+                                                         : members->names[number - 1];
+  }
+  std::string out;
+  for (size_t i = 0; i < members->names.size() && i < 64; ++i) {
+    if ((number >> i & 1) == 0) continue;
+    if (!out.empty()) out += ',';
+    out += members->names[i];
+  }
+  return out;
+}
 
 NumericPrefix ParseNumericPrefix(std::string_view s) {
   NumericPrefix out;
@@ -157,6 +187,10 @@ int64_t Value::ToInt() const {
     }
     case Kind::kTemporal:
       return TemporalToInt(as_temporal());
+    case Kind::kEnum:
+      return as_enum().number > static_cast<uint64_t>(INT64_MAX)
+                 ? std::numeric_limits<int64_t>::max()  // a SET with its 64th member, as kUInt
+                 : static_cast<int64_t>(as_enum().number);
   }
   return 0;
 }
@@ -185,6 +219,8 @@ double Value::ToDouble() const {
       return as_decimal().ToDouble();
     case Kind::kTemporal:
       return TemporalToDouble(as_temporal());
+    case Kind::kEnum:
+      return static_cast<double>(as_enum().number);
   }
   return 0;
 }
@@ -252,6 +288,8 @@ std::string Value::ToString() const {
       return as_decimal().ToString();
     case Kind::kTemporal:
       return FormatTemporal(as_temporal());
+    case Kind::kEnum:
+      return as_enum().Text();
   }
   return {};
 }
@@ -272,6 +310,8 @@ bool Value::IsTrue() const {
       return !as_decimal().is_zero();
     case Kind::kTemporal:
       return as_temporal().packed != 0;
+    case Kind::kEnum:
+      return as_enum().number != 0;
   }
   return false;
 }
@@ -279,6 +319,7 @@ bool Value::IsTrue() const {
 int Value::Compare(const Value& a, const Value& b) {
   // NULL sorts first (callers usually handle NULL before asking).
   if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  if (a.is_enum() || b.is_enum()) return CompareEnum(a, b);
   if (a.is_temporal()) return CompareTemporal(a, b);
   if (b.is_temporal()) return -CompareTemporal(b, a);
   if (a.is_string() && b.is_string()) {

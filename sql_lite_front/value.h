@@ -19,15 +19,46 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "sql_lite_front/decimal.h"
 #include "sql_lite_front/temporal.h"
 
 namespace minnow::sql {
 
+// The members of an ENUM or SET column, in definition order (trailing spaces dropped, as MySQL
+// keeps them). Shared by the column's definition and every value read from it.
+struct EnumMembers {
+  bool is_set = false;  // SET: a value is a bitmap of members; ENUM: a 1-based index
+  std::vector<std::string> names;
+};
+
+// A value of an ENUM or SET column: its number (ENUM's index, 0 for the '' of an invalid value;
+// SET's bitmap, bit i for names[i]) and the members that name it. It prints as its text ('b';
+// a SET's members in definition order joined by ','), is its number in numeric context
+// (e + 0), sorts by its number against a value of the same column and compares as its text
+// with a string.
+struct EnumValue {
+  std::shared_ptr<const EnumMembers> members;
+  uint64_t number = 0;
+  std::string Text() const;
+  bool operator==(const EnumValue& o) const {
+    return number == o.number && (members == o.members || members->names == o.members->names);
+  }
+};
+
 class Value {
  public:
-  enum class Kind : uint8_t { kNull, kInt, kDouble, kString, kUInt, kDecimal, kTemporal };
+  enum class Kind : uint8_t {
+    kNull,
+    kInt,
+    kDouble,
+    kString,
+    kUInt,
+    kDecimal,
+    kTemporal,
+    kEnum,
+  };
 
   Value() = default;  // NULL
   static Value Null() { return Value(); }
@@ -48,6 +79,10 @@ class Value {
     return v <= static_cast<uint64_t>(INT64_MAX) ? Value(static_cast<int64_t>(v)) : Value(v);
   }
   static Value FromTemporal(Temporal t) { return Value(t); }
+  // A value of an ENUM or SET column (EnumValue).
+  static Value Enum(std::shared_ptr<const EnumMembers> members, uint64_t number) {
+    return Value(EnumValue{std::move(members), number});
+  }
   static Value Dec(Decimal v) {
     return Value(DecimalRef{std::make_shared<const Decimal>(std::move(v))});
   }
@@ -60,6 +95,7 @@ class Value {
   bool is_uint() const { return kind() == Kind::kUInt; }
   bool is_decimal() const { return kind() == Kind::kDecimal; }
   bool is_temporal() const { return kind() == Kind::kTemporal; }
+  bool is_enum() const { return kind() == Kind::kEnum; }
   // kInt or kUInt: an integer held exactly.
   bool is_integer() const { return is_int() || is_uint(); }
   int64_t as_int() const { return std::get<int64_t>(v_); }   // REQUIRES: is_int()
@@ -68,6 +104,7 @@ class Value {
   uint64_t as_uint() const { return std::get<uint64_t>(v_); }                 // is_uint()
   const Decimal& as_decimal() const { return *std::get<DecimalRef>(v_).d; }   // is_decimal()
   const Temporal& as_temporal() const { return std::get<Temporal>(v_); }      // is_temporal()
+  const EnumValue& as_enum() const { return std::get<EnumValue>(v_); }        // is_enum()
 
   // Conversions as MySQL does them in expressions ("12abc" -> 12, "x" -> 0, 2.5 -> 3 for int;
   // beyond int64 saturates).
@@ -92,6 +129,7 @@ class Value {
   explicit Value(std::string v) : v_(std::move(v)) {}
   explicit Value(uint64_t v) : v_(v) {}
   explicit Value(Temporal v) : v_(v) {}
+  explicit Value(EnumValue v) : v_(std::move(v)) {}
   // A decimal is held out of line and shared (it never changes once made): a Value stays the
   // size of a string, which every row of a scan pays for, while only expressions make
   // decimals. Equal when the numbers and scales are.
@@ -100,7 +138,9 @@ class Value {
     bool operator==(const DecimalRef& o) const { return *d == *o.d; }
   };
   explicit Value(DecimalRef v) : v_(std::move(v)) {}
-  std::variant<std::monostate, int64_t, double, std::string, uint64_t, DecimalRef, Temporal> v_;
+  std::variant<std::monostate, int64_t, double, std::string, uint64_t, DecimalRef, Temporal,
+               EnumValue>
+      v_;
 };
 
 // SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise

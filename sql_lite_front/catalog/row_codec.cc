@@ -142,6 +142,12 @@ void AppendDecimal(const ColumnDef& col, const Value& v, std::string* out) {
   v.ToDecimal().AppendFixed(static_cast<int>(col.length), col.scale, out);
 }
 
+// ENUM and SET: their number, in EnumSetBytes, in keys and row values alike.
+size_t EnumBytes(const ColumnDef& col) { return EnumSetBytes(col.type, col.members->names.size()); }
+uint64_t EnumNumber(const Value& v) {
+  return v.is_enum() ? v.as_enum().number : static_cast<uint64_t>(v.ToInt());
+}
+
 bool Contains(const std::vector<uint32_t>& cols, uint32_t c) {
   for (uint32_t x : cols)
     if (x == c) return true;
@@ -180,7 +186,8 @@ std::vector<uint32_t> IndexKeyColumns(const TableDef& def, const IndexDef& index
 }  // namespace
 
 bool KeyIsWeights(const ColumnDef& col) {
-  return col.collation != nullptr && col.collation->kind == Collation::Kind::kIcu;
+  return IsStringType(col.type) && col.collation != nullptr &&
+         col.collation->kind == Collation::Kind::kIcu;
 }
 
 bool KeyHoldsValue(const ColumnDef& col) {
@@ -225,6 +232,8 @@ void AppendKeyColumn(const ColumnDef& col, const Value& v, std::string* out) {
     AppendBE(TemporalBits(col, v), TemporalBytes(col.type), out);
   } else if (col.type == ColumnType::kDecimal) {
     AppendDecimal(col, v, out);
+  } else if (IsEnumOrSetType(col.type)) {
+    AppendBE(EnumNumber(v), EnumBytes(col), out);
   } else {
     const std::string text = v.is_string() ? v.as_string() : v.ToString();
     const Collation& coll = col.EffectiveCollation();
@@ -359,6 +368,8 @@ void EncodeCompact(const TableDef& def, const Row& row, uint32_t from, uint32_t 
       AppendLE(TemporalBits(col, v), TemporalBytes(col.type), out);
     } else if (col.type == ColumnType::kDecimal) {
       AppendDecimal(col, v, out);
+    } else if (IsEnumOrSetType(col.type)) {
+      AppendLE(EnumNumber(v), EnumBytes(col), out);
     } else if (v.is_string()) {
       out->append(v.as_string());
     } else {
@@ -432,6 +443,11 @@ SqlStatus DecodeCompact(const TableDef& def, std::string_view value, size_t* pos
       if (value.size() - p < w) return Malformed("row value ends inside a decimal");
       out = Value::Dec(Decimal::FromFixed(value.substr(p, w), col.scale));
       p += w;
+    } else if (IsEnumOrSetType(col.type)) {
+      const size_t w = EnumBytes(col);
+      if (value.size() - p < w) return Malformed("row value ends inside an enum or set");
+      out = Value::Enum(col.members, LoadLE(value, p, w));
+      p += w;
     } else {
       uint64_t n = 0;
       (void)ReadVarint(value, &lengths, &n);  // read once above
@@ -491,6 +507,12 @@ SqlResult<Value> DecodeKeyColumn(const ColumnDef& col, std::string_view key, siz
     if (key.size() - p < w) return Malformed("key ends inside a decimal");
     *pos = p + w;
     return Value::Dec(Decimal::FromFixed(key.substr(p, w), col.scale));
+  }
+  if (IsEnumOrSetType(col.type)) {
+    const size_t w = EnumBytes(col);
+    if (key.size() - p < w) return Malformed("key ends inside an enum or set");
+    *pos = p + w;
+    return Value::Enum(col.members, LoadBE(key, p, w));
   }
   if (KeyIsWeights(col)) {
     if (!SkipWeights(key, &p)) return Malformed("key ends inside collation weights");

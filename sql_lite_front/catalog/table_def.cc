@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/check.h"
+#include "sql_lite_front/catalog/enum_set.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/value_internal.h"
 
@@ -606,6 +607,16 @@ bool IsTemporalType(ColumnType t) {
   return t == ColumnType::kDate || t == ColumnType::kDateTime || t == ColumnType::kTimestamp;
 }
 
+bool IsEnumOrSetType(ColumnType t) { return t == ColumnType::kEnum || t == ColumnType::kSet; }
+
+bool HasCollation(ColumnType t) { return IsStringType(t) || IsEnumOrSetType(t); }
+
+size_t EnumSetBytes(ColumnType t, size_t members) {
+  if (t == ColumnType::kEnum) return members < 256 ? 1 : 2;
+  const size_t bytes = (members + 7) / 8;
+  return bytes > 4 ? 8 : std::max<size_t>(bytes, 1);
+}
+
 bool IsNumericType(ColumnType t) {
   return IsIntegerType(t) || t == ColumnType::kDouble || t == ColumnType::kDecimal;
 }
@@ -647,11 +658,16 @@ const char* ColumnTypeName(ColumnType t) {
       return "year";
     case ColumnType::kDecimal:
       return "decimal";
+    case ColumnType::kEnum:
+      return "enum";
+    case ColumnType::kSet:
+      return "set";
   }
   return "?";
 }
 
 std::string ColumnDef::BaseTypeString() const {
+  if (IsEnumOrSetType(type)) return EnumSetTypeString(*this);
   std::string out = ColumnTypeName(type);
   if (type == ColumnType::kChar || type == ColumnType::kVarchar) {
     out += "(" + std::to_string(length) + ")";
@@ -729,6 +745,9 @@ uint64_t ColumnDef::MaxBytes() const {
       return 1;
     case ColumnType::kDecimal:
       return Decimal::FixedBytes(static_cast<int>(length));
+    case ColumnType::kEnum:
+    case ColumnType::kSet:
+      return EnumSetBytes(type, members->names.size());
   }
   return 0;
 }
@@ -754,6 +773,7 @@ int TableDef::AutoIncrementColumn() const {
 Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
   if (c.type == ColumnType::kYear) return Year(0);
+  if (IsEnumOrSetType(c.type)) return EnumSetImplicitDefault(c);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
   if (c.type == ColumnType::kDecimal) return Value::Dec(*Decimal().Round(c.scale));
   if (IsTemporalType(c.type)) {
@@ -802,6 +822,10 @@ std::string SerializeTableDef(const TableDef& def) {
   for (const ColumnDef& c : def.columns) {
     w.Str(c.name);
     w.U8(static_cast<uint8_t>(c.type));
+    if (IsEnumOrSetType(c.type)) {
+      w.Varint(c.members->names.size());
+      for (const std::string& name : c.members->names) w.Str(name);
+    }
     w.Varint(c.length);
     if (c.type == ColumnType::kDecimal) w.U8(c.scale);
     w.U8(static_cast<uint8_t>((c.is_unsigned ? 1 : 0) | (c.nullable ? 2 : 0) |
@@ -840,6 +864,10 @@ std::string SerializeTableDef(const TableDef& def) {
         case Value::Kind::kDecimal:
           w.U8(6);
           w.Str(v.as_decimal().ToString());
+          break;
+        case Value::Kind::kEnum:
+          w.U8(7);
+          w.Varint(v.as_enum().number);
           break;
         case Value::Kind::kUInt:
           // Not a column's value: defaults are converted to their column (CoerceToColumn)
@@ -902,8 +930,15 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
     ColumnDef c;
     c.name = r.Str();
     uint8_t type = r.U8();
-    if (type > static_cast<uint8_t>(ColumnType::kDecimal)) return Damaged("bad column type");
+    if (type > static_cast<uint8_t>(ColumnType::kSet)) return Damaged("bad column type");
     c.type = static_cast<ColumnType>(type);
+    if (IsEnumOrSetType(c.type)) {
+      auto members = std::make_shared<EnumMembers>();
+      members->is_set = c.type == ColumnType::kSet;
+      const uint64_t n = r.Count();
+      for (uint64_t k = 0; k < n && !r.failed(); ++k) members->names.push_back(r.Str());
+      c.members = std::move(members);
+    }
     uint64_t length = r.Varint();
     if (length > std::numeric_limits<uint32_t>::max()) return Damaged("bad column length");
     c.length = static_cast<uint32_t>(length);
@@ -957,6 +992,12 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
         c.default_value = Value::Dec(std::move(*d));
         break;
       }
+      case 7: {
+        const uint64_t number = r.Varint();
+        if (!IsEnumOrSetType(c.type)) return Damaged("bad default value");
+        c.default_value = Value::Enum(c.members, number);
+        break;
+      }
       default:
         return Damaged("bad default value");
     }
@@ -966,7 +1007,7 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
       if (c.collation == nullptr) return Damaged("unknown collation " + collation);
     }
     // (A text column without one compares as bytes: a definition made without DDL, in tests.)
-    if (!IsStringType(c.type) && c.collation != nullptr) return Damaged("bad column collation");
+    if (!HasCollation(c.type) && c.collation != nullptr) return Damaged("bad column collation");
     def.columns.push_back(std::move(c));
   }
   auto column_ref = [&](uint32_t* out) {
@@ -1113,7 +1154,7 @@ SqlStatus ResolveCollations(TableDef* def) {
   for (ColumnDef& c : def->columns) {
     const bool declared =
         !c.declared_charset.empty() || !c.declared_collation.empty() || c.declared_binary;
-    if (!IsStringType(c.type)) {
+    if (!HasCollation(c.type)) {
       if (declared) return SqlErr(kErParse, "You have an error in your SQL syntax near 'COLLATE'");
       c.collation = nullptr;
       continue;
@@ -1133,6 +1174,7 @@ SqlStatus ResolveCollations(TableDef* def) {
     } else if (c.collation->kind == Collation::Kind::kBytes) {
       return NotYet("CHARACTER SET binary on a CHAR/VARCHAR/TEXT column");
     }
+    if (IsEnumOrSetType(c.type)) SQL_RETURN_IF_ERROR(CheckEnumSetMembers(c));
   }
   return SqlStatus::OK();
 }
@@ -1150,6 +1192,14 @@ SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t r
     if (rules.null_is_error) return null_error;
     if (auto e = Bad(rules, null_error)) return *e;
     return ImplicitDefault(col);
+  }
+  if (IsEnumOrSetType(col.type)) return CoerceToEnumOrSet(col, v, row, rules);
+  if (v.is_enum()) {
+    // Its number into a number (or YEAR), its text into the rest (MySQL's field_conv).
+    const Value converted = IsNumericType(col.type) || col.type == ColumnType::kYear
+                                ? Value::UInt(v.as_enum().number)
+                                : Value::String(v.ToString());
+    return CoerceToColumn(col, converted, row, rules);
   }
   if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
   if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ enum class ColumnType : uint8_t {
   // DECIMAL(M,D) (NUMERIC, DEC, FIXED): exact, M digits of which D after the point (M in
   // ColumnDef::length, D in ColumnDef::scale); values are kDecimal of scale D.
   kDecimal,
+  // ENUM('a','b',...): 1 byte (2 from 256 members), the member's 1-based index (0: the '' of
+  // an invalid value); SET('a','b',...): a bitmap of up to 64 members in 1, 2, 3, 4 or 8
+  // bytes. ColumnDef::members holds the names; values are Value::Enum (value.h).
+  kEnum,
+  kSet,
 };
 
 bool IsIntegerType(ColumnType t);
@@ -53,8 +59,16 @@ bool IsIntegerType(ColumnType t);
 // The one table of integer widths: the range check (CoerceToColumn), ColumnDef::MaxBytes and
 // row_codec.h's key and row encodings all read it. REQUIRES: IsIntegerType(t).
 size_t IntegerBytes(ColumnType t);
-bool IsStringType(ColumnType t);    // CHAR, VARCHAR, TEXT, BLOB
-bool IsTemporalType(ColumnType t);  // DATE, DATETIME, TIMESTAMP
+bool IsStringType(ColumnType t);     // CHAR, VARCHAR, TEXT, BLOB
+bool IsTemporalType(ColumnType t);   // DATE, DATETIME, TIMESTAMP
+bool IsEnumOrSetType(ColumnType t);  // ENUM, SET
+// The types that have a collation: the string types, ENUM and SET.
+bool HasCollation(ColumnType t);
+// The bytes an ENUM or SET column's number takes (ENUM: 1 or 2; SET: 1, 2, 3, 4 or 8).
+size_t EnumSetBytes(ColumnType t, size_t members);
+// The largest number of members: ENUM 65535, SET 64.
+inline constexpr size_t kMaxEnumMembers = 65535;
+inline constexpr size_t kMaxSetMembers = 64;
 // Numbers: the integers, DOUBLE and DECIMAL (what UNSIGNED applies to).
 bool IsNumericType(ColumnType t);
 // "int", "bigint", "varchar", ... as SHOW CREATE TABLE prints the type's name.
@@ -67,6 +81,8 @@ struct ColumnDef {
   // DECIMAL: its precision M.
   uint32_t length = 0;
   uint8_t scale = 0;  // DECIMAL: the digits after the point, D
+  // ENUM and SET: the members (is_set tells which); null for the other types.
+  std::shared_ptr<const EnumMembers> members;
 
   bool is_unsigned = false;
   bool nullable = true;
@@ -255,6 +271,14 @@ struct StoreRules {
 //     2001-2069 and 1970-1999, 0 the zero year 0000, text '0'/'00' 2000 and '0000' 0000; a
 //     date gives its year; anything else (text with no number too) 1264, stored as 0000; text
 //     after the number 1265.
+//   - into ENUM (MySQL's Field_enum::store): text is the member it equals under the column's
+//     collation (trailing spaces ignored), else, if it is a number, the member of that index;
+//     a number is the member of that index; anything else (0 too) is 1265 "Data truncated",
+//     stored as '' (index 0);
+//   - into SET: text is the members named between its commas, a number the bitmap; a name
+//     that is no member (or bits beyond the members) is 1265, dropped.
+// An ENUM or SET value stored into another type is its number in a numeric (or YEAR) column,
+// else its text.
 // CHAR's trailing spaces are dropped. Text that is not valid in the column's charset is 1366
 // in every mode.
 SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t row,

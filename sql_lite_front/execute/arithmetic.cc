@@ -21,9 +21,10 @@ Kind KindOf(const Value& v) {
   return Kind::kDouble;  // double, or a string read as a number
 }
 
-// A date in arithmetic is its number (MySQL's val_int / val_decimal): 20240105, or with
-// fractional seconds a decimal 20240105030405.120.
+// An ENUM or SET value in arithmetic is its number; a date its number (MySQL's val_int /
+// val_decimal): 20240105, or with fractional seconds a decimal 20240105030405.120.
 Value AsNumber(const Value& v) {
+  if (v.is_enum()) return Value::UInt(v.as_enum().number);  // ENUM's index, SET's bitmap
   if (!v.is_temporal()) return v;
   const Temporal& t = v.as_temporal();
   if (t.fsp == 0) return Value::Int(TemporalToInt(t));

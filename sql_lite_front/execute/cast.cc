@@ -250,9 +250,17 @@ std::string CastTypeText(const CastTarget& t) {
   return "char";
 }
 
-Value EvalCast(const BoundExpr& e, const Value& v, EvalState& st) {
-  if (v.is_null()) return v;
+Value EvalCast(const BoundExpr& e, const Value& v_in, EvalState& st) {
+  if (v_in.is_null()) return v_in;
   const CastTarget& t = e.cast;
+  // An ENUM or SET value casts as its number to a number, as its text to the rest (MySQL's
+  // val_int / val_str of the field).
+  const bool numeric = t.type == Type::kSigned || t.type == Type::kUnsigned ||
+                       t.type == Type::kDouble || t.type == Type::kDecimal;
+  const Value converted = !v_in.is_enum() ? Value()
+                          : numeric       ? Value::UInt(v_in.as_enum().number)
+                                          : Value::String(v_in.ToString());
+  const Value& v = v_in.is_enum() ? converted : v_in;
   switch (t.type) {
     case Type::kSigned:
     case Type::kUnsigned:

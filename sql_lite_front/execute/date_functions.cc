@@ -50,6 +50,7 @@ Temporal LocalNow(int64_t now_us, int fsp, const TimeZone& tz) {
 // A date argument as MySQL reads one; nullopt (with 1292) when it is none.
 std::optional<Temporal> ArgTemporal(const Value& v, EvalState& st) {
   if (v.is_temporal()) return v.as_temporal();
+  if (v.is_enum()) return ArgTemporal(Value::String(v.ToString()), st);
   std::optional<DateTimeParts> parts;
   Temporal::Type type = Temporal::Type::kDateTime;
   uint8_t fsp = 0;

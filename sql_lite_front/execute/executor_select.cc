@@ -1041,6 +1041,7 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
       case Value::Kind::kNull:
       case Value::Kind::kString:
       case Value::Kind::kTemporal:  // sent as text, as its printed form
+      case Value::Kind::kEnum:
         break;
     }
   }

@@ -584,6 +584,13 @@ Value EvalCase(const BoundExpr& e, const Row& row, EvalState& st) {
 
 int CompareUnder(const Value& a, const Value& b, const Collation& c) {
   if (a.is_string() && b.is_string()) return CollationCompare(c, a.as_string(), b.as_string());
+  // An ENUM or SET value meets text as its text (Value::Compare orders two of one column by
+  // number, and one with a number numerically).
+  const bool a_text = a.is_string() || a.is_enum(), b_text = b.is_string() || b.is_enum();
+  if ((a.is_enum() || b.is_enum()) && a_text && b_text &&
+      !(a.is_enum() && b.is_enum() && a.as_enum().members == b.as_enum().members)) {
+    return CollationCompare(c, a.ToString(), b.ToString());
+  }
   return Value::Compare(a, b);
 }
 

@@ -214,6 +214,7 @@ TypeClass TypeOfValue(const Value& v) {
     case Value::Kind::kDouble:
       return TypeClass::kDouble;
     case Value::Kind::kString:
+    case Value::Kind::kEnum:
       return TypeClass::kString;
     case Value::Kind::kTemporal:
       return TypeClass::kTemporal;

@@ -127,6 +127,7 @@ Value Field(const BoundExpr& e, const Row& row, EvalState& st) {
   Value s = Eval(e.args[0], row, st);
   if (s.is_null()) return Value::Int(0);
   std::vector<Value> list;
+  if (s.is_enum()) s = Value::String(s.ToString());  // an ENUM or SET value is its text here
   bool all_strings = s.is_string();
   for (size_t i = 1; i < e.args.size(); ++i) {
     list.push_back(Eval(e.args[i], row, st));

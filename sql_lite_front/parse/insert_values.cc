@@ -106,6 +106,9 @@ void InsertValues::AddLiteral(const Value& v) {
     case Value::Kind::kTemporal:  // the parser makes no date literals: kept as the date's text
       AddBytesItem(kString, FormatTemporal(v.as_temporal()));
       return;
+    case Value::Kind::kEnum:  // nor ENUM values: kept as the text
+      AddBytesItem(kString, v.as_enum().Text());
+      return;
   }
 }
 

@@ -42,6 +42,7 @@ constexpr TypeName kTypes[] = {
     {"TIMESTAMP", ColumnType::kTimestamp}, {"YEAR", ColumnType::kYear},
     {"DECIMAL", ColumnType::kDecimal},     {"NUMERIC", ColumnType::kDecimal},
     {"DEC", ColumnType::kDecimal},         {"FIXED", ColumnType::kDecimal},
+    {"ENUM", ColumnType::kEnum},           {"SET", ColumnType::kSet},
 };
 
 // Types minnow does not have: refused with 1235 naming them, never stored as another type.
@@ -59,8 +60,6 @@ constexpr std::string_view kUnsupportedTypes[] = {
     "MEDIUMBLOB",
     "LONGBLOB",
     "TIME",
-    "ENUM",
-    "SET",
     "JSON",
     "BIT",
     "GEOMETRY",
@@ -154,6 +153,10 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
     case ColumnType::kDecimal:
       SQL_RETURN_IF_ERROR(ParseDecimalPrecision(def));
       break;
+    case ColumnType::kEnum:
+    case ColumnType::kSet:
+      SQL_RETURN_IF_ERROR(ParseEnumMembers(def));
+      break;
     case ColumnType::kDateTime:
     case ColumnType::kTimestamp:
       SQL_RETURN_IF_ERROR(parse_length(false));
@@ -179,6 +182,24 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
     }
   }
   return ParseCharsetClauses(def);
+}
+
+// ENUM's and SET's ('a', 'b', ...): the members without their trailing spaces (as MySQL
+// keeps them); their checks wait for the column's collation (CheckEnumSetMembers).
+SqlStatus Parser::ParseEnumMembers(ColumnDef* def) {
+  auto members = std::make_shared<EnumMembers>();
+  members->is_set = def->type == ColumnType::kSet;
+  SQL_RETURN_IF_ERROR(ExpectOp("("));
+  do {
+    if (Cur().kind != TokenKind::kString) return SyntaxError();
+    std::string name = Cur().text;
+    Skip();
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    members->names.push_back(std::move(name));
+  } while (AcceptOp(","));
+  SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  def->members = std::move(members);
+  return SqlStatus::OK();
 }
 
 // DECIMAL's [(M[,D])], checked in MySQL's order (Create_field::init): the scale (1425), then

@@ -221,6 +221,7 @@ class Parser {
   SqlResult<std::optional<uint32_t>> CurrentTimestampFsp();
   SqlStatus ParseCharsetClauses(ColumnDef* def);
   SqlStatus ParseDecimalPrecision(ColumnDef* def);
+  SqlStatus ParseEnumMembers(ColumnDef* def);
   SqlStatus ParseIndexColumns(IndexSpec* out);  // ( col [(len)] [ASC|DESC], ... )
   SqlStatus ParseIndexOptions();                // USING BTREE, COMMENT '', ...
   // A table element that is not a column: PRIMARY KEY (...), KEY ..., UNIQUE ..., CONSTRAINT ...

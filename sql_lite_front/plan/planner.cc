@@ -285,6 +285,8 @@ std::optional<KeyRange> BoundOf(const ColumnDef& col, const std::string& prefix,
                                 const ColumnPredicate& p) {
   KeyRange b = PrefixRange(prefix);
   auto lower = [&](const Value& v, bool inclusive) {
+    // An ENUM or SET key is in member order, and text compares with its value as text.
+    if (IsEnumOrSetType(col.type) && !v.is_integer()) return false;
     std::optional<std::string> enc = EncodeExact(col, v);
     if (!enc.has_value()) return false;
     if (inclusive) {
@@ -297,6 +299,8 @@ std::optional<KeyRange> BoundOf(const ColumnDef& col, const std::string& prefix,
     return true;
   };
   auto upper = [&](const Value& v, bool inclusive) {
+    // An ENUM or SET key is in member order, and text compares with its value as text.
+    if (IsEnumOrSetType(col.type) && !v.is_integer()) return false;
     std::optional<std::string> enc = EncodeExact(col, v);
     if (!enc.has_value()) return false;
     if (inclusive) {
@@ -571,6 +575,10 @@ uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
         break;
       case ColumnType::kYear:
         len += 1;
+        break;
+      case ColumnType::kEnum:
+      case ColumnType::kSet:
+        len += EnumSetBytes(c.type, c.members->names.size());
         break;
       case ColumnType::kDecimal:
         len += DecimalBinarySize(c.length, c.scale);

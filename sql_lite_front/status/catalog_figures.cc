@@ -165,7 +165,8 @@ std::optional<std::string> ColumnDefaultText(const ColumnDef& col) {
 
 std::optional<std::string> ColumnCollationName(const ColumnDef& col) {
   if (col.type == ColumnType::kChar || col.type == ColumnType::kVarchar ||
-      col.type == ColumnType::kText) {
+      col.type == ColumnType::kText || col.type == ColumnType::kEnum ||
+      col.type == ColumnType::kSet) {
     return std::string(col.EffectiveCollation().name);
   }
   return std::nullopt;

@@ -51,7 +51,8 @@ SqlResult<SystemTable> Tables(ExecContext& ctx) {
 }
 
 bool IsCharacterType(ColumnType t) {
-  return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText;
+  return t == ColumnType::kChar || t == ColumnType::kVarchar || t == ColumnType::kText ||
+         t == ColumnType::kEnum || t == ColumnType::kSet;
 }
 
 // Bytes per character of a CHAR/VARCHAR/TEXT column's charset (MySQL's mbmaxlen).
@@ -112,6 +113,21 @@ TypeFigures FiguresOf(const ColumnDef& col) {
       f.precision = Int(col.length);
       f.scale = Int(col.scale);
       return f;
+    case ColumnType::kEnum:
+    case ColumnType::kSet: {
+      // ENUM: its longest member; SET: all of its members with their commas.
+      int64_t chars = 0;
+      for (const std::string& name : col.members->names) {
+        const auto n = static_cast<int64_t>(Utf8Length(name));
+        chars = col.type == ColumnType::kSet ? chars + n : std::max(chars, n);
+      }
+      if (col.type == ColumnType::kSet && !col.members->names.empty()) {
+        chars += static_cast<int64_t>(col.members->names.size()) - 1;
+      }
+      f.max_length = Int(chars);
+      f.octet_length = Int(chars * BytesPerCharacter(col));
+      return f;
+    }
   }
   f.scale = Int(0);
   return f;

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <optional>
 #include <random>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace minnow::sql {
@@ -456,4 +458,48 @@ TEST_CASE("malformed keys and values are refused with 1105, never read out of bo
 }
 
 }  // namespace
+}  // namespace minnow::sql
+
+namespace minnow::sql {
+namespace {
+
+ColumnDef EnumCol(ColumnType type, size_t members) {
+  ColumnDef c = Col("e", type, true);
+  auto m = std::make_shared<EnumMembers>();
+  m->is_set = type == ColumnType::kSet;
+  for (size_t i = 0; i < members; ++i) m->names.push_back("m" + std::to_string(i));
+  c.members = std::move(m);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ENUM and SET keys: the number, in member order, widths by member count",
+          "[sql][row_codec]") {
+  for (auto [type, members, width] :
+       {std::tuple{ColumnType::kEnum, size_t{3}, size_t{1}},
+        std::tuple{ColumnType::kEnum, size_t{300}, size_t{2}},
+        std::tuple{ColumnType::kSet, size_t{8}, size_t{1}},
+        std::tuple{ColumnType::kSet, size_t{20}, size_t{3}},
+        std::tuple{ColumnType::kSet, size_t{64}, size_t{8}}}) {
+    const ColumnDef col = EnumCol(type, members);
+    const uint64_t top = type == ColumnType::kEnum ? members : (members == 64 ? ~uint64_t{0} : 5);
+    std::vector<uint64_t> numbers = {0, 1, 2, top};
+    std::string previous;
+    for (uint64_t n : numbers) {
+      std::string key;
+      AppendKeyColumn(col, Value::Enum(col.members, n), &key);
+      REQUIRE(key.size() == 1 + width);  // the null flag, then the number
+      CHECK(key > previous);
+      previous = key;
+      size_t pos = 0;
+      SqlResult<Value> back = DecodeKeyColumn(col, key, &pos);
+      REQUIRE(back.ok());
+      REQUIRE(back->is_enum());
+      CHECK(back->as_enum().number == n);
+      CHECK(pos == key.size());
+    }
+  }
+}
+
 }  // namespace minnow::sql
