@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <random>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -476,12 +476,11 @@ ColumnDef EnumCol(ColumnType type, size_t members) {
 
 TEST_CASE("ENUM and SET keys: the number, in member order, widths by member count",
           "[sql][row_codec]") {
-  for (auto [type, members, width] :
-       {std::tuple{ColumnType::kEnum, size_t{3}, size_t{1}},
-        std::tuple{ColumnType::kEnum, size_t{300}, size_t{2}},
-        std::tuple{ColumnType::kSet, size_t{8}, size_t{1}},
-        std::tuple{ColumnType::kSet, size_t{20}, size_t{3}},
-        std::tuple{ColumnType::kSet, size_t{64}, size_t{8}}}) {
+  for (auto [type, members, width] : {std::tuple{ColumnType::kEnum, size_t{3}, size_t{1}},
+                                      std::tuple{ColumnType::kEnum, size_t{300}, size_t{2}},
+                                      std::tuple{ColumnType::kSet, size_t{8}, size_t{1}},
+                                      std::tuple{ColumnType::kSet, size_t{20}, size_t{3}},
+                                      std::tuple{ColumnType::kSet, size_t{64}, size_t{8}}}) {
     const ColumnDef col = EnumCol(type, members);
     const uint64_t top = type == ColumnType::kEnum ? members : (members == 64 ? ~uint64_t{0} : 5);
     std::vector<uint64_t> numbers = {0, 1, 2, top};
