@@ -82,8 +82,8 @@ class Connection {
 
   // `binary`: the prepared-statement protocol's rows (COM_STMT_EXECUTE).
   void AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary = false);
-  // A column definition per column of `r` (its type from r.column_types; its length and
-  // DECIMAL scale from r.rows, when it has rows).
+  // A column definition per column of `r` (its type from r.column_types; its length, DECIMAL
+  // scale and DATETIME/TIMESTAMP fsp from r.rows, when it has rows).
   void AppendColumnDefs(const sql::StatementResult& r);
   void AppendOk(const sql::StatementResult& r, uint16_t status);
   void AppendError(uint16_t code, std::string_view sqlstate, std::string_view message);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -154,14 +155,37 @@ namespace {
 
 using ColumnType = sql::StatementResult::ColumnType;
 
-ColumnType TypeOf(const sql::StatementResult& r, size_t column) {
-  return column < r.column_types.size() ? r.column_types[column] : ColumnType::kText;
+bool IsDateTimeType(ColumnType t) {
+  return t == ColumnType::kDate || t == ColumnType::kDateTime || t == ColumnType::kTimestamp;
+}
+
+// What each column is sent as: r.column_types, except that a DATE, DATETIME, TIMESTAMP or YEAR
+// column with a value not in its printed form (the SQL front prints every value so) goes as
+// text, never as a binary value the client would misread.
+std::vector<ColumnType> WireTypes(const sql::StatementResult& r) {
+  std::vector<ColumnType> types(r.columns.size(), ColumnType::kText);
+  for (size_t i = 0; i < types.size() && i < r.column_types.size(); ++i) {
+    types[i] = r.column_types[i];
+    if (!IsDateTimeType(types[i]) && types[i] != ColumnType::kYear) continue;
+    for (const auto& row : r.rows) {
+      if (i >= row.size() || !row[i]) continue;
+      const bool readable = types[i] == ColumnType::kYear
+                                ? row[i]->size() == 4 && std::isdigit(row[i]->front()) != 0
+                                : EncodeBinaryDateTime(*row[i]).has_value();
+      if (!readable) {
+        types[i] = ColumnType::kText;
+        break;
+      }
+    }
+  }
+  return types;
 }
 
 // A binary-protocol row: 0x00, the NULL bitmap (offset 2), then each non-NULL value as its
-// column's type says: LONGLONG and DOUBLE as 8 bytes, the rest (NEWDECIMAL too) as
+// column's type says: LONGLONG and DOUBLE as 8 bytes, YEAR as 2, DATE, DATETIME and TIMESTAMP
+// as their length-prefixed struct (EncodeBinaryDateTime), the rest (NEWDECIMAL too) as
 // string<lenenc>.
-std::string BuildBinaryRow(const sql::StatementResult& r,
+std::string BuildBinaryRow(const std::vector<ColumnType>& types,
                            const std::vector<std::optional<std::string>>& row) {
   WireWriter w;
   w.Int1(0);
@@ -173,7 +197,7 @@ std::string BuildBinaryRow(const sql::StatementResult& r,
   w.Bytes(bitmap);
   for (size_t i = 0; i < row.size(); ++i) {
     if (!row[i]) continue;
-    switch (TypeOf(r, i)) {
+    switch (i < types.size() ? types[i] : ColumnType::kText) {
       case ColumnType::kInt:
         w.Int8(static_cast<uint64_t>(std::strtoll(row[i]->c_str(), nullptr, 10)));
         break;
@@ -187,6 +211,14 @@ std::string BuildBinaryRow(const sql::StatementResult& r,
         w.Int8(bits);
         break;
       }
+      case ColumnType::kYear:
+        w.Int2(static_cast<uint16_t>(std::strtoul(row[i]->c_str(), nullptr, 10)));
+        break;
+      case ColumnType::kDate:
+      case ColumnType::kDateTime:
+      case ColumnType::kTimestamp:
+        w.Bytes(*EncodeBinaryDateTime(*row[i]));  // WireTypes checked it reads
+        break;
       case ColumnType::kText:
       case ColumnType::kBinary:
       case ColumnType::kDecimal:
@@ -205,19 +237,18 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
   const uint8_t text_charset = results == "utf8mb3"  ? kCharsetUtf8mb3
                                : results == "binary" ? kCharsetBinary
                                                      : kCharsetUtf8mb4;
+  const std::vector<ColumnType> types = WireTypes(r);
   for (size_t i = 0; i < r.columns.size(); ++i) {
     ColumnDef c;
     c.name = r.columns[i];
-    const ColumnType type = TypeOf(r, i);
+    const ColumnType type = types[i];
     uint32_t longest = 0;
-    size_t scale = 0;  // DECIMAL: the most digits after the point
+    size_t scale = 0;  // DECIMAL, DATETIME, TIMESTAMP: the most digits after the point
     for (const auto& row : r.rows) {
       if (i >= row.size() || !row[i]) continue;
       longest = std::max<uint32_t>(longest, row[i]->size());
       const size_t point = row[i]->find('.');
-      if (type == ColumnType::kDecimal && point != std::string::npos) {
-        scale = std::max(scale, row[i]->size() - point - 1);
-      }
+      if (point != std::string::npos) scale = std::max(scale, row[i]->size() - point - 1);
     }
     c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
     switch (type) {
@@ -252,6 +283,27 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.length = std::max<uint32_t>(longest, 1);
         c.decimals = static_cast<uint8_t>(std::min<size_t>(scale, 30));
         break;
+      case ColumnType::kDate:
+        c.type = kTypeDate;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagBinary;
+        c.length = 10;
+        break;
+      case ColumnType::kDateTime:
+      case ColumnType::kTimestamp:
+        // DATETIME(fsp): 'YYYY-MM-DD hh:mm:ss' and, with fsp, the point and fsp digits.
+        c.type = type == ColumnType::kDateTime ? kTypeDateTime : kTypeTimestamp;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagBinary;
+        c.decimals = static_cast<uint8_t>(std::min<size_t>(scale, 6));
+        c.length = 19 + (c.decimals > 0 ? c.decimals + 1 : 0);
+        break;
+      case ColumnType::kYear:
+        c.type = kTypeYear;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagUnsigned | kFlagZerofill | kFlagBinary | kFlagNum;
+        c.length = 4;
+        break;
     }
     Append(BuildColumnDef(c));
   }
@@ -263,8 +315,9 @@ void Connection::AppendResultSet(const sql::StatementResult& r, uint16_t status,
   Append(count.data());
   AppendColumnDefs(r);
   if (!deprecate_eof()) Append(BuildEof(0, status));
+  const std::vector<ColumnType> types = binary ? WireTypes(r) : std::vector<ColumnType>{};
   for (const auto& row : r.rows) {
-    Append(binary ? BuildBinaryRow(r, row) : BuildTextRow(row));
+    Append(binary ? BuildBinaryRow(types, row) : BuildTextRow(row));
   }
   uint16_t end_status = status;
   OkInfo end{.status = end_status};

@@ -190,4 +190,57 @@ std::string BuildTextRow(const std::vector<std::optional<std::string>>& row) {
   return w.Take();
 }
 
+namespace {
+
+// The unsigned number of exactly `digits` digits at text[at...]; nullopt otherwise.
+std::optional<uint32_t> DigitsAt(std::string_view text, size_t at, size_t digits) {
+  if (at + digits > text.size()) return std::nullopt;
+  uint32_t v = 0;
+  for (size_t i = at; i < at + digits; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint32_t>(text[i] - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::string> EncodeBinaryDateTime(std::string_view text) {
+  auto year = DigitsAt(text, 0, 4), month = DigitsAt(text, 5, 2), day = DigitsAt(text, 8, 2);
+  if (!year || !month || !day || text[4] != '-' || text[7] != '-') return std::nullopt;
+  uint32_t hour = 0, minute = 0, second = 0, micros = 0;
+  if (text.size() > 10) {
+    auto h = DigitsAt(text, 11, 2), mi = DigitsAt(text, 14, 2), se = DigitsAt(text, 17, 2);
+    if (!h || !mi || !se || text[10] != ' ' || text[13] != ':' || text[16] != ':') {
+      return std::nullopt;
+    }
+    hour = *h, minute = *mi, second = *se;
+    if (text.size() > 19) {
+      const size_t frac = text.size() - 20;
+      auto f = DigitsAt(text, 20, frac);
+      if (text[19] != '.' || frac == 0 || frac > 6 || !f) return std::nullopt;
+      micros = *f;
+      for (size_t i = frac; i < 6; ++i) micros *= 10;
+    }
+  }
+  WireWriter w;
+  const uint8_t length = micros != 0                     ? 11
+                         : (hour | minute | second) != 0 ? 7
+                         : (*year | *month | *day) != 0  ? 4
+                                                         : 0;
+  w.Int1(length);
+  if (length >= 4) {
+    w.Int2(static_cast<uint16_t>(*year));
+    w.Int1(static_cast<uint8_t>(*month));
+    w.Int1(static_cast<uint8_t>(*day));
+  }
+  if (length >= 7) {
+    w.Int1(static_cast<uint8_t>(hour));
+    w.Int1(static_cast<uint8_t>(minute));
+    w.Int1(static_cast<uint8_t>(second));
+  }
+  if (length == 11) w.Int4(micros);
+  return w.Take();
+}
+
 }  // namespace minnow::server

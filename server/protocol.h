@@ -106,6 +106,7 @@ enum ColumnFlag : uint16_t {
   kFlagNotNull = 1,
   kFlagUnsigned = 32,
   kFlagBlob = 16,
+  kFlagZerofill = 64,
   kFlagBinary = 128,
   kFlagNum = 32768,
 };
@@ -182,5 +183,11 @@ struct ColumnDef {
 std::string BuildColumnDef(const ColumnDef& c);
 // A text-protocol row: each value a string<lenenc>, NULL as 0xfb.
 std::string BuildTextRow(const std::vector<std::optional<std::string>>& row);
+
+// A DATE, DATETIME or TIMESTAMP value in the binary protocol, from its text form
+// 'YYYY-MM-DD[ hh:mm:ss[.f...]]': a length byte, then year (2 bytes), month, day, [hour, minute,
+// second, [microseconds (4 bytes)]], as short as the value allows (0: the zero date, 4: no time
+// of day, 7: no fraction, 11). nullopt when `text` has not that form.
+std::optional<std::string> EncodeBinaryDateTime(std::string_view text);
 
 }  // namespace minnow::server

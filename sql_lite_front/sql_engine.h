@@ -31,11 +31,25 @@ struct StatementResult {
   std::vector<std::string> columns;
   // What each column's values are, for clients that type them (the wire protocol). A SELECT's
   // bare column of a table has its declared type (integers kInt or kUInt when UNSIGNED, DOUBLE
-  // kDouble, strings kText); any other item the kind every non-NULL value of the result shares
-  // (kInt, kUInt, kDouble, kDecimal), else kText (no such value, or kinds that differ). A
-  // BLOB column is kBinary: bytes, not text in the session's charset. Empty when the result
-  // was built as text only (SHOW and status views): all kText.
-  enum class ColumnType : uint8_t { kText, kInt, kUInt, kDouble, kDecimal, kBinary };
+  // kDouble, DECIMAL kDecimal, DATE kDate, DATETIME kDateTime, TIMESTAMP kTimestamp, YEAR
+  // kYear, strings kText); any other item the kind every non-NULL value of the result shares
+  // (kInt, kUInt, kDouble, kDecimal, kDate, kDateTime, kYear), else kText (no such value, or
+  // kinds that differ). A BLOB column is kBinary: bytes, not text in the session's charset.
+  // Every value is printed as MySQL's text protocol sends it (a DATETIME's fraction with its
+  // fsp's digits). Empty when the result was built as text only (SHOW and status views): all
+  // kText.
+  enum class ColumnType : uint8_t {
+    kText,
+    kInt,
+    kUInt,
+    kDouble,
+    kDecimal,
+    kBinary,
+    kDate,
+    kDateTime,
+    kTimestamp,
+    kYear,
+  };
   std::vector<ColumnType> column_types;
   std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
   uint64_t affected_rows = 0;

@@ -113,6 +113,10 @@ std::string RowTuple(const StatementResult& r, const std::vector<std::optional<s
         break;
       case StatementResult::ColumnType::kText:
       case StatementResult::ColumnType::kBinary:
+      case StatementResult::ColumnType::kDate:
+      case StatementResult::ColumnType::kDateTime:
+      case StatementResult::ColumnType::kTimestamp:
+      case StatementResult::ColumnType::kYear:
         AppendQuoted(*row[i], &out);
         break;
     }

@@ -987,6 +987,10 @@ ResultType DeclaredResultType(const ColumnDef& c) {
   if (c.type == ColumnType::kDouble) return ResultType::kDouble;
   if (c.type == ColumnType::kDecimal) return ResultType::kDecimal;
   if (c.type == ColumnType::kBlob) return ResultType::kBinary;
+  if (c.type == ColumnType::kDate) return ResultType::kDate;
+  if (c.type == ColumnType::kDateTime) return ResultType::kDateTime;
+  if (c.type == ColumnType::kTimestamp) return ResultType::kTimestamp;
+  if (c.type == ColumnType::kYear) return ResultType::kYear;
   return ResultType::kText;
 }
 
@@ -1017,12 +1021,17 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
       types[i] = *declared[i];
       continue;
     }
-    std::optional<Value::Kind> kind;  // of the first non-NULL value
+    std::optional<Value::Kind> kind;         // of the first non-NULL value
+    std::optional<Temporal::Type> temporal;  // of the first temporal value
     bool mixed = false;
     for (const std::vector<Value>& row : rows) {
       if (row[i].is_null()) continue;
       if (!kind) kind = row[i].kind();
       mixed = mixed || *kind != row[i].kind();
+      if (!mixed && row[i].is_temporal()) {
+        if (!temporal) temporal = row[i].as_temporal().type;
+        mixed = *temporal != row[i].as_temporal().type;
+      }
     }
     if (!kind || mixed) continue;
     switch (*kind) {
@@ -1038,10 +1047,14 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
       case Value::Kind::kDecimal:
         types[i] = ResultType::kDecimal;
         break;
+      case Value::Kind::kTemporal:
+        types[i] = *temporal == Temporal::Type::kDate       ? ResultType::kDate
+                   : *temporal == Temporal::Type::kDateTime ? ResultType::kDateTime
+                                                            : ResultType::kYear;
+        break;
       case Value::Kind::kNull:
       case Value::Kind::kString:
-      case Value::Kind::kTemporal:  // sent as text, as its printed form
-      case Value::Kind::kEnum:
+      case Value::Kind::kEnum:  // sent as text, as its printed form
         break;
     }
   }

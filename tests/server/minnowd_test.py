@@ -7,6 +7,8 @@ Starts minnowd on a free loopback port over a fresh database, runs every check, 
 SIGTERM (it must exit 0) and exits 1 listing the failed checks.
 """
 import ctypes
+import datetime
+import decimal
 import os
 import shutil
 import signal
@@ -448,6 +450,112 @@ def test_prepare_runs_nothing(port):
     c.close()
 
 
+def column_fields(coldef):
+    """A column definition's (type, flags, decimals, length)."""
+    at = 0
+    for _ in range(6):
+        at = lenenc_skip(coldef, at)
+    length, ctype, flags, decimals = struct.unpack("<IBHB", coldef[at + 3:at + 11])
+    return ctype, flags, decimals, length
+
+
+def decode_binary_row(row, types):
+    """A binary-protocol row's values, decoded as the column types say."""
+    n = len(types)
+    bitmap, at, out = row[1:1 + (n + 9) // 8], 1 + (n + 9) // 8, []
+    for i, t in enumerate(types):
+        if bitmap[(i + 2) // 8] >> ((i + 2) % 8) & 1:
+            out.append(None)
+        elif t in (0x08, 0x05):
+            out.append(struct.unpack("<q" if t == 0x08 else "<d", row[at:at + 8])[0])
+            at += 8
+        elif t == 0x0d:
+            out.append(struct.unpack("<H", row[at:at + 2])[0])
+            at += 2
+        elif t in (0x0a, 0x0c, 0x07):
+            n_bytes = row[at]
+            b = row[at + 1:at + 1 + n_bytes] + bytes(11 - n_bytes)
+            y, mo, d, h, mi, se, us = struct.unpack("<HBBBBBI", b)
+            out.append(datetime.date(y, mo, d) if t == 0x0a and n_bytes else
+                       datetime.datetime(y, mo, d, h, mi, se, us) if n_bytes else "zero")
+            at += 1 + n_bytes
+        else:
+            out.append(row[at + 1:at + 1 + row[at]].decode())
+            at = lenenc_skip(row, at)
+    return out
+
+
+def test_temporal_types(port):
+    """DATE, DATETIME(fsp), TIMESTAMP, YEAR and DECIMAL go with their own column types, flags,
+    lengths and decimals; PyMySQL reads them as dates and Decimals (text protocol), and the
+    binary protocol carries each in MySQL's encoding. Bound DATETIME, DATE, TIME and YEAR
+    parameters are read back."""
+    c = connect(port)
+    cur = c.cursor()
+    cur.execute("CREATE TABLE tt (id int NOT NULL PRIMARY KEY, d date, dt datetime(3), "
+                "ts timestamp, y year, m decimal(7,2))")
+    cur.execute("INSERT INTO tt VALUES (1, '2024-02-29', '2024-02-29 13:14:15.125', "
+                "'2023-12-31 23:59:59', 2155, -12345.67), "
+                "(2, '0000-00-00', '2024-03-01 00:00:00', NULL, 0, 0.5), "
+                "(3, NULL, NULL, NULL, NULL, NULL)")
+    c.commit()
+    cur.execute("SELECT d, dt, ts, y, m, CAST('2020-01-02' AS DATE), NOW() FROM tt ORDER BY id")
+    rows = cur.fetchall()
+    check("types: text-protocol column types",
+          [d[1] for d in cur.description] == [0x0a, 0x0c, 0x07, 0x0d, 0xf6, 0x0a, 0x0c],
+          cur.description)
+    check("types: PyMySQL decodes dates, years and decimals",
+          rows[0][:6] == (datetime.date(2024, 2, 29),
+                          datetime.datetime(2024, 2, 29, 13, 14, 15, 125000),
+                          datetime.datetime(2023, 12, 31, 23, 59, 59), 2155,
+                          decimal.Decimal("-12345.67"), datetime.date(2020, 1, 2)) and
+          rows[2][:5] == (None,) * 5 and rows[1][3] == 0, rows)
+    check("types: DATETIME(3)'s decimals and length", cur.description[1][3:6] == (23, 23, 3),
+          cur.description[1])
+    s, _ = raw_login(port)
+    r = prepare(s, "SELECT id, d, dt, ts, y, m FROM tt WHERE id <= ? ORDER BY id")
+    check("ps: PREPARE tells the temporal columns' types",
+          isinstance(r, tuple) and r[2] == [0x08, 0x0a, 0x0c, 0x07, 0x0d, 0xf6], r)
+    if isinstance(r, tuple):
+        send(s, b"\x17" + struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" +
+             struct.pack("<Hq", 8, 3))
+        _, count = recv_packet(s)
+        packets, err = read_result_packets(s)
+        fields = [column_fields(p) for p in packets[:6]] if err is None else err
+        check("ps: column flags, decimals and lengths",
+              err is None and fields[1:] == [(0x0a, 128, 0, 10), (0x0c, 128, 3, 23),
+                                             (0x07, 128, 0, 19), (0x0d, 32 | 64 | 128 | 32768,
+                                                                  0, 4),
+                                             (0xf6, 128 | 32768, 2, 9)], fields)
+        types = [f[0] for f in fields] if err is None else []
+        got = [decode_binary_row(p, types) for p in packets[6:]] if err is None else err
+        check("ps: binary DATE, DATETIME, TIMESTAMP, YEAR and DECIMAL values",
+              got == [[1, datetime.date(2024, 2, 29),
+                       datetime.datetime(2024, 2, 29, 13, 14, 15, 125000),
+                       datetime.datetime(2023, 12, 31, 23, 59, 59), 2155, "-12345.67"],
+                      [2, "zero", datetime.datetime(2024, 3, 1), None, 0, "0.50"],
+                      [3, None, None, None, None, None]], got)
+        # Binary DATETIME (11 bytes), DATE (4), TIME (8) and YEAR (2 bytes) parameters.
+        r = prepare(s, "SELECT CAST(? AS DATETIME(6)), ?, CAST(? AS CHAR), ? + 0")
+        if isinstance(r, tuple):
+            body = struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" + \
+                struct.pack("<HHHH", 0x0c, 0x0a, 0x0b, 0x0d) + \
+                b"\x0b" + struct.pack("<HBBBBBI", 2001, 2, 3, 4, 5, 6, 7) + \
+                b"\x04" + struct.pack("<HBB", 1999, 12, 31) + \
+                b"\x08" + struct.pack("<BIBBB", 1, 1, 2, 3, 4) + struct.pack("<H", 1987)
+            send(s, b"\x17" + body)
+            _, count = recv_packet(s)
+            packets, err = read_result_packets(s)
+            types = [column_fields(p)[0] for p in packets[:4]] if err is None else err
+            got = decode_binary_row(packets[4], types) if err is None else err
+            check("ps: bound DATETIME, DATE, TIME and YEAR parameters",
+                  got == [datetime.datetime(2001, 2, 3, 4, 5, 6, 7), "1999-12-31",
+                          "-26:03:04", 1987], (types, got))
+    s.close()
+    cur.execute("DROP TABLE tt")
+    c.close()
+
+
 def start_waiter(conn, sql):
     """Runs `sql` on `conn` in a thread; returns (thread, result): result gets "ok" (seconds
     it took) and "row" (its first row, if any), or "error"."""
@@ -797,6 +905,7 @@ def main():
         test_raw(srv.port, srv)
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
+        test_temporal_types(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_killed_client_releases_locks(srv.port)
         test_reset_connection(srv.port)

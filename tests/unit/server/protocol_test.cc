@@ -334,3 +334,20 @@ TEST_CASE("a DOUBLE parameter is a DOUBLE literal, a DECIMAL one a DECIMAL liter
   }
   CHECK(bind("+.5").ok());
 }
+
+TEST_CASE("binary-protocol dates are as short as their value allows", "[server]") {
+  using namespace std::string_literals;
+  CHECK(*EncodeBinaryDateTime("0000-00-00") == "\x00"s);
+  CHECK(*EncodeBinaryDateTime("0000-00-00 00:00:00") == "\x00"s);
+  CHECK(*EncodeBinaryDateTime("2024-02-29") == "\x04\xe8\x07\x02\x1d"s);
+  CHECK(*EncodeBinaryDateTime("2024-02-29 00:00:00.000") == "\x04\xe8\x07\x02\x1d"s);
+  CHECK(*EncodeBinaryDateTime("2024-02-29 13:14:15") == "\x07\xe8\x07\x02\x1d\x0d\x0e\x0f"s);
+  // .125 is 125000 microseconds (0x01e848).
+  CHECK(*EncodeBinaryDateTime("2024-02-29 13:14:15.125") ==
+        "\x0b\xe8\x07\x02\x1d\x0d\x0e\x0f\x48\xe8\x01\x00"s);
+  CHECK_FALSE(EncodeBinaryDateTime("2024-2-29").has_value());
+  CHECK_FALSE(EncodeBinaryDateTime("2024-02-29T13:14:15").has_value());
+  CHECK_FALSE(EncodeBinaryDateTime("2024-02-29 13:14:15.").has_value());
+  CHECK_FALSE(EncodeBinaryDateTime("2024-02-29 13:14:15.1234567").has_value());
+  CHECK_FALSE(EncodeBinaryDateTime("abc").has_value());
+}
