@@ -227,7 +227,7 @@ void LockSys::AttachMetadataLocks(MetadataLockSys* mdl) {
     DeadlockInfo found;
     bool any = false;
     {
-      LatchGuard guard(impl->registry.latch);
+      lock_internal::Registry::Guard guard(impl->registry.latch);
       (void)impl->CheckDeadlock(impl->NodeOfOwner(owner), &found, &any);
     }
     if (any && impl->options.on_deadlock) impl->options.on_deadlock(found);

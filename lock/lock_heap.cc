@@ -6,6 +6,7 @@
 #include <new>
 
 #include "common/check.h"
+#include "common/thread_index.h"
 #include "lock/lock_sys_internal.h"
 
 namespace minnow {
@@ -25,33 +26,42 @@ Registry::~Registry() {
 }
 
 uint32_t Registry::Add(TrxLocks::Impl* trx) {
+  const uint32_t part = ThreadIndex() % kParts;
+  Part& p = parts_[part];
+  LatchGuard guard(p.latch);
   uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
+  if (!p.free.empty()) {
+    slot = p.free.back() * kParts + part;
+    p.free.pop_back();
   } else {
-    slot = n_slots_++;
+    slot = p.n_slots++ * kParts + part;
     MINNOW_CHECK(slot < kBlockSlots * kMaxBlocks, "more than {} transactions", slot);
     auto& block = blocks_[slot / kBlockSlots];
-    if (block.load(std::memory_order_relaxed) == nullptr) {
+    if (block.load(std::memory_order_acquire) == nullptr) {
+      // Parts share blocks: the first to need one installs it.
       auto* fresh = new std::atomic<TrxLocks::Impl*>[kBlockSlots];
       for (uint32_t i = 0; i < kBlockSlots; ++i) fresh[i].store(nullptr, std::memory_order_relaxed);
-      block.store(fresh, std::memory_order_release);
+      std::atomic<TrxLocks::Impl*>* expected = nullptr;
+      if (!block.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+        delete[] fresh;
+      }
     }
   }
-  blocks_[slot / kBlockSlots].load(std::memory_order_relaxed)[slot % kBlockSlots].store(
+  blocks_[slot / kBlockSlots].load(std::memory_order_acquire)[slot % kBlockSlots].store(
       trx, std::memory_order_release);
-  if (trx->mdl_owner != 0) by_mdl_owner_[trx->mdl_owner] = slot;
+  if (trx->mdl_owner != 0) p.by_mdl_owner[trx->mdl_owner] = slot;
   return slot;
 }
 
 void Registry::Remove(uint32_t slot) {
+  Part& p = parts_[slot % kParts];
+  LatchGuard guard(p.latch);
   if (const TrxLocks::Impl* trx = Get(slot); trx != nullptr && trx->mdl_owner != 0) {
-    by_mdl_owner_.erase(trx->mdl_owner);
+    p.by_mdl_owner.erase(trx->mdl_owner);
   }
-  blocks_[slot / kBlockSlots].load(std::memory_order_relaxed)[slot % kBlockSlots].store(
+  blocks_[slot / kBlockSlots].load(std::memory_order_acquire)[slot % kBlockSlots].store(
       nullptr, std::memory_order_release);
-  free_.push_back(slot);
+  p.free.push_back(slot / kParts);
 }
 
 }  // namespace lock_internal

@@ -27,7 +27,7 @@ bool TrxLocks::waiting(LockRow* request, std::chrono::system_clock::time_point* 
 LockSysStats LockSys::stats() const {
   LockSysStats s;
   {
-    LatchGuard guard(impl_->registry.latch);
+    lock_internal::Registry::Guard guard(impl_->registry.latch);
     impl_->registry.ForEach([&s](TrxLocks::Impl* t) {
       s.structs += t->structs.load(std::memory_order_relaxed);
       s.record_structs += t->record_structs.load(std::memory_order_relaxed);

@@ -106,7 +106,6 @@ TrxLocks::~TrxLocks() {
   MINNOW_CHECK(impl_->structs.load() == 0, "trx {} destroyed holding {} lock structs",
                impl_->trx_id, impl_->structs.load());
   impl_->FreeChunks();
-  LatchGuard guard(impl_->sys->registry.latch);
   impl_->sys->registry.Remove(impl_->slot);
 }
 
@@ -121,10 +120,7 @@ std::unique_ptr<TrxLocks> LockSys::Register(TrxId trx_id, uint64_t mdl_owner) {
   impl->sys = impl_.get();
   impl->trx_id = trx_id;
   impl->mdl_owner = mdl_owner;
-  {
-    LatchGuard guard(impl_->registry.latch);
-    impl->slot = impl_->registry.Add(impl.get());
-  }
+  impl->slot = impl_->registry.Add(impl.get());
   return std::unique_ptr<TrxLocks>(new TrxLocks(std::move(impl)));
 }
 

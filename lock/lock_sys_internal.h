@@ -1,9 +1,10 @@
 #pragma once
 // LockSys and TrxLocks internals (lock/ only).
 //
-// Latch order (lock/lock_sys.h): page latches (caller), then the registry latch (deadlock
-// detection, Register/destruction, Shutdown, stats), then shard latches (two in shard order
-// for moves), then leaf latches: a transaction's heap latch or its wait latch, never both.
+// Latch order (lock/lock_sys.h): page latches (caller), then the registry latch (all its
+// parts: deadlock detection, Shutdown, stats; one part: Register, destruction), then shard latches
+// (two in shard order for moves), then leaf latches: a transaction's heap latch or its wait latch,
+// never both.
 //
 // Lock heap: a transaction's structs are bump-allocated from chunks it mallocs: the first
 // chunk is kFirstChunkBytes (1 KiB, made at the first lock, so a transaction that never locks
@@ -77,10 +78,49 @@ struct Cell {
 
 // Slot -> TrxLocks::Impl, readable without a latch (a struct's owner is alive while the struct
 // is linked, and lookups of linked structs' owners happen under their shard latch).
+//
+// Split into kParts parts by thread (a transaction registers in its thread's part, slot =
+// local slot * kParts + part), each with its own latch, so that registering and leaving take
+// no latch another thread's transactions need. `latch` is all the parts' latches at once (in
+// part order): holding it, nothing registers or leaves.
 class Registry {
  public:
   static constexpr uint32_t kBlockSlots = 1024;
   static constexpr uint32_t kMaxBlocks = 1024;
+  static constexpr uint32_t kParts = 4;
+
+  struct alignas(64) Part {
+    Latch latch;
+    std::vector<uint32_t> free GUARDED_BY(latch);                           // local slots
+    std::unordered_map<uint64_t, uint32_t> by_mdl_owner GUARDED_BY(latch);  // owner -> slot
+    uint32_t n_slots GUARDED_BY(latch) = 0;                                 // local slots ever used
+  };
+
+  // Every part's latch, taken in part order.
+  class CAPABILITY("latch") AllParts {
+   public:
+    explicit AllParts(Part* parts) : parts_(parts) {}
+    void Acquire() ACQUIRE() NO_THREAD_SAFETY_ANALYSIS {
+      for (uint32_t i = 0; i < kParts; ++i) parts_[i].latch.Acquire();
+    }
+    void Release() RELEASE() NO_THREAD_SAFETY_ANALYSIS {
+      for (uint32_t i = kParts; i-- > 0;) parts_[i].latch.Release();
+    }
+
+   private:
+    Part* parts_;
+  };
+
+  class SCOPED_CAPABILITY Guard {
+   public:
+    explicit Guard(AllParts& all) ACQUIRE(all) : all_(all) { all_.Acquire(); }
+    ~Guard() RELEASE() { all_.Release(); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    AllParts& all_;
+  };
 
   Registry();
   ~Registry();
@@ -88,29 +128,34 @@ class Registry {
     const auto* block = blocks_[slot / kBlockSlots].load(std::memory_order_acquire);
     return block == nullptr ? nullptr : block[slot % kBlockSlots].load(std::memory_order_acquire);
   }
-  uint32_t Add(TrxLocks::Impl* trx) REQUIRES(latch);
+  // Registers in the calling thread's part; takes that part's latch.
+  uint32_t Add(TrxLocks::Impl* trx) EXCLUDES(latch);
   // The registered transaction whose metadata-lock owner is `owner`, or nullptr.
-  TrxLocks::Impl* FindByMdlOwner(uint64_t owner) const REQUIRES(latch) {
-    auto it = by_mdl_owner_.find(owner);
-    return it == by_mdl_owner_.end() ? nullptr : Get(it->second);
+  TrxLocks::Impl* FindByMdlOwner(uint64_t owner) const REQUIRES(latch) NO_THREAD_SAFETY_ANALYSIS {
+    for (const Part& p : parts_) {
+      auto it = p.by_mdl_owner.find(owner);
+      if (it != p.by_mdl_owner.end()) return Get(it->second);
+    }
+    return nullptr;
   }
-  void Remove(uint32_t slot) REQUIRES(latch);
+  // Takes the slot's part latch.
+  void Remove(uint32_t slot) EXCLUDES(latch);
   template <typename F>
-  void ForEach(F&& f) const REQUIRES(latch) {
-    for (uint32_t s = 0; s < n_slots_; ++s) {
-      if (TrxLocks::Impl* t = Get(s)) f(t);
+  void ForEach(F&& f) const REQUIRES(latch) NO_THREAD_SAFETY_ANALYSIS {
+    for (uint32_t part = 0; part < kParts; ++part) {
+      for (uint32_t s = 0; s < parts_[part].n_slots; ++s) {
+        if (TrxLocks::Impl* t = Get(s * kParts + part)) f(t);
+      }
     }
   }
 
   // The wait-registry latch: serializes deadlock detection and keeps registered transactions
   // alive while it is held.
-  mutable Latch latch;
+  mutable AllParts latch{parts_};
 
  private:
+  mutable Part parts_[kParts];
   std::atomic<std::atomic<TrxLocks::Impl*>*> blocks_[kMaxBlocks];
-  std::vector<uint32_t> free_ GUARDED_BY(latch);
-  std::unordered_map<uint64_t, uint32_t> by_mdl_owner_ GUARDED_BY(latch);  // owner -> slot
-  uint32_t n_slots_ GUARDED_BY(latch) = 0;
 };
 
 // A transaction in the deadlock detector's graph: its lock state (null for one holding only

@@ -157,7 +157,7 @@ Status LockSys::Wait(TrxLocks* trx_locks, std::chrono::milliseconds timeout) {
     bool any = false;
     Status st;
     {
-      LatchGuard guard(impl_->registry.latch);
+      lock_internal::Registry::Guard guard(impl_->registry.latch);
       st = impl_->CheckDeadlock({trx, trx->mdl_owner}, &found, &any);
     }
     if (any && impl_->options.on_deadlock) impl_->options.on_deadlock(found);
@@ -195,7 +195,7 @@ void LockSys::SetInterrupted(TrxLocks* trx_locks, bool interrupted) {
 
 void LockSys::Shutdown() {
   impl_->closed.store(true);
-  LatchGuard guard(impl_->registry.latch);
+  lock_internal::Registry::Guard guard(impl_->registry.latch);
   impl_->registry.ForEach([](TrxLocks::Impl* trx) {
     { LatchGuard wait_guard(trx->wait_latch); }  // a waiter is either asleep or sees `closed`
     trx->wait_cv.notify_all();

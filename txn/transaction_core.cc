@@ -77,7 +77,9 @@ Status TransactionCore::EnsureId() {
   if (id_ != 0) [[likely]]
     return Status::OK();
   RETURN_IF_ERROR(svc_->WritableStatus());
-  ASSIGN_OR_RETURN(TrxId id, svc_->trx_sys->Begin(this));
+  ASSIGN_OR_RETURN(TrxSys::Active active, svc_->trx_sys->Begin(this));
+  const TrxId id = active.id;
+  trx_sys_shard_ = active.shard;
   // Nothing carries the id yet, so no one looks for our lock state before it exists.
   {
     LatchGuard guard(interrupt_latch_);
@@ -304,7 +306,7 @@ void TransactionCore::End(State final_state) {
   if (view_.open()) svc_->trx_sys->CloseView(&view_);
   if (id_ != 0) {
     // Out of the active set first: nobody converts an implicit lock of ours once we release.
-    svc_->trx_sys->Remove(id_);
+    svc_->trx_sys->Remove({id_, trx_sys_shard_});
     svc_->lock_sys->ReleaseAll(locks_.get());
     // A finished transaction keeps nothing of the lock system or the undo store (its handle
     // may outlive them).
@@ -338,7 +340,7 @@ Status TransactionCore::Commit() {
   Lsn commit_end = 0;
   const bool wakes_purge = undo_->has_update_log();  // its update undo joins the history
   if (st.ok()) {
-    const TrxId trx_no = svc_->trx_sys->AssignTrxNo(id_);
+    const TrxId trx_no = svc_->trx_sys->AssignTrxNo({id_, trx_sys_shard_});
     Result<Lsn> end = undo_->Commit(trx_no);  // the commit mini-transaction
     if (end.ok()) {
       commit_end = *end;

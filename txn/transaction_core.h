@@ -127,7 +127,7 @@ class TransactionCore {
   TrxLocks* locks() const { return locks_.get(); }
   TransactionLockInfo lock_info() const;
   // information_schema.innodb_trx's row, for another thread. REQUIRES: called under TrxSys's
-  // latch (TrxSys::ForEachActive), so the transaction cannot end meanwhile. False if it has
+  // latches (TrxSys::ForEachActive), so the transaction cannot end meanwhile. False if it has
   // not finished getting its id.
   bool Describe(TransactionInfo* out) const;
 
@@ -227,6 +227,7 @@ class TransactionCore {
   std::string end_reason_;  // why a transaction ended without Commit/Rollback (deadlock)
 
   TrxId id_ = 0;                     // 0 until the first write or locking read
+  uint32_t trx_sys_shard_ = 0;       // where TrxSys keeps id_ (TrxSys::Active)
   std::atomic<TrxId> public_id_{0};  // id_'s mirror, read by other threads
   // For Describe() on other threads: set (release) once id_, locks_ and undo_ are.
   std::atomic<bool> published_{false};

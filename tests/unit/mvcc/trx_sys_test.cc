@@ -1,6 +1,7 @@
 // The transaction system: ids, the active set, read views and the purge limit.
 #include "mvcc/trx_sys.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 #include <vector>
@@ -14,11 +15,12 @@ int owner_tag;  // any non-null owner pointer
 
 TEST_CASE("read views see what had committed when they opened", "[mvcc][trx_sys]") {
   TrxSys sys(10, nullptr);
-  TrxId a = *sys.Begin(&owner_tag);  // 10
-  TrxId b = *sys.Begin(&owner_tag);  // 11
-  TrxId c = *sys.Begin(&owner_tag);  // 12
-  sys.AssignTrxNo(b);
-  sys.Remove(b);  // b committed (trx_no 13)
+  TrxSys::Active ta = *sys.Begin(&owner_tag);  // 10
+  TrxSys::Active tb = *sys.Begin(&owner_tag);  // 11
+  TrxSys::Active tc = *sys.Begin(&owner_tag);  // 12
+  const TrxId a = ta.id, b = tb.id, c = tc.id;
+  sys.AssignTrxNo(tb);
+  sys.Remove(tb);  // b committed (trx_no 13)
 
   ReadView v;
   sys.OpenView(&v, c);
@@ -31,8 +33,8 @@ TEST_CASE("read views see what had committed when they opened", "[mvcc][trx_sys]
   CHECK(v.Sees(c));         // its own changes
   CHECK_FALSE(v.Sees(14));  // began after
 
-  sys.AssignTrxNo(a);
-  sys.Remove(a);
+  sys.AssignTrxNo(ta);
+  sys.Remove(ta);
   CHECK_FALSE(v.Sees(a));  // still not: the view is a snapshot
   ReadView later;
   sys.OpenView(&later, 0);
@@ -45,7 +47,7 @@ TEST_CASE("read views see what had committed when they opened", "[mvcc][trx_sys]
 
 TEST_CASE("purge limit waits for the oldest view and for serialising commits", "[mvcc][trx_sys]") {
   TrxSys sys(1, nullptr);
-  TrxId a = *sys.Begin(&owner_tag);
+  TrxSys::Active a = *sys.Begin(&owner_tag);
   ReadView old_view;
   sys.OpenView(&old_view, 0);  // low_limit_no = 2
   TrxId no = sys.AssignTrxNo(a);
@@ -79,18 +81,18 @@ TEST_CASE("ids are reserved ahead in blocks and a failed reserve fails Begin", "
 TEST_CASE("MaybeActive is a lock-free lower bound of the active set", "[mvcc][trx_sys]") {
   TrxSys sys(100, nullptr);
   CHECK_FALSE(sys.MaybeActive(99));
-  TrxId a = *sys.Begin(&owner_tag);
-  TrxId b = *sys.Begin(&owner_tag);
-  CHECK(sys.MaybeActive(a));
-  CHECK_FALSE(sys.MaybeActive(a - 1));
+  TrxSys::Active a = *sys.Begin(&owner_tag);
+  TrxSys::Active b = *sys.Begin(&owner_tag);
+  CHECK(sys.MaybeActive(a.id));
+  CHECK_FALSE(sys.MaybeActive(a.id - 1));
   sys.Remove(a);
-  CHECK_FALSE(sys.MaybeActive(a));
-  CHECK(sys.IsActive(b));
+  CHECK_FALSE(sys.MaybeActive(a.id));
+  CHECK(sys.IsActive(b.id));
   void* seen = nullptr;
-  CHECK(sys.WithActive(b, [&](void* o) { seen = o; }));
+  CHECK(sys.WithActive(b.id, [&](void* o) { seen = o; }));
   CHECK(seen == &owner_tag);
   sys.Remove(b);
-  CHECK_FALSE(sys.WithActive(b, [](void*) {}));
+  CHECK_FALSE(sys.WithActive(b.id, [](void*) {}));
   CHECK(sys.active_count() == 0);
 }
 
@@ -100,13 +102,13 @@ TEST_CASE("concurrent begin, view and commit keep views consistent", "[mvcc][trx
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 2000; ++i) {
-        TrxId id = *sys.Begin(&owner_tag);
+        TrxSys::Active trx = *sys.Begin(&owner_tag);
         ReadView v;
-        sys.OpenView(&v, id);
-        REQUIRE(v.Sees(id));
+        sys.OpenView(&v, trx.id);
+        REQUIRE(v.Sees(trx.id));
         REQUIRE(std::is_sorted(v.active_ids().begin(), v.active_ids().end()));
-        sys.AssignTrxNo(id);
-        sys.Remove(id);
+        sys.AssignTrxNo(trx);
+        sys.Remove(trx);
         sys.CloseView(&v);
       }
     });
@@ -115,6 +117,51 @@ TEST_CASE("concurrent begin, view and commit keep views consistent", "[mvcc][trx
   CHECK(sys.active_count() == 0);
   CHECK(sys.open_views() == 0);
   CHECK(sys.next_id() == 1 + 4 * 2000 * 2);
+}
+
+// Two writers (threads, so usually two shards) end their transactions in strict turns; a view
+// opened meanwhile must see a prefix of that commit order, never a later commit without an
+// earlier one.
+TEST_CASE("views see commits across shards in commit order", "[mvcc][trx_sys]") {
+  constexpr int kPerWriter = 3000;
+  TrxSys sys(1, nullptr);
+  std::vector<std::atomic<TrxId>> order(2 * kPerWriter);
+  std::atomic<int> committed{0};  // entries of `order` written
+  std::atomic<int> turn{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 2; ++w) {
+    writers.emplace_back([&, w] {
+      for (int i = 0; i < kPerWriter; ++i) {
+        TrxSys::Active trx = *sys.Begin(&owner_tag);
+        while (turn.load(std::memory_order_acquire) % 2 != w) std::this_thread::yield();
+        sys.AssignTrxNo(trx);
+        sys.Remove(trx);
+        const int k = committed.load(std::memory_order_relaxed);
+        order[k].store(trx.id, std::memory_order_relaxed);
+        committed.store(k + 1, std::memory_order_release);
+        turn.fetch_add(1, std::memory_order_acq_rel);
+      }
+    });
+  }
+  int views = 0;
+  bool prefix = true;
+  while (committed.load(std::memory_order_acquire) < 2 * kPerWriter) {
+    ReadView v;
+    sys.OpenView(&v, 0);
+    const int n = committed.load(std::memory_order_acquire);
+    bool unseen = false;
+    for (int k = 0; k < n; ++k) {
+      const bool seen = v.Sees(order[k].load(std::memory_order_relaxed));
+      if (seen && unseen) prefix = false;
+      unseen = unseen || !seen;
+    }
+    sys.CloseView(&v);
+    ++views;
+  }
+  for (auto& t : writers) t.join();
+  CHECK(prefix);
+  CHECK(views > 0);
+  CHECK(sys.active_count() == 0);
 }
 
 }  // namespace
