@@ -5,13 +5,14 @@
 //                        [--hold S] [--seconds T] [--oltp-seconds U] [--lock-wait-timeout L]
 //                        [--pool-mib M] [--out DIR] [--compare-mariadb]
 //
-// Every cell starts from a fresh table, as MariaDB's run in the design brief did,
+// Every cell sets SET GLOBAL concurrent_insert = 0 (NEVER), 1 (AUTO) or 2 (ALWAYS) first (MyISAM
+// takes it when it opens a table), then starts from a fresh table, as MariaDB's run in the
+// design brief did,
 //   CREATE TABLE t (id int NOT NULL AUTO_INCREMENT, v varchar(64), n int, PRIMARY KEY (id))
 //     ENGINE=MyISAM
 // of N rows (default 20,000; W2's scale, `tools/demo --full`: 100,000), and "with holes" after
 // DELETE FROM t WHERE mod(id, 100) < H (default 40: MariaDB's 40,000 holes in 100,000 rows).
-// Then SET GLOBAL concurrent_insert = 0 (NEVER), 1 (AUTO) or 2 (ALWAYS) and, each session a
-// SqlSession on a thread of its own, with lock_wait_timeout L (default 60 s):
+// Then, each session a SqlSession on a thread of its own, with lock_wait_timeout L (default 60 s):
 //   (a) short OLTP statements only, for U seconds (default 1; full 10): O sessions (default
 //       4) each loop sysbench-like transactions of 10 point SELECTs (SELECT v FROM t WHERE
 //       id = x), a range SELECT (SELECT sum(n) FROM t WHERE id BETWEEN a AND a+99) and an

@@ -230,6 +230,10 @@ Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, Scen
   cell.scenario = scenario;
   cell.setting = setting;
   cell.holes = holes;
+  // Before the table exists: MyISAM reads concurrent_insert when it opens a table (mi_open
+  // installs the concurrent insert check only if it is not NEVER) and the open table keeps
+  // that, so a table made before the SET would run this cell at the previous cell's setting.
+  admin->Run(fmt::format("SET GLOBAL concurrent_insert = {}", setting.value));
   cell.rows_deleted = LoadTable(admin, c, holes);
   const bool long_read = scenario == Scenario::kLongRead;
   if (long_read && !choice->made) {
@@ -238,7 +242,6 @@ Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, Scen
   }
   cell.md5_depth = choice->depth;
   cell.hold_alone = choice->alone;
-  admin->Run(fmt::format("SET GLOBAL concurrent_insert = {}", setting.value));
   cell.data_free_before = StatusOfT(admin).data_free;
 
   // Session 0 of (b) is the reader; the others are writers.
