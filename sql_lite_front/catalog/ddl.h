@@ -47,6 +47,9 @@ SqlResult<StatementResult> ExecuteOptimize(ExecContext& ctx, const OptimizeTable
 // nothing (TableCatalog::DropDatabase); affected rows: the tables dropped; 1008 if missing (a
 // note with IF EXISTS).
 SqlResult<StatementResult> ExecuteCreateDatabase(ExecContext& ctx, const CreateDatabaseStmt& stmt);
+// ALTER DATABASE: the database's defaults for the tables made in it from now on (1049 if it
+// does not exist; 1115, 1273, 1253 as CREATE DATABASE's).
+SqlResult<StatementResult> ExecuteAlterDatabase(ExecContext& ctx, const AlterDatabaseStmt& stmt);
 SqlResult<StatementResult> ExecuteDropDatabase(ExecContext& ctx, const DropDatabaseStmt& stmt);
 
 // SHOW TABLES, SHOW TABLE STATUS (Rows, Avg_row_length, Data_length, Index_length, Data_free,

@@ -1,4 +1,4 @@
-// CREATE DATABASE and DROP DATABASE (ddl.h).
+// CREATE DATABASE, ALTER DATABASE and DROP DATABASE (ddl.h).
 
 #include <optional>
 #include <string>
@@ -7,6 +7,24 @@
 #include "sql_lite_front/catalog/ddl_internal.h"
 
 namespace minnow::sql {
+
+namespace {
+
+// The charset and collation CHARACTER SET cs / COLLATE c name, checked as a table's options
+// are (1115, 1273, 1253, 1235), into *def.
+SqlStatus ResolveDatabaseCollation(const std::string& charset, const std::string& collation,
+                                   DatabaseDef* def) {
+  TableDef probe;  // a table of no columns
+  probe.charset = charset;
+  probe.collation = collation;
+  SQL_RETURN_IF_ERROR(ResolveCollations(&probe));
+  const Collation& c = TableCollation(probe);
+  def->charset = std::string(c.charset);
+  def->collation = std::string(c.name);
+  return SqlStatus::OK();
+}
+
+}  // namespace
 
 SqlResult<StatementResult> ExecuteCreateDatabase(ExecContext& ctx, const CreateDatabaseStmt& stmt) {
   DatabaseDef def;
@@ -21,14 +39,7 @@ SqlResult<StatementResult> ExecuteCreateDatabase(ExecContext& ctx, const CreateD
     return result;
   }
   if (!stmt.charset.empty() || !stmt.collation.empty()) {
-    // The table rules' checks and errors (1115, 1273, 1253, 1235), on a table of no columns.
-    TableDef probe;
-    probe.charset = stmt.charset;
-    probe.collation = stmt.collation;
-    SQL_RETURN_IF_ERROR(ResolveCollations(&probe));
-    const Collation& c = TableCollation(probe);
-    def.charset = std::string(c.charset);
-    def.collation = std::string(c.name);
+    SQL_RETURN_IF_ERROR(ResolveDatabaseCollation(stmt.charset, stmt.collation, &def));
   }
   if (ctx.catalog->FindDatabase(def.name).has_value() && stmt.if_not_exists) {
     result.warnings.push_back(SqlWarning{
@@ -44,6 +55,21 @@ SqlResult<StatementResult> ExecuteCreateDatabase(ExecContext& ctx, const CreateD
     return st.error();
   }
   result.affected_rows = 1;
+  return result;
+}
+
+SqlResult<StatementResult> ExecuteAlterDatabase(ExecContext& ctx, const AlterDatabaseStmt& stmt) {
+  if (IsSystemDatabase(stmt.name)) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'ALTER DATABASE of a system "
+                  "schema'");
+  }
+  std::optional<DatabaseDef> def = ctx.catalog->FindDatabase(stmt.name);
+  if (!def.has_value()) return SqlErr(kErBadDb, "Unknown database '", stmt.name, "'");
+  SQL_RETURN_IF_ERROR(ResolveDatabaseCollation(stmt.charset, stmt.collation, &*def));
+  SQL_RETURN_IF_ERROR(ctx.catalog->AlterDatabase(*def));
+  StatementResult result;
+  result.affected_rows = 1;  // as MySQL reports it
   return result;
 }
 

@@ -326,6 +326,22 @@ SqlStatus TableCatalog::CreateDatabase(const DatabaseDef& def) {
   return SqlStatus::OK();
 }
 
+SqlStatus TableCatalog::AlterDatabase(const DatabaseDef& def) {
+  LatchGuard ddl(ddl_latch_);
+  std::optional<DatabaseDef> old = FindDatabase(def.name);
+  if (!old.has_value()) return SqlErr(kErBadDb, "Unknown database '", def.name, "'");
+  DatabaseDef altered = def;
+  altered.name = old->name;
+  SQL_RETURN_IF_ERROR(Change(nullptr, [&](Transaction* txn) {
+    return txn->Put(catalog_ks_, DatabaseRecordKey(altered.name), SerializeDatabaseDef(altered));
+  }));
+  LatchGuard g(latch_);
+  for (DatabaseDef& d : databases_) {
+    if (EqualsNoCase(d.name, altered.name)) d = altered;
+  }
+  return SqlStatus::OK();
+}
+
 SqlStatus TableCatalog::DropDatabase(std::string_view name) {
   if (!FindDatabase(name).has_value()) {
     return SqlErr(kErDbDropExists, "Can't drop database '", name, "'; database doesn't exist");

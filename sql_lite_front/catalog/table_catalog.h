@@ -105,6 +105,9 @@ class TableCatalog {
   std::vector<DatabaseDef> Databases() const;
   // Commits the database's record. 1007 if it exists, 1102 for a bad name.
   SqlStatus CreateDatabase(const DatabaseDef& def);
+  // Commits the new defaults of database def.name (its name as created is kept). 1049 if it
+  // does not exist.
+  SqlStatus AlterDatabase(const DatabaseDef& def);
   // Drops database `name` and all its tables (see above). 1008 if absent. Waits (the engine's
   // X table locks) for transactions holding locks on its tables; 1205 after their timeout,
   // then nothing changed. REQUIRES: the caller holds exclusive metadata locks on every table.

@@ -159,6 +159,7 @@ SqlResult<StatementResult> AssignSelectInto(ExecContext& ctx, const SelectStmt& 
 // An UPDATE's or DELETE's access path (the whole row is needed; a secondary path reads the
 // clustered record), its bound residual predicates and ORDER BY keys.
 struct WritePlan {
+  ExprPtr planned_where;  // the WHERE the planner read (its columns unqualified)
   AccessPlan plan;
   std::vector<BoundExpr> residual;
   std::vector<BoundExpr> order;

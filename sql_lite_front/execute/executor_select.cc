@@ -291,12 +291,15 @@ struct AggState {
 // is named by its own table.
 std::string QualifiedColumn(const BindScope& scope, std::string_view column, int position = -1) {
   std::string_view table = scope.alias.empty() ? scope.table : scope.alias;
+  std::string_view schema = scope.schema;
   for (const BindScope::JoinTable& t : scope.join_tables) {
     if (position >= 0 && static_cast<size_t>(position) >= t.first &&
-        static_cast<size_t>(position) < t.first + t.count)
+        static_cast<size_t>(position) < t.first + t.count) {
       table = t.as_named;
+      schema = t.schema;
+    }
   }
-  std::string s = scope.schema;
+  std::string s(schema);
   s += '.';
   s += table;
   s += '.';

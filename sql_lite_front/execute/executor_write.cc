@@ -86,7 +86,12 @@ SqlResult<WritePlan> PlanWrite(ExecContext& ctx, const OpenTable& t, BindScope& 
   }
   PlanRequest req;
   req.def = &def;
-  req.where = where;
+  if (where != nullptr) {
+    // Bound above: every qualifier names this table (maybe by its alias, which the planner's
+    // column matching does not know).
+    w.planned_where = UnqualifiedCopy(*where);
+    req.where = w.planned_where.get();
+  }
   req.needed.assign(def.columns.size(), true);  // the whole row: old entries are rewritten
   req.order = std::move(order_columns);
   req.order_needs_sort = order_needs_sort;
@@ -395,19 +400,22 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   const TableDef& def = t.def;
   std::vector<const Expr*> exprs;
   ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
-  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), stmt.table.name}},
-                                             WriteSubqueryLock(ctx, true)));
-  BindScope scope = ScopeForTable(def);
+  const std::string& as_named = stmt.alias.empty() ? stmt.table.name : stmt.alias;
+  SQL_RETURN_IF_ERROR(
+      PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), as_named}}, WriteSubqueryLock(ctx, true)));
+  BindScope scope = ScopeForTable(def, stmt.alias);
   struct Set {
     uint32_t column;
     std::optional<BoundExpr> value;  // nullopt: DEFAULT
   };
   std::vector<Set> sets;
   for (const Assignment& a : stmt.assignments) {
-    if (!a.table.empty() && !EqualsNoCase(a.table, def.name))
-      return SqlErr(kErBadField, "Unknown column '", a.table, ".", a.column, "' in 'field list'");
-    int c = def.FindColumn(a.column);
-    if (c < 0) return SqlErr(kErBadField, "Unknown column '", a.column, "' in 'field list'");
+    Expr col;
+    col.kind = Expr::Kind::kColumn;
+    col.schema = a.schema;
+    col.table = a.table;
+    col.name = a.column;
+    SQL_ASSIGN_OR_RETURN(size_t c, ResolveScopeColumn(col, scope, "field list"));
     Set s{static_cast<uint32_t>(c), std::nullopt};
     if (a.value != nullptr) {
       SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*a.value, scope, ctx, "field list"));
@@ -482,9 +490,10 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   const TableDef& def = t.def;
   std::vector<const Expr*> exprs;
   ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
-  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), stmt.table.name}},
-                                             WriteSubqueryLock(ctx, false)));
-  BindScope scope = ScopeForTable(def);
+  const std::string& as_named = stmt.alias.empty() ? stmt.table.name : stmt.alias;
+  SQL_RETURN_IF_ERROR(
+      PrepareWriteSubqueries(ctx, exprs, {{NameOf(def), as_named}}, WriteSubqueryLock(ctx, false)));
+  BindScope scope = ScopeForTable(def, stmt.alias);
   EvalState st;
   SeedEvalState(&st);
   SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),

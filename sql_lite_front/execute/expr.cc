@@ -672,6 +672,12 @@ size_t UserVariableAssignments(const Expr& e) {
   return n;
 }
 
+std::string QualifiedColumnName(const Expr& e) {
+  std::string out = e.schema.empty() ? "" : e.schema + ".";
+  if (!e.table.empty()) out += e.table + ".";
+  return out + e.name;
+}
+
 SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const char* clause) {
   std::optional<size_t> found;
   bool table_found = e.table.empty();
@@ -679,22 +685,34 @@ SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const
     if (!t.visible) continue;
     if (!e.table.empty()) {
       if (!EqualsNoCase(e.table, t.as_named)) continue;
+      if (!e.schema.empty() && !EqualsNoCase(e.schema, t.schema)) continue;
       table_found = true;
     }
     for (size_t i = t.first; i < t.first + t.count; ++i) {
       if (!EqualsNoCase(scope.columns[i], e.name)) continue;
       if (e.table.empty() && i < scope.merged_into.size() && scope.merged_into[i] >= 0) continue;
       if (found.has_value()) {
-        return SqlErr(kErNonUniq, "Column '", e.name, "' in ", clause, " is ambiguous");
+        return SqlErr(kErNonUniq, "Column '", QualifiedColumnName(e), "' in ", clause,
+                      " is ambiguous");
       }
       found = i;
     }
   }
   if (!found.has_value() || !table_found) {
-    std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
-    return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
+    return SqlErr(kErBadField, "Unknown column '", QualifiedColumnName(e), "' in '", clause, "'");
   }
   return *found;
+}
+
+SqlResult<size_t> ResolveScopeColumn(const Expr& e, const BindScope& scope, const char* clause) {
+  const std::string& as_named = scope.alias.empty() ? scope.table : scope.alias;
+  const bool other_table =
+      !e.table.empty() && (!EqualsNoCase(e.table, as_named) ||
+                           (!e.schema.empty() && !EqualsNoCase(e.schema, scope.schema)));
+  for (size_t i = 0; i < scope.columns.size() && !other_table; ++i) {
+    if (EqualsNoCase(scope.columns[i], e.name)) return i;
+  }
+  return SqlErr(kErBadField, "Unknown column '", QualifiedColumnName(e), "' in '", clause, "'");
 }
 
 BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
@@ -979,18 +997,6 @@ BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
     scope.first_bare_position = static_cast<int>(i);
   }
   return b;
-}
-
-// The position of the column `e` names in a one-table scope (its qualifier, if any, naming
-// the scope's table or alias), or 1054.
-SqlResult<size_t> ResolveScopeColumn(const Expr& e, const BindScope& scope, const char* clause) {
-  const bool other_table = !e.table.empty() && !EqualsNoCase(e.table, scope.table) &&
-                           (scope.alias.empty() || !EqualsNoCase(e.table, scope.alias));
-  for (size_t i = 0; i < scope.columns.size() && !other_table; ++i) {
-    if (EqualsNoCase(scope.columns[i], e.name)) return i;
-  }
-  const std::string full = e.table.empty() ? e.name : e.table + "." + e.name;
-  return SqlErr(kErBadField, "Unknown column '", full, "' in '", clause, "'");
 }
 
 // True if `scope` has the column `e` names (its qualifier, if any, naming the scope's table).

@@ -250,11 +250,12 @@ struct BindScope {
   std::vector<int> column_scales;
   // A join's tables, in FROM order (empty for one table, named by table and alias above):
   // `columns` holds their columns one table after another. A qualified name resolves in the
-  // table it names (its alias if it has one), an unqualified one in every visible table
-  // (1052 "Column 'x' in <clause> is ambiguous" when two have it); an ON clause sees only
-  // its operands' tables.
+  // table it names (its alias if it has one, and its database if db.t.c names one), an
+  // unqualified one in every visible table (1052 "Column 'x' in <clause> is ambiguous" when
+  // two have it); an ON clause sees only its operands' tables.
   struct JoinTable {
     std::string as_named;  // the alias, or the table's name
+    std::string schema;    // the table's database
     size_t first = 0, count = 0;
     bool visible = true;
   };
@@ -274,6 +275,14 @@ struct BindScope {
 
 // The scope of a table's columns (names view `def`, which must outlive the scope).
 BindScope ScopeForTable(const TableDef& def, std::string_view alias = {});
+
+// A column reference as written: [db.][t.]c (1054's and 1052's name).
+std::string QualifiedColumnName(const Expr& e);
+
+// The position of the column `e` (a kColumn) names in a one-table scope, or 1054. A qualifier
+// names the table by its alias if it has one (its own name is then not visible, as in MySQL),
+// and db.t.c names its database too.
+SqlResult<size_t> ResolveScopeColumn(const Expr& e, const BindScope& scope, const char* clause);
 
 // A column name (`e` a kColumn) in a join's scope: its position in the joined row; 1054, 1052.
 SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const char* clause);

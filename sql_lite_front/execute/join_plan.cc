@@ -61,19 +61,6 @@ uint64_t TablesOf(const BoundExpr& e, const std::vector<size_t>& table_of) {
   return s;
 }
 
-// A copy of `e` whose column names are unqualified (it reads one table's columns only).
-ExprPtr Unqualified(const Expr& e) {
-  ExprPtr c = CloneExpr(e);
-  std::function<void(Expr*)> strip = [&](Expr* x) {
-    if (x->kind == Expr::Kind::kColumn) x->table.clear();
-    for (ExprPtr& a : x->args) {
-      if (a != nullptr) strip(a.get());
-    }
-  };
-  strip(c.get());
-  return c;
-}
-
 // A key column may be looked up by `v` when comparing them compares the key's values.
 bool SameKeyType(const ColumnDef& col, const BoundExpr& v) {
   if (v.kind == BoundExpr::Kind::kLiteral) {
@@ -165,7 +152,7 @@ bool HasConstPlan(const Planning& pl, size_t pos, const std::vector<bool>& neede
   std::vector<const Expr*> conj;
   for (const Conjunct& c : pl.conjuncts) {
     if (c.outer_of == -1 && c.tables == Bit(pos)) {
-      own.push_back(Unqualified(*c.expr));
+      own.push_back(UnqualifiedCopy(*c.expr));
       conj.push_back(own.back().get());
     }
   }
@@ -244,7 +231,7 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
     if (lookup.has_value() &&
         std::find(lookup->parts.begin(), lookup->parts.end(), &c) != lookup->parts.end())
       continue;
-    s->own.push_back(Unqualified(*c.expr));
+    s->own.push_back(UnqualifiedCopy(*c.expr));
     local.push_back(s->own.back().get());
   }
   PlanRequest req;
@@ -329,10 +316,14 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
   std::vector<Source> sources{{&*stmt.from, &stmt.from_alias}};
   for (const JoinedTable& j : stmt.joins) sources.push_back({&j.table, &j.alias});
   if (sources.size() > 61) return NotSupported("joins of more than 61 tables");
-  for (const Source& s : sources) {
+  // MySQL's rule: two FROM tables clash when both their names-as-known (alias or name) and
+  // their databases are equal (db1.t JOIN db2.t is two tables).
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const Source& s = sources[i];
     const std::string& as_named = s.alias->empty() ? s.name->name : *s.alias;
-    for (const std::string& seen : plan->as_named) {
-      if (EqualsNoCase(seen, as_named))
+    for (size_t k = 0; k < i; ++k) {
+      if (EqualsNoCase(plan->as_named[k], as_named) &&
+          EqualsNoCase(sources[k].name->schema, s.name->schema))
         return SqlErr(kErNonUniqTable, "Not unique table/alias: '", as_named, "'");
     }
     plan->as_named.push_back(as_named);
@@ -345,6 +336,7 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
     BindScope own = ScopeForTable(table->def);
     BindScope::JoinTable jt;
     jt.as_named = plan->as_named[t];
+    jt.schema = table->def.schema;
     jt.first = scope.columns.size();
     jt.count = own.columns.size();
     scope.join_tables.push_back(jt);
@@ -409,6 +401,7 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
         size_t t = 0;
         while (c >= scope.join_tables[t].first + scope.join_tables[t].count) ++t;
         col->table = plan->as_named[t];
+        col->schema = scope.join_tables[t].schema;
         col->name = std::string(scope.columns[c]);
         col->text = col->name;
         eq->args.push_back(std::move(col));

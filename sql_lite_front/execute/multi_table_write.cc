@@ -122,60 +122,29 @@ size_t PositionOf(const BindScope& scope, size_t c) {
   return t;
 }
 
-}  // namespace
+// A multi-table UPDATE's assignment: its target, the target's column and the value.
+struct UpdateSet {
+  size_t target = 0;  // index into the targets
+  uint32_t column = 0;
+  BoundExpr value;
+};
 
-std::vector<const TableName*> FromTables(const TableName& table,
-                                         const std::vector<JoinedTable>& joins) {
-  std::vector<const TableName*> out{&table};
-  for (const JoinedTable& j : joins) out.push_back(&j.table);
-  return out;
-}
-
-std::vector<bool> UpdatedTables(
-    const UpdateStmt& stmt,
-    const std::function<bool(const TableName&, const std::string&)>& has_column) {
-  const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
-  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
-  std::vector<bool> out(tables.size(), false);
-  for (const Assignment& a : stmt.assignments) {
-    for (size_t t = 0; t < tables.size(); ++t) {
-      const bool named =
-          a.table.empty() ? has_column(*tables[t], a.column) : EqualsNoCase(a.table, names[t]);
-      if (!named) continue;
-      out[t] = true;
-      break;
-    }
-  }
-  return out;
-}
-
-std::vector<bool> DeletedTables(const DeleteStmt& stmt) {
-  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
-  std::vector<bool> out(names.size(), false);
-  for (const TableName& target : stmt.targets) {
-    for (size_t t = 0; t < names.size(); ++t) {
-      if (EqualsNoCase(target.name, names[t])) out[t] = true;
-    }
-  }
-  return out;
-}
-
-SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt) {
-  SelectStmt q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
-  PreparedSelect p;
+// Binds a multi-table UPDATE over *q (its join, made by JoinQuery): each assignment's column,
+// resolved as MySQL's field list (1054, 1052), and its value; the targets; every table's lock.
+SqlStatus BindMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, SelectStmt* q_out,
+                          PreparedSelect* p_out, std::vector<TargetTable>* targets_out,
+                          std::vector<UpdateSet>* sets_out) {
+  SelectStmt& q = *q_out;
+  q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  PreparedSelect& p = *p_out;
   SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
   BindScope& scope = p.scope;
-  // Each assignment's column, resolved as MySQL's field list (1054, 1052), and its value.
-  struct Set {
-    size_t target = 0;  // index into targets
-    uint32_t column = 0;
-    BoundExpr value;
-  };
-  std::vector<TargetTable> targets;
-  std::vector<Set> sets;
+  std::vector<TargetTable>& targets = *targets_out;
+  std::vector<UpdateSet>& sets = *sets_out;
   for (const Assignment& a : stmt.assignments) {
     Expr col;
     col.kind = Expr::Kind::kColumn;
+    col.schema = a.schema;
     col.table = a.table;
     col.name = a.column;
     SQL_ASSIGN_OR_RETURN(size_t c, ResolveJoinColumn(col, scope, "field list"));
@@ -186,7 +155,7 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
       targets.emplace_back();
       targets.back().position = pos;
     }
-    Set s;
+    UpdateSet s;
     s.target = k;
     s.column = static_cast<uint32_t>(c - scope.join_tables[pos].first);
     sets.push_back(std::move(s));
@@ -205,8 +174,8 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
     for (size_t j = i + 1; j < targets.size(); ++j) {
       const TableDef& a = p.join->from_tables[targets[i].position]->def;
       const TableDef& b = p.join->from_tables[targets[j].position]->def;
-      if (!EqualsNoCase(a.name, b.name)) continue;
-      for (const Set& s : sets) {
+      if (!EqualsNoCase(a.name, b.name) || !EqualsNoCase(a.schema, b.schema)) continue;
+      for (const UpdateSet& s : sets) {
         if ((s.target == i || s.target == j) && a.IsPrimaryKeyColumn(s.column)) {
           return SqlErr(kErMultiUpdateKeyConflict,
                         "Primary key/partition key update is not allowed since the table is "
@@ -225,6 +194,124 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
     for (const TargetTable& tt : targets) target = target || tt.position == t;
     SetLock(&q, t, target);
   }
+  return SqlStatus::OK();
+}
+
+// Binds a multi-table DELETE over *q (its join, made by JoinQuery): the targets, every table's
+// lock, the subqueries.
+SqlStatus BindMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, SelectStmt* q_out,
+                          PreparedSelect* p_out, std::vector<TargetTable>* targets_out) {
+  SelectStmt& q = *q_out;
+  q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  PreparedSelect& p = *p_out;
+  SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
+  std::vector<TargetTable>& targets = *targets_out;
+  // The delete list names FROM's tables by alias, or by name when not aliased (1109).
+  // A qualified name names the table's database too; an unqualified one that names two
+  // tables (db1.t JOIN db2.t) names the current database's.
+  const std::string current_db = ctx.session != nullptr ? ctx.session->Database() : "";
+  for (const TableName& name : stmt.targets) {
+    const size_t n = p.join->as_named.size();
+    size_t pos = n;
+    for (size_t t = 0; t < n; ++t) {
+      const std::string& schema = p.join->from_tables[t]->def.schema;
+      if (!EqualsNoCase(p.join->as_named[t], name.name)) continue;
+      if (!name.schema.empty() && !EqualsNoCase(name.schema, schema)) continue;
+      if (pos == n || (name.schema.empty() && EqualsNoCase(schema, current_db))) pos = t;
+    }
+    if (pos == n) return SqlErr(kErUnknownTable, "Unknown table '", name.name, "' in MULTI DELETE");
+    for (const TargetTable& t : targets) {
+      if (t.position == pos)
+        return SqlErr(kErNonUniqTable, "Not unique table/alias: '", name.name, "'");
+    }
+    targets.emplace_back();
+    targets.back().position = pos;
+  }
+  for (size_t t = 0; t < p.join->from_tables.size(); ++t) {
+    bool target = false;
+    for (const TargetTable& tt : targets) target = target || tt.position == t;
+    SetLock(&q, t, target);
+  }
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareSubqueries(ctx, exprs, targets, p, &q));
+  return SqlStatus::OK();
+}
+
+// Per FROM position: whether a target is there.
+std::vector<bool> WrittenPositions(const PreparedSelect& p,
+                                   const std::vector<TargetTable>& targets) {
+  std::vector<bool> out(p.join->from_tables.size(), false);
+  for (const TargetTable& t : targets) out[t.position] = true;
+  return out;
+}
+
+}  // namespace
+
+std::vector<const TableName*> FromTables(const TableName& table,
+                                         const std::vector<JoinedTable>& joins) {
+  std::vector<const TableName*> out{&table};
+  for (const JoinedTable& j : joins) out.push_back(&j.table);
+  return out;
+}
+
+std::vector<bool> UpdatedTables(
+    const UpdateStmt& stmt,
+    const std::function<bool(const TableName&, const std::string&)>& has_column) {
+  const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
+  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  std::vector<bool> out(tables.size(), false);
+  for (const Assignment& a : stmt.assignments) {
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const bool named = a.table.empty()
+                             ? has_column(*tables[t], a.column)
+                             : EqualsNoCase(a.table, names[t]) &&
+                                   (a.schema.empty() || EqualsNoCase(a.schema, tables[t]->schema));
+      if (!named) continue;
+      out[t] = true;
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<bool> DeletedTables(const DeleteStmt& stmt) {
+  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  std::vector<bool> out(names.size(), false);
+  const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
+  for (const TableName& target : stmt.targets) {
+    for (size_t t = 0; t < names.size(); ++t) {
+      const bool schema_ok =
+          target.schema.empty() || EqualsNoCase(target.schema, tables[t]->schema);
+      if (EqualsNoCase(target.name, names[t]) && schema_ok) out[t] = true;
+    }
+  }
+  return out;
+}
+
+SqlStatus PlanMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, PlannedMultiWrite* out) {
+  std::vector<TargetTable> targets;
+  std::vector<UpdateSet> sets;
+  SQL_RETURN_IF_ERROR(BindMultiUpdate(ctx, stmt, &out->query, &out->prepared, &targets, &sets));
+  SQL_RETURN_IF_ERROR(PlanTargets(ctx, out->query, &out->prepared, &targets));
+  out->written = WrittenPositions(out->prepared, targets);
+  return SqlStatus::OK();
+}
+
+SqlStatus PlanMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, PlannedMultiWrite* out) {
+  std::vector<TargetTable> targets;
+  SQL_RETURN_IF_ERROR(BindMultiDelete(ctx, stmt, &out->query, &out->prepared, &targets));
+  SQL_RETURN_IF_ERROR(PlanTargets(ctx, out->query, &out->prepared, &targets));
+  out->written = WrittenPositions(out->prepared, targets);
+  return SqlStatus::OK();
+}
+
+SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt) {
+  SelectStmt q;
+  PreparedSelect p;
+  std::vector<TargetTable> targets;
+  std::vector<UpdateSet> sets;
+  SQL_RETURN_IF_ERROR(BindMultiUpdate(ctx, stmt, &q, &p, &targets, &sets));
   SQL_RETURN_IF_ERROR(PlanTargets(ctx, q, &p, &targets));
 
   EvalState st;
@@ -246,7 +333,7 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
           if (assigned.empty()) assigned = row;
           const TableDef& def = t.table->def;
           const StoreRules rules = WriteRules(ctx, def, stmt.ignore, false, &warnings);
-          for (const Set& s : sets) {
+          for (const UpdateSet& s : sets) {
             if (s.target != k) continue;
             Value v = Eval(s.value, assigned, st);
             SQL_RETURN_IF_ERROR(EvalError(st));
@@ -266,7 +353,7 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
   std::vector<std::vector<bool>> assigned_columns(targets.size());
   for (size_t k = 0; k < targets.size(); ++k)
     assigned_columns[k].assign(targets[k].table->def.columns.size(), false);
-  for (const Set& s : sets) assigned_columns[s.target][s.column] = true;
+  for (const UpdateSet& s : sets) assigned_columns[s.target][s.column] = true;
   uint64_t changed = 0, progress = 0;
   for (RowChange& c : changes) {
     TargetTable& t = targets[c.target];
@@ -301,35 +388,10 @@ SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt
 }
 
 SqlResult<StatementResult> ExecuteMultiDelete(ExecContext& ctx, const DeleteStmt& stmt) {
-  SelectStmt q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  SelectStmt q;
   PreparedSelect p;
-  SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
-  // The delete list names FROM's tables by alias, or by name when not aliased (1109).
   std::vector<TargetTable> targets;
-  for (const TableName& name : stmt.targets) {
-    size_t pos = 0;
-    const size_t n = p.join->as_named.size();
-    while (pos < n && !EqualsNoCase(p.join->as_named[pos], name.name)) ++pos;
-    // A qualified name must name that table's database too.
-    const bool other_schema = pos < n && !name.schema.empty() &&
-                              !EqualsNoCase(name.schema, p.join->from_tables[pos]->def.schema);
-    if (pos == n || other_schema)
-      return SqlErr(kErUnknownTable, "Unknown table '", name.name, "' in MULTI DELETE");
-    for (const TargetTable& t : targets) {
-      if (t.position == pos)
-        return SqlErr(kErNonUniqTable, "Not unique table/alias: '", name.name, "'");
-    }
-    targets.emplace_back();
-    targets.back().position = pos;
-  }
-  for (size_t t = 0; t < p.join->from_tables.size(); ++t) {
-    bool target = false;
-    for (const TargetTable& tt : targets) target = target || tt.position == t;
-    SetLock(&q, t, target);
-  }
-  std::vector<const Expr*> exprs;
-  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
-  SQL_RETURN_IF_ERROR(PrepareSubqueries(ctx, exprs, targets, p, &q));
+  SQL_RETURN_IF_ERROR(BindMultiDelete(ctx, stmt, &q, &p, &targets));
   SQL_RETURN_IF_ERROR(PlanTargets(ctx, q, &p, &targets));
 
   EvalState st;
@@ -344,7 +406,9 @@ SqlResult<StatementResult> ExecuteMultiDelete(ExecContext& ctx, const DeleteStmt
         for (size_t k = 0; k < targets.size(); ++k) {
           const TargetTable& t = targets[k];
           const std::string& ref = refs[t.position];
-          if (ref.empty() || !met.insert({ToLowerAscii(t.table->def.name), ref}).second) continue;
+          const TableName table = NameOf(t.table->def);
+          const std::string key = ToLowerAscii(table.schema + "." + table.name);
+          if (ref.empty() || !met.insert({key, ref}).second) continue;
           changes.push_back({k, ref, Slice(row, t.first, t.count), {}});
         }
         return true;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "sql_lite_front/execute/exec_context.h"
+#include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/ast.h"
 #include "sql_lite_front/sql_engine.h"
 
@@ -38,6 +39,17 @@ namespace minnow::sql {
 SqlResult<StatementResult> ExecuteMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt);
 // REQUIRES: stmt.multi_table.
 SqlResult<StatementResult> ExecuteMultiDelete(ExecContext& ctx, const DeleteStmt& stmt);
+
+// EXPLAIN's view of a multi-table UPDATE or DELETE: its join, bound and planned as the statement
+// would run it (no row is read), and per FROM position whether the statement writes that table.
+// REQUIRES: the statement has no subqueries (they would run).
+struct PlannedMultiWrite {
+  SelectStmt query;
+  PreparedSelect prepared;
+  std::vector<bool> written;
+};
+SqlStatus PlanMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, PlannedMultiWrite* out);
+SqlStatus PlanMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, PlannedMultiWrite* out);
 
 // The tables of a multi-table statement in FROM order (`table` then each joined one).
 std::vector<const TableName*> FromTables(const TableName& table,

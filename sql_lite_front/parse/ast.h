@@ -97,6 +97,7 @@ struct Expr {
   // kLiteral: X'..' or 0x.. (a binary string, read as a number in a numeric context).
   bool hex_literal = false;
   std::string table, name;  // kColumn (table may be empty), kFunction, kVariable
+  std::string schema;       // kColumn: db.t.c's db, or empty
   BinaryOp binary_op = BinaryOp::kEq;
   UnaryOp unary_op = UnaryOp::kNot;
   VarScope var_scope = VarScope::kDefault;
@@ -199,7 +200,8 @@ struct SelectStmt {
 
 // ---- DML
 struct Assignment {
-  std::string table;  // t.col's t (a table name or alias), or empty
+  std::string schema;  // db.t.col's db, or empty
+  std::string table;   // t.col's t (a table name or alias), or empty
   std::string column;
   ExprPtr value;  // null: DEFAULT
 };
@@ -222,7 +224,7 @@ struct InsertStmt {
 // then `joins` (execute/multi_table_write.h).
 struct UpdateStmt {
   TableName table;
-  std::string alias;               // multi-table: the first table's alias, or empty
+  std::string alias;               // the (first) table's alias, or empty
   std::vector<JoinedTable> joins;  // multi-table UPDATE a JOIN b ... / UPDATE a, b ...
   bool multi_table() const { return !joins.empty(); }
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
@@ -241,7 +243,7 @@ struct DeleteStmt {
   // deleted from (names or aliases of refs, as written), refs being `table [alias]` and `joins`.
   bool multi_table = false;
   std::vector<TableName> targets;
-  std::string alias;
+  std::string alias;  // the (first) table's alias, or empty
   std::vector<JoinedTable> joins;
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   // DELETE IGNORE: accepted; no error minnow's DELETE can raise is one MySQL's IGNORE turns
@@ -443,6 +445,14 @@ struct CreateDatabaseStmt {
   std::string charset, collation;
 };
 
+// ALTER {DATABASE | SCHEMA} [db] [DEFAULT] CHARACTER SET [=] cs / [DEFAULT] COLLATE [=] c:
+// name (the current database when not given), charset and collation lower-cased, each empty
+// when not given (at least one is).
+struct AlterDatabaseStmt {
+  std::string name;
+  std::string charset, collation;
+};
+
 // DROP {DATABASE | SCHEMA} [IF EXISTS] db
 struct DropDatabaseStmt {
   std::string name;
@@ -466,7 +476,8 @@ using Statement =
                  CreateIndexStmt, DropIndexStmt, AlterTableStmt, TruncateStmt, RenameTableStmt,
                  TransactionStmt, SetStmt, ShowStmt, LockTablesStmt, UnlockTablesStmt,
                  OptimizeTableStmt, CheckTableStmt, AnalyzeTableStmt, UseStmt, KillStmt,
-                 AlterKeysStmt, CreateDatabaseStmt, DropDatabaseStmt, std::unique_ptr<ExplainStmt>>;
+                 AlterKeysStmt, CreateDatabaseStmt, AlterDatabaseStmt, DropDatabaseStmt,
+                 std::unique_ptr<ExplainStmt>>;
 
 // EXPLAIN [FORMAT=TRADITIONAL] SELECT|UPDATE|DELETE|INSERT ...; also DESCRIBE SELECT ...
 struct ExplainStmt {

@@ -32,6 +32,7 @@ ExprPtr CloneExpr(const Expr& e) {
   c->value = e.value;
   c->hex_literal = e.hex_literal;
   c->table = e.table;
+  c->schema = e.schema;
   c->name = e.name;
   c->binary_op = e.binary_op;
   c->unary_op = e.unary_op;
@@ -48,6 +49,21 @@ ExprPtr CloneExpr(const Expr& e) {
   c->order_desc = e.order_desc;
   c->separator = e.separator;
   c->text = e.text;
+  return c;
+}
+
+ExprPtr UnqualifiedCopy(const Expr& e) {
+  ExprPtr c = CloneExpr(e);
+  std::function<void(Expr*)> strip = [&](Expr* x) {
+    if (x->kind == Expr::Kind::kColumn) {
+      x->table.clear();
+      x->schema.clear();
+    }
+    for (ExprPtr& a : x->args) {
+      if (a != nullptr) strip(a.get());
+    }
+  };
+  strip(c.get());
   return c;
 }
 

@@ -11,6 +11,10 @@ namespace minnow::sql {
 // A deep copy of `e` (a subquery's statement is shared, not copied: it is read-only).
 ExprPtr CloneExpr(const Expr& e);
 
+// A deep copy of `e` whose column names are unqualified (for a planner that reads one table's
+// columns, after binding checked the qualifiers).
+ExprPtr UnqualifiedCopy(const Expr& e);
+
 // True for the nodes that hold a subquery: kSubquery, kExists, kQuantified, kIn with one.
 inline bool IsSubqueryNode(const Expr& e) { return e.subquery != nullptr; }
 // True if `e` holds a subquery at any depth.

@@ -28,7 +28,8 @@ bool SameExpr(const Expr& a, const Expr& b) {
       return a.value == b.value;
     case Expr::Kind::kColumn:
       return EqualsNoCase(a.name, b.name) &&
-             (a.table.empty() || b.table.empty() || EqualsNoCase(a.table, b.table));
+             (a.table.empty() || b.table.empty() || EqualsNoCase(a.table, b.table)) &&
+             (a.schema.empty() || b.schema.empty() || EqualsNoCase(a.schema, b.schema));
     case Expr::Kind::kStar:
       return true;
     case Expr::Kind::kUnary:

@@ -72,6 +72,44 @@ SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
   return SqlStatus::OK();
 }
 
+// After ALTER {DATABASE | SCHEMA}: [db] then, as CREATE DATABASE's, [DEFAULT] {CHARACTER SET |
+// CHARSET} [=] cs and [DEFAULT] COLLATE [=] c in any order; ENCRYPTION and READ ONLY are
+// refused. No option is a syntax error; no name and no current database is 1046.
+SqlResult<Statement> Parser::ParseAlterDatabase() {
+  AlterDatabaseStmt alter;
+  const bool option_first = IsKw("DEFAULT") || IsKw("CHARACTER") || IsKw("CHARSET") ||
+                            IsKw("COLLATE") || IsKw("ENCRYPTION") || IsKw("READ");
+  if (!option_first && !AtStatementEnd()) {
+    SQL_ASSIGN_OR_RETURN(alter.name, Ident());
+  }
+  if (AtStatementEnd()) return SyntaxError();
+  while (!AtStatementEnd()) {
+    AcceptKw("DEFAULT");
+    std::string* target = nullptr;
+    if (AcceptKw("CHARSET")) {
+      target = &alter.charset;
+    } else if (AcceptKw("CHARACTER")) {
+      SQL_RETURN_IF_ERROR(ExpectKw("SET"));
+      target = &alter.charset;
+    } else if (AcceptKw("COLLATE")) {
+      target = &alter.collation;
+    } else if (IsKw("ENCRYPTION")) {
+      return NotSupported("ALTER DATABASE ... ENCRYPTION");
+    } else if (IsKw("READ") && IsKw("ONLY", 1)) {
+      return NotSupported("ALTER DATABASE ... READ ONLY");
+    } else {
+      return SyntaxError();
+    }
+    AcceptOp("=");
+    SQL_ASSIGN_OR_RETURN(std::string value, OptionValue());
+    *target = ToLowerAscii(value);
+  }
+  if (alter.name.empty()) {
+    SQL_ASSIGN_OR_RETURN(alter.name, CurrentDatabase());
+  }
+  return Statement(std::move(alter));
+}
+
 // After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
 // [IF NOT EXISTS] name {LIKE source | (LIKE source)}
 SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
@@ -257,6 +295,7 @@ SqlResult<Statement> Parser::ParseDrop() {
 // MODIFY ..., CHANGE ..., ALGORITHM = a, LOCK = l or table options.
 SqlResult<Statement> Parser::ParseAlter() {
   Skip();
+  if (AcceptKw("DATABASE") || AcceptKw("SCHEMA")) return ParseAlterDatabase();
   if (!AcceptKw("TABLE")) {
     if (Cur().kind == TokenKind::kIdent) return NotSupported("ALTER " + ToUpperAscii(Cur().text));
     return SyntaxError();

@@ -548,7 +548,8 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
   return true;
 }
 
-// UPDATE [LOW_PRIORITY] [IGNORE] t SET col = e, ... [WHERE e] [ORDER BY ...] [LIMIT n]
+// UPDATE [LOW_PRIORITY] [IGNORE] t [[AS] alias] SET [[db.]t.]col = e, ... [WHERE e]
+//   [ORDER BY ...] [LIMIT n]
 // UPDATE [LOW_PRIORITY] [IGNORE] table_references SET [t.]col = e, ... [WHERE e] (multi-table:
 // the references as after SELECT's FROM; ORDER BY and LIMIT are 1221, as MySQL's).
 SqlResult<Statement> Parser::ParseUpdate() {
@@ -562,7 +563,6 @@ SqlResult<Statement> Parser::ParseUpdate() {
   up.table = std::move(*refs.from);
   up.alias = std::move(refs.from_alias);
   up.joins = std::move(refs.joins);
-  if (!up.multi_table() && !up.alias.empty()) return NotSupported("table aliases in UPDATE");
   SQL_RETURN_IF_ERROR(ExpectKw("SET"));
   for (;;) {
     Assignment a;
@@ -570,6 +570,11 @@ SqlResult<Statement> Parser::ParseUpdate() {
     if (AcceptOp(".")) {  // t.col
       a.table = std::move(a.column);
       SQL_ASSIGN_OR_RETURN(a.column, Ident());
+      if (AcceptOp(".")) {  // db.t.col
+        a.schema = std::move(a.table);
+        a.table = std::move(a.column);
+        SQL_ASSIGN_OR_RETURN(a.column, Ident());
+      }
     }
     SQL_RETURN_IF_ERROR(ExpectOp("="));
     if (IsKw("DEFAULT")) return NotSupported("UPDATE ... = DEFAULT");
@@ -617,7 +622,7 @@ SqlStatus Parser::ParseDeleteTargets(std::vector<TableName>* targets, bool* wild
   }
 }
 
-// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t [WHERE e] [ORDER BY ...] [LIMIT n]
+// DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t [[AS] alias] [WHERE e] [ORDER BY ...] [LIMIT n]
 // DELETE [LOW_PRIORITY] [QUICK] [IGNORE] t1[.*], ... FROM table_references [WHERE e]
 // DELETE [LOW_PRIORITY] [QUICK] [IGNORE] FROM t1[.*], ... USING table_references [WHERE e]
 SqlResult<Statement> Parser::ParseDelete() {
@@ -657,7 +662,8 @@ SqlResult<Statement> Parser::ParseDelete() {
     return Statement(std::move(del));  // ORDER BY and LIMIT: a syntax error, as MySQL's
   }
   if (IsOp(",") || IsKw("JOIN")) return SyntaxError();
-  if (AcceptKw("AS") || AtIdent()) return NotSupported("table aliases in DELETE");
+  SQL_RETURN_IF_ERROR(ParseTableAlias(&del.alias));  // MySQL 8.0.16's single-table alias
+  if (IsOp(",") || IsKw("JOIN")) return SyntaxError();
   if (AcceptKw("WHERE")) {
     SQL_ASSIGN_OR_RETURN(del.where, ParseExpr());
   }

@@ -833,6 +833,7 @@ SqlResult<ExprPtr> Parser::ParseColumnRef() {
     col->table = std::move(col->name);
     SQL_ASSIGN_OR_RETURN(col->name, Ident());
     if (AcceptOp(".")) {
+      col->schema = std::move(col->table);
       col->table = std::move(col->name);
       SQL_ASSIGN_OR_RETURN(col->name, Ident());
     }

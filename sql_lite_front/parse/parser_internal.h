@@ -205,6 +205,7 @@ class Parser {
   // parser_ddl.cc
   SqlStatus ParseCreateTable(CreateTableStmt* out);
   SqlStatus ParseCreateDatabase(CreateDatabaseStmt* out);
+  SqlResult<Statement> ParseAlterDatabase();
   SqlStatus ParseCreateIndex(bool unique, CreateIndexStmt* out);
   bool AtTableOption() const;
   SqlStatus ParseTableOption(std::pair<std::string, std::string>* out);

@@ -10,6 +10,7 @@
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
+#include "sql_lite_front/execute/multi_table_write.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/status/status_views.h"
 
@@ -140,16 +141,18 @@ SqlResult<uint64_t> LookupRows(ExecContext& ctx, const JoinStep& s) {
   return std::max<uint64_t>(1, (entries + distinct / 2) / distinct);
 }
 
-// The row of one step of a join.
-SqlResult<std::vector<Cell>> JoinStepRow(ExecContext& ctx, const JoinStep& s) {
+// The row of one step of a join (select_type: SIMPLE, or a multi-table write's UPDATE or
+// DELETE for a table it writes, as MySQL's traditional format shows its mod_type).
+SqlResult<std::vector<Cell>> JoinStepRow(ExecContext& ctx, const JoinStep& s,
+                                         const char* select_type = "SIMPLE") {
   const bool joined_condition = !s.on.empty() || !s.after.empty();
   if (!s.lookup) {
-    return PlanRow(ctx, "SIMPLE", *s.table, s.as_named, s.plan, false, joined_condition);
+    return PlanRow(ctx, select_type, *s.table, s.as_named, s.plan, false, joined_condition);
   }
   const TableDef& def = s.table->def;
   std::vector<Cell> row(12);
   row[0] = "1";
-  row[1] = "SIMPLE";
+  row[1] = select_type;
   row[2] = s.as_named;
   row[4] = AccessTypeName(s.plan.type);
   std::string keys;
@@ -257,14 +260,26 @@ SqlStatus ExplainSelect(ExecContext& ctx, const SelectStmt& stmt, StatementResul
 }
 
 SqlStatus ExplainWrite(ExecContext& ctx, const char* select_type, const TableName& name,
-                       const Expr* where, const std::vector<OrderItem>& order_by,
-                       StatementResult* r) {
+                       const std::string& alias, const Expr* where,
+                       const std::vector<OrderItem>& order_by, StatementResult* r) {
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> t, FindTable(ctx, name));
-  BindScope scope = ScopeForTable(t->def);
+  BindScope scope = ScopeForTable(t->def, alias);
   SQL_ASSIGN_OR_RETURN(WritePlan w, PlanWrite(ctx, *t, scope, where, order_by));
-  SQL_ASSIGN_OR_RETURN(std::vector<Cell> row, PlanRow(ctx, select_type, *t, name.name, w.plan,
-                                                      !order_by.empty() && w.plan.needs_sort));
+  SQL_ASSIGN_OR_RETURN(std::vector<Cell> row,
+                       PlanRow(ctx, select_type, *t, alias.empty() ? name.name : alias, w.plan,
+                               !order_by.empty() && w.plan.needs_sort));
   r->rows.push_back(std::move(row));
+  return SqlStatus::OK();
+}
+
+// A multi-table UPDATE's or DELETE's join, one row per table in join order.
+SqlStatus ExplainMultiWrite(ExecContext& ctx, const char* select_type,
+                            const PlannedMultiWrite& planned, StatementResult* r) {
+  for (const JoinStep& s : planned.prepared.join->steps) {
+    const char* type = planned.written[s.position] ? select_type : "SIMPLE";
+    SQL_ASSIGN_OR_RETURN(std::vector<Cell> row, JoinStepRow(ctx, s, type));
+    r->rows.push_back(std::move(row));
+  }
   return SqlStatus::OK();
 }
 
@@ -276,19 +291,23 @@ SqlResult<StatementResult> ExecuteExplain(ExecContext& ctx, const ExplainStmt& s
   if (const auto* sel = std::get_if<SelectStmt>(&s)) {
     SQL_RETURN_IF_ERROR(ExplainSelect(ctx, *sel, &r));
   } else if (const auto* upd = std::get_if<UpdateStmt>(&s); upd != nullptr && upd->multi_table()) {
-    return SqlErr(kErNotSupportedYet,
-                  "This version of minnow doesn't yet support 'EXPLAIN of a multi-table UPDATE'");
+    SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*upd));
+    PlannedMultiWrite planned;
+    SQL_RETURN_IF_ERROR(PlanMultiUpdate(ctx, *upd, &planned));
+    SQL_RETURN_IF_ERROR(ExplainMultiWrite(ctx, "UPDATE", planned, &r));
   } else if (const auto* del = std::get_if<DeleteStmt>(&s); del != nullptr && del->multi_table) {
-    return SqlErr(kErNotSupportedYet,
-                  "This version of minnow doesn't yet support 'EXPLAIN of a multi-table DELETE'");
+    SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*del));
+    PlannedMultiWrite planned;
+    SQL_RETURN_IF_ERROR(PlanMultiDelete(ctx, *del, &planned));
+    SQL_RETURN_IF_ERROR(ExplainMultiWrite(ctx, "DELETE", planned, &r));
   } else if (const auto* upd = std::get_if<UpdateStmt>(&s)) {
     SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*upd));
     SQL_RETURN_IF_ERROR(
-        ExplainWrite(ctx, "UPDATE", upd->table, upd->where.get(), upd->order_by, &r));
+        ExplainWrite(ctx, "UPDATE", upd->table, upd->alias, upd->where.get(), upd->order_by, &r));
   } else if (const auto* del = std::get_if<DeleteStmt>(&s)) {
     SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*del));
     SQL_RETURN_IF_ERROR(
-        ExplainWrite(ctx, "DELETE", del->table, del->where.get(), del->order_by, &r));
+        ExplainWrite(ctx, "DELETE", del->table, del->alias, del->where.get(), del->order_by, &r));
   } else if (const auto* ins = std::get_if<InsertStmt>(&s)) {
     SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> t, FindTable(ctx, ins->table));
     std::vector<Cell> row(12);

@@ -585,6 +585,9 @@ class StatementRunner {
   SqlResult<StatementResult> Dispatch(const CreateDatabaseStmt& st) {
     return RunDdl(st, ExecuteCreateDatabase);
   }
+  SqlResult<StatementResult> Dispatch(const AlterDatabaseStmt& st) {
+    return RunDdl(st, ExecuteAlterDatabase);
+  }
   // Dropping the current database leaves none selected, as MySQL.
   SqlResult<StatementResult> Dispatch(const DropDatabaseStmt& st) {
     SqlResult<StatementResult> r = RunDdl(st, ExecuteDropDatabase);

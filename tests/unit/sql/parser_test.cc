@@ -662,8 +662,9 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
                      P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
                      P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
 
-  for (const char* t : {"TIME", "ENUM('a')", "JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)",
-                        "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
+  for (const char* t :
+       {"TIME", "ENUM('a')", "JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT",
+        "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
     std::string type_name = t;
     type_name = type_name.substr(0, type_name.find('('));
     SqlError e = MustFail(std::string("CREATE TABLE t (a ") + t + ")");
@@ -805,7 +806,13 @@ TEST_CASE("multi-table UPDATE and DELETE", "[sql][parser]") {
   CHECK(u.where != nullptr);
   CHECK(MustFail("UPDATE a JOIN b ON b.id = a.id SET a.v = 1 ORDER BY a.v").code == kErWrongUsage);
   CHECK(MustFail("UPDATE a, b SET a.v = 1 LIMIT 1").code == kErWrongUsage);
-  CHECK(MustFail("UPDATE a AS x SET x.v = 1").message == NotSupported("table aliases in UPDATE"));
+  st = MustParse("UPDATE a AS x SET test.x.v = 1");
+  CHECK(As<UpdateStmt>(st).alias == "x");
+  CHECK(As<UpdateStmt>(st).assignments[0].schema == "test");
+  CHECK(As<UpdateStmt>(st).assignments[0].table == "x");
+  st = MustParse("DELETE FROM a x WHERE x.v = 1");
+  CHECK(As<DeleteStmt>(st).alias == "x");
+  CHECK(!As<DeleteStmt>(st).multi_table);
 
   st = MustParse("DELETE QUICK a.*, test.b FROM a JOIN b ON b.id = a.id WHERE a.v > 1");
   auto& d = As<DeleteStmt>(st);
