@@ -102,6 +102,8 @@ enum ErrorCode : uint16_t {
   kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
   kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
                                           // native function '%s'
+  kErWrongParametersToNativeFct = 1583,   // 42000 Incorrect parameters in the call to native
+                                          // function '%s'
   kErUnknownCharacterSet = 1115,          // 42000 Unknown character set: '%s'
   kErNetPacketTooLarge = 1153,         // 08S01 Got a packet bigger than 'max_allowed_packet' bytes
   kErCollationCharsetMismatch = 1253,  // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'
@@ -117,7 +119,7 @@ enum ErrorCode : uint16_t {
   kErDatetimeFunctionOverflow = 1441,          // 22008 Datetime function: %s field overflow
   kErTooBigPrecision = 1426,                   // 42000 Too-big precision %d specified for ...
   kErMBiggerThanD = 1427,                      // 42000 For float(M,D), double(M,D) or ...
-  kErInvalidArgumentForLogarithm = 3020,  // (a warning) Invalid argument for logarithm
+  kErInvalidArgumentForLogarithm = 3020,       // (a warning) Invalid argument for logarithm
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
   kErWarnDataTruncated = 1265,    // 01000 Data truncated for column '%s' at row %ld (mostly a
