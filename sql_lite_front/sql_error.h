@@ -102,6 +102,8 @@ enum ErrorCode : uint16_t {
   kErSpDoesNotExist = 1305,               // 42000 FUNCTION test.%s does not exist
   kErWrongParamCountToNativeFct = 1582,   // 42000 Incorrect parameter count in the call to
                                           // native function '%s'
+  kErWrongParametersToNativeFct = 1583,   // 42000 Incorrect parameters in the call to native
+                                          // function '%s'
   kErUnknownCharacterSet = 1115,          // 42000 Unknown character set: '%s'
   kErNetPacketTooLarge = 1153,         // 08S01 Got a packet bigger than 'max_allowed_packet' bytes
   kErCollationCharsetMismatch = 1253,  // 42000 COLLATION '%s' is not valid for CHARACTER SET '%s'

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <string>
 
+#include "sql_lite_front/execute/calendar_functions.h"
+
 namespace minnow::sql {
 namespace {
 
@@ -20,35 +22,19 @@ void Warn(EvalState& st, uint16_t code, std::string message) {
     st.warnings.push_back(SqlWarning{"Warning", code, std::move(message)});
 }
 
-Value Incorrect(EvalState& st, const std::string& text) {
-  Warn(st, kErTruncatedWrongValue, fmt::format("Incorrect datetime value: '{}'", text));
-  return Value::Null();
-}
-
 Value Overflow(EvalState& st) {
   Warn(st, kErDatetimeFunctionOverflow, "Datetime function: datetime field overflow");
   return Value::Null();
 }
 
-int64_t ClockMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+}  // namespace
+
+Value IncorrectDatetime(EvalState& st, const std::string& text) {
+  Warn(st, kErTruncatedWrongValue, fmt::format("Incorrect datetime value: '{}'", text));
+  return Value::Null();
 }
 
-// `now_us` (UTC) as local DATETIME(fsp) in `tz`, the fraction cut to fsp digits.
-Temporal LocalNow(int64_t now_us, int fsp, const TimeZone& tz) {
-  int64_t secs = now_us / kUsPerSecond;
-  int micro = static_cast<int>(now_us % kUsPerSecond);
-  int64_t unit = 1;
-  for (int k = fsp; k < 6; ++k) unit *= 10;
-  micro = static_cast<int>(micro / unit * unit);
-  return MakeTemporal(Temporal::Type::kDateTime, static_cast<uint8_t>(fsp),
-                      UtcToLocal(secs, micro, tz));
-}
-
-// A date argument as MySQL reads one; nullopt (with 1292) when it is none.
-std::optional<Temporal> ArgTemporal(const Value& v, EvalState& st) {
+std::optional<Temporal> DateArgument(const Value& v, EvalState& st) {
   if (v.is_temporal()) return v.as_temporal();
   if (v.is_enum()) return ArgTemporal(Value::String(v.ToString()), st);
   std::optional<DateTimeParts> parts;
@@ -74,10 +60,29 @@ std::optional<Temporal> ArgTemporal(const Value& v, EvalState& st) {
     }
   }
   if (!parts.has_value()) {
-    Incorrect(st, v.ToString());
+    IncorrectDatetime(st, v.ToString());
     return std::nullopt;
   }
   return MakeTemporal(type, fsp, *parts);
+}
+
+namespace {
+
+int64_t ClockMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// `now_us` (UTC) as local DATETIME(fsp) in `tz`, the fraction cut to fsp digits.
+Temporal LocalNow(int64_t now_us, int fsp, const TimeZone& tz) {
+  int64_t secs = now_us / kUsPerSecond;
+  int micro = static_cast<int>(now_us % kUsPerSecond);
+  int64_t unit = 1;
+  for (int k = fsp; k < 6; ++k) unit *= 10;
+  micro = static_cast<int>(micro / unit * unit);
+  return MakeTemporal(Temporal::Type::kDateTime, static_cast<uint8_t>(fsp),
+                      UtcToLocal(secs, micro, tz));
 }
 
 std::string TextOfUnit(const Value& v) { return v.is_string() ? v.as_string() : std::string(); }
@@ -110,10 +115,10 @@ int UnitMonths(std::string_view unit) {
 
 Value AddInterval(const Value& d, const Value& n, std::string_view unit, int sign, EvalState& st) {
   if (d.is_null() || n.is_null()) return Value::Null();
-  std::optional<Temporal> t = ArgTemporal(d, st);
+  std::optional<Temporal> t = DateArgument(d, st);
   if (!t.has_value()) return Value::Null();
   DateTimeParts p = t->parts();
-  if (p.month == 0 || p.day == 0) return Incorrect(st, FormatTemporal(*t));
+  if (p.month == 0 || p.day == 0) return IncorrectDatetime(st, FormatTemporal(*t));
   const int64_t amount = n.ToInt() * sign;
   const bool keeps_date =
       t->type == Temporal::Type::kDate && (unit == "DAY" || unit == "WEEK" || UnitMonths(unit) > 0);
@@ -144,7 +149,7 @@ Value AddInterval(const Value& d, const Value& n, std::string_view unit, int sig
 
 Value TimestampDiff(std::string_view unit, const Value& a, const Value& b, EvalState& st) {
   if (a.is_null() || b.is_null()) return Value::Null();
-  std::optional<Temporal> x = ArgTemporal(a, st), y = ArgTemporal(b, st);
+  std::optional<Temporal> x = DateArgument(a, st), y = DateArgument(b, st);
   if (!x.has_value() || !y.has_value()) return Value::Null();
   const DateTimeParts p = x->parts(), q = y->parts();
   if (const int months = UnitMonths(unit); months > 0) {
@@ -165,7 +170,7 @@ constexpr const char* kMonthNames[] = {"January",   "February", "March",    "Apr
 constexpr const char* kDayNames[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                      "Friday", "Saturday", "Sunday"};
 
-// MySQL's DATE_FORMAT; NULL (with 1235 recorded) for a week specifier.
+// MySQL's DATE_FORMAT.
 Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
   const DateTimeParts p = t.parts();
   const int64_t daynr = DayNumber(p.year, p.month, p.day);
@@ -263,12 +268,16 @@ Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
       case 'V':
       case 'v':
       case 'X':
-      case 'x':
-        if (!st.error.has_value()) {
-          st.error = SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support ",
-                            "'DATE_FORMAT %", std::string(1, c), "'");
-        }
-        return Value::Null();
+      case 'x': {
+        // MySQL's make_date_time: %U Sunday-first weeks from 0, %u Monday-first; %V and %v
+        // the same weeks counted in their own year, which %X and %x print.
+        const bool monday = c == 'u' || c == 'v' || c == 'x';
+        const unsigned mode = (monday ? 1U : 4U) | (c == 'U' || c == 'u' ? 0U : 2U);
+        int year = 0;
+        const int week = CalcWeek(p, mode, &year);
+        out += c == 'X' || c == 'x' ? fmt::format("{:04}", year) : fmt::format("{:02}", week);
+        break;
+      }
       default:
         out += c;  // %% and unknown specifiers: the character
         break;
@@ -278,7 +287,7 @@ Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
 }
 
 Value UnixTimestamp(const Value& v, const TimeZone& tz, EvalState& st) {
-  std::optional<Temporal> t = ArgTemporal(v, st);
+  std::optional<Temporal> t = DateArgument(v, st);
   if (!t.has_value()) return Value::Null();
   const DateTimeParts p = t->parts();
   std::optional<int64_t> secs = LocalToUtc(p, tz);
@@ -375,7 +384,7 @@ Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     if (a.size() == 1 || t.is_null()) return t;
     return DateFormat(t.as_temporal(), a[1].ToString(), st);
   }
-  std::optional<Temporal> t = ArgTemporal(a[0], st);
+  std::optional<Temporal> t = DateArgument(a[0], st);
   if (!t.has_value()) return Value::Null();
   const DateTimeParts p = t->parts();
   switch (e.func) {
@@ -396,7 +405,7 @@ Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kDateFormat:
       return DateFormat(*t, a[1].ToString(), st);
     case Func::kDateDiff: {
-      std::optional<Temporal> u = ArgTemporal(a[1], st);
+      std::optional<Temporal> u = DateArgument(a[1], st);
       if (!u.has_value()) return Value::Null();
       const DateTimeParts q = u->parts();
       if (p.month == 0 || p.day == 0 || q.month == 0 || q.day == 0) return Value::Null();

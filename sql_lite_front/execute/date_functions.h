@@ -22,8 +22,8 @@
 //     fractional digits as a decimal. FROM_UNIXTIME(n[, format]): the local DATETIME (with n's
 //     decimals as fsp, up to 6), NULL for negative n.
 //   DATE_FORMAT(d, format): %a %b %c %D %d %e %f %H %h %I %i %j %k %l %M %m %p %r %S %s %T %W
-//     %w %Y %y %%, any other character after % as itself; the week specifiers (%U %u %V %v %X
-//     %x) are refused with 1235.
+//     %w %Y %y, the week specifiers %U %u %V %v %X %x (calendar_functions.h's weeks), %%, any
+//     other character after % as itself.
 
 #include <optional>
 
@@ -37,6 +37,10 @@ namespace minnow::sql {
 // is not an integer literal.
 SqlResult<std::optional<Value>> BindStatementTime(const Expr& e, int64_t now_us,
                                                   const TimeZone& tz);
+// A date argument as MySQL reads one (above); nullopt, with 1292, when it is none.
+std::optional<Temporal> DateArgument(const Value& v, EvalState& st);
+// NULL, with warning 1292 "Incorrect datetime value: '<text>'".
+Value IncorrectDatetime(EvalState& st, const std::string& text);
 // The date functions of Func (kSysdate .. kFromUnixtime).
 Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st);
 

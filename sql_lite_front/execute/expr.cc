@@ -15,6 +15,7 @@
 
 #include "sql_lite_front/catalog/table_catalog.h"
 #include "sql_lite_front/execute/arithmetic.h"
+#include "sql_lite_front/execute/calendar_functions.h"
 #include "sql_lite_front/execute/cast.h"
 #include "sql_lite_front/execute/date_functions.h"
 #include "sql_lite_front/execute/expr_type.h"
@@ -148,6 +149,8 @@ constexpr FuncInfo kFuncs[] = {
     {"bin", Func::kBin, 1, 1},
     {"oct", Func::kOct, 1, 1},
     {"format", Func::kFormat, 2, 3},
+    {"pi", Func::kPi, 0, 0},
+    {"uuid_short", Func::kUuidShort, 0, 0},
     {"ascii", Func::kAscii, 1, 1},
     {"ord", Func::kOrd, 1, 1},
     {"space", Func::kSpace, 1, 1},
@@ -160,10 +163,25 @@ constexpr FuncInfo kFuncs[] = {
     {"unhex", Func::kUnhex, 1, 1},
     {"sha1", Func::kSha1, 1, 1},
     {"sha", Func::kSha1, 1, 1},
+    {"sha2", Func::kSha2, 2, 2},
+    {"uuid", Func::kUuid, 0, 0},
+    {"char", Func::kChar, 1, -1},
     {"to_base64", Func::kToBase64, 1, 1},
     {"from_base64", Func::kFromBase64, 1, 1},
     {"quote", Func::kQuote, 1, 1},
     {"isnull", Func::kIsNull, 1, 1},
+    {"weekday", Func::kWeekday, 1, 1},
+    {"dayofweek", Func::kDayOfWeek, 1, 1},
+    {"dayname", Func::kDayName, 1, 1},
+    {"dayofyear", Func::kDayOfYear, 1, 1},
+    {"to_days", Func::kToDays, 1, 1},
+    {"week", Func::kWeek, 1, 2},
+    {"yearweek", Func::kYearWeek, 1, 2},
+    {"monthname", Func::kMonthName, 1, 1},
+    {"quarter", Func::kQuarter, 1, 1},
+    {"last_day", Func::kLastDay, 1, 1},
+    {"makedate", Func::kMakeDate, 2, 2},
+    {"from_days", Func::kFromDays, 1, 1},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
@@ -552,6 +570,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     default:
       if (IsMathFunction(e.func)) return EvalMathFunction(e, row, st);
       if (IsStringFunction(e.func)) return EvalStringFunction(e, row, st);
+      if (IsCalendarFunction(e.func)) return EvalCalendarFunction(e, row, st);
       return EvalTextFunction(e, row, st);
   }
   return Value::Null();
@@ -800,7 +819,7 @@ void ReadHexOperandsAsNumbers(BoundExpr* b) {
       numeric =
           (IsMathFunction(b->func) && b->func != Func::kGreatest && b->func != Func::kLeast) ||
           b->func == Func::kAbs || b->func == Func::kFloor || b->func == Func::kCeil ||
-          b->func == Func::kRound || b->func == Func::kMod;
+          b->func == Func::kRound || b->func == Func::kMod || b->func == Func::kChar;
       break;
     default:
       break;

@@ -124,6 +124,8 @@ enum class Func : uint8_t {
   kBin,
   kOct,
   kFormat,
+  kPi,
+  kUuidShort,
   // String functions (string_functions.h), kAscii .. kIsNull.
   kAscii,
   kOrd,
@@ -136,10 +138,26 @@ enum class Func : uint8_t {
   kFindInSet,
   kUnhex,
   kSha1,
+  kSha2,
+  kUuid,
+  kChar,
   kToBase64,
   kFromBase64,
   kQuote,
   kIsNull,
+  // Calendar functions (calendar_functions.h), kWeekday .. kFromDays.
+  kWeekday,
+  kDayOfWeek,
+  kDayName,
+  kDayOfYear,
+  kToDays,
+  kWeek,
+  kYearWeek,
+  kMonthName,
+  kQuarter,
+  kLastDay,
+  kMakeDate,
+  kFromDays,
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding

@@ -151,7 +151,19 @@ Typed FunctionType(const BoundExpr& b) {
     case Func::kSecond:
     case Func::kDateDiff:
     case Func::kTimestampDiff:
+    case Func::kWeekday:
+    case Func::kDayOfWeek:
+    case Func::kDayOfYear:
+    case Func::kToDays:
+    case Func::kWeek:
+    case Func::kYearWeek:
+    case Func::kQuarter:
+    case Func::kUuidShort:
       return {TypeClass::kInt, 0};
+    case Func::kLastDay:
+    case Func::kMakeDate:
+    case Func::kFromDays:
+      return {TypeClass::kTemporal, 0};
     case Func::kUnixTimestamp:
       return {};  // an integer, or a decimal for an argument with fractional seconds
     case Func::kSign:
@@ -180,6 +192,7 @@ Typed FunctionType(const BoundExpr& b) {
     case Func::kCot:
     case Func::kRadians:
     case Func::kDegrees:
+    case Func::kPi:
       return {TypeClass::kDouble, 0};
     case Func::kTruncate:
       return {};  // as ROUND: the digits argument decides

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/crc.hpp>
+#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -174,7 +176,23 @@ uint64_t IntegerBits(const Value& v) {
   return static_cast<uint64_t>(static_cast<int64_t>(d));
 }
 
-bool IsMathFunction(Func f) { return f >= Func::kSign && f <= Func::kFormat; }
+namespace {
+
+// MySQL's uuid_short(): server_id's low byte (minnow's server_id is 1, as MySQL's default) in
+// the top 8 bits, then the process's start in seconds shifted by 24, plus a counter.
+uint64_t NextUuidShort() {
+  static std::atomic<uint64_t> next{
+      (uint64_t{1} << 56) +
+      (static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count())
+       << 24)};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+bool IsMathFunction(Func f) { return f >= Func::kSign && f <= Func::kUuidShort; }
 
 Value EvalMathFunction(const BoundExpr& e, const Row& row, EvalState& st) {
   if (e.func == Func::kGreatest || e.func == Func::kLeast) return Extreme(e, row, st);
@@ -265,6 +283,10 @@ Value EvalMathFunction(const BoundExpr& e, const Row& row, EvalState& st) {
         return Value::Null();
       }
       return Format(a[0], a[1].ToInt(), e, st);
+    case Func::kPi:
+      return Value::Double(std::numbers::pi);
+    case Func::kUuidShort:
+      return Value::UInt(NextUuidShort());
     default:
       break;
   }

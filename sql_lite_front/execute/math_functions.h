@@ -26,6 +26,10 @@
 //   FORMAT(x, d)                 x rounded to d digits (0..30) with ',' between thousands and
 //                                '.' before the fraction (the en_US locale; a third argument
 //                                other than 'en_US' is refused with 1235)
+//   PI()                         the double nearest pi (shown with all its digits: MySQL
+//                                shows PI() itself with 6)
+//   UUID_SHORT()                 BIGINT UNSIGNED: server_id 1 in the top byte, the process's
+//                                start in seconds << 24, plus a counter
 
 #include "sql_lite_front/execute/expr.h"
 

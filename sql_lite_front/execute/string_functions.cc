@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <boost/uuid/detail/sha1.hpp>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "sql_lite_front/collation.h"
+#include "sql_lite_front/execute/sha2.h"
 
 namespace minnow::sql {
 namespace {
@@ -192,11 +196,58 @@ Value FindInSet(const Collation& coll, const std::string& s, const std::string& 
   return Value::Int(0);
 }
 
+// CHAR(n, ...): each non-NULL n's low 32 bits as 1 to 4 bytes, big-endian, without leading
+// zero bytes (a binary string).
+Value CharOfCodes(const BoundExpr& e, const Row& row, EvalState& st) {
+  std::string out;
+  for (const BoundExpr& x : e.args) {
+    Value v = Eval(x, row, st);
+    if (v.is_null()) continue;
+    const auto n = static_cast<uint32_t>(v.ToInt());
+    const int bytes = (n & 0xff000000U) != 0 ? 4
+                      : (n & 0xff0000U) != 0 ? 3
+                      : (n & 0xff00U) != 0   ? 2
+                                             : 1;
+    for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>((n >> (i * 8)) & 0xff);
+  }
+  return Value::String(std::move(out));
+}
+
+// MySQL's UUID(): a version 1 UUID, its time the 100 ns ticks since 1582-10-15, its clock
+// sequence and node (with the multicast bit set, as for a node that is no MAC address) drawn
+// once per process; ticks never repeat within the process.
+std::string NewUuid() {
+  static std::mutex latch;
+  static uint64_t last_ticks = 0;
+  static const auto [node, clock_seq] = [] {
+    std::random_device rd;
+    const uint64_t r = (uint64_t{rd()} << 32) | rd();
+    return std::pair<uint64_t, uint16_t>{(r & 0xffffffffffffULL) | 0x010000000000ULL,
+                                         static_cast<uint16_t>(rd() & 0x3fff)};
+  }();
+  constexpr uint64_t kGregorianOffset = 0x01b21dd213814000ULL;  // 1582-10-15 .. 1970-01-01
+  uint64_t ticks = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count() /
+                                         100) +
+                   kGregorianOffset;
+  {
+    std::lock_guard<std::mutex> g(latch);
+    if (ticks <= last_ticks) ticks = last_ticks + 1;
+    last_ticks = ticks;
+  }
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", ticks & 0xffffffffU,
+                     (ticks >> 32) & 0xffff, ((ticks >> 48) & 0x0fff) | 0x1000, clock_seq | 0x8000,
+                     node);
+}
+
 }  // namespace
 
 bool IsStringFunction(Func f) { return f >= Func::kAscii && f <= Func::kIsNull; }
 
-bool HasBinaryResult(Func f) { return f == Func::kUnhex || f == Func::kFromBase64; }
+bool HasBinaryResult(Func f) {
+  return f == Func::kUnhex || f == Func::kFromBase64 || f == Func::kChar;
+}
 
 Value EvalStringFunction(const BoundExpr& e, const Row& row, EvalState& st) {
   switch (e.func) {
@@ -204,6 +255,10 @@ Value EvalStringFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       return Field(e, row, st);
     case Func::kIsNull:
       return Value::Int(Eval(e.args[0], row, st).is_null() ? 1 : 0);
+    case Func::kChar:
+      return CharOfCodes(e, row, st);
+    case Func::kUuid:
+      return Value::String(NewUuid());
     case Func::kQuote: {
       Value v = Eval(e.args[0], row, st);
       return Value::String(v.is_null() ? "NULL" : Quote(TextOf(v)));
@@ -262,6 +317,16 @@ Value EvalStringFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     }
     case Func::kSha1:
       return Value::String(Sha1Hex(text(0)));
+    case Func::kSha2: {
+      std::optional<std::string> digest = Sha2Hex(text(0), a[1].ToInt());
+      if (digest.has_value()) return Value::String(std::move(*digest));
+      if (st.warnings.size() < 1024) {
+        st.warnings.push_back(SqlWarning{"Warning", kErWrongParametersToNativeFct,
+                                         "Incorrect parameters in the call to native function "
+                                         "'sha2'"});
+      }
+      return Value::Null();
+    }
     case Func::kToBase64:
       return Value::String(ToBase64(text(0)));
     case Func::kFromBase64: {

@@ -21,6 +21,12 @@
 //   UNHEX(s)                 the bytes whose hex digits s holds (binary; NULL for a non-hex
 //                            digit)
 //   SHA1(s), SHA(s)          40 lowercase hex digits
+//   SHA2(s, bits)            SHA-224/256/384/512 in lowercase hex (bits 0 is 256); NULL with
+//                            warning 1583 for another bits
+//   UUID()                   a version 1 UUID, a new one per call
+//   CHAR(n, ... [USING cs])  each non-NULL n's low 32 bits as 1-4 big-endian bytes (a binary
+//                            string; USING cs reads them as cs, as CONVERT(.. USING cs)); NULL
+//                            arguments are skipped
 //   TO_BASE64(s)             base64 with a newline after every 76 characters, as MySQL
 //   FROM_BASE64(s)           binary; NULL for text that is not base64
 //   QUOTE(s)                 s as a SQL string literal (' \ NUL and Ctrl-Z escaped); QUOTE(NULL)
@@ -33,7 +39,7 @@ namespace minnow::sql {
 
 // True for the functions above (the Func values this file evaluates).
 bool IsStringFunction(Func f);
-// True for the ones whose result is a binary string (UNHEX, FROM_BASE64).
+// True for the ones whose result is a binary string (UNHEX, FROM_BASE64, CHAR).
 bool HasBinaryResult(Func f);
 Value EvalStringFunction(const BoundExpr& e, const Row& row, EvalState& st);
 

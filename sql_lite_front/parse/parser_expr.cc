@@ -516,6 +516,7 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
   auto fn = std::make_unique<Expr>();
   fn->kind = Expr::Kind::kFunction;
   fn->name = std::move(name);
+  std::string char_using;  // CHAR(... USING cs)
   SQL_RETURN_IF_ERROR(ExpectOp("("));
   SQL_RETURN_IF_ERROR(Enter());
   auto args = [&]() -> SqlStatus {
@@ -582,6 +583,13 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
         }
         if (!AcceptOp(",")) break;
       }
+      if (fn->name == "char" && !fn->distinct && AcceptKw("USING")) {
+        if (Cur().kind != TokenKind::kIdent && Cur().kind != TokenKind::kQuotedIdent &&
+            Cur().kind != TokenKind::kString)
+          return SyntaxError();
+        char_using = ToLowerAscii(Cur().text);
+        Skip();
+      }
     }
     return ExpectOp(")");
   };
@@ -589,7 +597,15 @@ SqlResult<ExprPtr> Parser::ParseFunction(std::string name, uint32_t begin) {
   Leave();
   SQL_RETURN_IF_ERROR(st);
   if (IsKw("OVER")) return NotSupported("window functions");
-  return Finish(std::move(fn), begin);
+  if (char_using.empty()) return Finish(std::move(fn), begin);
+  // CHAR(n, ... USING cs): the bytes CHAR makes, read as cs (CONVERT(CHAR(n, ...) USING cs)).
+  auto cast = std::make_unique<Expr>();
+  cast->kind = Expr::Kind::kCast;
+  cast->cast.type = CastTarget::Type::kChar;
+  cast->cast.charset = std::move(char_using);
+  SQL_ASSIGN_OR_RETURN(ExprPtr inner, Finish(std::move(fn), begin));
+  cast->args.push_back(std::move(inner));
+  return Finish(std::move(cast), begin);
 }
 
 ExprPtr Parser::UnitLiteral(std::string unit) {
