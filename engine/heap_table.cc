@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "btree/cursor.h"
+#include "common/check.h"
 #include "common/crash_point.h"
 #include "engine/heap_table_internal.h"
 #include "myisam/row_position.h"
@@ -279,7 +280,8 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
     }
     const bool concurrent = lock.impl_->concurrent;
     const InsertMode mode = concurrent ? InsertMode::kAppend : InsertMode::kFillHoles;
-    ASSIGN_OR_RETURN(pos, t->heap->Insert(AsBytes(rec), mode));
+    HeapAfterInsert after;
+    ASSIGN_OR_RETURN(pos, t->heap->Insert(AsBytes(rec), mode, &after));
     for (size_t i = 0; i < t->indexes.size(); ++i) {
       // Reached only by heap table workloads (the heap table crash tests arm it), so it is not
       // in CrashPointNames(), whose every name the keyspace crash workload must reach.
@@ -293,8 +295,13 @@ Result<HeapRowId> HeapTable::Insert(const HeapTableLock& lock, std::string_view 
         return st;
       }
     }
-    RefreshHoles(t);
-    if (concurrent) PublishCompleteEnd(t);
+    // What the heap insert left, without reading its header and last page back.
+    t->holes.store(after.holes, std::memory_order_release);
+    if (concurrent) {
+      MINNOW_DCHECK(after.appended, "a concurrent insert appends");
+      LatchGuard end_guard(t->end_latch);
+      t->complete_end = after.end;
+    }
   }
   lock.impl_->unflushed = t->owner->WrittenLsn();
   return ToId(pos);

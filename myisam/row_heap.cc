@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "buffer_pool/mtr.h"
@@ -229,6 +230,8 @@ class HeapWrite {
     h_.row_bytes += len;
   }
   HeaderFields& fields() { return h_; }
+  // Set by an append: the heap's end just after the appended row.
+  const std::optional<HeapEnd>& appended_end() const { return appended_end_; }
 
  private:
   Result<RowPosition> Append(ConstBytes row) {
@@ -255,6 +258,8 @@ class HeapWrite {
     last.Write16(hf::data::kNSlots, static_cast<uint16_t>(slot + 1));
     PutRecord(&last, slot, row);
     CountRow(row.size());
+    appended_end_ = HeapEnd{last.page_no(), hf::DataPageView{last.data()}.seq(),
+                            static_cast<uint16_t>(slot + 1)};
     return RowPosition{last.page_no(), slot};
   }
 
@@ -267,6 +272,7 @@ class HeapWrite {
   MiniTransaction* mtr_;
   MtrPage header_;
   HeaderFields h_{};
+  std::optional<HeapEnd> appended_end_;
 };
 
 std::string RowHeap::Where(PageNo page_no) const {
@@ -329,13 +335,18 @@ Result<std::unique_ptr<RowHeap>> RowHeap::Open(BufferPool* pool, PageNo header) 
   return std::unique_ptr<RowHeap>(new RowHeap(pool, header));
 }
 
-Result<RowPosition> RowHeap::Insert(ConstBytes row, InsertMode mode) {
+Result<RowPosition> RowHeap::Insert(ConstBytes row, InsertMode mode, HeapAfterInsert* after) {
   RETURN_IF_ERROR(CheckRowSize(row.size()));
   MiniTransaction mtr(pool_);
   HeapWrite w(this, &mtr);
   RETURN_IF_ERROR(w.Begin());
   ASSIGN_OR_RETURN(RowPosition pos, w.Place(row, mode));
   w.Finish();
+  if (after != nullptr) {
+    after->holes = w.fields().holes;
+    after->appended = w.appended_end().has_value();
+    if (after->appended) after->end = *w.appended_end();
+  }
   mtr.Commit();
   return pos;
 }

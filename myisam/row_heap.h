@@ -79,6 +79,13 @@ struct HeapStats {
   uint64_t data_length() const { return row_bytes + data_free; }
 };
 
+// The heap as one insert left it, read from the pages that insert held (no page fetched again).
+struct HeapAfterInsert {
+  uint64_t holes = 0;     // the header's hole count
+  bool appended = false;  // the row went to the end (then `end` is set)
+  HeapEnd end;            // the heap's end just after the row: End() as it would return now
+};
+
 class RowHeap;
 class HeapWrite;
 
@@ -124,8 +131,9 @@ class RowHeap {
   BufferPool* pool() const { return pool_; }
 
   // Stores a new row; returns its position. kInvalidArgument for a row over kMaxHeapRowSize;
-  // kNoSpace if the file is full (then nothing changed).
-  Result<RowPosition> Insert(ConstBytes row, InsertMode mode);
+  // kNoSpace if the file is full (then nothing changed). On success, `after` (if given) says
+  // what the insert left: what the writer would otherwise read back with stats() and End().
+  Result<RowPosition> Insert(ConstBytes row, InsertMode mode, HeapAfterInsert* after = nullptr);
   // Frees the row's slot (a hole). kNotFound if `pos` holds no live row.
   Status Delete(RowPosition pos);
   // Replaces the row at `pos`. In place when it fits the page; else the row moves to a new
