@@ -117,7 +117,7 @@ enum ErrorCode : uint16_t {
   kErDatetimeFunctionOverflow = 1441,          // 22008 Datetime function: %s field overflow
   kErTooBigPrecision = 1426,                   // 42000 Too-big precision %d specified for ...
   kErMBiggerThanD = 1427,                      // 42000 For float(M,D), double(M,D) or ...
-  kErInvalidArgumentForLogarithm = 3020,  // (a warning) Invalid argument for logarithm
+  kErInvalidArgumentForLogarithm = 3020,       // (a warning) Invalid argument for logarithm
   kErDataOutOfRange = 1690,                    // 22003 %s value is out of range in '%s'
   kErUnknownCollation = 1273,                  // HY000 Unknown collation: '%s'
   kErWarnDataTruncated = 1265,    // 01000 Data truncated for column '%s' at row %ld (mostly a
@@ -140,8 +140,12 @@ enum ErrorCode : uint16_t {
                                      // since the table is updated both as '%s' and '%s'.
 
   // UNION and subqueries.
-  kErOperandColumns = 1241,            // 21000 Operand should contain %d column(s)
-  kErSubqueryNo1Row = 1242,            // 21000 Subquery returns more than 1 row
+  kErOperandColumns = 1241,        // 21000 Operand should contain %d column(s)
+  kErSubqueryNo1Row = 1242,        // 21000 Subquery returns more than 1 row
+  kErDerivedMustHaveAlias = 1248,  // 42000 Every derived table must have its own alias
+  // HY000 In definition of view, derived table or common table expression, SELECT list and
+  // column names list have different column counts
+  kErViewWrongList = 1353,
   kErTablenameNotAllowedHere = 1250,   // 42000 Table '%s' from one of the SELECTs cannot be used
                                        // in %s
   kErCantAggregateNCollations = 1271,  // HY000 Illegal mix of collations for operation '%s'
