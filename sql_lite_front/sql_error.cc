@@ -56,6 +56,7 @@ const char* SqlState(ErrorCode code) {
     case kErTooBigPrecision:
     case kErMBiggerThanD:
     case kErTablenameNotAllowedHere:
+    case kErDerivedMustHaveAlias:
       return "42000";
     case kErOperandColumns:
     case kErSubqueryNo1Row:

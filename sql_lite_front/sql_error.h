@@ -146,8 +146,12 @@ enum ErrorCode : uint16_t {
                                      // since the table is updated both as '%s' and '%s'.
 
   // UNION and subqueries.
-  kErOperandColumns = 1241,            // 21000 Operand should contain %d column(s)
-  kErSubqueryNo1Row = 1242,            // 21000 Subquery returns more than 1 row
+  kErOperandColumns = 1241,        // 21000 Operand should contain %d column(s)
+  kErSubqueryNo1Row = 1242,        // 21000 Subquery returns more than 1 row
+  kErDerivedMustHaveAlias = 1248,  // 42000 Every derived table must have its own alias
+  // HY000 In definition of view, derived table or common table expression, SELECT list and
+  // column names list have different column counts
+  kErViewWrongList = 1353,
   kErTablenameNotAllowedHere = 1250,   // 42000 Table '%s' from one of the SELECTs cannot be used
                                        // in %s
   kErCantAggregateNCollations = 1271,  // HY000 Illegal mix of collations for operation '%s'

@@ -22,8 +22,11 @@ void AddTable(const TableName& t, std::vector<std::string>* names) {
 // Every table of the query: its joins', union parts' and subqueries' too.
 void AddSelect(const SelectStmt& s, std::vector<std::string>* names) {
   ForEachQueryBlock(s, [&](const SelectStmt& block) {
-    if (block.from.has_value()) AddTable(*block.from, names);
-    for (const JoinedTable& j : block.joins) AddTable(j.table, names);
+    // (A derived table is named by its alias: its query's blocks name its tables.)
+    if (block.from.has_value() && !block.from_derived.has_value()) AddTable(*block.from, names);
+    for (const JoinedTable& j : block.joins) {
+      if (!j.derived.has_value()) AddTable(j.table, names);
+    }
   });
 }
 

@@ -73,6 +73,8 @@ struct OpenTable {
   std::vector<Keyspace> indexes;  // same order as def.indexes
   HeapTable heap;                 // table-locking tables (def.table_locking())
   std::shared_ptr<TableCounters> counters;
+  // A derived table's rows (execute/derived_table.h): it has no storage; null for a table.
+  std::shared_ptr<const std::vector<std::vector<Value>>> materialized;
 };
 
 // A heap table's name in the lists of storage a table uses and in intent records: "@<name>"

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "minnow/db.h"
@@ -38,6 +39,9 @@ struct ExecContext {
   // The statement's subqueries, each run once (execute/subquery.h); null for a statement that
   // may have none (a subquery there is refused with 1235).
   std::shared_ptr<SubqueryResolver> subqueries;
+  // The lock a derived table's query reads its tables with (derived_table.h): nullopt, its own
+  // locking clause; INSERT ... SELECT sets its source's.
+  std::optional<LockMode> derived_lock;
   // While a subquery binds: the scopes of the query blocks around it, innermost last (a name
   // only they resolve is an outer reference).
   std::vector<const BindScope*> outer_scopes;

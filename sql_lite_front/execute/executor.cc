@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sql_lite_front/execute/derived_table.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/session/table_locks.h"
@@ -156,6 +157,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
                    const RowCallback& fn) {
   const AccessPlan& plan = *spec.plan;
   if (plan.empty) return SqlStatus::OK();
+  if (spec.table->materialized != nullptr) return ScanMaterialized(ctx, spec, state, fn);
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, *spec.table);
   // A MyISAM table's rows are named by position, not by key: its point reads walk PRIMARY.
   if (plan.unique_points && !spec.table->def.table_locking()) {

@@ -117,6 +117,8 @@ struct SelectOutput {
   std::vector<std::optional<StatementResult::ColumnType>> declared_types;
   std::vector<std::vector<Value>> rows;
   std::vector<SqlWarning> warnings;  // evaluation's (CAST's 1292, GROUP_CONCAT's 1260, ...)
+  // A UNION's: per column, the type class, scale and collation its parts aggregate to.
+  std::vector<BoundExpr> union_types;
 };
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sql_lite_front/execute/count_entry_like.h"
+#include "sql_lite_front/execute/derived_table.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
@@ -341,6 +342,7 @@ const BoundExpr* ItemReference(const Expr& e, const SelectStmt& stmt,
 // else, and no row read needed for the locks (the residual conjuncts aside).
 bool CountsRows(const PreparedSelect& p) {
   if (!p.aggregate || !p.group_by.empty() || p.table == nullptr) return false;
+  if (p.table->materialized != nullptr) return false;  // a derived table: its rows are counted
   for (const AggregateSpec& a : p.scope.aggregates) {
     if (a.func != AggFunc::kCount || a.distinct) return false;
     if (a.star) continue;
@@ -372,7 +374,11 @@ SqlStatus BindFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) 
     for (const std::string& c : p->system_columns) scope.columns.push_back(c);
     scope.used.assign(scope.columns.size(), false);
   } else {
-    SQL_ASSIGN_OR_RETURN(p->table, FindTable(ctx, *stmt.from));
+    if (stmt.from_derived.has_value()) {
+      SQL_ASSIGN_OR_RETURN(p->table, MaterializeDerived(ctx, *stmt.from_derived, stmt.from_alias));
+    } else {
+      SQL_ASSIGN_OR_RETURN(p->table, FindTable(ctx, *stmt.from));
+    }
     scope = ScopeForTable(p->table->def, stmt.from_alias);
   }
   return SqlStatus::OK();
@@ -1068,6 +1074,7 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
 
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,
                                   std::optional<LockMode> lock) {
+  if (lock.has_value()) ctx.derived_lock = lock;
   if (stmt.union_of != nullptr) return RunUnion(ctx, stmt, lock);
   if (ctx.subqueries == nullptr && HasSubquery(stmt))
     ctx.subqueries = std::make_shared<SubqueryResolver>(lock);

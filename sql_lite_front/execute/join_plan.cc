@@ -4,6 +4,7 @@
 #include <functional>
 #include <numeric>
 
+#include "sql_lite_front/execute/derived_table.h"
 #include "sql_lite_front/execute/join.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
@@ -312,9 +313,10 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
   struct Source {
     const TableName* name;
     const std::string* alias;
+    const std::optional<DerivedTable>* derived;
   };
-  std::vector<Source> sources{{&*stmt.from, &stmt.from_alias}};
-  for (const JoinedTable& j : stmt.joins) sources.push_back({&j.table, &j.alias});
+  std::vector<Source> sources{{&*stmt.from, &stmt.from_alias, &stmt.from_derived}};
+  for (const JoinedTable& j : stmt.joins) sources.push_back({&j.table, &j.alias, &j.derived});
   if (sources.size() > 61) return NotSupported("joins of more than 61 tables");
   // MySQL's rule: two FROM tables clash when both their names-as-known (alias or name) and
   // their databases are equal (db1.t JOIN db2.t is two tables).
@@ -332,7 +334,12 @@ SqlStatus BindJoinFrom(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect*
   std::vector<std::shared_ptr<const OpenTable>> tables;
   for (size_t t = 0; t < sources.size(); ++t) {
     if (IsSystemSchema(sources[t].name->schema)) return NotSupported("joins of system tables");
-    SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, *sources[t].name));
+    std::shared_ptr<const OpenTable> table;
+    if (sources[t].derived->has_value()) {
+      SQL_ASSIGN_OR_RETURN(table, MaterializeDerived(ctx, **sources[t].derived, *sources[t].alias));
+    } else {
+      SQL_ASSIGN_OR_RETURN(table, FindTable(ctx, *sources[t].name));
+    }
     BindScope own = ScopeForTable(table->def);
     BindScope::JoinTable jt;
     jt.as_named = plan->as_named[t];

@@ -208,6 +208,7 @@ SqlResult<SelectOutput> Run(ExecContext& ctx, PreparedQuery& q, std::optional<Lo
     AggregateType(branches, &t);
     types.push_back(std::move(t));
   }
+  for (const BoundExpr& t : types) out.union_types.push_back(ColumnInfo(t));
   // A DISTINCT union dedups every part up to the last DISTINCT; later parts are appended.
   const std::vector<bool>& distinct = stmt.union_of->distinct;
   size_t dedup_parts = 0;

@@ -64,6 +64,13 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 struct SelectStmt;
 
+// A derived table, FROM (query) [AS] alias [(column, ...)]: the query and its column names
+// (empty: the query's own). Its TableName is the alias, with an empty schema.
+struct DerivedTable {
+  std::shared_ptr<const SelectStmt> query;
+  std::vector<std::string> columns;
+};
+
 struct Expr {
   enum class Kind : uint8_t {
     kLiteral,   // value
@@ -151,6 +158,7 @@ struct JoinedTable {
   bool comma = false;  // joined by ',' (starts a new operand)
   TableName table;
   std::string alias;
+  std::optional<DerivedTable> derived;     // a derived table (table.name is its alias)
   ExprPtr on;                              // ON e, or null
   std::vector<std::string> using_columns;  // USING (a, ...), or empty
   // The locking clause that names this table (or has no OF), as SelectStmt::lock.
@@ -178,8 +186,9 @@ struct SelectStmt {
   std::string deprecated_cache_option;
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
-  std::vector<JoinedTable> joins;  // the tables after `from`, in FROM order
-  bool straight_join = false;      // SELECT STRAIGHT_JOIN: the tables are read in FROM order
+  std::optional<DerivedTable> from_derived;  // FROM (query) alias: `from` names the alias
+  std::vector<JoinedTable> joins;            // the tables after `from`, in FROM order
+  bool straight_join = false;  // SELECT STRAIGHT_JOIN: the tables are read in FROM order
   ExprPtr where;
   std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
   // HAVING e, or null: names outside aggregates are select items (by alias or column) or

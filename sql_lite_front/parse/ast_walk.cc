@@ -78,7 +78,7 @@ bool ContainsSubquery(const Expr& e) {
   return false;
 }
 
-bool HasSubquery(const SelectStmt& s) {
+bool HasSubquery(const SelectStmt& s) {  // (a derived table's query runs on its own)
   if (s.union_of != nullptr) {
     for (const auto& part : s.union_of->parts) {
       if (HasSubquery(*part)) return true;
@@ -93,6 +93,10 @@ void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const Selec
   fn(s);
   if (s.union_of != nullptr) {
     for (const auto& part : s.union_of->parts) ForEachQueryBlock(*part, fn);
+  }
+  if (s.from_derived.has_value()) ForEachQueryBlock(*s.from_derived->query, fn);
+  for (const JoinedTable& j : s.joins) {
+    if (j.derived.has_value()) ForEachQueryBlock(*j.derived->query, fn);
   }
   ForEachExpr(s, [&](const Expr& e) {
     ForEachSubqueryOf(e, [&](const SelectStmt& sub) { ForEachQueryBlock(sub, fn); });

@@ -22,8 +22,8 @@ bool ContainsSubquery(const Expr& e);
 // True if an expression of `s` (or of a union part of it) holds a subquery.
 bool HasSubquery(const SelectStmt& s);
 
-// Calls fn for `s` and every query block inside it: each union part and each subquery of
-// their expressions (at any depth), `s` first.
+// Calls fn for `s` and every query block inside it: each union part, each derived table's
+// query and each subquery of their expressions (at any depth), `s` first.
 void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const SelectStmt&)>& fn);
 
 // Calls fn for every query block of the subqueries inside `e` (at any depth).

@@ -192,13 +192,12 @@ SqlStatus Parser::ParseSelectItems(SelectStmt* s) {
 // After FROM: DUAL (no table), or a table [[AS] alias] and the tables joined to it:
 //   , t | [INNER | CROSS] JOIN t [ON e | USING (c, ...)] | STRAIGHT_JOIN t [ON e]
 //   | {LEFT | RIGHT} [OUTER] JOIN t {ON e | USING (c, ...)}
-// Derived tables, parenthesized joins and NATURAL joins are refused.
+// where t is a table [[AS] alias] or a derived table (query) [AS] alias [(column, ...)].
+// Parenthesized joins, NATURAL joins and LATERAL derived tables are refused.
 SqlStatus Parser::ParseSelectFrom(SelectStmt* s) {
-  if (IsOp("(")) return NotSupported("subqueries in FROM");
   if (AcceptKw("DUAL")) return SqlStatus::OK();  // SELECT ... FROM DUAL: no table
-  SQL_ASSIGN_OR_RETURN(TableName t, QualifiedTable());
-  s->from = std::move(t);
-  SQL_RETURN_IF_ERROR(ParseTableAlias(&s->from_alias));
+  s->from.emplace();
+  SQL_RETURN_IF_ERROR(ParseTableReference(&*s->from, &s->from_alias, &s->from_derived));
   for (;;) {
     JoinedTable j;
     if (AcceptOp(",")) {
@@ -216,9 +215,7 @@ SqlStatus Parser::ParseSelectFrom(SelectStmt* s) {
     } else if (!AcceptKw("JOIN")) {
       return SqlStatus::OK();
     }
-    if (IsOp("(")) return NotSupported("nested joins and subqueries in FROM");
-    SQL_ASSIGN_OR_RETURN(j.table, QualifiedTable());
-    SQL_RETURN_IF_ERROR(ParseTableAlias(&j.alias));
+    SQL_RETURN_IF_ERROR(ParseTableReference(&j.table, &j.alias, &j.derived));
     const bool outer = j.kind == JoinedTable::Kind::kLeft || j.kind == JoinedTable::Kind::kRight;
     if (!j.comma && AcceptKw("ON")) {
       SQL_ASSIGN_OR_RETURN(j.on, ParseExpr());
@@ -235,6 +232,37 @@ SqlStatus Parser::ParseSelectFrom(SelectStmt* s) {
     }
     s->joins.push_back(std::move(j));
   }
+}
+
+// A table [[AS] alias], or a derived table (query) [AS] alias [(column, ...)], whose name and
+// alias are both the alias (1248 without one).
+SqlStatus Parser::ParseTableReference(TableName* table, std::string* alias,
+                                      std::optional<DerivedTable>* derived) {
+  if (IsKw("LATERAL") && IsOp("(", 1)) return NotSupported("LATERAL derived tables");
+  if (!IsOp("(")) {
+    SQL_ASSIGN_OR_RETURN(*table, QualifiedTable());
+    return ParseTableAlias(alias);
+  }
+  if (!IsKw("SELECT", 1) && !IsOp("(", 1)) return NotSupported("nested joins");
+  DerivedTable d;
+  SQL_ASSIGN_OR_RETURN(d.query, ParseSubquery());
+  AcceptKw("AS");
+  if (!AtIdent())
+    return SqlErr(kErDerivedMustHaveAlias, "Every derived table must have its own alias");
+  SQL_ASSIGN_OR_RETURN(*alias, Ident());
+  *table = TableName{};
+  table->schema.clear();
+  table->name = *alias;
+  if (AcceptOp("(")) {
+    for (;;) {
+      SQL_ASSIGN_OR_RETURN(std::string c, Ident());
+      d.columns.push_back(std::move(c));
+      if (AcceptOp(")")) break;
+      SQL_RETURN_IF_ERROR(ExpectOp(","));
+    }
+  }
+  *derived = std::move(d);
+  return SqlStatus::OK();
 }
 
 // [[AS] alias] after a table name.
@@ -548,9 +576,20 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
   return true;
 }
 
+namespace {
+// True if FROM's references hold a derived table (multi-table writes read base tables only).
+bool HasDerivedTable(const SelectStmt& refs) {
+  if (refs.from_derived.has_value()) return true;
+  for (const JoinedTable& j : refs.joins) {
+    if (j.derived.has_value()) return true;
+  }
+  return false;
+}
+}  // namespace
+
 // UPDATE [LOW_PRIORITY] [IGNORE] t [[AS] alias] SET [[db.]t.]col = e, ... [WHERE e]
 //   [ORDER BY ...] [LIMIT n]
-// UPDATE [LOW_PRIORITY] [IGNORE] table_references SET [t.]col = e, ... [WHERE e] (multi-table:
+// UPDATE [LOW_PRIORITY] [IGNORE] table_references SET [[db.]t.]col = e, ... [WHERE e] (multi-table:
 // the references as after SELECT's FROM; ORDER BY and LIMIT are 1221, as MySQL's).
 SqlResult<Statement> Parser::ParseUpdate() {
   UpdateStmt up;
@@ -560,6 +599,7 @@ SqlResult<Statement> Parser::ParseUpdate() {
   if (IsKw("DUAL")) return SyntaxError();
   SelectStmt refs;
   SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
+  if (HasDerivedTable(refs)) return NotSupported("derived tables in UPDATE");
   up.table = std::move(*refs.from);
   up.alias = std::move(refs.from_alias);
   up.joins = std::move(refs.joins);
@@ -653,6 +693,7 @@ SqlResult<Statement> Parser::ParseDelete() {
     if (IsKw("DUAL")) return SyntaxError();
     SelectStmt refs;
     SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
+    if (HasDerivedTable(refs)) return NotSupported("derived tables in DELETE");
     del.table = std::move(*refs.from);
     del.alias = std::move(refs.from_alias);
     del.joins = std::move(refs.joins);

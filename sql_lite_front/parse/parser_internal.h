@@ -155,6 +155,8 @@ class Parser {
   // parser_dml.cc: the clauses of SELECT
   SqlStatus ParseSelectItems(SelectStmt* s);
   SqlStatus ParseSelectFrom(SelectStmt* s);  // after FROM
+  SqlStatus ParseTableReference(TableName* table, std::string* alias,
+                                std::optional<DerivedTable>* derived);
   SqlStatus ParseTableAlias(std::string* alias);
   SqlStatus ParseDeleteTargets(std::vector<TableName>* targets, bool* wildcard);
   SqlStatus ParseGroupBy(SelectStmt* s);        // after GROUP

@@ -15,7 +15,8 @@ namespace minnow::sql {
 namespace {
 
 void Add(const TableName& t, HeapLockType type, std::vector<TableLockRequest>* out) {
-  if (IsSystemSchema(t.schema)) return;
+  // (A derived table's name, its alias, has no schema: its query's blocks name its tables.)
+  if (IsSystemSchema(t.schema) || t.schema.empty()) return;
   out->push_back({TableKey(t), t, type});
 }
 
