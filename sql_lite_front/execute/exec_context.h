@@ -12,6 +12,7 @@
 #include "sql_lite_front/session/session_state.h"
 #include "sql_lite_front/sql_error.h"
 #include "sql_lite_front/status/status_counters.h"
+#include "sql_lite_front/value.h"
 
 namespace minnow::sql {
 
@@ -45,6 +46,21 @@ struct ExecContext {
   // While a subquery binds: the scopes of the query blocks around it, innermost last (a name
   // only they resolve is an outer reference).
   std::vector<const BindScope*> outer_scopes;
+  // An outer reference: column `column` of outer_scopes[depth].
+  struct OuterColumn {
+    size_t depth = 0, column = 0;
+    friend bool operator==(const OuterColumn&, const OuterColumn&) = default;
+  };
+  // While a correlated subquery runs for one row of the blocks around it: the values of the
+  // outer references it makes (an outer reference binds as that value, a constant).
+  struct OuterValue {
+    OuterColumn at;
+    Value value;
+  };
+  std::vector<OuterValue> outer_values;
+  // While a subquery is bound to learn whether it is correlated: the outer references without
+  // a value go here (each binds as NULL meanwhile).
+  std::vector<OuterColumn>* outer_refs = nullptr;
   // The statement's start, microseconds since 1970 (UTC): NOW() and CURRENT_TIMESTAMP read it,
   // so they are one value for the whole statement, as MySQL's. 0: read the clock when asked.
   int64_t now_us = 0;

@@ -678,9 +678,15 @@ SqlStatus PlanTable(ExecContext& ctx, const SelectStmt& stmt, std::vector<OrderC
   PlanRequest req;
   req.def = &p->table->def;
   req.where = stmt.where.get();
+  if (stmt.where != nullptr && !ctx.outer_scopes.empty()) {
+    // A subquery's: the planner reads its outer references as the constants they are.
+    p->planned_where = PlannerCopy(*stmt.where, p->scope, ctx);
+    req.where = p->planned_where.get();
+  }
   if (stmt.where != nullptr && ctx.subqueries != nullptr && ContainsSubquery(*stmt.where)) {
     // The planner reads what the subqueries returned, as literals.
-    SQL_ASSIGN_OR_RETURN(p->planned_where, ctx.subqueries->ResolveTree(ctx, *stmt.where, p->scope));
+    SQL_ASSIGN_OR_RETURN(ExprPtr resolved, ctx.subqueries->ResolveTree(ctx, *req.where, p->scope));
+    p->planned_where = std::move(resolved);
     req.where = p->planned_where.get();
   }
   req.needed = p->scope.used;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -1018,9 +1019,24 @@ BoundExpr ColumnRef(size_t i, BindScope& scope, bool inside_aggregate) {
   return b;
 }
 
-// True if `scope` has the column `e` names (its qualifier, if any, naming the scope's table).
-bool ScopeHasColumn(const BindScope& scope, const Expr& e) {
-  return ResolveScopeColumn(e, scope, "").ok();
+// The column `e` names in `scope` (a join's or one table's), or its 1054 / 1052.
+SqlResult<size_t> ResolveColumn(const Expr& e, const BindScope& scope, const char* clause) {
+  return scope.join_tables.empty() ? ResolveScopeColumn(e, scope, clause)
+                                   : ResolveJoinColumn(e, scope, clause);
+}
+
+// An outer reference as the constant it stands for while its subquery binds, typed as the
+// column it reads.
+SqlResult<BoundExpr> OuterColumnRef(const ExecContext::OuterColumn& at, BindScope& scope,
+                                    const ExecContext& ctx) {
+  SQL_ASSIGN_OR_RETURN(Value v, OuterColumnValue(at, ctx));
+  const BindScope& outer = *ctx.outer_scopes[at.depth];
+  BoundExpr b = Literal(std::move(v));
+  b.is_unsigned = b.value.is_uint();
+  if (at.column < outer.collations.size() && b.value.is_string())
+    b.collation = outer.collations[at.column];
+  InferType(&b, scope);
+  return b;
 }
 
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
@@ -1030,8 +1046,20 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
       return SqlErr(kErNotSupportedYet,
                     "This version of minnow doesn't yet support 'subqueries in INSERT ... VALUES "
                     "and SET'");
-    SQL_ASSIGN_OR_RETURN(const Expr* resolved, ctx.subqueries->Resolve(ctx, e, scope));
-    return Bind(*resolved, scope, ctx, clause, inside_aggregate);
+    SQL_ASSIGN_OR_RETURN(SubqueryResolver::Bound r, ctx.subqueries->Bind(ctx, e, scope));
+    if (r.correlated == nullptr) return Bind(*r.resolved, scope, ctx, clause, inside_aggregate);
+    // Run per row: its operand and the outer columns it reads are the node's args.
+    BoundExpr c;
+    c.kind = BoundExpr::Kind::kCorrelatedSubquery;
+    c.correlated = std::move(r.correlated);
+    if (e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified) {
+      SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*e.args[0], scope, ctx, clause, inside_aggregate));
+      c.compare_collation = x.collation;
+      c.args.push_back(std::move(x));
+    }
+    for (size_t column : r.outer_columns) c.args.push_back(ColumnRef(column, scope, true));
+    InferType(&c, scope);
+    return c;
   }
   BoundExpr b;
   b.negated = e.negated;
@@ -1045,14 +1073,11 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
       return lit;
     }
     case Expr::Kind::kColumn: {
-      SqlResult<size_t> i = scope.join_tables.empty() ? ResolveScopeColumn(e, scope, clause)
-                                                      : ResolveJoinColumn(e, scope, clause);
+      SqlResult<size_t> i = ResolveColumn(e, scope, clause);
       if (i.ok()) return ColumnRef(*i, scope, inside_aggregate);
-      for (const BindScope* outer : ctx.outer_scopes) {
-        if (ScopeHasColumn(*outer, e))
-          return SqlErr(kErNotSupportedYet,
-                        "This version of minnow doesn't yet support 'correlated subqueries'");
-      }
+      if (i.error().code != kErBadField) return i.error();
+      std::optional<ExecContext::OuterColumn> at = FindOuterColumn(e, ctx);
+      if (at.has_value()) return OuterColumnRef(*at, scope, ctx);
       return i.error();
     }
     case Expr::Kind::kStar:
@@ -1187,6 +1212,55 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
 
 }  // namespace
 
+std::optional<ExecContext::OuterColumn> FindOuterColumn(const Expr& e, const ExecContext& ctx) {
+  for (size_t d = ctx.outer_scopes.size(); d-- > 0;) {
+    SqlResult<size_t> i = ResolveColumn(e, *ctx.outer_scopes[d], "");
+    if (i.ok()) return ExecContext::OuterColumn{d, *i};
+  }
+  return std::nullopt;
+}
+
+ExprPtr PlannerCopy(const Expr& e, const BindScope& scope, const ExecContext& ctx) {
+  ExprPtr c = CloneExpr(e);
+  std::function<void(Expr*)> localize = [&](Expr* x) {
+    if (x->kind == Expr::Kind::kColumn) {
+      SqlResult<size_t> own = ResolveColumn(*x, scope, "");
+      std::optional<ExecContext::OuterColumn> at;
+      if (!own.ok() && own.error().code == kErBadField) at = FindOuterColumn(*x, ctx);
+      if (!at.has_value()) {
+        x->table.clear();
+        x->schema.clear();
+        return;
+      }
+      SqlResult<Value> v = OuterColumnValue(*at, ctx);
+      x->kind = Expr::Kind::kLiteral;
+      x->value = v.ok() ? *v : Value::Null();
+      return;
+    }
+    if (IsSubqueryNode(*x)) {
+      if (!x->args.empty() && x->args[0] != nullptr) localize(x->args[0].get());
+      return;
+    }
+    for (ExprPtr& a : x->args) {
+      if (a != nullptr) localize(a.get());
+    }
+  };
+  localize(c.get());
+  return c;
+}
+
+SqlResult<Value> OuterColumnValue(const ExecContext::OuterColumn& at, const ExecContext& ctx) {
+  for (const ExecContext::OuterValue& v : ctx.outer_values) {
+    if (v.at == at) return v.value;
+  }
+  if (ctx.outer_refs == nullptr)
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'correlated subqueries'");
+  if (std::find(ctx.outer_refs->begin(), ctx.outer_refs->end(), at) == ctx.outer_refs->end())
+    ctx.outer_refs->push_back(at);
+  return Value::Null();
+}
+
 SqlResult<BoundExpr> BindExpr(const Expr& e, BindScope& scope, const ExecContext& ctx,
                               const char* clause) {
   if (ctx.session != nullptr)
@@ -1298,6 +1372,13 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       return EvalCase(e, row, st);
     case BoundExpr::Kind::kCast:
       return EvalCast(e, Eval(e.args[0], row, st), st);
+    case BoundExpr::Kind::kCorrelatedSubquery: {
+      std::vector<Value> args;
+      args.reserve(e.args.size());
+      for (const BoundExpr& a : e.args) args.push_back(Eval(a, row, st));
+      return e.correlated->Evaluate(
+          args, e.compare_collation != nullptr ? *e.compare_collation : ConnectionCollation(), st);
+    }
   }
   return Value::Null();
 }

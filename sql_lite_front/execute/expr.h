@@ -185,6 +185,19 @@ enum class AggFunc : uint8_t {
   kBitXor,
 };
 
+struct EvalState;
+
+// A correlated subquery node's runtime (execute/subquery.h): what the subquery stands for
+// given the values of its node's args (the node's operand first, for IN / ANY / ALL, then the
+// outer columns it reads); IN / ANY / ALL compare under `c`. Errors (1242) go to state.error,
+// and the value is then NULL.
+class CorrelatedSubquery {
+ public:
+  virtual ~CorrelatedSubquery() = default;
+  virtual Value Evaluate(const std::vector<Value>& args, const Collation& c,
+                         EvalState& state) const = 0;
+};
+
 struct BoundExpr {
   enum class Kind : uint8_t {
     kLiteral,
@@ -203,6 +216,9 @@ struct BoundExpr {
     // @name := args[0], which sets it to args[0]'s value and has that value.
     kUserVariable,
     kAssignUserVariable,
+    // A subquery that reads columns of the blocks around it, run per row: correlated's
+    // Evaluate of the args' values.
+    kCorrelatedSubquery,
   };
   Kind kind = Kind::kLiteral;
   Value value;      // kLiteral
@@ -223,7 +239,8 @@ struct BoundExpr {
   // String-valued nodes: the collation their value carries (null: a literal's, coercible);
   // comparisons (kBinary =..>=, kBetween, kIn, kLike): the collation they compare under.
   const Collation* collation = nullptr;
-  // kCase with an operand: the collation its operand and WHEN values compare under.
+  // kCase with an operand: the collation its operand and WHEN values compare under;
+  // kCorrelatedSubquery: the one IN / ANY / ALL compare under.
   const Collation* compare_collation = nullptr;
   bool case_operand = false, case_else = false;  // kCase
   CastTarget cast;                               // kCast
@@ -234,7 +251,8 @@ struct BoundExpr {
   TypeClass type = TypeClass::kUnknown;
   int scale = 0;
   std::vector<BoundExpr> args;
-  std::map<std::string, Value>* user_vars = nullptr;  // kUserVariable, kAssignUserVariable
+  std::map<std::string, Value>* user_vars = nullptr;     // kUserVariable, kAssignUserVariable
+  std::shared_ptr<const CorrelatedSubquery> correlated;  // kCorrelatedSubquery
 };
 
 // One aggregate of the statement: count(*) has star set and no arg.
@@ -304,6 +322,18 @@ SqlResult<size_t> ResolveScopeColumn(const Expr& e, const BindScope& scope, cons
 
 // A column name (`e` a kColumn) in a join's scope: its position in the joined row; 1054, 1052.
 SqlResult<size_t> ResolveJoinColumn(const Expr& e, const BindScope& scope, const char* clause);
+
+// Where a column name `e` that `scope` lacks resolves in the enclosing blocks (ctx.outer_scopes,
+// innermost first), or nullopt when none has it.
+std::optional<ExecContext::OuterColumn> FindOuterColumn(const Expr& e, const ExecContext& ctx);
+// The constant an outer reference stands for while its subquery binds: its value in
+// ctx.outer_values, else NULL with the reference noted in ctx.outer_refs; 1235 when neither.
+SqlResult<Value> OuterColumnValue(const ExecContext::OuterColumn& at, const ExecContext& ctx);
+
+// A copy of `e` for the planner, which reads one table's columns by their names: the names of
+// `scope`'s columns lose their qualifier, outer references become the constants they stand
+// for (OuterColumnValue; NULL while not known). Subqueries are copied as they are.
+ExprPtr PlannerCopy(const Expr& e, const BindScope& scope, const ExecContext& ctx);
 
 // Binds `e` in `scope`; `clause` names the clause for 1054 ("field list", "where clause",
 // "order clause", "group statement"). Variables and statement constants are read from `ctx`.

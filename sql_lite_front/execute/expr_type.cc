@@ -301,6 +301,7 @@ void InferType(BoundExpr* b, const BindScope& scope) {
       break;
     case Kind::kAggregate:
     case Kind::kUserVariable:
+    case Kind::kCorrelatedSubquery:
       break;
     case Kind::kAssignUserVariable:
       t.type = b->args[0].type;

@@ -42,6 +42,8 @@ struct Lookup {
 
 struct Planning {
   JoinPlan* plan;
+  const BindScope* scope = nullptr;  // the joined row's
+  const ExecContext* ctx = nullptr;
   std::vector<FromTable> from;
   std::vector<size_t> table_of;  // per joined-row column, its FROM position
   std::vector<Conjunct> conjuncts;
@@ -60,6 +62,12 @@ uint64_t TablesOf(const BoundExpr& e, const std::vector<size_t>& table_of) {
   if (e.kind == BoundExpr::Kind::kColumn) s |= Bit(table_of[e.column]);
   for (const BoundExpr& a : e.args) s |= TablesOf(a, table_of);
   return s;
+}
+
+// A copy of `e` whose column names are unqualified (it reads one table's columns only) and
+// whose outer references are constants (PlannerCopy).
+ExprPtr Unqualified(const Planning& pl, const Expr& e) {
+  return PlannerCopy(e, *pl.scope, *pl.ctx);
 }
 
 // A key column may be looked up by `v` when comparing them compares the key's values.
@@ -153,7 +161,7 @@ bool HasConstPlan(const Planning& pl, size_t pos, const std::vector<bool>& neede
   std::vector<const Expr*> conj;
   for (const Conjunct& c : pl.conjuncts) {
     if (c.outer_of == -1 && c.tables == Bit(pos)) {
-      own.push_back(UnqualifiedCopy(*c.expr));
+      own.push_back(Unqualified(pl, *c.expr));
       conj.push_back(own.back().get());
     }
   }
@@ -232,7 +240,7 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
     if (lookup.has_value() &&
         std::find(lookup->parts.begin(), lookup->parts.end(), &c) != lookup->parts.end())
       continue;
-    s->own.push_back(UnqualifiedCopy(*c.expr));
+    s->own.push_back(Unqualified(pl, *c.expr));
     local.push_back(s->own.back().get());
   }
   PlanRequest req;
@@ -280,7 +288,7 @@ SqlStatus PlanStep(ExecContext& ctx, Planning& pl, size_t pos, uint64_t placed, 
   s->plan.possible_keys = std::move(possible);
   // InnoDB reads the whole row under FOR UPDATE (as the single-table path).
   if (s->lock == LockMode::kExclusive && !s->plan.clustered()) s->plan.covering = false;
-  BindScope own_scope = ScopeForTable(def);
+  BindScope own_scope = ScopeForTable(def, s->as_named);
   for (const Expr* e : s->plan.residual) {
     SQL_ASSIGN_OR_RETURN(BoundExpr b, BindExpr(*e, own_scope, ctx, "where clause"));
     s->residual.push_back(std::move(b));
@@ -437,6 +445,8 @@ SqlStatus PlanJoin(ExecContext& ctx, const SelectStmt& stmt, PreparedSelect* p) 
   BindScope& scope = p->scope;
   Planning pl;
   pl.plan = &plan;
+  pl.scope = &scope;
+  pl.ctx = &ctx;
   pl.table_of.resize(plan.columns.size());
   for (size_t t = 0; t < plan.tables.size(); ++t) {
     for (size_t c : plan.tables[t]) pl.table_of[c] = t;

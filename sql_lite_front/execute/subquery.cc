@@ -1,6 +1,8 @@
-// Uncorrelated subqueries in expressions (subquery.h).
+// Subqueries in expressions (subquery.h).
 
 #include "sql_lite_front/execute/subquery.h"
+
+#include <algorithm>
 
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/ast_walk.h"
@@ -43,7 +45,182 @@ SqlError OperandColumns() {
   return SqlErr(kErOperandColumns, "Operand should contain 1 column(s)");
 }
 
+SqlStatus CheckListLimit(const Expr& e) {
+  const bool list = e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified;
+  if (list && e.subquery->limit.has_value()) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'LIMIT & IN/ALL/ANY/SOME "
+                  "subquery'");
+  }
+  return SqlStatus::OK();
+}
+
+// Equal for reuse of a run's rows: the same kind and the same value (only the kinds whose
+// equality is plain to tell; others always run again).
+bool SameArg(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Value::Kind::kNull:
+      return true;
+    case Value::Kind::kInt:
+      return a.as_int() == b.as_int();
+    case Value::Kind::kUInt:
+      return a.as_uint() == b.as_uint();
+    case Value::Kind::kString:
+      return a.as_string() == b.as_string();
+    default:
+      return false;
+  }
+}
+
+// A correlated subquery node's runtime: its block run with the outer references' values.
+class CorrelatedRun final : public CorrelatedSubquery {
+ public:
+  CorrelatedRun(const ExecContext& ctx, const Expr& e, const BindScope& scope,
+                std::vector<size_t> columns, std::optional<LockMode> lock)
+      : ctx_(ctx),
+        query_(e.subquery),
+        kind_(e.kind),
+        op_(e.binary_op),
+        all_(e.kind == Expr::Kind::kQuantified && e.quantifier_all),
+        negated_(e.kind == Expr::Kind::kIn && e.negated),
+        columns_(std::move(columns)),
+        lock_(lock) {
+    // The blocks' scopes, kept for the runs (those bound by the caller may move or end).
+    for (const BindScope* s : ctx.outer_scopes) scopes_.push_back(NameScope(*s));
+    scopes_.push_back(NameScope(scope));
+    ctx_.outer_scopes.clear();
+    for (const std::unique_ptr<BindScope>& s : scopes_) ctx_.outer_scopes.push_back(s.get());
+    ctx_.outer_refs = nullptr;
+    ctx_.subqueries = nullptr;
+  }
+
+  Value Evaluate(const std::vector<Value>& args, const Collation& c, EvalState& st) const override {
+    const bool operand = kind_ == Expr::Kind::kIn || kind_ == Expr::Kind::kQuantified;
+    const size_t first = operand ? 1 : 0;
+    bool same = ran_ && last_.size() + first == args.size();
+    for (size_t i = first; same && i < args.size(); ++i) same = SameArg(last_[i - first], args[i]);
+    if (!same) {
+      ExecContext sub = ctx_;
+      const size_t depth = scopes_.size() - 1;
+      for (size_t i = 0; i < columns_.size(); ++i)
+        sub.outer_values.push_back({{depth, columns_[i]}, args[first + i]});
+      // Its own subqueries are bound afresh: their outer references' values change per run.
+      sub.subqueries = std::make_shared<SubqueryResolver>(lock_);
+      SqlResult<SelectOutput> out = RunSelect(sub, *query_, lock_);
+      if (!out.ok()) {
+        if (!st.error.has_value()) st.error = out.error();
+        ran_ = false;
+        return Value::Null();
+      }
+      for (SqlWarning& w : out->warnings) st.warnings.push_back(std::move(w));
+      rows_ = std::move(out->rows);
+      last_.assign(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
+      ran_ = true;
+    }
+    switch (kind_) {
+      case Expr::Kind::kSubquery:
+        if (rows_.size() > 1) {
+          if (!st.error.has_value())
+            st.error = SqlErr(kErSubqueryNo1Row, "Subquery returns more than 1 row");
+          return Value::Null();
+        }
+        return rows_.empty() ? Value::Null() : rows_[0][0];
+      case Expr::Kind::kExists:
+        return Value::Int(rows_.empty() ? 0 : 1);
+      default:
+        return Quantified(args[0], c);
+    }
+  }
+
+ private:
+  // The parts of a scope that name resolution reads.
+  static std::unique_ptr<BindScope> NameScope(const BindScope& s) {
+    auto c = std::make_unique<BindScope>();
+    c->table = s.table;
+    c->alias = s.alias;
+    c->schema = s.schema;
+    c->columns = s.columns;
+    c->collations = s.collations;
+    c->join_tables = s.join_tables;
+    for (BindScope::JoinTable& t : c->join_tables) t.visible = true;
+    c->merged_into = s.merged_into;
+    return c;
+  }
+
+  // x IN / op ANY / op ALL over the rows' values, in SQL's three-valued logic (x IN is
+  // = ANY, NOT IN its negation; no row: ANY false, ALL true).
+  Value Quantified(const Value& x, const Collation& c) const {
+    const BinaryOp op = kind_ == Expr::Kind::kIn ? BinaryOp::kEq : op_;
+    bool saw_null = false;
+    for (const std::vector<Value>& row : rows_) {
+      Value r = CompareValues(op, x, row[0], c);
+      if (r.is_null()) {
+        saw_null = true;
+      } else if (r.IsTrue() != all_) {
+        return Value::Int(negated_ ? all_ : !all_);  // decided: ANY true, ALL false
+      }
+    }
+    if (saw_null) return Value::Null();
+    return Value::Int(negated_ ? !all_ : all_);
+  }
+
+  ExecContext ctx_;
+  std::vector<std::unique_ptr<BindScope>> scopes_;
+  std::shared_ptr<const SelectStmt> query_;
+  Expr::Kind kind_;
+  BinaryOp op_;
+  bool all_, negated_;
+  std::vector<size_t> columns_;  // of the innermost scope, the args after the operand
+  std::optional<LockMode> lock_;
+  // The last run's outer values and rows.
+  mutable bool ran_ = false;
+  mutable std::vector<Value> last_;
+  mutable std::vector<std::vector<Value>> rows_;
+};
+
 }  // namespace
+
+SqlResult<SubqueryResolver::Correlation> SubqueryResolver::Discover(const ExecContext& ctx,
+                                                                    const SelectStmt& q,
+                                                                    const BindScope& scope) {
+  ExecContext sub = ctx;
+  sub.outer_scopes.push_back(&scope);
+  std::vector<ExecContext::OuterColumn> refs;
+  sub.outer_refs = &refs;
+  sub.subqueries = std::make_shared<SubqueryResolver>(lock_, /*describe_only=*/true);
+  SQL_ASSIGN_OR_RETURN(QueryColumns c, DescribeQuery(sub, q));
+  Correlation out;
+  out.width = c.names.size();
+  const size_t depth = ctx.outer_scopes.size();
+  for (const ExecContext::OuterColumn& r : refs) {
+    if (r.depth == depth) {
+      out.columns.push_back(r.column);
+    } else if (ctx.outer_refs != nullptr &&
+               std::find(ctx.outer_refs->begin(), ctx.outer_refs->end(), r) ==
+                   ctx.outer_refs->end()) {
+      ctx.outer_refs->push_back(r);
+    }
+  }
+  return out;
+}
+
+SqlResult<SubqueryResolver::Bound> SubqueryResolver::Bind(const ExecContext& ctx, const Expr& e,
+                                                          const BindScope& scope) {
+  SQL_RETURN_IF_ERROR(CheckListLimit(e));
+  Bound b;
+  if (results_.find(e.subquery.get()) == results_.end()) {
+    SQL_ASSIGN_OR_RETURN(Correlation c, Discover(ctx, *e.subquery, scope));
+    if (!c.columns.empty()) {
+      if (e.kind != Expr::Kind::kExists && c.width != 1) return OperandColumns();
+      b.correlated = std::make_shared<CorrelatedRun>(ctx, e, scope, c.columns, lock_);
+      b.outer_columns = std::move(c.columns);
+      return b;
+    }
+  }
+  SQL_ASSIGN_OR_RETURN(b.resolved, Resolve(ctx, e, scope));
+  return b;
+}
 
 SqlResult<const SubqueryResolver::Rows*> SubqueryResolver::Run(const ExecContext& ctx,
                                                                const SelectStmt& q,
@@ -67,11 +244,7 @@ SqlResult<const SubqueryResolver::Rows*> SubqueryResolver::Run(const ExecContext
 SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const Expr& e,
                                                  const BindScope& scope) {
   const bool list = e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified;
-  if (list && e.subquery->limit.has_value()) {
-    return SqlErr(kErNotSupportedYet,
-                  "This version of minnow doesn't yet support 'LIMIT & IN/ALL/ANY/SOME "
-                  "subquery'");
-  }
+  SQL_RETURN_IF_ERROR(CheckListLimit(e));
   SQL_ASSIGN_OR_RETURN(const Rows* r, Run(ctx, *e.subquery, scope));
   if (e.kind != Expr::Kind::kExists && r->columns != 1) return OperandColumns();
   ExprPtr out;
@@ -121,8 +294,8 @@ SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const E
 SqlStatus SubqueryResolver::ResolveInPlace(const ExecContext& ctx, ExprPtr* node,
                                            const BindScope& scope) {
   if (IsSubqueryNode(**node)) {
-    SQL_ASSIGN_OR_RETURN(const Expr* r, Resolve(ctx, **node, scope));
-    *node = CloneExpr(*r);
+    SQL_ASSIGN_OR_RETURN(Bound b, Bind(ctx, **node, scope));
+    if (b.resolved != nullptr) *node = CloneExpr(*b.resolved);
   }
   for (ExprPtr& a : (*node)->args) {
     if (a != nullptr) SQL_RETURN_IF_ERROR(ResolveInPlace(ctx, &a, scope));
