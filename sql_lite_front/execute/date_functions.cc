@@ -36,7 +36,7 @@ Value IncorrectDatetime(EvalState& st, const std::string& text) {
 
 std::optional<Temporal> DateArgument(const Value& v, EvalState& st) {
   if (v.is_temporal()) return v.as_temporal();
-  if (v.is_enum()) return ArgTemporal(Value::String(v.ToString()), st);
+  if (v.is_enum()) return DateArgument(Value::String(v.ToString()), st);
   std::optional<DateTimeParts> parts;
   Temporal::Type type = Temporal::Type::kDateTime;
   uint8_t fsp = 0;
