@@ -8,20 +8,10 @@
 #include <string_view>
 
 #include "sql_lite_front/collation.h"
+#include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
 namespace {
-
-std::string QuoteMember(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    if (c == '\\') out += '\\';
-    out += c;
-  }
-  out += '\'';
-  return out;
-}
 
 std::string_view WithoutTrailingSpaces(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -131,7 +121,7 @@ std::string EnumSetTypeString(const ColumnDef& col) {
   std::string out = col.type == ColumnType::kSet ? "set(" : "enum(";
   for (size_t i = 0; i < col.members->names.size(); ++i) {
     if (i > 0) out += ',';
-    out += QuoteMember(col.members->names[i]);
+    out += QuoteStringLiteral(col.members->names[i]);
   }
   out += ')';
   return out;

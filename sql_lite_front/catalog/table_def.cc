@@ -19,18 +19,6 @@
 namespace minnow::sql {
 namespace {
 
-// A single-quoted SQL string literal ('it''s').
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    if (c == '\\') out += '\\';
-    out += c;
-  }
-  out += '\'';
-  return out;
-}
-
 // ---- the catalog record's encoding
 //
 // Version 3: u8 version, then the fields of TableDef in declaration order: strings and counts
@@ -163,8 +151,9 @@ SqlError TooLong(const ColumnDef& col, uint64_t row) {
 
 // 1366 for a string with no number at its start ("abc", "", "  ") into an integer column.
 SqlError NotAnInteger(const ColumnDef& col, const Value& v, uint64_t row) {
-  return SqlErr(kErTruncatedWrongValueForField, "Incorrect integer value: ", Quote(v.as_string()),
-                " for column '", col.name, "'", RowSuffix(row));
+  return SqlErr(kErTruncatedWrongValueForField,
+                "Incorrect integer value: ", QuoteStringLiteral(v.as_string()), " for column '",
+                col.name, "'", RowSuffix(row));
 }
 // A value `col` cannot hold as it is: under rules.errors the error to return; else nullopt,
 // with `e` recorded as a warning (the caller stores the converted value).
@@ -313,8 +302,9 @@ SqlResult<Value> CoerceToDecimal(const ColumnDef& col, const Value& v, uint64_t 
     NumericPrefix p = ParseNumericPrefix(s);
     garbage = p.valid && HasGarbage(s, p.consumed);
     if (!p.valid || (garbage && rules.errors)) {
-      if (auto e = Bad(rules, SqlErr(kErTruncatedWrongValueForField, "Incorrect decimal value: ",
-                                     Quote(s), " for column '", col.name, "'", RowSuffix(row)))) {
+      if (auto e = Bad(rules, SqlErr(kErTruncatedWrongValueForField,
+                                     "Incorrect decimal value: ", QuoteStringLiteral(s),
+                                     " for column '", col.name, "'", RowSuffix(row)))) {
         return *e;
       }
       return Value::Dec(zero);
@@ -692,7 +682,8 @@ std::string ColumnDef::TypeString() const {
     out += " DEFAULT " + now;
   } else if (default_value.has_value()) {
     out += " DEFAULT ";
-    out += default_value->is_null() ? "NULL" : Quote(DeclaredDefault(*this).ToString());
+    out +=
+        default_value->is_null() ? "NULL" : QuoteStringLiteral(DeclaredDefault(*this).ToString());
   } else if (nullable && type != ColumnType::kText && type != ColumnType::kBlob) {
     out += " DEFAULT NULL";  // MySQL leaves it out for TEXT/BLOB
   }

@@ -410,4 +410,14 @@ std::string QuoteIdentifier(std::string_view name) {
   return out + "`";
 }
 
+std::string QuoteStringLiteral(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    if (c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
 }  // namespace minnow::sql

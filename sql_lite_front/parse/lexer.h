@@ -77,5 +77,7 @@ std::string ToLowerAscii(std::string_view s);
 // `name` as MySQL prints an identifier: back quoted, a backquote in it doubled (`a``b`). The
 // inverse of reading a `quoted` identifier.
 std::string QuoteIdentifier(std::string_view name);
+// `s` as a single-quoted SQL string literal: a quote doubled, a backslash escaped ('it''s').
+std::string QuoteStringLiteral(std::string_view s);
 
 }  // namespace minnow::sql
