@@ -83,20 +83,31 @@ struct ConcatState {
   uint64_t appended = 0;
   bool cut = false;
 
-  // Returns false if the row had a NULL value (skipped).
-  bool Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+  // The row's values of spec.concat_args, or nullopt if one is NULL.
+  static std::optional<std::vector<Value>> ArgValues(const AggregateSpec& spec, const Row& row,
+                                                     EvalState& st) {
     std::vector<Value> values;
     values.reserve(spec.concat_args.size());
     for (const BoundExpr& a : spec.concat_args) {
       values.push_back(Eval(a, row, st));
-      if (values.back().is_null()) return false;
+      if (values.back().is_null()) return std::nullopt;
     }
-    if (spec.distinct) {
-      if (!seen.has_value()) seen.emplace(ValuesLess{&spec.concat_args});
-      if (!seen->insert(values).second) return true;
-    }
+    return values;
+  }
+
+  // True the first time `values` is met (DISTINCT).
+  bool FirstSeen(const AggregateSpec& spec, const std::vector<Value>& values) {
+    if (!seen.has_value()) seen.emplace(ValuesLess{&spec.concat_args});
+    return seen->insert(values).second;
+  }
+
+  // Returns false if the row had a NULL value (skipped).
+  bool Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    std::optional<std::vector<Value>> values = ArgValues(spec, row, st);
+    if (!values.has_value()) return false;
+    if (spec.distinct && !FirstSeen(spec, *values)) return true;
     std::string t;
-    for (const Value& v : values) t += v.ToString();
+    for (const Value& v : *values) t += v.ToString();
     if (spec.order.empty()) {
       Append(spec, t);
       return true;
@@ -154,6 +165,11 @@ struct AggState {
   void Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
     if (spec.func == AggFunc::kGroupConcat) {
       if (concat.Add(spec, row, st)) ++count;
+      return;
+    }
+    if (!spec.concat_args.empty()) {  // COUNT(DISTINCT a, b, ...): tuples with no NULL, once each
+      std::optional<std::vector<Value>> values = ConcatState::ArgValues(spec, row, st);
+      if (values.has_value() && concat.FirstSeen(spec, *values)) ++count;
       return;
     }
     if (spec.star) {

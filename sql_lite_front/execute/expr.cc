@@ -1163,6 +1163,14 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
                           "corresponds to your minnow version for the right syntax to "
                           "use near '*)' at line 1");
           spec.star = true;
+        } else if (agg == AggFunc::kCount && e.distinct && e.args.size() > 1) {
+          for (const ExprPtr& a : e.args) {  // COUNT(DISTINCT a, b, ...)
+            if (a == nullptr || a->kind == Expr::Kind::kStar)
+              return SqlErr(kErParse, "Incorrect parameter count in the call to native function '",
+                            e.name, "'");
+            SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*a, scope, ctx, clause, true));
+            spec.concat_args.push_back(std::move(x));
+          }
         } else if (e.args.size() != 1 || e.args[0] == nullptr) {
           return SqlErr(kErParse, "Incorrect parameter count in the call to native function '",
                         e.name, "'");

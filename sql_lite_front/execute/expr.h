@@ -263,6 +263,7 @@ struct AggregateSpec {
   BoundExpr arg;
   // group_concat: its values (arg unused), ORDER BY keys (ORDER BY n: the n-th value), the
   // separator, and @@group_concat_max_len when bound (the result's limit in bytes).
+  // COUNT(DISTINCT a, b, ...) has its values in concat_args too (arg unused).
   std::vector<BoundExpr> concat_args;
   std::vector<BoundExpr> order;
   std::vector<bool> order_desc;
