@@ -219,15 +219,51 @@ Status TxnIterator::SeekBackward(const std::function<Status()>& seek,
   }
 }
 
+Result<bool> TxnIterator::ReadLatest(std::array<std::byte, kSysFieldsSize>* sys,
+                                     bool* delete_marked) {
+  sys->fill(std::byte{0});
+  return ks->tree->ReadLatched(AsBytes(key), &version, [&](const LatchedRead& lr) {
+    std::copy_n(lr.sys.begin(), std::min(lr.sys.size(), kSysFieldsSize), sys->begin());
+    *delete_marked = lr.delete_marked;
+    return Status::OK();
+  });
+}
+
+Result<std::string_view> TxnIterator::OverflowValue() {
+  std::array<std::byte, kSysFieldsSize> now{};
+  bool marked = false;
+  ASSIGN_OR_RETURN(bool found, ReadLatest(&now, &marked));
+  if (found && now == overflow_sys) return std::string_view(version);  // the copy's version
+  // Changed since the copy. A locking read holds the record's lock (only this transaction
+  // could have changed it) and READ UNCOMMITTED reads the latest: both show it as it is now.
+  if (view == nullptr || locking) {
+    if (!found || marked) return Status::NotFound("the row was deleted while it was read");
+    return std::string_view(version);
+  }
+  // The copy's version was the one the view sees, so its undo is kept while the view is open
+  // and the chain from the record as it is now leads back to it.
+  if (!found) return Status::Internal("a row the read view sees was removed");
+  ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, key, now, marked, &version));
+  if (!visible) return Status::Internal("a row the read view sees is no longer visible to it");
+  return std::string_view(version);
+}
+
 Result<bool> TxnIterator::CacheOlderVersion(const RecordView& rec) {
+  ConstBytes sys = rec.sys;
+  bool delete_marked = rec.delete_marked();
+  std::array<std::byte, kSysFieldsSize> now{};
   if (rec.overflow()) {
-    ASSIGN_OR_RETURN(ConstBytes v, cursor->value());
-    version.assign(AsStringView(v));
+    // The leaf copy lacks the value: start from the record as it is now (it may have changed
+    // or gone since the copy; BuildVisible walks back from whatever it is).
+    key = AsStringView(rec.key);
+    ASSIGN_OR_RETURN(bool found, ReadLatest(&now, &delete_marked));
+    if (!found) return false;  // removed (purged or rolled back): invisible to every view
+    sys = ConstBytes(now.data(), now.size());
   } else {
     version.assign(AsStringView(rec.value));
   }
-  ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, AsStringView(rec.key), rec.sys,
-                                                   rec.delete_marked(), &version));
+  ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, AsStringView(rec.key), sys,
+                                                   delete_marked, &version));
   if (!visible) return false;
   key = AsStringView(rec.key);
   overflow = false;

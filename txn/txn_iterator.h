@@ -34,6 +34,8 @@
 // The scan loop (Valid / key / value / Next per row) is the hottest path of the API, so each
 // move settles the cursor once and caches what the row's accessors return.
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -83,8 +85,7 @@ struct TxnIterator {
       return MisuseError("value");
     if (!overflow) [[likely]]
       return value;
-    ASSIGN_OR_RETURN(ConstBytes v, cursor->value());
-    return AsStringView(v);
+    return OverflowValue();
   }
 
   // ---- the machinery
@@ -130,7 +131,12 @@ struct TxnIterator {
   void CacheRow(const RecordView& rec) {
     key = AsStringView(rec.key);
     overflow = rec.overflow();
-    if (!overflow) value = AsStringView(rec.value);
+    if (!overflow) [[likely]] {
+      value = AsStringView(rec.value);
+    } else {
+      overflow_sys.fill(std::byte{0});
+      std::copy_n(rec.sys.begin(), std::min(rec.sys.size(), kSysFieldsSize), overflow_sys.begin());
+    }
   }
   // Locks the current record (and, moving forward and waiting allowed, the rest of the leaf).
   // False if the cursor had to re-seek (the leaf changed, or a lock wait ended): settle again.
@@ -207,6 +213,14 @@ struct TxnIterator {
   Result<int> CountLeaf(const LeafImage& leaf, int from, bool latched, uint64_t* count);
   // The version the view sees of the current record, cached; false if it sees none.
   Result<bool> CacheOlderVersion(const RecordView& rec);
+  // The cached row's value when it is an overflow value, which the leaf copy does not hold:
+  // read from the tree under the leaf's latch. If the record changed since the copy (a
+  // writer updated it, or purge removed it), a consistent read builds the version its view
+  // sees from the record as it is now, never showing the newer value.
+  Result<std::string_view> OverflowValue();
+  // The current record's latest version read under its leaf's latch into `version`, with its
+  // hidden fields and delete mark; false if the record is gone.
+  Result<bool> ReadLatest(std::array<std::byte, kSysFieldsSize>* sys, bool* delete_marked);
 
   TransactionCore* txn;
   KeyspaceState* ks;
@@ -231,7 +245,8 @@ struct TxnIterator {
   std::string reseek_key;
   // The cached row; meaningful while `valid`.
   bool valid = false;
-  bool overflow = false;  // value not cached: read through cursor->value()
+  bool overflow = false;  // value not cached: read by OverflowValue()
+  std::array<std::byte, kSysFieldsSize> overflow_sys{};  // overflow: the copy's hidden fields
   std::string_view key;
   std::string_view value;
 };

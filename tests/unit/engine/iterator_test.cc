@@ -115,5 +115,40 @@ TEST_CASE("a stale iterator returns errors", "[engine]") {
   REQUIRE_CODE(it2->SeekToFirst(), Code::kInvalidArgument);
 }
 
+// An overflow value is not in the cursor's leaf copy: it is read from the tree when asked for.
+// A writer that changes the record between the copy and that read must not show through.
+TEST_CASE("a consistent read's overflow value is the version its view sees", "[engine]") {
+  Fixture f;
+  const std::string before(20000, 'a'), after(20000, 'b');
+  {
+    auto setup = MustBegin(f.session.get());
+    REQUIRE_OK(setup->Put(f.ks, Key(11), before));
+    REQUIRE_OK(setup->Commit());
+  }
+  auto reader = Take(f.session->Begin({.isolation = IsolationLevel::kRepeatableRead}));
+  auto it = Take(reader->NewIterator(f.ks));
+  REQUIRE_OK(it->Seek(Key(11)));
+  REQUIRE(it->key() == Key(11));
+
+  auto other = Take(f.db->NewSession());
+  auto writer = MustBegin(other.get());
+  REQUIRE_OK(writer->Put(f.ks, Key(11), after));  // not committed yet
+  CHECK(*it->value() == before);
+  REQUIRE_OK(writer->Commit());
+  CHECK(*it->value() == before);
+
+  // A second scan of the same view copies the leaf after the commit: the version is older.
+  auto again = Take(reader->NewIterator(f.ks));
+  REQUIRE_OK(again->Seek(Key(11)));
+  REQUIRE(again->key() == Key(11));
+  CHECK(*again->value() == before);
+  REQUIRE_OK(reader->Commit());
+
+  auto fresh = MustBegin(f.session.get());
+  auto latest = Take(fresh->NewIterator(f.ks));
+  REQUIRE_OK(latest->Seek(Key(11)));
+  CHECK(*latest->value() == after);
+}
+
 }  // namespace
 }  // namespace minnow
