@@ -23,6 +23,8 @@ bool SameCast(const CastTarget& a, const CastTarget& b) {
 
 bool SameExpr(const Expr& a, const Expr& b) {
   if (a.kind != b.kind || a.negated != b.negated || a.distinct != b.distinct) return false;
+  // Subqueries' queries are not compared: two are the same only if they are one query.
+  if (a.subquery != b.subquery) return false;
   switch (a.kind) {
     case Expr::Kind::kLiteral:
       return a.value == b.value;
@@ -57,6 +59,12 @@ bool SameExpr(const Expr& a, const Expr& b) {
       break;
     case Expr::Kind::kCast:
       if (!SameCast(a.cast, b.cast)) return false;
+      break;
+    case Expr::Kind::kSubquery:
+    case Expr::Kind::kExists:
+      break;
+    case Expr::Kind::kQuantified:
+      if (a.binary_op != b.binary_op || a.quantifier_all != b.quantifier_all) return false;
       break;
   }
   return SameList(a.args, b.args);
