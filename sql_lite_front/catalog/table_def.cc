@@ -13,6 +13,7 @@
 
 #include "common/check.h"
 #include "sql_lite_front/catalog/enum_set.h"
+#include "sql_lite_front/catalog/key_order.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/value_internal.h"
 
@@ -1093,13 +1094,10 @@ std::string ShowCreateTable(const TableDef& def, uint64_t next_auto_increment) {
     return s + ")";
   };
   if (!def.primary_key.empty()) lines.push_back("  PRIMARY KEY " + column_list(def.primary_key));
-  // MySQL lists the UNIQUE keys before the others.
-  for (bool unique : {true, false}) {
-    for (const IndexDef& ix : def.indexes) {
-      if (ix.unique != unique) continue;
-      lines.push_back(std::string(unique ? "  UNIQUE KEY " : "  KEY ") + QuoteIdentifier(ix.name) +
-                      " " + column_list(ix.columns));
-    }
+  for (size_t i : IndexesInKeyOrder(def)) {
+    const IndexDef& ix = def.indexes[i];
+    lines.push_back(std::string(ix.unique ? "  UNIQUE KEY " : "  KEY ") + QuoteIdentifier(ix.name) +
+                    " " + column_list(ix.columns));
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     out += lines[i];

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "minnow/db.h"
+#include "sql_lite_front/catalog/key_order.h"
 #include "sql_lite_front/catalog/table_catalog.h"
 
 namespace minnow::sql {
@@ -190,9 +191,9 @@ std::vector<IndexPart> IndexParts(const TableDef& def) {
     }
   };
   if (!def.primary_key.empty()) add("PRIMARY", true, def.primary_key);
-  for (bool unique : {true, false}) {  // MySQL lists the UNIQUE keys first
-    for (const IndexDef& ix : def.indexes)
-      if (ix.unique == unique) add(ix.name, unique, ix.columns);
+  for (size_t i : IndexesInKeyOrder(def)) {
+    const IndexDef& ix = def.indexes[i];
+    add(ix.name, ix.unique, ix.columns);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sql_lite_front/catalog/key_order.h"
 #include "sql_lite_front/storage/table_locking_table.h"
 
 namespace minnow::sql {
@@ -327,7 +328,7 @@ SqlStatus RowLockingTable::Insert(const Row& row, const InsertRequest& request) 
     return DuplicateEntry(def, row);
   }
   if (!st.ok()) return FromStatus(st, table_.def.name);
-  for (size_t i = 0; i < def.indexes.size(); ++i) {
+  for (size_t i : IndexesInKeyOrder(def)) {
     SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, row, ckey, request)));
   }
   return SqlStatus::OK();
@@ -361,7 +362,7 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
     }
   }
   if (!s.ok()) return FromStatus(s, table_.def.name);
-  for (size_t i = 0; i < def.indexes.size(); ++i) {
+  for (size_t i : IndexesInKeyOrder(def)) {
     std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
     std::string new_value = EncodeIndexValue(def, def.indexes[i], new_row);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "sql_lite_front/catalog/key_order.h"
 #include "sql_lite_front/storage/table_locking_cursor.h"
 
 namespace minnow::sql {
@@ -224,7 +225,7 @@ SqlStatus TableLockingTable::CheckKeysFree(const HeapTableLock& lock, const Row&
   auto taken = [&](int index, HeapRowId holder) {
     if (request.conflict != nullptr) *request.conflict = {index, EncodeHeapRef(holder)};
   };
-  // In MyISAM's order: the primary key, then each UNIQUE index.
+  // In MyISAM's order: the primary key, then each UNIQUE index in key order.
   if (!def.has_hidden_primary_key()) {
     Result<std::vector<HeapRowId>> ids = table_.heap.Lookup(lock, 0, EncodePrimaryKey(def, row));
     if (!ids.ok()) return FromStatus(ids.status());
@@ -234,7 +235,7 @@ SqlStatus TableLockingTable::CheckKeysFree(const HeapTableLock& lock, const Row&
       return DuplicateEntry(def, row);
     }
   }
-  for (size_t i = 0; i < def.indexes.size(); ++i) {
+  for (size_t i : IndexesInKeyOrder(def)) {
     const IndexDef& ix = def.indexes[i];
     std::string part;
     if (!ix.unique || !AppendUniquePart(def, ix, row, &part)) continue;  // NULL: no conflict
