@@ -249,8 +249,8 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
     ColumnDef c;
     c.name = r.columns[i];
     const ColumnType type = types[i];
-    const std::optional<sql::StatementResult::DeclaredColumn> declared =
-        i < r.declared_columns.size() ? r.declared_columns[i] : std::nullopt;
+    const sql::StatementResult::DeclaredColumn* declared =
+        i < r.declared_columns.size() && r.declared_columns[i] ? &*r.declared_columns[i] : nullptr;
     uint32_t longest = 0;
     size_t scale = 0;  // DECIMAL, DATETIME, TIMESTAMP: the most digits after the point
     for (const auto& row : r.rows) {
@@ -265,7 +265,7 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.charset = text_charset;
         // ENUM and SET, as MySQL sends them: MYSQL_TYPE_STRING with ENUM_FLAG / SET_FLAG, as
         // long as the column's longest value.
-        if (declared && (declared->is_enum || declared->is_set)) {
+        if (declared != nullptr && (declared->is_enum || declared->is_set)) {
           c.type = kTypeString;
           c.flags = declared->is_enum ? kFlagEnum : kFlagSet;
           c.length = declared->chars * 4;
@@ -312,7 +312,8 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.charset = kCharsetBinary;
         c.flags = kFlagBinary;
         // A declared column's fsp, so that a result with no rows tells it too.
-        c.decimals = static_cast<uint8_t>(std::min<size_t>(declared ? declared->fsp : scale, 6));
+        c.decimals =
+            static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
         c.length = 19 + (c.decimals > 0 ? c.decimals + 1 : 0);
         break;
       case ColumnType::kYear:
