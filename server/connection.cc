@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "server/server.h"
 #include "server/users.h"
 #include "server/wire.h"
@@ -39,6 +41,25 @@ void Connection::Kill(bool query_only) {
     channel_->ShutDown();
   }
   if (session_ != nullptr) session_->Cancel();  // null only while RenewSession swaps it
+}
+
+void Connection::OnStageWork(const sql::StageReport& report) {
+  // As MariaDB: a stage's first work is reported at once, then every progress_report_time.
+  const auto now = std::chrono::steady_clock::now();
+  if (report.stage == reported_stage_ && now < next_progress_) return;
+  reported_stage_ = report.stage;
+  next_progress_ = now + progress_interval_;
+  ProgressInfo p;
+  p.stage = report.stage;
+  p.max_stage = report.max_stage;
+  p.progress = report.work_estimated == 0
+                   ? 0
+                   : static_cast<uint32_t>(std::min<uint64_t>(
+                         100000, report.work_completed * 100000 / report.work_estimated));
+  p.stage_name = report.name;
+  // Earlier statements' responses of a multi-statement batch go first, whole.
+  Append(BuildProgress(p));
+  (void)Flush();  // a client that left: the watcher cancels the statement
 }
 
 void Connection::CancelIfHungUp() {
@@ -145,6 +166,7 @@ bool Connection::Handshake() {
     return false;
   }
   capabilities_ = h->capabilities & kServerCapabilities;
+  progress_reports_ = WantsProgressReports(*h);
   user_ = h->user;
   std::string token = h->auth_response;
   if ((h->capabilities & kClientPluginAuth) != 0 && !h->auth_plugin.empty() &&

@@ -15,11 +15,21 @@
 // (mysql_native_password against the handshake's scramble, or an AuthSwitchRequest with a new
 // one); when that fails the client gets 1045 and the connection ends.
 //
+// Progress reports (MariaDB's): when the client asked for them in its handshake
+// (WantsProgressReports) and progress_report_time is not 0, a COM_QUERY statement that runs
+// in a stage (copy-ALTER, OPTIMIZE, CREATE INDEX) gets progress packets while it runs, as
+// MariaDB sends them: at the first work of each stage, then every progress_report_time
+// seconds; written from the statement's own thread (the session's StageListener).
+// The responses of earlier statements of a multi-statement batch are flushed whole before it,
+// so a progress packet sits between the statement's command and its response, never inside
+// another response.
+//
 // Thread safety: Run() belongs to the connection's thread; Kill() and CancelIfHungUp() may be
 // called from any thread while the ConnectionRegistry's latch is held (the connection removes
 // itself from the registry, under that latch, before its session goes).
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,10 +46,10 @@ namespace minnow::server {
 
 class Server;
 
-class Connection {
+class Connection : private sql::StageListener {
  public:
   Connection(Server* server, std::unique_ptr<Channel> channel);
-  ~Connection();
+  ~Connection() override;
   void Run();
 
   // KILL CONNECTION (query_only false: the statement stops and the connection ends) or KILL
@@ -58,6 +68,9 @@ class Connection {
   // Runs one statement and appends its response; false when it failed (an ERR was appended).
   bool RunStatement(std::string_view sql, bool more_follow);
   bool RunAdmin(std::string_view sql, bool more_follow, bool* handled);
+  // The session's StageListener while a statement runs with progress reports on: sends a
+  // progress packet when one is due.
+  void OnStageWork(const sql::StageReport& report) override;
   // An admin statement's error: the ERR packet, and the diagnostics area (SHOW WARNINGS) holds
   // it. Returns false.
   bool AdminError(uint16_t code, std::string_view sqlstate, std::string message);
@@ -82,8 +95,10 @@ class Connection {
 
   // `binary`: the prepared-statement protocol's rows (COM_STMT_EXECUTE).
   void AppendResultSet(const sql::StatementResult& r, uint16_t status, bool binary = false);
-  // A column definition per column of `r` (its type from r.column_types; its length, DECIMAL
-  // scale and DATETIME/TIMESTAMP fsp from r.rows, when it has rows).
+  // A column definition per column of `r`: its type from r.column_types (ENUM and SET, from
+  // r.declared_columns, as MYSQL_TYPE_STRING with ENUM_FLAG / SET_FLAG); a declared DATETIME
+  // or TIMESTAMP column's fsp from its declaration, rows or none; its length, DECIMAL scale
+  // and any other item's fsp from r.rows, when it has rows.
   void AppendColumnDefs(const sql::StatementResult& r);
   void AppendOk(const sql::StatementResult& r, uint16_t status);
   void AppendError(uint16_t code, std::string_view sqlstate, std::string_view message);
@@ -102,8 +117,12 @@ class Connection {
   uint8_t seq_ = 0;
   uint32_t capabilities_ = 0;
   std::string user_;
-  std::string account_host_;  // the host pattern of the account user_ logged in as
-  std::string scramble_;      // the handshake's (or the last AuthSwitchRequest's) 20 bytes
+  std::string account_host_;       // the host pattern of the account user_ logged in as
+  std::string scramble_;           // the handshake's (or the last AuthSwitchRequest's) 20 bytes
+  bool progress_reports_ = false;  // the client asked for them (the handshake)
+  std::chrono::seconds progress_interval_{0};
+  std::chrono::steady_clock::time_point next_progress_;
+  uint8_t reported_stage_ = 0;  // of the running statement's last report; 0: none yet
   std::atomic<bool> executing_{false};
   std::atomic<bool> killed_{false};
   std::map<uint32_t, PreparedStatement> statements_;

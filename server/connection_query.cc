@@ -38,7 +38,14 @@ bool Connection::RunStatement(std::string_view sql, bool more_follow) {
   bool handled = false;
   const bool ok = RunAdmin(sql, more_follow, &handled);
   if (handled) return ok;
+  const uint32_t report_every_s = progress_reports_ ? session_->progress_report_time_s() : 0;
+  if (report_every_s != 0) {
+    progress_interval_ = std::chrono::seconds(report_every_s);
+    reported_stage_ = 0;  // none yet
+    session_->set_stage_listener(this);
+  }
   auto r = session_->Execute(sql);
+  session_->set_stage_listener(nullptr);
   if (!r.ok()) {
     AppendError(r.error());
     return false;
@@ -242,6 +249,8 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
     ColumnDef c;
     c.name = r.columns[i];
     const ColumnType type = types[i];
+    const sql::StatementResult::DeclaredColumn* declared =
+        i < r.declared_columns.size() && r.declared_columns[i] ? &*r.declared_columns[i] : nullptr;
     uint32_t longest = 0;
     size_t scale = 0;  // DECIMAL, DATETIME, TIMESTAMP: the most digits after the point
     for (const auto& row : r.rows) {
@@ -254,6 +263,13 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
     switch (type) {
       case ColumnType::kText:
         c.charset = text_charset;
+        // ENUM and SET, as MySQL sends them: MYSQL_TYPE_STRING with ENUM_FLAG / SET_FLAG, as
+        // long as the column's longest value.
+        if (declared != nullptr && (declared->is_enum || declared->is_set)) {
+          c.type = kTypeString;
+          c.flags = declared->is_enum ? kFlagEnum : kFlagSet;
+          c.length = declared->chars * 4;
+        }
         break;
       case ColumnType::kBinary:
         c.type = kTypeBlob;
@@ -295,7 +311,9 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.type = type == ColumnType::kDateTime ? kTypeDateTime : kTypeTimestamp;
         c.charset = kCharsetBinary;
         c.flags = kFlagBinary;
-        c.decimals = static_cast<uint8_t>(std::min<size_t>(scale, 6));
+        // A declared column's fsp, so that a result with no rows tells it too.
+        c.decimals =
+            static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
         c.length = 19 + (c.decimals > 0 ? c.decimals + 1 : 0);
         break;
       case ColumnType::kYear:

@@ -2,6 +2,8 @@
 
 #include "server/protocol.h"
 
+#include <algorithm>
+
 #include "server/wire.h"
 
 namespace minnow::server {
@@ -84,7 +86,12 @@ std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload
   h.max_packet = *max_packet;
   h.charset = *charset;
   if ((h.capabilities & kClientProtocol41) == 0) return std::nullopt;
-  if (!r.Bytes(23)) return std::nullopt;
+  const std::optional<std::string_view> filler = r.Bytes(23);
+  if (!filler) return std::nullopt;
+  if ((h.capabilities & kClientLongPassword) == 0) {
+    WireReader extended(filler->substr(19));
+    h.mariadb_capabilities = *extended.Int4();
+  }
   if (r.at_end() && (h.capabilities & kClientSsl) != 0) {
     h.ssl_request = true;
     return h;
@@ -157,6 +164,23 @@ std::string BuildErr(uint16_t code, std::string_view sqlstate, std::string_view 
   state.resize(5, '0');
   w.Bytes(state);
   w.Bytes(message);
+  return w.Take();
+}
+
+bool WantsProgressReports(const HandshakeResponse& h) {
+  return (h.capabilities & kClientProgressObsolete) != 0 ||
+         (h.mariadb_capabilities & kMariaDbClientProgress) != 0;
+}
+
+std::string BuildProgress(const ProgressInfo& p) {
+  WireWriter w;
+  w.Int1(0xff);
+  w.Int2(0xffff);
+  w.Int1(1);
+  w.Int1(p.stage);
+  w.Int1(p.max_stage);
+  w.Int3(std::min<uint32_t>(p.progress, 100000));
+  w.LenencString(p.stage_name);
   return w.Take();
 }
 

@@ -14,6 +14,9 @@
 //   ERR      0xff, error code, '#', SQLSTATE, message
 //   result   column count, column definitions, [EOF], rows, EOF (or, with
 //            CLIENT_DEPRECATE_EOF, an OK packet with the 0xfe header in the EOF's place)
+//   progress MariaDB's progress report, before the response of a long statement (to a client
+//            that asked, see WantsProgressReports): 0xff, error code 0xffff, then the
+//            report (BuildProgress); the client reads on for the response
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +44,15 @@ enum Capability : uint32_t {
   kClientConnectAttrs = 1u << 20,
   kClientPluginAuthLenencData = 1u << 21,
   kClientDeprecateEof = 1u << 24,
+  // MariaDB's CLIENT_PROGRESS (mariadb_com.h; "obsolete" there since the flag moved to the
+  // extended capabilities): the mariadb client sends it when it shows progress reports (on a
+  // terminal, or --progress-reports). In MySQL 8.0 this bit is reserved and never sent.
+  kClientProgressObsolete = 1u << 29,
+};
+// MariaDB's extended capabilities (the upper 32 bits of its 64), sent in the handshake
+// response's filler by a client that clears bit 0 (CLIENT_MYSQL, the CLIENT_LONG_PASSWORD bit).
+enum MariaDbCapability : uint32_t {
+  kMariaDbClientProgress = 1u << 0,  // MARIADB_CLIENT_PROGRESS, 1 << 32
 };
 
 // What minnowd offers. Not offered (so never negotiated): SSL, compression, LOAD DATA LOCAL,
@@ -108,6 +120,8 @@ enum ColumnFlag : uint16_t {
   kFlagBlob = 16,
   kFlagZerofill = 64,
   kFlagBinary = 128,
+  kFlagEnum = 256,
+  kFlagSet = 2048,
   kFlagNum = 32768,
 };
 
@@ -138,7 +152,14 @@ struct HandshakeResponse {
   std::string database;      // empty unless CLIENT_CONNECT_WITH_DB
   std::string auth_plugin;   // empty unless CLIENT_PLUGIN_AUTH
   bool ssl_request = false;  // the short SSLRequest packet (minnowd offers no SSL)
+  // MariaDB's extended capabilities (MariaDbCapability), bytes 28..31 of the packet when the
+  // client cleared bit 0 of `capabilities`; 0 otherwise.
+  uint32_t mariadb_capabilities = 0;
 };
+// True when the client asks for progress reports: kClientProgressObsolete, or
+// kMariaDbClientProgress among its extended capabilities. minnowd offers neither in its
+// handshake (it is a MySQL 8.0 server to clients that do not ask).
+bool WantsProgressReports(const HandshakeResponse& h);
 // Parses HandshakeResponse41; nullopt when malformed or truncated (or a pre-4.1 client).
 std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload);
 
@@ -169,6 +190,17 @@ std::string BuildOk(const OkInfo& ok, bool eof_header = false);
 std::string BuildEof(uint16_t warnings, uint16_t status);
 // ERR with SQLSTATE (5 characters).
 std::string BuildErr(uint16_t code, std::string_view sqlstate, std::string_view message);
+
+// A progress report (MariaDB's net_send_progress_packet): 0xff, 0xffff, 1 (the number of
+// strings that follow), stage and max_stage (1 byte each), the stage's progress in thousandths
+// of a percent (3 bytes, 0..100000), the stage's name as a string<lenenc>.
+struct ProgressInfo {
+  uint8_t stage = 1;
+  uint8_t max_stage = 1;
+  uint32_t progress = 0;  // 100000 * done / estimated
+  std::string stage_name;
+};
+std::string BuildProgress(const ProgressInfo& p);
 
 struct ColumnDef {
   std::string schema;

@@ -22,6 +22,7 @@
 
 #include "minnow/db.h"
 #include "sql_lite_front/sql_error.h"
+#include "sql_lite_front/stage_report.h"
 
 namespace minnow::sql {
 
@@ -51,6 +52,18 @@ struct StatementResult {
     kYear,
   };
   std::vector<ColumnType> column_types;
+  // What a column definition on the wire tells beyond the type, from the declaration of a
+  // result column that is a bare column of a table (a SELECT's, not a UNION's); nullopt for
+  // other items. Empty when not known.
+  struct DeclaredColumn {
+    uint8_t fsp = 0;  // DATETIME(fsp), TIMESTAMP(fsp): digits after the point
+    bool is_enum = false;
+    bool is_set = false;
+    // ENUM: its longest member's characters; SET: all its members' and the commas between
+    // them (MySQL's display width of the column).
+    uint32_t chars = 0;
+  };
+  std::vector<std::optional<DeclaredColumn>> declared_columns;
   std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
   uint64_t affected_rows = 0;
   uint64_t last_insert_id = 0;
@@ -124,6 +137,13 @@ class SqlSession {
   SqlStatus CommitImplicitly();
   // The account USER() and CURRENT_USER() return ("root@localhost"); the session's thread only.
   void set_user(std::string user);
+  // MariaDB's progress reports: while set, `listener` hears each batch of work a running
+  // copy-ALTER, OPTIMIZE or CREATE INDEX records in its stage (stage_report.h), on the
+  // session's thread, in the middle of Execute. Null: none. The session's thread only.
+  void set_stage_listener(StageListener* listener);
+  // How many seconds apart progress reports go: max(@@global.progress_report_time,
+  // @@session.progress_report_time), 0 (none) when either is 0. The session's thread only.
+  uint32_t progress_report_time_s() const;
   // The current database (USE; DATABASE()), empty when none is selected. Any thread.
   std::string database() const;
   // Makes `database` current as it is, without USE's check (minnowd's reset keeps the one the

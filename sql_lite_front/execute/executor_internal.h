@@ -115,6 +115,7 @@ struct SelectOutput {
   std::vector<std::string> columns;
   // A bare column of the table's declared type, per column; nullopt for other items.
   std::vector<std::optional<StatementResult::ColumnType>> declared_types;
+  std::vector<std::optional<StatementResult::DeclaredColumn>> declared_columns;  // the same
   std::vector<std::vector<Value>> rows;
   std::vector<SqlWarning> warnings;  // evaluation's (CAST's 1292, GROUP_CONCAT's 1260, ...)
   // A UNION's: per column, the type class, scale and collation its parts aggregate to.
@@ -129,6 +130,9 @@ SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
 // The declared type of each of `p`'s result columns that is a bare column of the table;
 // nullopt for any other item.
 std::vector<std::optional<StatementResult::ColumnType>> DeclaredResultTypes(
+    const PreparedSelect& p);
+// The same columns' declarations (their fsp, ENUM or SET), for the wire's column definitions.
+std::vector<std::optional<StatementResult::DeclaredColumn>> DeclaredResultColumns(
     const PreparedSelect& p);
 
 // ---- UNION (union.cc)
@@ -148,6 +152,7 @@ SqlResult<SelectOutput> RunUnion(ExecContext& ctx, const SelectStmt& stmt,
 struct QueryColumns {
   std::vector<std::string> names;
   std::vector<std::optional<StatementResult::ColumnType>> declared_types;
+  std::vector<std::optional<StatementResult::DeclaredColumn>> declared_columns;  // not a UNION's
 };
 SqlResult<QueryColumns> DescribeQuery(ExecContext& ctx, const SelectStmt& stmt);
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "sql_lite_front/collation.h"
 #include "sql_lite_front/execute/count_entry_like.h"
 #include "sql_lite_front/execute/derived_table.h"
 #include "sql_lite_front/execute/executor.h"
@@ -1025,7 +1026,43 @@ ResultType DeclaredResultType(const ColumnDef& c) {
   return ResultType::kText;
 }
 
+StatementResult::DeclaredColumn DeclaredResultColumn(const ColumnDef& c) {
+  StatementResult::DeclaredColumn d;
+  if (c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp) {
+    d.fsp = static_cast<uint8_t>(c.length);
+  }
+  if ((c.type == ColumnType::kEnum || c.type == ColumnType::kSet) && c.members != nullptr) {
+    d.is_enum = c.type == ColumnType::kEnum;
+    d.is_set = c.type == ColumnType::kSet;
+    size_t total = 0;
+    for (const std::string& name : c.members->names) {
+      const size_t chars = Utf8Length(name);
+      d.chars = std::max<uint32_t>(d.chars, static_cast<uint32_t>(chars));
+      total += chars;
+    }
+    if (d.is_set) {
+      total += c.members->names.empty() ? 0 : c.members->names.size() - 1;  // the commas
+      d.chars = static_cast<uint32_t>(total);
+    }
+  }
+  return d;
+}
+
 }  // namespace
+
+std::vector<std::optional<StatementResult::DeclaredColumn>> DeclaredResultColumns(
+    const PreparedSelect& p) {
+  std::vector<std::optional<StatementResult::DeclaredColumn>> out(p.items.size());
+  for (size_t i = 0; i < p.items.size(); ++i) {
+    const BoundExpr& e = p.items[i];
+    if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
+      out[i] = DeclaredResultColumn(p.table->def.columns[static_cast<size_t>(e.column)]);
+    } else if (p.join != nullptr && e.kind == BoundExpr::Kind::kColumn) {
+      out[i] = DeclaredResultColumn(*p.join->columns[static_cast<size_t>(e.column)]);
+    }
+  }
+  return out;
+}
 
 std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect& p) {
   std::vector<std::optional<ResultType>> types(p.items.size());
@@ -1133,6 +1170,7 @@ SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
   out.declared_types = DeclaredResultTypes(p);
+  out.declared_columns = DeclaredResultColumns(p);
   // Binding's (HAVING's 1052), then evaluation's (CAST's 1292, GROUP_CONCAT's cuts 1260) in the
   // order they happened.
   out.warnings = std::move(p.warnings);
@@ -1150,6 +1188,7 @@ SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& st
   r.has_result_set = true;
   r.columns = std::move(q.names);
   r.column_types = ResultColumnTypes(q.declared_types, {});
+  r.declared_columns = std::move(q.declared_columns);
   return r;
 }
 
@@ -1160,6 +1199,7 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
   r.has_result_set = true;
   r.columns = std::move(out.columns);
   r.column_types = ResultColumnTypes(out.declared_types, out.rows);
+  r.declared_columns = std::move(out.declared_columns);
   r.warnings = std::move(out.warnings);
   r.rows.reserve(out.rows.size());
   for (const std::vector<Value>& row : out.rows) {

@@ -274,7 +274,9 @@ SqlResult<SelectOutput> RunUnion(ExecContext& ctx, const SelectStmt& stmt,
 
 SqlResult<QueryColumns> DescribeQuery(ExecContext& ctx, const SelectStmt& stmt) {
   SQL_ASSIGN_OR_RETURN(PreparedQuery q, Prepare(ctx, stmt));
-  return QueryColumns{std::move(q.names), std::move(q.declared)};
+  QueryColumns c{std::move(q.names), std::move(q.declared), {}};
+  if (q.block != nullptr) c.declared_columns = DeclaredResultColumns(*q.block);
+  return c;
 }
 
 }  // namespace minnow::sql

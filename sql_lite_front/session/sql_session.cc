@@ -947,6 +947,16 @@ uint64_t SqlSession::progress_rows() const {
   return state_->progress.load(std::memory_order_relaxed);
 }
 
+void SqlSession::set_stage_listener(StageListener* listener) { state_->stage.listener = listener; }
+
+uint32_t SqlSession::progress_report_time_s() const {
+  const SqlResult<Value> session = state_->vars.Get("progress_report_time");
+  const SqlResult<Value> global = state_->engine->variables.GetGlobal("progress_report_time");
+  if (!session.ok() || !global.ok() || !session->is_int() || !global->is_int()) return 0;
+  if (session->as_int() <= 0 || global->as_int() <= 0) return 0;
+  return static_cast<uint32_t>(std::max(session->as_int(), global->as_int()));
+}
+
 uint64_t SqlSession::id() const { return state_->id; }
 
 bool SqlSession::autocommit() const { return state_->vars.autocommit(); }

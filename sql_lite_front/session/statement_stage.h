@@ -6,12 +6,16 @@
 // CREATE INDEX's build is in "altering table". Work is counted in source rows.
 //
 // The statement's own thread writes (StageScope); other threads read (SnapshotSessions). All
-// relaxed atomics: a reader wants a recent figure, not one consistent with other fields.
+// relaxed atomics: a reader wants a recent figure, not one consistent with other fields. A
+// listener (stage_report.h: minnowd's progress reports) hears each batch of work on the
+// statement's thread.
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
+
+#include "sql_lite_front/stage_report.h"
 
 namespace minnow::sql {
 
@@ -47,6 +51,8 @@ struct StageProgress {
   std::atomic<StatementStage> stage{StatementStage::kNone};
   std::atomic<uint64_t> work_completed{0};
   std::atomic<uint64_t> work_estimated{0};
+  // Set and read by the session's own thread only (SqlSession::set_stage_listener).
+  StageListener* listener = nullptr;
 };
 
 // What a reader saw: the percent done is completed over estimated, in 0..100.
@@ -73,6 +79,18 @@ inline StageSnapshot ReadStage(const StageProgress& p) {
   return s;
 }
 
+// What a listener is told: the stage's place in its statement's sequence of stages (see
+// stage_report.h) and its work. REQUIRES: s.stage != kNone.
+inline StageReport ReportStage(const StageSnapshot& s) {
+  StageReport r;
+  r.name = StageStateName(s.stage);
+  r.stage = s.stage == StatementStage::kRenameResultTable ? 2 : 1;
+  r.max_stage = s.stage == StatementStage::kAlteringTable ? 1 : 2;
+  r.work_completed = s.work_completed;
+  r.work_estimated = s.work_estimated;
+  return r;
+}
+
 // Sets a stage for its lifetime (back to kNone when it ends, an error's return included).
 // `progress` may be null (a statement run without a session): then it does nothing.
 class StageScope {
@@ -93,9 +111,13 @@ class StageScope {
     p_->work_estimated.store(estimated, std::memory_order_relaxed);
     p_->stage.store(stage, std::memory_order_relaxed);
   }
-  // Adds `n` units of work done.
+  // Adds `n` units of work done, and tells the listener, if there is one.
   void Add(uint64_t n) {
-    if (p_ != nullptr) p_->work_completed.fetch_add(n, std::memory_order_relaxed);
+    if (p_ == nullptr) return;
+    p_->work_completed.fetch_add(n, std::memory_order_relaxed);
+    if (p_->listener == nullptr) return;
+    const StageSnapshot s = ReadStage(*p_);
+    if (s.stage != StatementStage::kNone) p_->listener->OnStageWork(ReportStage(s));
   }
 
  private:

@@ -143,6 +143,7 @@ constexpr VarDef kVars[] = {
     {"low_priority_updates", VarType::kBool, false, false},
     {"max_allowed_packet", VarType::kInt, true, true},
     {"max_write_lock_count", VarType::kInt, true, false, 1, INT64_MAX},
+    {"progress_report_time", VarType::kInt, false, false, 0, 4294967295},
     {"sql_mode", VarType::kString, false, false},
     {"sql_notes", VarType::kBool, false, false},
     {"sql_quote_show_create", VarType::kBool, false, false},
@@ -353,6 +354,7 @@ std::map<std::string, Value, std::less<>> Defaults(const Options& options) {
   m["max_allowed_packet"] = Value::Int(kMaxAllowedPacket);
   // MySQL's default is 2^64 - 1 (no limit); a signed value stops at 2^63 - 1, as unlimited.
   m["max_write_lock_count"] = Value::Int(INT64_MAX);
+  m["progress_report_time"] = Value::Int(5);  // MariaDB's default
   m["sql_mode"] = Value::String(kDefaultSqlMode);
   m["sql_notes"] = Value::Int(1);
   m["sql_quote_show_create"] = Value::Int(1);

@@ -24,6 +24,9 @@
 //   max_write_lock_count: int 1..2^63-1, global (thr_lock's; the default: no limit)
 //   group_concat_max_len: int 4..2^63-1 bytes, session+global, default 1024: the longest
 //     GROUP_CONCAT() result (cut there, with warning 1260)
+//   progress_report_time: int 0..4294967295 seconds, session+global, default 5 (MariaDB's):
+//     minnowd's progress reports to a client that asks for them go this far apart, the
+//     larger of the global and the session value; 0 in either: none
 //   sql_mode: string, session+global: any set of the modes minnow honours (variables.cc's
 //     kSqlModes), printed in MySQL's order; any other word is 1231
 //   sql_notes: bool, session+global, default ON. OFF: a statement's notes (warnings of level

@@ -556,6 +556,48 @@ def test_temporal_types(port):
     c.close()
 
 
+def query_columns(s, sql):
+    """COM_QUERY over a raw socket: each result column's (type, flags, decimals, length), or the
+    ERR packet."""
+    send(s, b"\x03" + sql.encode())
+    _, count = recv_packet(s)
+    if count is None or count[0] in (0x00, 0xff):
+        return count
+    packets, err = read_result_packets(s)
+    return err if err is not None else [column_fields(p) for p in packets[:count[0]]]
+
+
+def test_column_metadata(port):
+    """A declared DATETIME(3) / TIMESTAMP(3) column tells decimals 3 with no rows as with
+    some; ENUM and SET columns go as MYSQL_TYPE_STRING with ENUM_FLAG (256) / SET_FLAG (2048),
+    as long as their longest value (4 bytes a character), as MySQL sends them."""
+    c = connect(port, autocommit=True)
+    cur = c.cursor()
+    cur.execute("CREATE TABLE cm (id int NOT NULL PRIMARY KEY, dt datetime(3), "
+                "ts timestamp(3) NULL, d0 datetime, e enum('a','bcd'), s set('x','yz','w'))")
+    cur.execute("SELECT dt, ts, d0 FROM cm")
+    check("metadata: PyMySQL sees DATETIME(3)'s and TIMESTAMP(3)'s 3 decimals with no rows",
+          [d[5] for d in cur.description] == [3, 3, 0], cur.description)
+    s, _ = raw_login(port)
+    want = [(0x0c, 128, 3, 23), (0x07, 128, 3, 23), (0x0c, 128, 0, 19),
+            (0xfe, 256, 0, 12), (0xfe, 2048, 0, 24)]
+    got = query_columns(s, "SELECT dt, ts, d0, e, s FROM cm")
+    check("metadata: no rows: fsp decimals, ENUM and SET flags", got == want, got)
+    cur.execute("INSERT INTO cm VALUES (1, '2024-01-02 03:04:05.5', NULL, NULL, 'bcd', 'x,w')")
+    got = query_columns(s, "SELECT dt, ts, d0, e, s FROM cm")
+    check("metadata: with a row: the same", got == want, got)
+    got = query_columns(s, "SELECT e, s, CONCAT(e) FROM cm WHERE id = 1")
+    check("metadata: an expression over an ENUM is plain text",
+          isinstance(got, list) and got[:2] == want[3:] and got[2][0] == 0xfd and
+          got[2][1] & (256 | 2048) == 0, got)
+    r = prepare(s, "SELECT dt, e, s FROM cm WHERE id = ?")
+    check("metadata: PREPARE's columns: DATETIME, STRING, STRING",
+          isinstance(r, tuple) and r[2] == [0x0c, 0xfe, 0xfe], r)
+    s.close()
+    cur.execute("DROP TABLE cm")
+    c.close()
+
+
 def start_waiter(conn, sql):
     """Runs `sql` on `conn` in a thread; returns (thread, result): result gets "ok" (seconds
     it took) and "row" (its first row, if any), or "error"."""
@@ -906,6 +948,7 @@ def main():
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
         test_temporal_types(srv.port)
+        test_column_metadata(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_killed_client_releases_locks(srv.port)
         test_reset_connection(srv.port)

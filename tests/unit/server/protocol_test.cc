@@ -126,6 +126,46 @@ TEST_CASE("a handshake response is parsed, a truncated one refused", "[server]")
   for (size_t n = 0; n < 36; ++n) CHECK(!ParseHandshakeResponse(w.data().substr(0, n)));
 }
 
+TEST_CASE("a handshake response asks for progress reports by bit 29 or MariaDB's extension",
+          "[server]") {
+  auto response = [](uint32_t caps, uint32_t extended) {
+    WireWriter w;
+    w.Int4(caps | kClientProtocol41 | kClientSecureConnection);
+    w.Int4(1 << 24);
+    w.Int1(kCharsetUtf8mb4);
+    w.Zeros(19);
+    w.Int4(extended);  // bytes 28..31: MariaDB's extended capabilities
+    w.NulString("root");
+    w.Int1(0);
+    return ParseHandshakeResponse(w.data());
+  };
+  auto plain = response(kClientLongPassword, 0);
+  REQUIRE(plain.has_value());
+  CHECK(!WantsProgressReports(*plain));
+  auto obsolete = response(kClientLongPassword | kClientProgressObsolete, 0);
+  REQUIRE(obsolete.has_value());
+  CHECK(WantsProgressReports(*obsolete));
+  auto extended = response(0, kMariaDbClientProgress);
+  REQUIRE(extended.has_value());
+  CHECK(extended->mariadb_capabilities == kMariaDbClientProgress);
+  CHECK(WantsProgressReports(*extended));
+  // Bit 0 set (CLIENT_MYSQL): the filler is a MySQL client's, whatever it holds.
+  auto mysql = response(kClientLongPassword, kMariaDbClientProgress);
+  REQUIRE(mysql.has_value());
+  CHECK(mysql->mariadb_capabilities == 0);
+  CHECK(!WantsProgressReports(*mysql));
+}
+
+TEST_CASE("a progress packet is MariaDB's: 0xff, 0xffff, stages, progress, name", "[server]") {
+  const std::string p = BuildProgress(
+      {.stage = 1, .max_stage = 2, .progress = 43210, .stage_name = "copy to tmp table"});
+  const std::string want =
+      std::string("\xff\xff\xff\x01\x01\x02\xca\xa8\x00\x11", 10) + "copy to tmp table";
+  CHECK(p == want);
+  const std::string over = BuildProgress({.progress = 200000});  // never past 100%
+  CHECK(over.substr(6, 3) == std::string("\xa0\x86\x01", 3));
+}
+
 TEST_CASE("COM_CHANGE_USER's body is parsed as the capabilities say", "[server]") {
   const uint32_t caps =
       kClientProtocol41 | kClientSecureConnection | kClientPluginAuth | kClientConnectAttrs;

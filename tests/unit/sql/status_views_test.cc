@@ -557,6 +557,40 @@ TEST_CASE("a stage's percent stays within 0..100", "[sql][status]") {
   CHECK(StageEventName(StatementStage::kNone).empty());
 }
 
+TEST_CASE("a stage's listener hears each batch of work with the stage's place", "[sql][status]") {
+  struct Heard : StageListener {
+    std::vector<StageReport> reports;
+    void OnStageWork(const StageReport& r) override { reports.push_back(r); }
+  } heard;
+  StageProgress p;
+  p.listener = &heard;
+  {
+    StageScope stage(&p, StatementStage::kNone, 0);  // TRUNCATE's: not told
+    stage.Add(5);
+    stage.Enter(StatementStage::kCopyToTmpTable, 100);
+    stage.Add(40);
+    stage.Add(80);  // past the estimate: the estimate follows
+    stage.Enter(StatementStage::kRenameResultTable, 0);
+    stage.Add(1);
+  }
+  REQUIRE(heard.reports.size() == 3);
+  CHECK(std::string(heard.reports[0].name) == "copy to tmp table");
+  CHECK(heard.reports[0].stage == 1);
+  CHECK(heard.reports[0].max_stage == 2);
+  CHECK(heard.reports[0].work_completed == 40);
+  CHECK(heard.reports[0].work_estimated == 100);
+  CHECK(heard.reports[1].work_completed == 120);
+  CHECK(heard.reports[1].work_estimated == 120);
+  CHECK(std::string(heard.reports[2].name) == "rename result table");
+  CHECK(heard.reports[2].stage == 2);
+  CHECK(heard.reports[2].max_stage == 2);
+  p.listener = nullptr;
+  StageScope index(&p, StatementStage::kAlteringTable, 10);
+  index.Add(10);  // no listener: nothing told
+  CHECK(heard.reports.size() == 3);
+  CHECK(ReportStage(ReadStage(p)).max_stage == 1);
+}
+
 TEST_CASE("a stage ends with its scope", "[sql][status]") {
   StageProgress p;
   {

@@ -111,6 +111,22 @@ TEST_CASE("variables: SET normalizes and validates as MySQL", "[sql][variables]"
   CHECK(!fresh.sql_mode().only_full_group_by);
 }
 
+TEST_CASE("variables: progress_report_time is MariaDB's, 0..2^32-1, default 5",
+          "[sql][variables]") {
+  SystemVariables globals{Options{}};
+  CHECK(*globals.GetGlobal("progress_report_time") == Value::Int(5));
+  SessionVariables s = globals.NewSession();
+  CHECK(*s.Get("progress_report_time") == Value::Int(5));
+  REQUIRE(s.Set("progress_report_time", Value::Int(-3)).ok());
+  CHECK(*s.Get("progress_report_time") == Value::Int(0));
+  REQUIRE(s.Set("progress_report_time", Value::Int(int64_t{1} << 40)).ok());
+  CHECK(*s.Get("progress_report_time") == Value::Int(4294967295));
+  CHECK(!s.Set("progress_report_time", Str("soon")).ok());
+  REQUIRE(globals.SetGlobal("progress_report_time", Value::Int(1)).ok());
+  CHECK(*s.Get("progress_report_time") == Value::Int(4294967295));  // the session keeps its own
+  CHECK(*globals.NewSession().Get("progress_report_time") == Value::Int(1));
+}
+
 TEST_CASE("variables: MySQL's errors and messages", "[sql][variables]") {
   SystemVariables globals(Options{});
   SessionVariables s = globals.NewSession();
