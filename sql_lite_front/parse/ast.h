@@ -287,7 +287,8 @@ struct CreateTableStmt {
   std::vector<ColumnSpec> columns;
   std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
   TableOptions options;
-  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
+  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [IGNORE | REPLACE] [AS] SELECT
+  bool ignore = false, replace = false;   // ... IGNORE / REPLACE: a duplicate key's row
   TableName like;  // CREATE TABLE t LIKE source / (LIKE source): the source (name empty if not)
 };
 

@@ -110,7 +110,8 @@ SqlResult<Statement> Parser::ParseAlterDatabase() {
   return Statement(std::move(alter));
 }
 
-// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
+// After CREATE TABLE: [IF NOT EXISTS] name [( element, ... )] [options] [IGNORE | REPLACE]
+// [AS] SELECT ..., or [IF NOT EXISTS] name ( element, ... ) [options], or
 // [IF NOT EXISTS] name {LIKE source | (LIKE source)}
 SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
   if (AcceptKw("IF")) {
@@ -149,12 +150,13 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
     out->options.push_back(std::move(option));
   }
   if (IsKw("PARTITION")) return NotSupported("PARTITION");
-  if (IsKw("IGNORE") || IsKw("REPLACE")) return NotSupported("CREATE TABLE ... IGNORE|REPLACE");
+  out->ignore = AcceptKw("IGNORE");
+  out->replace = !out->ignore && AcceptKw("REPLACE");
   bool as = AcceptKw("AS");
-  if (IsKw("SELECT")) {
+  if (IsKw("SELECT") || (IsOp("(") && IsKw("SELECT", 1))) {
     SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseQuery());
     out->as_select = std::make_unique<SelectStmt>(std::move(sel));
-  } else if (as) {
+  } else if (as || out->ignore || out->replace) {
     return SyntaxError();
   } else if (out->columns.empty()) {
     return SyntaxError();  // a table needs at least one column
