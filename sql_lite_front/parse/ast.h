@@ -135,9 +135,10 @@ enum class RowLockClause : uint8_t {
 enum class LockedRowAction : uint8_t { kWait, kNoWait, kSkipLocked };
 
 struct SelectItem {
-  ExprPtr expr;            // null for * (all columns) or t.*
-  std::string alias;       // AS alias, or empty
-  std::string star_table;  // t.*: t (a table name or alias); empty for a bare *
+  ExprPtr expr;             // null for * (all columns) or t.*
+  std::string alias;        // AS alias, or empty
+  std::string star_table;   // t.*: t (a table name or alias); empty for a bare *
+  std::string star_schema;  // db.t.*: db; empty otherwise
 };
 
 struct OrderItem {
