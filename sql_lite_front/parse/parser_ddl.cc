@@ -42,7 +42,7 @@ SqlResult<Statement> Parser::ParseCreate() {
 
 // After CREATE {DATABASE | SCHEMA}: [IF NOT EXISTS] db, then [DEFAULT] {CHARACTER SET | CHARSET}
 // [=] cs and [DEFAULT] COLLATE [=] c in any order (the last of each counts, as MySQL's);
-// ENCRYPTION is refused.
+// [DEFAULT] ENCRYPTION [=] 'N' (no encryption, the default); ENCRYPTION 'Y' is refused.
 SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
   if (AcceptKw("IF")) {
     SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
@@ -60,8 +60,13 @@ SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
       target = &out->charset;
     } else if (AcceptKw("COLLATE")) {
       target = &out->collation;
-    } else if (IsKw("ENCRYPTION")) {
-      return NotSupported("CREATE DATABASE ... ENCRYPTION");
+    } else if (AcceptKw("ENCRYPTION")) {
+      // 'N' is what a database without encryption has (SHOW CREATE DATABASE and mysqldump
+      // write it); encrypting one is refused.
+      AcceptOp("=");
+      SQL_ASSIGN_OR_RETURN(std::string value, OptionValue());
+      if (!EqualsNoCase(value, "N")) return NotSupported("CREATE DATABASE ... ENCRYPTION");
+      continue;
     } else {
       return SyntaxError();
     }
