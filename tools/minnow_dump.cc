@@ -1,12 +1,19 @@
 // minnow-dump: a database's tables as a dump file in MySQL 8.0 mysqldump's format.
 //
-//   minnow-dump [--db PATH] [--result-file FILE]
+//   minnow-dump [--db PATH] [--result-file FILE] [DATABASE | --databases DB... |
+//               --all-databases]
 //
 // Without --db the database is $MINNOW_DB, else minnow.db in the working directory (as the
 // shell's). The file opens read-only (Options::read_only): nothing is written to it, and its
 // shared file lock keeps every writing process out, so the dump is of one moment without
-// LOCK TABLES. It dumps the session's current database, every base table in SHOW TABLES'
-// order: DROP TABLE IF EXISTS, SHOW CREATE TABLE's text, then the rows as extended INSERTs of
+// LOCK TABLES. It dumps one database (DATABASE, else the session's current one, `test`) as
+// mysqldump DATABASE does, with no CREATE DATABASE or USE; --databases DB... dumps each in
+// turn as mysqldump does, each after a "Current Database" comment, its SHOW CREATE DATABASE IF
+// NOT EXISTS text (CREATE DATABASE /*!32312 IF NOT EXISTS*/ ...) and USE; --all-databases
+// dumps so every database SHOW DATABASES lists but the system schemas (mysql,
+// information_schema, performance_schema, sys: minnow's are views of live state, not
+// tables). In each database, every base table in SHOW TABLES' order:
+// DROP TABLE IF EXISTS, SHOW CREATE TABLE's text, then the rows as extended INSERTs of
 // up to mysqldump's default net_buffer_length (1,046,528 bytes) between LOCK TABLES ... WRITE
 // and the ALTER TABLE ... DISABLE / ENABLE KEYS bracket, inside the SET lines mysqldump
 // writes and restores (mysqldump --opt's output). Numbers are written as the server prints
@@ -129,25 +136,55 @@ class Dumper {
  public:
   Dumper(sql::SqlSession* session, std::FILE* out) : session_(session), out_(out) {}
 
-  // The whole file; false after printing what failed.
-  bool Run(const std::string& path) {
+  // The whole file; false after printing what failed. `databases`: the databases to dump
+  // with CREATE DATABASE and USE (--databases, --all-databases when `all`); empty and not
+  // `all`: `database` (empty: the session's current one) without them.
+  bool Run(const std::string& path, std::string database, std::vector<std::string> databases,
+           bool all) {
     // TIMESTAMP values are read in UTC, the zone the file's preamble sets for loading them
     // (mysqldump's --tz-utc).
     if (!Query("SET time_zone = '+00:00'").has_value()) return false;
-    std::optional<StatementResult> db = Query("SELECT DATABASE()");
-    if (!db.has_value()) return false;
-    const std::string database = db->rows.empty() || !db->rows[0][0] ? "" : *db->rows[0][0];
-    Write(std::string("-- minnow-dump, in MySQL mysqldump's format\n--\n-- Database: ") + database +
+    if (all) {
+      std::optional<StatementResult> names = Query("SHOW DATABASES");
+      if (!names.has_value()) return false;
+      for (const auto& row : names->rows) {
+        if (!row.empty() && row[0] && !IsSystemSchema(*row[0])) databases.push_back(*row[0]);
+      }
+    }
+    const bool with_create = all || !databases.empty();
+    if (!with_create && !database.empty()) {
+      if (!Query("USE " + sql::QuoteIdentifier(database)).has_value()) return false;
+    }
+    if (!with_create) {
+      std::optional<StatementResult> db = Query("SELECT DATABASE()");
+      if (!db.has_value()) return false;
+      database = db->rows.empty() || !db->rows[0][0] ? "" : *db->rows[0][0];
+    }
+    // mysqldump's header names the first database it was given (none for --all-databases).
+    const std::string named = all ? "" : with_create ? databases.front() : database;
+    Write(std::string("-- minnow-dump, in MySQL mysqldump's format\n--\n-- Database: ") + named +
           "    File: " + path +
           "\n-- ------------------------------------------------------\n"
           "-- Server version\t" +
           sql::kServerVersion + "\n\n");
     Write(kPreamble);
-    std::optional<StatementResult> tables = Query("SHOW FULL TABLES");
-    if (!tables.has_value()) return false;
-    for (const auto& row : tables->rows) {
-      if (row.size() < 2 || !row[0] || row[1].value_or("") != "BASE TABLE") continue;
-      if (!DumpTable(*row[0])) return false;
+    if (!with_create) {
+      if (!DumpTables()) return false;
+    }
+    for (const std::string& name : databases) {
+      const std::string quoted = sql::QuoteIdentifier(name);
+      std::optional<StatementResult> create = Query("SHOW CREATE DATABASE IF NOT EXISTS " + quoted);
+      if (!create.has_value()) return false;
+      if (create->rows.empty() || create->rows[0].size() < 2 || !create->rows[0][1]) {
+        std::fprintf(stderr, "minnow-dump: SHOW CREATE DATABASE %s returned no definition\n",
+                     quoted.c_str());
+        return false;
+      }
+      Write("\n--\n-- Current Database: " + quoted + "\n--\n");
+      Write("\n" + *create->rows[0][1] + ";\n");
+      Write("\nUSE " + quoted + ";\n");
+      if (!Query("USE " + quoted).has_value()) return false;
+      if (!DumpTables()) return false;
     }
     Write(kPostamble);
     char when[32];
@@ -164,6 +201,22 @@ class Dumper {
   }
 
  private:
+  // The current database's base tables, in SHOW TABLES' order.
+  bool DumpTables() {
+    std::optional<StatementResult> tables = Query("SHOW FULL TABLES");
+    if (!tables.has_value()) return false;
+    for (const auto& row : tables->rows) {
+      if (row.size() < 2 || !row[0] || row[1].value_or("") != "BASE TABLE") continue;
+      if (!DumpTable(*row[0])) return false;
+    }
+    return true;
+  }
+
+  static bool IsSystemSchema(const std::string& name) {
+    return sql::EqualsNoCase(name, "mysql") || sql::EqualsNoCase(name, "information_schema") ||
+           sql::EqualsNoCase(name, "performance_schema") || sql::EqualsNoCase(name, "sys");
+  }
+
   bool DumpTable(const std::string& name) {
     const std::string quoted = sql::QuoteIdentifier(name);
     std::optional<StatementResult> create = Query("SHOW CREATE TABLE " + quoted);
@@ -224,23 +277,43 @@ class Dumper {
   std::FILE* out_;
 };
 
+constexpr const char* kUsage =
+    "usage: minnow-dump [--db PATH] [--result-file FILE] [DATABASE | --databases DB... | "
+    "--all-databases]\n";
+
 int Main(int argc, char** argv) {
   std::string db_path, result_file;
+  std::vector<std::string> names;  // the non-option arguments: database names
+  bool databases = false, all = false;
   if (const char* env = std::getenv("MINNOW_DB"); env != nullptr && *env != '\0') db_path = env;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if ((arg == "--db" || arg == "--result-file" || arg == "-r") && i + 1 < argc) {
       (arg == "--db" ? db_path : result_file) = argv[++i];
+    } else if (arg == "--databases" || arg == "-B") {
+      databases = true;
+    } else if (arg == "--all-databases" || arg == "-A") {
+      all = true;
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: minnow-dump [--db PATH] [--result-file FILE]\n");
+      std::printf("%s", kUsage);
       return 0;
+    } else if (!arg.empty() && arg[0] != '-') {
+      names.emplace_back(arg);
     } else {
-      std::fprintf(stderr,
-                   "minnow-dump: unknown argument '%s'\nusage: minnow-dump [--db PATH] "
-                   "[--result-file FILE]\n",
-                   argv[i]);
+      std::fprintf(stderr, "minnow-dump: unknown argument '%s'\n%s", argv[i], kUsage);
       return 1;
     }
+  }
+  // mysqldump's rules: --all-databases takes no names, --databases at least one, and without
+  // either one name (a database's tables by name are not dumped here).
+  if ((all && !names.empty()) || (all && databases) || (databases && names.empty()) ||
+      (!all && !databases && names.size() > 1)) {
+    std::fprintf(stderr, "minnow-dump: %s\n%s",
+                 all         ? "--all-databases takes no database names"
+                 : databases ? "--databases needs at least one database name"
+                             : "dumping tables by name is not supported: name one database",
+                 kUsage);
+    return 1;
   }
   if (db_path.empty()) db_path = "minnow.db";
   auto db = Database::Open(Options{.path = db_path, .read_only = true});
@@ -264,7 +337,9 @@ int Main(int argc, char** argv) {
   bool ok;
   {
     std::unique_ptr<sql::SqlSession> session = (*engine)->NewSession();
-    ok = Dumper(session.get(), out).Run(db_path);
+    std::string database = !databases && !names.empty() ? names.front() : "";
+    if (!databases) names.clear();
+    ok = Dumper(session.get(), out).Run(db_path, std::move(database), std::move(names), all);
   }
   if (out != stdout && std::fclose(out) != 0) ok = false;
   engine->reset();

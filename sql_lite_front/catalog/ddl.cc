@@ -107,10 +107,6 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
     }
     return SqlErr(kErTableExists, "Table '", name, "' already exists");
   }
-  if (stmt.as_select != nullptr) {
-    return SqlErr(kErNotSupportedYet,
-                  "This version of minnow doesn't yet support 'CREATE TABLE ... SELECT'");
-  }
   TableDraft d;
   if (like != nullptr) {
     // The source's columns, keys, engine and options; AUTO_INCREMENT starts again at 1 (MySQL
@@ -136,19 +132,27 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
   for (const auto& option : stmt.options) {
     SQL_RETURN_IF_ERROR(ApplyTableOption(&d, option, &result.warnings));
   }
+  if (stmt.as_select != nullptr) return ExecuteCreateTableSelect(ctx, stmt, std::move(d), result);
+  SQL_ASSIGN_OR_RETURN(bool created, CreateDraftedTable(ctx, stmt, d, &result));
+  (void)created;
+  return result;
+}
+
+SqlResult<bool> CreateDraftedTable(ExecContext& ctx, const CreateTableStmt& stmt,
+                                   const TableDraft& d, StatementResult* result) {
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   def.create_time = static_cast<int64_t>(std::time(nullptr));
   NameKeyspaces(*ctx.catalog, &def);
   SqlStatus st = ctx.catalog->CreateTable(def);
   if (!st.ok()) {
     if (st.error().code == kErTableExists && stmt.if_not_exists) {  // created meanwhile
-      result.warnings.push_back(
-          SqlWarning{"Note", kErTableExists, "Table '" + name + "' already exists"});
-      return result;
+      result->warnings.push_back(
+          SqlWarning{"Note", kErTableExists, "Table '" + stmt.name.name + "' already exists"});
+      return false;
     }
     return st.error();
   }
-  return result;
+  return true;
 }
 
 SqlResult<StatementResult> ExecuteDropTable(ExecContext& ctx, const DropTableStmt& stmt) {

@@ -63,6 +63,17 @@ SqlStatus ApplyTableOption(TableDraft* d, const std::pair<std::string, std::stri
 // definition, without keyspaces.
 SqlResult<TableDef> FinishDraft(const TableDraft& d);
 
+// CREATE TABLE's last step: checks the draft (FinishDraft) and creates the table `stmt` names.
+// False (with note 1050 in `result`) if it exists already, created meanwhile, and stmt says
+// IF NOT EXISTS.
+SqlResult<bool> CreateDraftedTable(ExecContext& ctx, const CreateTableStmt& stmt,
+                                   const TableDraft& d, StatementResult* result);
+// CREATE TABLE ... SELECT (ddl_create_select.cc): `d` holds the CREATE part's columns, keys
+// and options (their warnings in `result`); runs the query, adds its columns, creates the
+// table and fills it, all or nothing.
+SqlResult<StatementResult> ExecuteCreateTableSelect(ExecContext& ctx, const CreateTableStmt& stmt,
+                                                    TableDraft d, StatementResult result);
+
 // For a DDL that keeps the table's rows where they are (CREATE/DROP INDEX in place, INSTANT):
 // `def` keeps the clustered keyspace of `old` and the row format its rows are stored in
 // (core_columns, record_format).

@@ -138,6 +138,14 @@ MetadataLockLabel MetadataLockRequest::LabelOf(std::string_view name) const {
   return {exclusive ? "EXCLUSIVE" : "SHARED_READ", "TRANSACTION"};
 }
 
+std::vector<std::string> QueryMetadataLockNames(const SelectStmt& q) {
+  std::vector<std::string> names;
+  AddSelect(q, &names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 MetadataLockRequest MetadataLocksFor(const Statement& stmt, const TableCatalog* catalog) {
   MetadataLockRequest r;
   std::visit(Collector{&r, catalog}, stmt);

@@ -5,7 +5,8 @@
 //   CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER, TRUNCATE, OPTIMIZE, RENAME: exclusive, on each
 //     table they name (RENAME and ALTER ... RENAME: the old and the new names; CREATE TABLE
 //     ... LIKE: the source too, where MySQL takes a shared one), for the whole
-//     statement (DDL's own transactions take none);
+//     statement (DDL's own transactions take none; CREATE TABLE ... SELECT's reading
+//     transaction takes shared ones on the tables it reads, QueryMetadataLockNames);
 //   LOCK TABLES: shared on each table, until UNLOCK TABLES;
 //   DROP DATABASE: exclusive, on each of its tables;
 //   (each labelled with MySQL's lock type, as performance_schema.metadata_locks shows it);
@@ -36,6 +37,11 @@ struct MetadataLockRequest {
 
 // "<database>.<table>" lower-cased (TableKey): names compare without case, as the catalog's do.
 std::string MetadataLockName(const TableName& table);
+
+// The base tables query `q` reads (its joins', union parts' and subqueries'), as
+// MetadataLockName()s, sorted, no duplicates: CREATE TABLE ... SELECT's shared locks, taken by
+// the transaction that reads them.
+std::vector<std::string> QueryMetadataLockNames(const SelectStmt& q);
 
 class TableCatalog;
 // The statement's metadata locks (none for statements that use no table). DROP DATABASE's are

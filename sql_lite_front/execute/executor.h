@@ -27,6 +27,16 @@ SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stm
 // ExecuteSelect would give (1146, 1054, ...).
 SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& stmt);
 SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt);
+// Rows read already, `width` values each, with the warnings their reading gave.
+struct SelectedRows {
+  size_t width = 0;
+  std::vector<std::vector<Value>> rows;
+  std::vector<SqlWarning> warnings;
+};
+// INSERT [IGNORE] / REPLACE of `rows` into stmt.table's stmt.columns (stmt's VALUES and SELECT
+// unused), as INSERT ... SELECT writes its rows: CREATE TABLE ... SELECT's writes.
+SqlResult<StatementResult> ExecuteInsertRows(ExecContext& ctx, const InsertStmt& stmt,
+                                             SelectedRows rows);
 SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stmt);
 SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stmt);
 // EXPLAIN's rows in MySQL's traditional columns: id, select_type, table, partitions, type,

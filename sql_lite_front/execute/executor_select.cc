@@ -417,22 +417,34 @@ SqlError MixOfGroupFuncAndFields(const BindScope& scope, size_t position, std::s
                 "'; this is incompatible with sql_mode=only_full_group_by");
 }
 
-// The columns `*` (star_table empty) or `star_table.*` selects: 1051 for a table not in FROM.
+// The columns `*` (star_table empty), `star_table.*` or `star_schema.star_table.*` selects:
+// 1051 for a table not in FROM (db.t.* names a table of database db by its name, as a
+// qualified column does).
 SqlResult<std::vector<size_t>> StarColumns(const SelectStmt& stmt, const PreparedSelect& p,
-                                           const std::string& star_table) {
+                                           const SelectItem& item) {
+  const std::string& star_table = item.star_table;
+  auto in_schema = [&](const std::string& schema) {
+    return item.star_schema.empty() || EqualsNoCase(item.star_schema, schema);
+  };
   if (p.join != nullptr) {
     if (star_table.empty()) return p.join->star;
     for (size_t t = 0; t < p.join->as_named.size(); ++t) {
-      if (EqualsNoCase(p.join->as_named[t], star_table)) return p.join->tables[t];
+      const std::string schema =
+          t < p.scope.join_tables.size() ? p.scope.join_tables[t].schema : std::string();
+      if (EqualsNoCase(p.join->as_named[t], star_table) && in_schema(schema))
+        return p.join->tables[t];
     }
   } else if (star_table.empty() ||
-             EqualsNoCase(star_table,
-                          stmt.from_alias.empty() ? stmt.from->name : stmt.from_alias)) {
+             (EqualsNoCase(star_table,
+                           stmt.from_alias.empty() ? stmt.from->name : stmt.from_alias) &&
+              in_schema(p.scope.schema))) {
     std::vector<size_t> all(p.scope.columns.size());
     for (size_t c = 0; c < all.size(); ++c) all[c] = c;
     return all;
   }
-  return SqlErr(kErBadTable, "Unknown table '", star_table, "'");
+  const std::string shown =
+      item.star_schema.empty() ? star_table : item.star_schema + "." + star_table;
+  return SqlErr(kErBadTable, "Unknown table '", shown, "'");
 }
 
 // The select list: p->items and p->names; `item_of[i]` gets stmt.items[i]'s position in
@@ -446,7 +458,7 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
     item_of->push_back(p->items.size());
     if (item.expr == nullptr) {
       if (!stmt.from.has_value()) return SqlErr(kErNoTablesUsed, "No tables used");
-      SQL_ASSIGN_OR_RETURN(std::vector<size_t> star, StarColumns(stmt, *p, item.star_table));
+      SQL_ASSIGN_OR_RETURN(std::vector<size_t> star, StarColumns(stmt, *p, item));
       for (size_t c : star) {
         if (has_aggregates && stmt.group_by.empty())
           return MixOfGroupFuncAndFields(scope, p->items.size() + 1, scope.columns[c],

@@ -179,10 +179,24 @@ class InsertSource {
  public:
   // The SELECT's warnings go to st.warnings.
   // numeric[k]: the k-th value goes into a numeric column (a hex literal there is a number).
+  // `given`: rows read already (CREATE TABLE ... SELECT's), in place of the statement's.
   static SqlResult<InsertSource> Open(ExecContext& ctx, const InsertStmt& stmt, size_t width,
-                                      std::vector<bool> numeric, EvalState& st) {
+                                      std::vector<bool> numeric, EvalState& st,
+                                      SelectedRows* given) {
     InsertSource src;
     src.numeric_ = std::move(numeric);
+    const bool strict = ctx.session == nullptr || ctx.session->vars.sql_mode().strict;
+    if (given != nullptr) {
+      for (const SqlWarning& w : given->warnings) {
+        if (w.code == kErCutValueGroupConcat && strict && !stmt.ignore)
+          return SqlErr(kErCutValueGroupConcat, w.message);
+      }
+      if (given->width != width)
+        return SqlErr(kErWrongValueCount, "Column count doesn't match value count at row 1");
+      st.warnings = std::move(given->warnings);
+      src.selected_ = std::move(given->rows);
+      return src;
+    }
     if (stmt.select != nullptr) {
       // InnoDB reads INSERT ... SELECT's source with share locks under REPEATABLE READ and
       // SERIALIZABLE, consistently under the weaker levels.
@@ -193,7 +207,6 @@ class InsertSource {
       SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, *stmt.select, lock));
       // A cut GROUP_CONCAT() is an error in a strict write (MySQL's Strict_error_handler); the
       // rows are read before any is written, so STRICT_TRANS_TABLES counts for MyISAM too.
-      const bool strict = ctx.session == nullptr || ctx.session->vars.sql_mode().strict;
       for (const SqlWarning& w : out.warnings) {
         if (w.code == kErCutValueGroupConcat && strict && !stmt.ignore)
           return SqlErr(kErCutValueGroupConcat, w.message);
@@ -300,7 +313,10 @@ StoreRules WriteRules(const ExecContext& ctx, const TableDef& def, bool ignore, 
   return rules;
 }
 
-SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
+namespace {
+
+SqlResult<StatementResult> RunInsert(ExecContext& ctx, const InsertStmt& stmt,
+                                     SelectedRows* given) {
   SQL_ASSIGN_OR_RETURN(std::shared_ptr<const OpenTable> table, FindTable(ctx, stmt.table));
   const OpenTable& t = *table;
   const TableDef& def = t.def;
@@ -311,8 +327,9 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
   SeedEvalState(&st);
   std::vector<bool> numeric;
   for (uint32_t c : targets) numeric.push_back(IsNumericType(def.columns[c].type));
-  SQL_ASSIGN_OR_RETURN(InsertSource source,
-                       InsertSource::Open(ctx, stmt, targets.size(), std::move(numeric), st));
+  SQL_ASSIGN_OR_RETURN(InsertSource source, InsertSource::Open(ctx, stmt, targets.size(),
+                                                               std::move(numeric), st, given));
+  const bool selected = stmt.select != nullptr || given != nullptr;
 
   const int auto_col = def.AutoIncrementColumn();
   // NO_AUTO_VALUE_ON_ZERO: only NULL (or no value) takes the next number; 0 is stored.
@@ -356,7 +373,7 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
     return row;
   };
   // MySQL: NULL into a NOT NULL column of a single-row INSERT is an error in every mode.
-  const bool single_row = stmt.select == nullptr && stmt.rows.size() == 1;
+  const bool single_row = !selected && stmt.rows.size() == 1;
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   InsertCounts counts;
   size_t n = 0;
@@ -387,10 +404,21 @@ SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stm
     r.last_insert_id = first_generated;
     if (ctx.last_insert_id != nullptr) *ctx.last_insert_id = first_generated;
   }
-  if (stmt.select != nullptr || stmt.rows.size() > 1)
+  if (selected || stmt.rows.size() > 1)
     r.info = "Records: " + std::to_string(n) + "  Duplicates: " + std::to_string(duplicates) +
              "  Warnings: " + std::to_string(r.warnings.size());
   return r;
+}
+
+}  // namespace
+
+SqlResult<StatementResult> ExecuteInsert(ExecContext& ctx, const InsertStmt& stmt) {
+  return RunInsert(ctx, stmt, nullptr);
+}
+
+SqlResult<StatementResult> ExecuteInsertRows(ExecContext& ctx, const InsertStmt& stmt,
+                                             SelectedRows rows) {
+  return RunInsert(ctx, stmt, &rows);
 }
 
 SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stmt) {

@@ -135,9 +135,10 @@ enum class RowLockClause : uint8_t {
 enum class LockedRowAction : uint8_t { kWait, kNoWait, kSkipLocked };
 
 struct SelectItem {
-  ExprPtr expr;            // null for * (all columns) or t.*
-  std::string alias;       // AS alias, or empty
-  std::string star_table;  // t.*: t (a table name or alias); empty for a bare *
+  ExprPtr expr;             // null for * (all columns) or t.*
+  std::string alias;        // AS alias, or empty
+  std::string star_table;   // t.*: t (a table name or alias); empty for a bare *
+  std::string star_schema;  // db.t.*: db; empty otherwise
 };
 
 struct OrderItem {
@@ -287,7 +288,8 @@ struct CreateTableStmt {
   std::vector<ColumnSpec> columns;
   std::vector<IndexSpec> indexes;  // PRIMARY KEY (...), KEY/INDEX, UNIQUE [KEY]
   TableOptions options;
-  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [AS] SELECT (parsed; 1235 for now)
+  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE ... [IGNORE | REPLACE] [AS] SELECT
+  bool ignore = false, replace = false;   // ... IGNORE / REPLACE: a duplicate key's row
   TableName like;  // CREATE TABLE t LIKE source / (LIKE source): the source (name empty if not)
 };
 

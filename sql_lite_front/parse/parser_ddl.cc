@@ -42,7 +42,7 @@ SqlResult<Statement> Parser::ParseCreate() {
 
 // After CREATE {DATABASE | SCHEMA}: [IF NOT EXISTS] db, then [DEFAULT] {CHARACTER SET | CHARSET}
 // [=] cs and [DEFAULT] COLLATE [=] c in any order (the last of each counts, as MySQL's);
-// ENCRYPTION is refused.
+// [DEFAULT] ENCRYPTION [=] 'N' (no encryption, the default); ENCRYPTION 'Y' is refused.
 SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
   if (AcceptKw("IF")) {
     SQL_RETURN_IF_ERROR(ExpectKw("NOT"));
@@ -60,8 +60,13 @@ SqlStatus Parser::ParseCreateDatabase(CreateDatabaseStmt* out) {
       target = &out->charset;
     } else if (AcceptKw("COLLATE")) {
       target = &out->collation;
-    } else if (IsKw("ENCRYPTION")) {
-      return NotSupported("CREATE DATABASE ... ENCRYPTION");
+    } else if (AcceptKw("ENCRYPTION")) {
+      // 'N' is what a database without encryption has (SHOW CREATE DATABASE and mysqldump
+      // write it); encrypting one is refused.
+      AcceptOp("=");
+      SQL_ASSIGN_OR_RETURN(std::string value, OptionValue());
+      if (!EqualsNoCase(value, "N")) return NotSupported("CREATE DATABASE ... ENCRYPTION");
+      continue;
     } else {
       return SyntaxError();
     }
@@ -110,7 +115,8 @@ SqlResult<Statement> Parser::ParseAlterDatabase() {
   return Statement(std::move(alter));
 }
 
-// After CREATE TABLE: [IF NOT EXISTS] name ( element, ... ) [options] [[AS] SELECT ...], or
+// After CREATE TABLE: [IF NOT EXISTS] name [( element, ... )] [options] [IGNORE | REPLACE]
+// [AS] SELECT ..., or [IF NOT EXISTS] name ( element, ... ) [options], or
 // [IF NOT EXISTS] name {LIKE source | (LIKE source)}
 SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
   if (AcceptKw("IF")) {
@@ -149,12 +155,13 @@ SqlStatus Parser::ParseCreateTable(CreateTableStmt* out) {
     out->options.push_back(std::move(option));
   }
   if (IsKw("PARTITION")) return NotSupported("PARTITION");
-  if (IsKw("IGNORE") || IsKw("REPLACE")) return NotSupported("CREATE TABLE ... IGNORE|REPLACE");
+  out->ignore = AcceptKw("IGNORE");
+  out->replace = !out->ignore && AcceptKw("REPLACE");
   bool as = AcceptKw("AS");
-  if (IsKw("SELECT")) {
+  if (IsKw("SELECT") || (IsOp("(") && IsKw("SELECT", 1))) {
     SQL_ASSIGN_OR_RETURN(SelectStmt sel, ParseQuery());
     out->as_select = std::make_unique<SelectStmt>(std::move(sel));
-  } else if (as) {
+  } else if (as || out->ignore || out->replace) {
     return SyntaxError();
   } else if (out->columns.empty()) {
     return SyntaxError();  // a table needs at least one column

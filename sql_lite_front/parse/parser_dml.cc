@@ -160,13 +160,23 @@ SqlStatus Parser::ParseSelectInto(SelectStmt* s) {
   }
 }
 
-// item, ... where item is *, t.* or expr [[AS] alias]; the alias may be a string.
+// item, ... where item is *, t.*, db.t.* or expr [[AS] alias]; the alias may be a string.
 SqlStatus Parser::ParseSelectItems(SelectStmt* s) {
   for (;;) {
     SelectItem item;
     if (AcceptOp("*")) {
       // a bare *
     } else if (AtIdent() && IsOp(".", 1) && IsOp("*", 2)) {
+      item.star_table = Cur().text;
+      Skip();
+      Skip();
+      Skip();
+    } else if (AtIdent() && IsOp(".", 1) &&
+               (Peek(2).kind == TokenKind::kIdent || Peek(2).kind == TokenKind::kQuotedIdent) &&
+               IsOp(".", 3) && IsOp("*", 4)) {
+      item.star_schema = Cur().text;
+      Skip();
+      Skip();
       item.star_table = Cur().text;
       Skip();
       Skip();

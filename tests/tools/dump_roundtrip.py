@@ -10,8 +10,11 @@ minnowd and dumped by mariadb-dump; the file is loaded into a fresh database wit
 every row (as the client receives it) and SHOW CREATE TABLE must equal the source's; so must
 those of a fresh minnowd the mariadb client loads the file into. Then
 minnow-dump writes the source's dump, which must load back the same way, and dumping the loaded
-copy again must give the same file (the header's date aside). Exits 77 (skipped) without
-mariadb-dump.
+copy again must give the same file (the header's date aside). Last, a database file with three
+databases (their own CHARACTER SET and COLLATE) is dumped with
+--databases (two of them) and --all-databases, each loaded into a fresh file: the databases'
+SHOW CREATE DATABASE, tables and rows must be the source's, and the files must carry mysqldump's
+CREATE DATABASE /*!32312 IF NOT EXISTS*/ and USE lines. Exits 77 (skipped) without mariadb-dump.
 """
 import os
 import shutil
@@ -77,18 +80,27 @@ def fill(port):
     c.close()
 
 
-def snapshot(port):
-    """Every table's SHOW CREATE TABLE and its rows in key order, as the client reads them."""
+def snapshot(port, databases=None):
+    """Every table's SHOW CREATE TABLE and its rows in key order, as the client reads them: of
+    the current database, or (`databases` given) of each of them, keyed "db.table", with each
+    database's SHOW CREATE DATABASE under its name."""
     c = connect(port, charset="utf8mb4")
     cur = c.cursor()
-    cur.execute("SHOW TABLES")
     out = {}
-    for (name,) in cur.fetchall():
-        q = "`" + name.replace("`", "``") + "`"
-        cur.execute("SHOW CREATE TABLE " + q)
-        create = cur.fetchone()[1]
-        cur.execute("SELECT * FROM " + q)
-        out[name] = (create, sorted(cur.fetchall(), key=repr))
+    for db in databases or [None]:
+        if db is not None:
+            qdb = "`" + db.replace("`", "``") + "`"
+            cur.execute("SHOW CREATE DATABASE " + qdb)
+            out[db] = (cur.fetchone()[1], [])
+            cur.execute("USE " + qdb)
+        cur.execute("SHOW TABLES")
+        for (name,) in cur.fetchall():
+            q = "`" + name.replace("`", "``") + "`"
+            cur.execute("SHOW CREATE TABLE " + q)
+            create = cur.fetchone()[1]
+            cur.execute("SELECT * FROM " + q)
+            out[name if db is None else db + "." + name] = (create,
+                                                            sorted(cur.fetchall(), key=repr))
     c.close()
     return out
 
@@ -111,7 +123,7 @@ def compare(what, source, copy):
                    (len(source[name][1]), len(copy[name][1]))))
 
 
-def served_snapshot(minnowd, db):
+def served_snapshot(minnowd, db, databases=None):
     """snapshot() of database file `db`, served by a minnowd of its own."""
     proc = subprocess.Popen([minnowd, "--db", db, "--port", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -119,10 +131,71 @@ def served_snapshot(minnowd, db):
     if "listening on" not in line:
         raise RuntimeError("minnowd did not start: " + line + proc.stderr.read())
     try:
-        return snapshot(int(line.rsplit(":", 1)[1]))
+        return snapshot(int(line.rsplit(":", 1)[1]), databases)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+MULTI_DB = """CREATE DATABASE d1 CHARACTER SET utf8mb3;
+CREATE TABLE d1.a (id int PRIMARY KEY, v varchar(10)) ENGINE=InnoDB;
+INSERT INTO d1.a VALUES (1, 'one'), (2, NULL);
+CREATE DATABASE d2 COLLATE utf8mb4_bin;
+CREATE TABLE d2.a (k int, t text, KEY k (k)) ENGINE=MyISAM;
+INSERT INTO d2.a VALUES (7, 'it''s'), (NULL, '');
+CREATE TABLE d2.b (x bigint unsigned NOT NULL);
+CREATE DATABASE d3;
+CREATE TABLE d3.c (y int);
+INSERT INTO d3.c VALUES (3);
+CREATE TABLE test.t (z int);
+INSERT INTO test.t VALUES (4);
+"""
+
+
+def check_multi_database_dumps(minnowd, minnow, minnow_dump, tmp):
+    """--databases and --all-databases: each file loads back into a fresh file as it was."""
+    src = os.path.join(tmp, "multi.minnow")
+    r = subprocess.run([minnow, "--db", src, "-e", MULTI_DB], capture_output=True, text=True,
+                       timeout=120)
+    check("the shell makes three databases", r.returncode == 0, r.stdout + r.stderr)
+    for args, databases in ((["--databases", "d1", "d2"], ["d1", "d2"]),
+                            (["--all-databases"], ["d2", "d1", "d3", "test"])):
+        what = "minnow-dump " + " ".join(args)
+        dump = os.path.join(tmp, "multi_" + args[0].strip("-") + ".sql")
+        r = subprocess.run([minnow_dump, "--db", src, "--result-file", dump, *args],
+                           capture_output=True, text=True, timeout=120)
+        check(what, r.returncode == 0, r.stderr)
+        with open(dump, "rb") as f:
+            text = f.read()
+        for db in databases:
+            q = ("`" + db + "`").encode()
+            check(f"{what}: CREATE DATABASE and USE of {db}",
+                  b"\n--\n-- Current Database: " + q + b"\n--\n\nCREATE DATABASE "
+                  b"/*!32312 IF NOT EXISTS*/ " + q in text and b"\nUSE " + q + b";\n" in text,
+                  text[:3000])
+        check(f"{what}: no system schema", b"USE `mysql`" not in text and
+              b"USE `information_schema`" not in text, text[:3000])
+        if args[0] == "--databases":
+            check(f"{what}: only the databases named", b"`d3`" not in text, text[:3000])
+        copy = os.path.join(tmp, "multi_" + args[0].strip("-") + ".minnow")
+        r = load(minnow, copy, dump)
+        check(f"the shell loads {what}'s file", r.returncode == 0, r.stdout + r.stderr)
+        compare(what, served_snapshot(minnowd, src, databases),
+                served_snapshot(minnowd, copy, databases))
+        again = dump + ".again"
+        r = subprocess.run([minnow_dump, "--db", copy, "--result-file", again, *args],
+                           capture_output=True, text=True, timeout=120)
+        check(f"{what} of the loaded copy gives the same file",
+              r.returncode == 0 and without_date(dump) == without_date(again), r.stderr)
+    for args in (["--databases"], ["--all-databases", "d1"], ["d1", "d3"]):
+        r = subprocess.run([minnow_dump, "--db", src, *args], capture_output=True, text=True,
+                           timeout=60)
+        check(f"minnow-dump {' '.join(args)} is refused", r.returncode == 1 and r.stderr,
+              r.stderr)
+    r = subprocess.run([minnow_dump, "--db", src, "--databases", "nope"], capture_output=True,
+                       text=True, timeout=60)
+    check("minnow-dump --databases of a missing database fails", r.returncode == 1 and
+          "1049" in r.stderr, r.stderr)
 
 
 def without_date(path):
@@ -202,6 +275,7 @@ def main():
         r = subprocess.run([minnow_dump, "--db", os.path.join(tmp, "missing.minnow")],
                            capture_output=True, text=True, timeout=60)
         check("minnow-dump of a missing file fails", r.returncode == 1 and r.stderr, r.stderr)
+        check_multi_database_dumps(minnowd, minnow, minnow_dump, tmp)
     except Exception as e:  # noqa: BLE001
         check("no unexpected exception", False, repr(e))
     finally:

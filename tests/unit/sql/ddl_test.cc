@@ -172,6 +172,35 @@ TEST_CASE("ddl: CREATE TABLE errors carry MySQL's codes", "[sql][ddl]") {
   CHECK(f.Keyspaces().size() == 1 + 2 + 2 + 2);
 }
 
+TEST_CASE("ddl: CREATE TABLE ... SELECT fills the table, or leaves nothing", "[sql][ddl]") {
+  Fixture f;
+  f.Ok("CREATE TABLE s (a INT PRIMARY KEY, b INT)");
+  f.Ok("INSERT INTO s VALUES (1, 1), (2, 1), (3, 2)");
+  const std::vector<std::string> before = f.Keyspaces();
+  StatementResult r = f.Ok("CREATE TABLE t SELECT a, b * 2 AS b2 FROM s");
+  CHECK(r.affected_rows == 3);
+  CHECK(r.info == "Records: 3  Duplicates: 0  Warnings: 0");
+  CHECK(f.Rows("SELECT * FROM t ORDER BY a") == std::vector<std::string>{"1|2", "2|2", "3|4"});
+  // A duplicate key: 1062, no table and no keyspace left behind.
+  CHECK(f.Err("CREATE TABLE u (UNIQUE KEY (b)) SELECT * FROM s").code == kErDupEntry);
+  CHECK(f.Err("SELECT * FROM u").code == kErNoSuchTable);
+  f.Ok("DROP TABLE t");
+  CHECK(f.Keyspaces() == before);
+  r = f.Ok("CREATE TABLE u (UNIQUE KEY (b)) IGNORE SELECT * FROM s");
+  CHECK(r.affected_rows == 2);
+  CHECK(r.info == "Records: 3  Duplicates: 1  Warnings: 1");
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].code == kErDupEntry);
+  r = f.Ok("CREATE TABLE v (PRIMARY KEY (b)) REPLACE SELECT * FROM s");
+  CHECK(r.affected_rows == 4);  // three rows written, one replaced
+  CHECK(f.Rows("SELECT * FROM v ORDER BY b") == std::vector<std::string>{"2|1", "3|2"});
+  // Nothing of the statement's transaction stays open: no locks, no transaction.
+  CHECK(f.Rows("SELECT count(*) FROM performance_schema.data_locks") ==
+        std::vector<std::string>{"0"});
+  CHECK(f.Rows("SELECT count(*) FROM information_schema.innodb_trx") ==
+        std::vector<std::string>{"0"});
+}
+
 TEST_CASE("ddl: DROP TABLE", "[sql][ddl]") {
   Fixture f;
   f.Ok(kSample);
@@ -337,10 +366,10 @@ TEST_CASE("ddl: bulk-built secondary indexes hold what row-by-row inserts put th
   // int): sorted by their prefixes alone (the radix sort, whose low bytes order the ties); s's
   // (utf8mb4_bin: the bytes, the text beside them) differ in length and share 24-byte prefixes,
   // with NULL, '' and bytes above 0x7f: sorted by prefix, then by their bytes. c is under
-  // utf8mb4_0900_ai_ci: its keys are collation weights, shared by 'Été', 'ete' and 'ETE', and each entry's value holds
-  // the row's own text, which the bulk build must carry with its key. The entries of t come from
-  // the copy's bulk builds; u holds the same rows under p as its primary key, its entries made
-  // by inserts one row at a time.
+  // utf8mb4_0900_ai_ci: its keys are collation weights, shared by 'Été', 'ete' and 'ETE', and each
+  // entry's value holds the row's own text, which the bulk build must carry with its key. The
+  // entries of t come from the copy's bulk builds; u holds the same rows under p as its primary
+  // key, its entries made by inserts one row at a time.
   Fixture f;
   const std::string columns =
       "id int NOT NULL, p int NOT NULL, k int NOT NULL, m smallint NOT NULL, "

@@ -42,6 +42,15 @@ TEST_CASE("MetadataLocksFor: the lock types performance_schema.metadata_locks sh
   CHECK(duration(lock, "test.t") == "EXPLICIT");
 }
 
+TEST_CASE("QueryMetadataLockNames: a query's base tables, sorted, once each", "[sql][mdl]") {
+  SqlResult<Statement> st = Parse(
+      "SELECT * FROM b.t JOIN a AS x ON 1 WHERE EXISTS (SELECT 1 FROM A) UNION SELECT 1, 2 FROM "
+      "(SELECT * FROM c) AS d, information_schema.tables");
+  REQUIRE(st.ok());
+  CHECK(QueryMetadataLockNames(std::get<SelectStmt>(*st)) ==
+        std::vector<std::string>{"b.t", "test.a", "test.c"});
+}
+
 TEST_CASE("MetadataLocksFor: shared for DML and reads, exclusive for DDL", "[sql][mdl]") {
   using V = std::vector<std::string>;
   CHECK(LocksOf("SELECT * FROM T1").names == V{"test.t1"});

@@ -450,6 +450,32 @@ TEST_CASE("LOCK TABLES, UNLOCK TABLES, OPTIMIZE TABLE", "[sql][parser]") {
   CHECK(As<CreateTableStmt>(st).if_not_exists);
   CHECK(MustFail("CREATE TABLE b (LIKE a").code == kErParse);
 
+  st = MustParse("CREATE TABLE b (x INT, KEY (y)) ENGINE=MyISAM IGNORE AS SELECT y FROM a");
+  auto& ctas = As<CreateTableStmt>(st);
+  REQUIRE(ctas.as_select != nullptr);
+  CHECK(ctas.columns.size() == 1);
+  CHECK(ctas.indexes.size() == 1);
+  CHECK(ctas.options.size() == 1);
+  CHECK(ctas.ignore);
+  CHECK_FALSE(ctas.replace);
+  st = MustParse("CREATE TABLE b REPLACE SELECT 1");
+  CHECK(As<CreateTableStmt>(st).replace);
+  st = MustParse("CREATE TABLE b (SELECT 1 UNION SELECT 2)");
+  REQUIRE(As<CreateTableStmt>(st).as_select != nullptr);
+  CHECK(As<CreateTableStmt>(st).as_select->union_of != nullptr);
+  CHECK(As<CreateTableStmt>(st).columns.empty());
+  CHECK(MustFail("CREATE TABLE b (x INT) IGNORE").code == kErParse);
+  CHECK(MustFail("CREATE TABLE b (x INT) AS").code == kErParse);
+
+  st = MustParse("SELECT db.t.*, `d`.`u`.*, t.*, * FROM db.t, d.u");
+  const auto& items = As<SelectStmt>(st).items;
+  REQUIRE(items.size() == 4);
+  CHECK((items[0].star_schema == "db" && items[0].star_table == "t" && items[0].expr == nullptr));
+  CHECK((items[1].star_schema == "d" && items[1].star_table == "u"));
+  CHECK((items[2].star_schema.empty() && items[2].star_table == "t"));
+  CHECK((items[3].star_schema.empty() && items[3].star_table.empty()));
+  CHECK(MustFail("SELECT db.t.*.* FROM t").code == kErParse);
+
   st = MustParse("ANALYZE TABLE a");
   CHECK(As<AnalyzeTableStmt>(st).tables == std::vector<TableName>{{"test", "a"}});
   st = MustParse("ANALYZE LOCAL TABLES a, b");
@@ -471,6 +497,13 @@ TEST_CASE("databases: CREATE/DROP DATABASE, USE, names without a current databas
   CHECK(As<CreateDatabaseStmt>(st).charset == "utf8mb3");
   CHECK(As<CreateDatabaseStmt>(st).collation.empty());
   CHECK(MustFail("CREATE DATABASE d ENCRYPTION = 'Y'").code == kErNotSupportedYet);
+  // mysqldump's CREATE DATABASE line, as SHOW CREATE DATABASE prints it: 'N' is no encryption.
+  st = MustParse(
+      "CREATE DATABASE /*!32312 IF NOT EXISTS*/ `d1` /*!40100 DEFAULT CHARACTER SET utf8mb3 */ "
+      "/*!80016 DEFAULT ENCRYPTION='N' */");
+  CHECK(As<CreateDatabaseStmt>(st).charset == "utf8mb3");
+  st = MustParse("CREATE DATABASE d ENCRYPTION n");
+  CHECK(As<CreateDatabaseStmt>(st).name == "d");
   CHECK(MustFail("CREATE DATABASE d WHATEVER").code == kErParse);
   st = MustParse("DROP SCHEMA IF EXISTS d");
   CHECK(As<DropDatabaseStmt>(st).name == "d");
