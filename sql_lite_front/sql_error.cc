@@ -57,6 +57,7 @@ const char* SqlState(ErrorCode code) {
     case kErMBiggerThanD:
     case kErTablenameNotAllowedHere:
     case kErDerivedMustHaveAlias:
+    case kErCantUseOptionHere:
       return "42000";
     case kErOperandColumns:
     case kErSubqueryNo1Row:

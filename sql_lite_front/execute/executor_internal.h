@@ -82,6 +82,7 @@ struct PreparedSelect {
   ExprPtr planned_where;
   bool aggregate = false;  // aggregates or GROUP BY
   bool distinct = false;   // SELECT DISTINCT: duplicate result rows are dropped
+  bool rollup = false;     // GROUP BY ... WITH ROLLUP (rollup.h)
   AccessPlan plan;
   LockMode lock = LockMode::kNone;
   LockWait wait = LockWait::kWait;  // the locking clause's NOWAIT / SKIP LOCKED
@@ -120,6 +121,8 @@ struct SelectOutput {
   std::vector<SqlWarning> warnings;  // evaluation's (CAST's 1292, GROUP_CONCAT's 1260, ...)
   // A UNION's: per column, the type class, scale and collation its parts aggregate to.
   std::vector<BoundExpr> union_types;
+  // SELECT SQL_CALC_FOUND_ROWS: the rows there were before LIMIT (FOUND_ROWS()).
+  std::optional<uint64_t> found_rows;
 };
 // Runs `stmt`; `lock` replaces its lock clause when given (INSERT ... SELECT's share reads).
 SqlResult<SelectOutput> RunSelect(ExecContext& ctx, const SelectStmt& stmt,

@@ -14,6 +14,7 @@
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/join.h"
 #include "sql_lite_front/execute/math_functions.h"
+#include "sql_lite_front/execute/rollup.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/expr_equal.h"
@@ -164,6 +165,7 @@ struct AggState {
   ConcatState concat;  // group_concat
 
   void Add(const AggregateSpec& spec, const Row& row, EvalState& st) {
+    if (spec.func == AggFunc::kGrouping) return;  // the result row's level (rollup.h)
     if (spec.func == AggFunc::kGroupConcat) {
       if (concat.Add(spec, row, st)) ++count;
       return;
@@ -216,6 +218,7 @@ struct AggState {
       }
       case AggFunc::kCount:
       case AggFunc::kGroupConcat:
+      case AggFunc::kGrouping:
         break;
     }
   }
@@ -300,6 +303,8 @@ struct AggState {
       case AggFunc::kBitOr:
       case AggFunc::kBitXor:
         return Value::UInt(bits);
+      case AggFunc::kGrouping:
+        return Value::Int(0);  // a group's own row; SelectRun gives super-aggregate rows theirs
     }
     return Value::Null();
   }
@@ -781,6 +786,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   SQL_RETURN_IF_ERROR(BindSelectList(ctx, stmt, &p, &item_of));
   SQL_RETURN_IF_ERROR(BindGroupBy(ctx, stmt, item_of, &p));
   SQL_RETURN_IF_ERROR(BindHaving(ctx, stmt, &p));
+  p.rollup = stmt.rollup;
   if (stmt.where != nullptr && p.join == nullptr) {  // a join's: PlanJoin
     SQL_ASSIGN_OR_RETURN(BoundExpr w, BindExpr(*stmt.where, p.scope, ctx, "where clause"));
     p.where = std::move(w);
@@ -788,6 +794,7 @@ SqlResult<PreparedSelect> PrepareSelect(ExecContext& ctx, const SelectStmt& stmt
   std::vector<OrderColumn> order_columns;
   bool order_needs_sort = false;
   SQL_RETURN_IF_ERROR(BindOrderBy(ctx, stmt, item_of, &p, &order_columns, &order_needs_sort));
+  SQL_RETURN_IF_ERROR(CheckRollup(stmt, p.group_by, p.scope.aggregates));
   if (stmt.distinct) SQL_RETURN_IF_ERROR(CheckDistinctOrder(stmt, p, item_of));
   p.distinct = stmt.distinct;
   if (p.table != nullptr) {
@@ -811,15 +818,25 @@ class SelectRun {
         specs_(p.scope.aggregates),
         limit_(stmt.limit.value_or(UINT64_MAX)),
         offset_(stmt.offset),
+        calc_found_rows_(stmt.calc_found_rows),
         sort_(!p.order.empty() && (p.aggregate || p.table == nullptr || p.plan.needs_sort)),
         groups_(ValuesLess{&p.group_by}),
         distinct_rows_(ValuesLess{&p.items}) {
     SeedEvalState(&st_);
+    if (p.rollup) {
+      for (size_t level = 0; level < p.group_by.size(); ++level)
+        rollup_groups_.emplace_back(ValuesLess{&p.group_by});
+      for (const AggregateSpec& a : specs_)
+        grouping_.push_back(a.func == AggFunc::kGrouping ? GroupingPositions(a, p.group_by)
+                                                         : std::vector<size_t>{});
+    }
   }
 
   SqlStatus Read();
   SqlResult<std::vector<std::vector<Value>>> Finish();
   std::vector<SqlWarning> TakeWarnings() { return std::move(st_.warnings); }
+  // The rows before OFFSET and LIMIT (after HAVING and DISTINCT), once Finish ran.
+  uint64_t found_rows() const { return found_rows_; }
 
  private:
   struct OutRow {
@@ -838,17 +855,32 @@ class SelectRun {
   bool Consume(Row& row);  // false: stop reading
   // Completes aggregate `i`'s group_concat of one group; warning 1260 if it was cut.
   void FinishConcat(size_t i, ConcatState& c);
+  // Adds `row` to the groups of each prefix of its GROUP BY values `key` (WITH ROLLUP).
+  void AddToRollups(const std::vector<Value>& key, const Row& row);
+  // The output row of group `g`, whose row keeps the first `kept` GROUP BY values (all of them
+  // for a group's own row), unless HAVING drops it; `values` holds its aggregates' values.
+  void EmitGroup(Group& g, size_t kept, std::vector<Value>& values);
+  // The super-aggregate rows of the prefixes of the group `last`'s values that are `lowest`
+  // values long or longer (and shorter than GROUP BY), longest first: those that end with it.
+  void EmitRollups(const std::vector<Value>& last, size_t lowest, std::vector<Value>& values);
 
   ExecContext& ctx_;
   PreparedSelect& p_;
   const std::vector<AggregateSpec>& specs_;
   const uint64_t limit_;
   const uint64_t offset_;
+  // SQL_CALC_FOUND_ROWS: every row is read and kept, and the window applied at the end.
+  const bool calc_found_rows_;
+  uint64_t found_rows_ = 0;
   const bool sort_;
   EvalState st_;
   std::vector<OutRow> rows_;
   std::map<std::vector<Value>, Group, ValuesLess> groups_;
   std::set<std::vector<Value>, ValuesLess> distinct_rows_;  // SELECT DISTINCT: rows so far
+  // WITH ROLLUP: per prefix length L < GROUP BY's, the groups of the first L values; per
+  // aggregate, GROUPING's GROUP BY positions (empty for the others).
+  std::vector<std::map<std::vector<Value>, Group, ValuesLess>> rollup_groups_;
+  std::vector<std::vector<size_t>> grouping_;
   uint64_t skipped_ = 0;
   // Per aggregate, the group_concat rows appended so far (over the groups, in group order):
   // MySQL's 1260 names that count, its row_count.
@@ -893,13 +925,14 @@ bool SelectRun::Consume(Row& row) {
         g->aggs.resize(specs_.size());
         g->representative = row;
       }
+      if (!rollup_groups_.empty()) AddToRollups(it->first, row);
     }
     g->saw_row = true;
     for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
     return true;
   }
   if (p_.having.has_value() && !EvalPredicate(*p_.having, row, st_)) return true;
-  if (!sort_) {
+  if (!sort_ && !calc_found_rows_) {
     if (p_.distinct) {
       // OFFSET counts distinct rows: a row is projected (and remembered) before it is skipped.
       if (!Project(row)) return true;
@@ -921,13 +954,50 @@ bool SelectRun::Consume(Row& row) {
   return true;
 }
 
+void SelectRun::AddToRollups(const std::vector<Value>& key, const Row& row) {
+  for (size_t level = 0; level < rollup_groups_.size(); ++level) {
+    std::vector<Value> prefix(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(level));
+    auto [it, inserted] = rollup_groups_[level].try_emplace(std::move(prefix));
+    Group& g = it->second;
+    if (inserted) {
+      g.aggs.resize(specs_.size());
+      g.representative = row;
+    }
+    g.saw_row = true;
+    for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].Add(specs_[i], row, st_);
+  }
+}
+
+void SelectRun::EmitGroup(Group& g, size_t kept, std::vector<Value>& values) {
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (specs_[i].func == AggFunc::kGroupConcat) FinishConcat(i, g.aggs[i].concat);
+    values[i] = specs_[i].func == AggFunc::kGrouping && !grouping_.empty()
+                    ? Value::Int(GroupingValue(grouping_[i], kept))
+                    : g.aggs[i].Result(specs_[i]);
+  }
+  const bool rolled = kept < p_.group_by.size();
+  const Row rolled_row = rolled ? RollupRow(g.representative, p_.group_by, kept) : Row{};
+  const Row& row = rolled ? rolled_row : g.representative;
+  if (p_.having.has_value() && !EvalPredicate(*p_.having, row, st_)) return;
+  Project(row);
+}
+
+void SelectRun::EmitRollups(const std::vector<Value>& last, size_t lowest,
+                            std::vector<Value>& values) {
+  for (size_t kept = rollup_groups_.size(); kept-- > lowest;) {
+    std::vector<Value> prefix(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(kept));
+    auto it = rollup_groups_[kept].find(prefix);
+    if (it != rollup_groups_[kept].end()) EmitGroup(it->second, kept, values);
+  }
+}
+
 SqlStatus SelectRun::Read() {
   if (p_.aggregate && p_.group_by.empty()) {
     Group& g = groups_[{}];
     g.aggs.resize(specs_.size());
     g.representative.assign(p_.scope.columns.size(), Value::Null());
   }
-  if (limit_ == 0 && !p_.aggregate) return SqlStatus::OK();
+  if (limit_ == 0 && !p_.aggregate && !calc_found_rows_) return SqlStatus::OK();
   if (p_.table != nullptr && UsesMinMaxIndex(ctx_, p_)) {
     std::vector<Value> values;
     SQL_RETURN_IF_ERROR(ReadMinMax(ctx_, p_, st_, &values).status());
@@ -993,14 +1063,19 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
   if (p_.aggregate) {
     std::vector<Value> values(specs_.size());
     st_.aggregates = &values;
+    const std::vector<Value>* last = nullptr;  // the previous group's GROUP BY values
     for (auto& [key, g] : groups_) {
-      for (size_t i = 0; i < specs_.size(); ++i) {
-        if (specs_[i].func == AggFunc::kGroupConcat) FinishConcat(i, g.aggs[i].concat);
-        values[i] = g.aggs[i].Result(specs_[i]);
+      if (last != nullptr && !rollup_groups_.empty()) {
+        size_t differs = 0;
+        while (differs < key.size() &&
+               CompareNullsFirst((*last)[differs], key[differs], p_.group_by[differs]) == 0)
+          ++differs;
+        EmitRollups(*last, differs + 1, values);
       }
-      if (p_.having.has_value() && !EvalPredicate(*p_.having, g.representative, st_)) continue;
-      Project(g.representative);
+      EmitGroup(g, p_.group_by.size(), values);
+      last = &key;
     }
+    if (last != nullptr && !rollup_groups_.empty()) EmitRollups(*last, 0, values);
     st_.aggregates = nullptr;
   }
   SQL_RETURN_IF_ERROR(EvalError(st_));
@@ -1014,7 +1089,9 @@ SqlResult<std::vector<std::vector<Value>>> SelectRun::Finish() {
       return false;
     });
   }
-  const bool windowed = sort_ || p_.aggregate;  // else offset/limit were applied while reading
+  // Else offset/limit were applied while reading.
+  const bool windowed = sort_ || p_.aggregate || calc_found_rows_;
+  found_rows_ = rows_.size();
   size_t begin = windowed ? std::min<uint64_t>(offset_, rows_.size()) : 0;
   size_t end = windowed ? begin + std::min<uint64_t>(limit_, rows_.size() - begin) : rows_.size();
   std::vector<std::vector<Value>> out;
@@ -1181,6 +1258,7 @@ SqlResult<SelectOutput> RunPreparedSelect(ExecContext& ctx, PreparedSelect& p,
   SelectRun run(ctx, p, stmt);
   SQL_RETURN_IF_ERROR(run.Read());
   SQL_ASSIGN_OR_RETURN(out.rows, run.Finish());
+  if (stmt.calc_found_rows) out.found_rows = run.found_rows();
   out.declared_types = DeclaredResultTypes(p);
   out.declared_columns = DeclaredResultColumns(p);
   // Binding's (HAVING's 1052), then evaluation's (CAST's 1292, GROUP_CONCAT's cuts 1260) in the
@@ -1204,8 +1282,65 @@ SqlResult<StatementResult> DescribeSelect(ExecContext& ctx, const SelectStmt& st
   return r;
 }
 
+namespace {
+
+// SQL_CALC_FOUND_ROWS belongs to the statement's own query block: in a subquery, a derived
+// table or a later union part it is 1234, as MySQL's; a union's first part is not done here.
+SqlStatus CheckCalcFoundRows(const SelectStmt& stmt) {
+  SqlStatus st = SqlStatus::OK();
+  ForEachQueryBlock(stmt, [&](const SelectStmt& b) {
+    if (!b.calc_found_rows || &b == &stmt || !st.ok()) return;
+    if (stmt.union_of != nullptr && &b == stmt.union_of->parts[0].get()) {
+      st = SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'SQL_CALC_FOUND_ROWS in UNION'");
+    } else {
+      st = SqlErr(kErCantUseOptionHere, "Incorrect usage/placement of 'SQL_CALC_FOUND_ROWS'");
+    }
+  });
+  return st;
+}
+
+size_t FoundRowsCalls(const Expr& e) {
+  size_t n = e.kind == Expr::Kind::kFunction && e.name == "found_rows" ? 1 : 0;
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr) n += FoundRowsCalls(*a);
+  }
+  return n;
+}
+
+// MySQL 8.0's parser deprecates both (1287), a warning per use.
+std::vector<SqlWarning> FoundRowsDeprecations(const SelectStmt& stmt) {
+  std::vector<SqlWarning> out;
+  size_t calls = 0;
+  ForEachQueryBlock(stmt, [&](const SelectStmt& b) {
+    if (b.calc_found_rows)
+      out.push_back({"Warning", kErWarnDeprecatedSyntax,
+                     "'SQL_CALC_FOUND_ROWS' is deprecated and will be removed in a future "
+                     "release. Consider using two separate queries instead."});
+    auto add = [&](const Expr* e) {
+      if (e != nullptr) calls += FoundRowsCalls(*e);
+    };
+    for (const SelectItem& item : b.items) add(item.expr.get());
+    add(b.where.get());
+    add(b.having.get());
+    for (const ExprPtr& g : b.group_by) add(g.get());
+    for (const OrderItem& o : b.order_by) add(o.expr.get());
+  });
+  for (size_t i = 0; i < calls; ++i)
+    out.push_back({"Warning", kErWarnDeprecatedSyntax,
+                   "'FOUND_ROWS()' is deprecated and will be removed in a future release. "
+                   "Consider using COUNT(*) instead."});
+  return out;
+}
+
+}  // namespace
+
 SqlResult<StatementResult> ExecuteSelect(ExecContext& ctx, const SelectStmt& stmt) {
+  SQL_RETURN_IF_ERROR(CheckCalcFoundRows(stmt));
   SQL_ASSIGN_OR_RETURN(SelectOutput out, RunSelect(ctx, stmt));
+  std::vector<SqlWarning> deprecations = FoundRowsDeprecations(stmt);
+  out.warnings.insert(out.warnings.begin(), deprecations.begin(), deprecations.end());
+  if (ctx.session != nullptr) ctx.session->found_rows = out.found_rows.value_or(out.rows.size());
   if (!stmt.into_vars.empty()) return AssignSelectInto(ctx, stmt, std::move(out));
   StatementResult r;
   r.has_result_set = true;

@@ -26,6 +26,7 @@
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
+#include "sql_lite_front/parse/row_constructor.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/variables.h"
 #include "sql_lite_front/version.h"
@@ -42,6 +43,7 @@ bool IsAggregateName(std::string_view n, AggFunc* f) {
       {"variance", AggFunc::kVarPop},   {"var_pop", AggFunc::kVarPop},
       {"var_samp", AggFunc::kVarSamp},  {"bit_and", AggFunc::kBitAnd},
       {"bit_or", AggFunc::kBitOr},      {"bit_xor", AggFunc::kBitXor},
+      {"grouping", AggFunc::kGrouping},
   };
   for (const auto& [name, func] : kAggs) {
     if (n == name) {
@@ -239,6 +241,11 @@ SqlResult<bool> BindConstantFunction(const Expr& e, const ExecContext& ctx, Boun
   } else if (n == "last_insert_id") {
     *out = Literal(
         Value::Int(ctx.last_insert_id != nullptr ? static_cast<int64_t>(*ctx.last_insert_id) : 0));
+  } else if (n == "row_count" || n == "found_rows") {  // the previous statement's
+    const SessionState* s = ctx.session;
+    *out = Literal(n == "row_count"
+                       ? Value::Int(s != nullptr ? s->row_count : -1)
+                       : Value::Int(static_cast<int64_t>(s != nullptr ? s->found_rows : 0)));
   } else if (n == "database" || n == "schema") {
     const std::string db = ctx.session != nullptr ? ctx.session->Database() : kDefaultDatabase;
     *out = Literal(db.empty() ? Value::Null() : Value::String(db));
@@ -1039,6 +1046,24 @@ SqlResult<BoundExpr> OuterColumnRef(const ExecContext::OuterColumn& at, BindScop
   return b;
 }
 
+// 1241 for a row constructor where a scalar belongs, or compared with an operand of another
+// width (those that fit were made scalar comparisons by the parser, row_constructor.h).
+SqlStatus CheckRowOperands(const Expr& e) {
+  if (e.kind == Expr::Kind::kRow)
+    return SqlErr(kErOperandColumns, "Operand should contain 1 column(s)");
+  const bool comparison = (e.kind == Expr::Kind::kBinary && e.binary_op <= BinaryOp::kNullSafeEq) ||
+                          e.kind == Expr::Kind::kIn;
+  if (!comparison || std::none_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) {
+        return a != nullptr && a->kind == Expr::Kind::kRow;
+      }))
+    return SqlStatus::OK();
+  std::vector<const Expr*> others;
+  for (size_t i = 1; i < e.args.size(); ++i) others.push_back(e.args[i].get());
+  std::optional<SqlError> error = RowShapeError(*e.args[0], others);
+  if (error.has_value()) return *error;
+  return SqlStatus::OK();
+}
+
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate) {
   if (IsSubqueryNode(e)) {
@@ -1053,14 +1078,21 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     c.kind = BoundExpr::Kind::kCorrelatedSubquery;
     c.correlated = std::move(r.correlated);
     if (e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified) {
-      SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*e.args[0], scope, ctx, clause, inside_aggregate));
-      c.compare_collation = x.collation;
-      c.args.push_back(std::move(x));
+      // A row operand, (a, b) IN (SELECT ...): its elements, one arg each.
+      const Expr& operand = *e.args[0];
+      const bool row = operand.kind == Expr::Kind::kRow;
+      for (size_t i = 0; i < (row ? operand.args.size() : 1); ++i) {
+        SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(row ? *operand.args[i] : operand, scope, ctx, clause,
+                                               inside_aggregate));
+        if (i == 0) c.compare_collation = x.collation;
+        c.args.push_back(std::move(x));
+      }
     }
     for (size_t column : r.outer_columns) c.args.push_back(ColumnRef(column, scope, true));
     InferType(&c, scope);
     return c;
   }
+  SQL_RETURN_IF_ERROR(CheckRowOperands(e));
   BoundExpr b;
   b.negated = e.negated;
   switch (e.kind) {
@@ -1163,6 +1195,14 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
                           "corresponds to your minnow version for the right syntax to "
                           "use near '*)' at line 1");
           spec.star = true;
+        } else if (agg == AggFunc::kGrouping) {
+          if (e.args.empty())
+            return SqlErr(kErParse, "Incorrect parameter count in the call to native function '",
+                          e.name, "'");
+          for (const ExprPtr& a : e.args) {  // GROUPING(a, b, ...): checked by the executor
+            SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*a, scope, ctx, clause, true));
+            spec.concat_args.push_back(std::move(x));
+          }
         } else if (agg == AggFunc::kCount && e.distinct && e.args.size() > 1) {
           for (const ExprPtr& a : e.args) {  // COUNT(DISTINCT a, b, ...)
             if (a == nullptr || a->kind == Expr::Kind::kStar)
@@ -1179,7 +1219,7 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
         }
         b.kind = BoundExpr::Kind::kAggregate;
         b.is_unsigned = ((agg == AggFunc::kMin || agg == AggFunc::kMax) && spec.arg.is_unsigned) ||
-                        agg >= AggFunc::kBitAnd;
+                        (agg >= AggFunc::kBitAnd && agg <= AggFunc::kBitXor);
         b.column = static_cast<int>(scope.aggregates.size());
         scope.aggregates.push_back(std::move(spec));
         return b;

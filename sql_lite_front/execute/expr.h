@@ -168,7 +168,9 @@ enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kStri
 
 // kStdPop .. kVarSamp: the population and sample standard deviation and variance (doubles, as
 // MySQL's Welford recurrence computes them); kBitAnd .. kBitXor: BIGINT UNSIGNED over the
-// values' 64-bit integers (an empty set: all ones for BIT_AND, 0 for the others).
+// values' 64-bit integers (an empty set: all ones for BIT_AND, 0 for the others). kGrouping:
+// GROUPING(c, ...) under WITH ROLLUP, its columns in concat_args; the executor gives its value
+// per result row (a bit per argument, the last the lowest: 1 where the row rolls it up).
 enum class AggFunc : uint8_t {
   kCount,
   kSum,
@@ -183,6 +185,7 @@ enum class AggFunc : uint8_t {
   kBitAnd,
   kBitOr,
   kBitXor,
+  kGrouping,
 };
 
 struct EvalState;

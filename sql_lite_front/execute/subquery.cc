@@ -6,6 +6,7 @@
 
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/parse/ast_walk.h"
+#include "sql_lite_front/parse/row_constructor.h"
 
 namespace minnow::sql {
 namespace {
@@ -41,11 +42,37 @@ ExprPtr Comparisons(const Expr& x, BinaryOp op, bool all, const std::vector<Valu
   return j;
 }
 
-SqlError OperandColumns() {
-  return SqlErr(kErOperandColumns, "Operand should contain 1 column(s)");
+// The columns IN's operand has ((a, b) IN (SELECT ...): 2), and so the subquery must return;
+// 1 for the other nodes but EXISTS.
+size_t OperandWidth(const Expr& e) { return e.kind == Expr::Kind::kIn ? RowWidth(*e.args[0]) : 1; }
+
+SqlError OperandColumns(const Expr& e) {
+  return SqlErr(kErOperandColumns, "Operand should contain ", std::to_string(OperandWidth(e)),
+                " column(s)");
+}
+
+// A row of literals, one per value (a row constructor when there are several).
+ExprPtr LiteralRow(const std::vector<Value>& row, const std::string& text) {
+  if (row.size() == 1) return LiteralExpr(row[0], text);
+  auto r = std::make_unique<Expr>();
+  r->kind = Expr::Kind::kRow;
+  for (const Value& v : row) r->args.push_back(LiteralExpr(v, text));
+  r->text = text;
+  return r;
+}
+
+// A row operand's elements compare with the subquery's columns: rows inside it are 1241.
+SqlStatus CheckRowOperand(const Expr& e) {
+  if (e.kind != Expr::Kind::kIn || e.args[0]->kind != Expr::Kind::kRow) return SqlStatus::OK();
+  for (const ExprPtr& a : e.args[0]->args) {
+    if (a->kind == Expr::Kind::kRow)
+      return SqlErr(kErOperandColumns, "Operand should contain 1 column(s)");
+  }
+  return SqlStatus::OK();
 }
 
 SqlStatus CheckListLimit(const Expr& e) {
+  SQL_RETURN_IF_ERROR(CheckRowOperand(e));
   const bool list = e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified;
   if (list && e.subquery->limit.has_value()) {
     return SqlErr(kErNotSupportedYet,
@@ -84,6 +111,8 @@ class CorrelatedRun final : public CorrelatedSubquery {
         op_(e.binary_op),
         all_(e.kind == Expr::Kind::kQuantified && e.quantifier_all),
         negated_(e.kind == Expr::Kind::kIn && e.negated),
+        operand_width_(
+            e.kind == Expr::Kind::kSubquery || e.kind == Expr::Kind::kExists ? 0 : OperandWidth(e)),
         columns_(std::move(columns)),
         lock_(lock) {
     // The blocks' scopes, kept for the runs (those bound by the caller may move or end).
@@ -96,8 +125,7 @@ class CorrelatedRun final : public CorrelatedSubquery {
   }
 
   Value Evaluate(const std::vector<Value>& args, const Collation& c, EvalState& st) const override {
-    const bool operand = kind_ == Expr::Kind::kIn || kind_ == Expr::Kind::kQuantified;
-    const size_t first = operand ? 1 : 0;
+    const size_t first = operand_width_;
     bool same = ran_ && last_.size() + first == args.size();
     for (size_t i = first; same && i < args.size(); ++i) same = SameArg(last_[i - first], args[i]);
     if (!same) {
@@ -129,7 +157,7 @@ class CorrelatedRun final : public CorrelatedSubquery {
       case Expr::Kind::kExists:
         return Value::Int(rows_.empty() ? 0 : 1);
       default:
-        return Quantified(args[0], c);
+        return Quantified(args, c);
     }
   }
 
@@ -150,11 +178,22 @@ class CorrelatedRun final : public CorrelatedSubquery {
 
   // x IN / op ANY / op ALL over the rows' values, in SQL's three-valued logic (x IN is
   // = ANY, NOT IN its negation; no row: ANY false, ALL true).
-  Value Quantified(const Value& x, const Collation& c) const {
+  // A row operand (args[0 .. operand_width_)) is = a row when each element is (three-valued:
+  // AND of the elements' comparisons).
+  Value Quantified(const std::vector<Value>& x, const Collation& c) const {
     const BinaryOp op = kind_ == Expr::Kind::kIn ? BinaryOp::kEq : op_;
     bool saw_null = false;
     for (const std::vector<Value>& row : rows_) {
-      Value r = CompareValues(op, x, row[0], c);
+      Value r = Value::Int(1);
+      for (size_t i = 0; i < operand_width_; ++i) {
+        Value ri = CompareValues(op, x[i], row[i], c);
+        if (ri.is_null()) {
+          r = Value::Null();
+        } else if (!ri.IsTrue()) {
+          r = std::move(ri);
+          break;
+        }
+      }
       if (r.is_null()) {
         saw_null = true;
       } else if (r.IsTrue() != all_) {
@@ -171,6 +210,7 @@ class CorrelatedRun final : public CorrelatedSubquery {
   Expr::Kind kind_;
   BinaryOp op_;
   bool all_, negated_;
+  size_t operand_width_;  // the operand's args: 0 (scalar subquery, EXISTS), 1, a row's width
   std::vector<size_t> columns_;  // of the innermost scope, the args after the operand
   std::optional<LockMode> lock_;
   // The last run's outer values and rows.
@@ -212,7 +252,7 @@ SqlResult<SubqueryResolver::Bound> SubqueryResolver::Bind(const ExecContext& ctx
   if (results_.find(e.subquery.get()) == results_.end()) {
     SQL_ASSIGN_OR_RETURN(Correlation c, Discover(ctx, *e.subquery, scope));
     if (!c.columns.empty()) {
-      if (e.kind != Expr::Kind::kExists && c.width != 1) return OperandColumns();
+      if (e.kind != Expr::Kind::kExists && c.width != OperandWidth(e)) return OperandColumns(e);
       b.correlated = std::make_shared<CorrelatedRun>(ctx, e, scope, c.columns, lock_);
       b.outer_columns = std::move(c.columns);
       return b;
@@ -246,9 +286,25 @@ SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const E
   const bool list = e.kind == Expr::Kind::kIn || e.kind == Expr::Kind::kQuantified;
   SQL_RETURN_IF_ERROR(CheckListLimit(e));
   SQL_ASSIGN_OR_RETURN(const Rows* r, Run(ctx, *e.subquery, scope));
-  if (e.kind != Expr::Kind::kExists && r->columns != 1) return OperandColumns();
+  if (e.kind != Expr::Kind::kExists && r->columns != OperandWidth(e)) return OperandColumns(e);
   ExprPtr out;
   std::vector<Value> values;
+  if (e.kind == Expr::Kind::kIn && e.args[0]->kind == Expr::Kind::kRow) {
+    // (a, b) [NOT] IN (SELECT x, y ...): the rows as row constructors, compared as IN lists.
+    if (r->rows.empty()) {
+      out = LiteralExpr(Value::Int(e.negated), e.text);
+    } else {
+      std::vector<ExprPtr> rows;
+      std::vector<const Expr*> list;
+      for (const std::vector<Value>& row : r->rows) {
+        rows.push_back(LiteralRow(row, e.text));
+        list.push_back(rows.back().get());
+      }
+      out = RowInList(*e.args[0], list, e.negated, e.text);
+    }
+    made_.push_back(std::move(out));
+    return made_.back().get();
+  }
   if (list) {
     values.reserve(r->rows.size());
     for (const std::vector<Value>& row : r->rows) values.push_back(row[0]);

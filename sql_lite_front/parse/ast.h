@@ -98,6 +98,10 @@ struct Expr {
     kSubquery,
     kExists,
     kQuantified,
+    // A row constructor (args[0], args[1], ...) or ROW(...). The parser turns comparisons and
+    // IN lists of rows into their scalar forms (row_constructor.h); a row is left in the tree
+    // only as the operand of IN (SELECT ...), or where its width does not fit (binding: 1241).
+    kRow,
   };
   Kind kind = Kind::kLiteral;
   Value value;  // kLiteral
@@ -185,6 +189,7 @@ struct SelectStmt {
   bool distinct = false;       // SELECT DISTINCT / DISTINCTROW (NULLs equal, collations)
   // "SQL_NO_CACHE" or "SQL_CACHE" as given (no effect; MySQL 8.0 warns 1681), or empty.
   std::string deprecated_cache_option;
+  bool calc_found_rows = false;   // SQL_CALC_FOUND_ROWS (deprecated: MySQL 8.0 warns 1287)
   std::optional<TableName> from;  // SELECT without FROM: SELECT 1, SELECT @@autocommit, ...
   std::string from_alias;
   std::optional<DerivedTable> from_derived;  // FROM (query) alias: `from` names the alias
@@ -192,6 +197,7 @@ struct SelectStmt {
   bool straight_join = false;  // SELECT STRAIGHT_JOIN: the tables are read in FROM order
   ExprPtr where;
   std::vector<ExprPtr> group_by;  // accepted only where MySQL would give the same answer
+  bool rollup = false;            // GROUP BY ... WITH ROLLUP
   // HAVING e, or null: names outside aggregates are select items (by alias or column) or
   // GROUP BY columns, as MySQL resolves them.
   ExprPtr having;

@@ -11,7 +11,8 @@
 
 namespace minnow::sql {
 
-// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] [SQL_NO_CACHE | SQL_CACHE] items
+// SELECT [ALL | DISTINCT | DISTINCTROW] [HIGH_PRIORITY] [SQL_NO_CACHE | SQL_CACHE]
+//   [SQL_CALC_FOUND_ROWS] items
 //   [INTO @a, ...]
 //   [FROM t [[AS] alias]] [WHERE e] [GROUP BY e, ...] [HAVING e] [ORDER BY ...]
 //   [LIMIT n [OFFSET m] | LIMIT m, n] [INTO @a, ...]
@@ -30,6 +31,8 @@ SqlResult<SelectStmt> Parser::ParseSelect(bool allow_into) {
       s.high_priority = true;
     } else if (AcceptKw("STRAIGHT_JOIN")) {
       s.straight_join = true;
+    } else if (AcceptKw("SQL_CALC_FOUND_ROWS")) {
+      s.calc_found_rows = true;
     } else if (IsKw("SQL_NO_CACHE") || IsKw("SQL_CACHE")) {  // MySQL 8.0 has no query cache
       s.deprecated_cache_option = ToUpperAscii(Cur().text);
       Skip();
@@ -286,7 +289,7 @@ SqlStatus Parser::ParseTableAlias(std::string* alias) {
   return SqlStatus::OK();
 }
 
-// After GROUP: BY e, ... (without ASC / DESC or WITH ROLLUP).
+// After GROUP: BY e, ... [WITH ROLLUP] (without ASC / DESC).
 SqlStatus Parser::ParseGroupBy(SelectStmt* s) {
   SQL_RETURN_IF_ERROR(ExpectKw("BY"));
   for (;;) {
@@ -295,7 +298,10 @@ SqlStatus Parser::ParseGroupBy(SelectStmt* s) {
     if (IsKw("ASC") || IsKw("DESC")) return NotSupported("GROUP BY ... ASC/DESC");
     if (!AcceptOp(",")) break;
   }
-  if (IsKw("WITH")) return NotSupported("WITH ROLLUP");
+  if (AcceptKw("WITH")) {
+    SQL_RETURN_IF_ERROR(ExpectKw("ROLLUP"));
+    s->rollup = true;
+  }
   return SqlStatus::OK();
 }
 

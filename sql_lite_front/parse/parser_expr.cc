@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sql_lite_front/parse/parser_internal.h"
+#include "sql_lite_front/parse/row_constructor.h"
 
 namespace minnow::sql {
 
@@ -122,6 +123,35 @@ bool ComparisonOp(const Token& t, BinaryOp* op) {
 
 }  // namespace
 
+SqlResult<ExprPtr> Parser::ParseRowTail(ExprPtr first, uint32_t begin) {
+  auto row = std::make_unique<Expr>();
+  row->kind = Expr::Kind::kRow;
+  row->args.push_back(std::move(first));
+  while (AcceptOp(",")) {
+    SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    row->args.push_back(std::move(e));
+  }
+  SQL_RETURN_IF_ERROR(ExpectOp(")"));
+  return Finish(std::move(row), begin);
+}
+
+SqlResult<ExprPtr> Parser::RowsAsScalars(ExprPtr node) {
+  std::vector<const Expr*> operands;
+  for (const ExprPtr& a : node->args) operands.push_back(a.get());
+  bool rows = false;
+  for (const Expr* a : operands) rows = rows || a->kind == Expr::Kind::kRow;
+  if (!rows) return node;
+  for (const Expr* a : operands) {
+    if (a->kind == Expr::Kind::kSubquery) return NotSupported("row subqueries");
+  }
+  const Expr& first = *operands[0];
+  operands.erase(operands.begin());
+  // Shapes that do not fit stay as written: binding raises 1241 (after the tables resolve).
+  if (RowShapeError(first, operands).has_value()) return node;
+  if (node->kind == Expr::Kind::kIn) return RowInList(first, operands, node->negated, node->text);
+  return RowComparison(node->binary_op, first, *operands[0], node->text);
+}
+
 SqlResult<ExprPtr> Parser::ParsePredicate() {
   const uint32_t begin = Cur().begin;
   SQL_ASSIGN_OR_RETURN(ExprPtr left, ParseBitExpr());
@@ -130,10 +160,18 @@ SqlResult<ExprPtr> Parser::ParsePredicate() {
     if (ComparisonOp(Cur(), &op)) {
       Skip();
       if ((IsKw("ANY") || IsKw("ALL") || IsKw("SOME")) && IsOp("(", 1)) {
+        const bool all = IsKw("ALL");
         auto node = std::make_unique<Expr>();
         node->kind = Expr::Kind::kQuantified;
+        if (left->kind == Expr::Kind::kRow) {
+          // A row compares with a subquery's rows only as = ANY (IN) and <> ALL (NOT IN).
+          if (op != (all ? BinaryOp::kNe : BinaryOp::kEq))
+            return SqlErr(kErOperandColumns, "Operand should contain 1 column(s)");
+          node->kind = Expr::Kind::kIn;
+          node->negated = all;
+        }
         node->binary_op = op;
-        node->quantifier_all = IsKw("ALL");
+        node->quantifier_all = all && node->kind == Expr::Kind::kQuantified;
         Skip();
         SQL_ASSIGN_OR_RETURN(node->subquery, ParseSubquery());
         node->args.push_back(std::move(left));
@@ -142,6 +180,7 @@ SqlResult<ExprPtr> Parser::ParsePredicate() {
       }
       SQL_ASSIGN_OR_RETURN(ExprPtr right, ParseBitExpr());
       SQL_ASSIGN_OR_RETURN(left, MakeBinary(op, std::move(left), std::move(right), begin));
+      SQL_ASSIGN_OR_RETURN(left, RowsAsScalars(std::move(left)));
       continue;
     }
     if (AcceptKw("IS")) {
@@ -184,6 +223,9 @@ SqlResult<ExprPtr> Parser::ParsePredicate() {
         if (!AcceptOp(",")) break;
       }
       SQL_RETURN_IF_ERROR(ExpectOp(")"));
+      SQL_ASSIGN_OR_RETURN(left, Finish(std::move(node), begin));
+      SQL_ASSIGN_OR_RETURN(left, RowsAsScalars(std::move(left)));
+      continue;
     } else if (AcceptKw("BETWEEN")) {
       node->kind = Expr::Kind::kBetween;
       SQL_ASSIGN_OR_RETURN(ExprPtr low, ParseBitExpr());
@@ -450,7 +492,10 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         }
         Skip();
         SQL_ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
-        if (IsOp(",")) return NotSupported("row constructors");
+        if (IsOp(",")) {
+          result = ParseRowTail(std::move(inner), begin);
+          break;
+        }
         SQL_RETURN_IF_ERROR(ExpectOp(")"));
         result = Finish(std::move(inner), begin);  // its text keeps the parentheses
         break;
@@ -487,7 +532,11 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         Skip();
         result = Finish(std::move(fn), begin);
       } else if (upper == "ROW" && IsOp("(", 1)) {
-        return NotSupported("row constructors");
+        Skip();
+        Skip();
+        SQL_ASSIGN_OR_RETURN(ExprPtr first, ParseExpr());
+        if (!IsOp(",")) return SyntaxError();  // ROW needs two elements at least
+        result = ParseRowTail(std::move(first), begin);
       } else if ((upper == "CAST" || upper == "CONVERT") && IsOp("(", 1)) {
         Skip();
         result = ParseCast(upper == "CONVERT", begin);

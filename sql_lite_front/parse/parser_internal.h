@@ -184,6 +184,10 @@ class Parser {
   SqlResult<ExprPtr> ParseLiteral();
   SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
   SqlResult<ExprPtr> ParseCase(uint32_t begin);  // after CASE, up to and with END
+  // After a row's first element (before its ','), up to and with ')': the kRow.
+  SqlResult<ExprPtr> ParseRowTail(ExprPtr first, uint32_t begin);
+  // A comparison or IN list over row constructors as its scalar form (row_constructor.h).
+  SqlResult<ExprPtr> RowsAsScalars(ExprPtr node);
   // After CAST or CONVERT, up to and with the ")".
   SqlResult<ExprPtr> ParseCast(bool convert, uint32_t begin);
   SqlStatus ParseCastType(CastTarget* out);  // SIGNED, CHAR(n), DECIMAL(m,d), ...

@@ -87,6 +87,11 @@ struct SessionState {
   std::vector<HeldLock> statement_table_locks;
 
   uint64_t last_insert_id = 0;
+  // ROW_COUNT(): what the previous statement affected: its affected rows, or -1 when it
+  // returned a result set or failed (MySQL's my_ok / my_eof / error). FOUND_ROWS(): the rows
+  // the last SELECT returned, or with SQL_CALC_FOUND_ROWS would have returned without LIMIT.
+  int64_t row_count = -1;
+  uint64_t found_rows = 0;
   std::string user;  // USER(): the client's 'name@host' (minnowd sets it); empty in the shell
   // The last statement's warnings (or error) for SHOW WARNINGS; the session's thread only.
   std::vector<SqlWarning> diagnostics;

@@ -876,6 +876,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   // The diagnostics area: what SHOW WARNINGS lists is the last other statement's warnings, or
   // its error (as MySQL's "Error" row). The diagnostic statements (SHOW WARNINGS, SHOW ERRORS,
   // SHOW COUNT(*) ...) leave it; a parse error replaces it whatever the statement.
+  s->row_count = r.ok() && !r->has_result_set ? static_cast<int64_t>(r->affected_rows) : -1;
   if (!show_warnings) {
     if (r.ok()) {
       s->diagnostics = r->warnings;

@@ -100,6 +100,67 @@ TEST_CASE("subqueries in expressions", "[parser]") {
   CHECK(MustFail("SELECT (SELECT 1 INTO @x)").code == kErParse);
 }
 
+TEST_CASE("row constructors become their scalar comparisons", "[parser]") {
+  Statement st = MustParse(
+      "SELECT (a, b) = (1, 2), ROW(a, b) <> ROW(1, 2), (a, b) < (1, 2), (a, b) IN ((1, 2), (3, "
+      "4)), "
+      "(a, b) NOT IN (SELECT x, y FROM u), (a, b) = (1, 2, 3) FROM t");
+  const auto& s = std::get<SelectStmt>(st);
+  REQUIRE(s.items.size() == 6);
+  // = : a = 1 AND b = 2, named as written.
+  const Expr& eq = *s.items[0].expr;
+  CHECK(eq.binary_op == BinaryOp::kAnd);
+  CHECK(Arg(eq, 0).binary_op == BinaryOp::kEq);
+  CHECK(Arg(Arg(eq, 0), 0).name == "a");
+  CHECK(Arg(eq, 1).binary_op == BinaryOp::kEq);
+  CHECK(eq.text == "(a, b) = (1, 2)");
+  // <> : a <> 1 OR b <> 2.
+  CHECK(s.items[1].expr->binary_op == BinaryOp::kOr);
+  CHECK(Arg(*s.items[1].expr, 0).binary_op == BinaryOp::kNe);
+  // < : a < 1 OR (a = 1 AND b < 2).
+  const Expr& lt = *s.items[2].expr;
+  CHECK(lt.binary_op == BinaryOp::kOr);
+  CHECK(Arg(lt, 0).binary_op == BinaryOp::kLt);
+  CHECK(Arg(lt, 1).binary_op == BinaryOp::kAnd);
+  CHECK(Arg(Arg(lt, 1), 0).binary_op == BinaryOp::kEq);
+  CHECK(Arg(Arg(lt, 1), 1).binary_op == BinaryOp::kLt);
+  // IN of rows: an OR of the rows' equalities.
+  CHECK(s.items[3].expr->binary_op == BinaryOp::kOr);
+  CHECK(Arg(*s.items[3].expr, 0).binary_op == BinaryOp::kAnd);
+  // IN (SELECT ...) keeps its row operand.
+  const Expr& in = *s.items[4].expr;
+  CHECK(in.kind == Expr::Kind::kIn);
+  CHECK(in.negated);
+  CHECK(Arg(in, 0).kind == Expr::Kind::kRow);
+  CHECK(Arg(in, 0).args.size() == 2);
+  // Widths that differ stay rows (binding raises 1241).
+  CHECK(s.items[5].expr->kind == Expr::Kind::kBinary);
+  CHECK(Arg(*s.items[5].expr, 1).kind == Expr::Kind::kRow);
+  CHECK(Arg(*s.items[5].expr, 1).args.size() == 3);
+
+  CHECK(MustFail("SELECT ROW(1)").code == kErParse);
+  CHECK(MustFail("SELECT (1, 2) < ANY (SELECT a, b FROM t)").code == kErOperandColumns);
+  CHECK(MustFail("SELECT (1, 2) = (SELECT 1, 2)").message == NotSupported("row subqueries"));
+  // = ANY of a row is IN, <> ALL NOT IN.
+  st = MustParse("SELECT (a, b) = ANY (SELECT 1, 2), (a, b) <> ALL (SELECT 1, 2)");
+  const auto& q = std::get<SelectStmt>(st);
+  CHECK(q.items[0].expr->kind == Expr::Kind::kIn);
+  CHECK(!q.items[0].expr->negated);
+  CHECK(q.items[1].expr->kind == Expr::Kind::kIn);
+  CHECK(q.items[1].expr->negated);
+}
+
+TEST_CASE("WITH ROLLUP and SQL_CALC_FOUND_ROWS", "[parser]") {
+  Statement st =
+      MustParse("SELECT SQL_CALC_FOUND_ROWS a, SUM(b) FROM t GROUP BY a WITH ROLLUP LIMIT 1");
+  const auto& s = std::get<SelectStmt>(st);
+  CHECK(s.calc_found_rows);
+  CHECK(s.rollup);
+  CHECK(s.group_by.size() == 1);
+  CHECK(!std::get<SelectStmt>(MustParse("SELECT a FROM t GROUP BY a")).rollup);
+  CHECK(MustFail("SELECT a FROM t GROUP BY a WITH CUBE").code == kErParse);
+}
+
 TEST_CASE("the lexer reads strings, numbers, names and comments as MySQL does", "[sql][parser]") {
   auto tokens =
       Tokenize("SELECT `a``b`, 'it''s\\n\\%', \"x\\\"y\", 0x4142, X'43', 1.5e2, .5 # c\n");
