@@ -43,7 +43,7 @@ using heap_internal::ToPos;
 struct HeapTableLock::Impl {
   HeapTableState* table = nullptr;
   TableLockTicket ticket;
-  bool reader = false;      // counted in table->readers
+  bool reader = false;      // a read lock: reads stop at `end`
   bool concurrent = false;  // a granted concurrent insert
   Status end_status;        // End() at grant, for readers
   HeapEnd end;
@@ -58,10 +58,6 @@ struct HeapTableLock::Impl {
 
   void Release() {
     if (!ticket.held()) return;
-    if (reader) {
-      table->readers.fetch_sub(1, std::memory_order_acq_rel);
-      reader = false;
-    }
     // Its writes are done and published in complete_end as each finished.
     if (concurrent) table->appenders.fetch_sub(1, std::memory_order_acq_rel);
     ticket.Release();
@@ -185,10 +181,10 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
   TableLockHooks hooks;
   // MyISAM's mi_check_status: refuse a concurrent insert when the file has holes, unless
   // concurrent_insert=ALWAYS and readers hold the table (then it appends).
-  hooks.allow_concurrent_insert = [t, mode]() {
+  hooks.allow_concurrent_insert = [t, mode](bool readers_hold) {
     if (mode == ConcurrentInsert::kNever) return false;
     if (t->holes.load(std::memory_order_acquire) == 0) return true;
-    return mode == ConcurrentInsert::kAlways && t->readers.load(std::memory_order_acquire) > 0;
+    return mode == ConcurrentInsert::kAlways && readers_hold;
   };
   // MyISAM's get_status: a reader takes the end of file at grant, under the table lock's
   // latch, so that no concurrent insert granted later comes before it. Beside appenders it
@@ -204,7 +200,6 @@ Result<HeapTableLock> HeapTable::Lock(Session* session, const HeapLockOptions& o
       if (end.ok()) t->complete_end = *end;
     }
     if (read) {
-      t->readers.fetch_add(1, std::memory_order_acq_rel);
       impl->reader = true;
       if (t->appenders.load(std::memory_order_acquire) > 0) {
         LatchGuard guard(t->end_latch);

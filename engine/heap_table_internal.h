@@ -61,9 +61,6 @@ class HeapTableState {
   HeapTables* owner = nullptr;
   std::unique_ptr<TableLock> lock;
   std::atomic<bool> dropped{false};
-  // Read locks granted and not released (MyISAM's r_locks): the concurrent_insert=ALWAYS
-  // check. Changed under the table lock's latch (on_grant) or just before a release.
-  std::atomic<uint32_t> readers{0};
   // The heap's hole count after the latest write (the concurrent insert check reads it under
   // the table lock's latch, where reading the header page is not wanted).
   std::atomic<uint64_t> holes{0};

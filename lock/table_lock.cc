@@ -169,7 +169,7 @@ Status TableLock::TryGrantWrite(Request* r) {
     // a READ_NO_INSERT (an appender's own, rule (5)); refused, the request is a WRITE and waits.
     if (r->type == Type::kWriteConcurrentInsert && write_wait_.empty() && OnlyAppendersWrite() &&
         no_insert_readers_ == 0) {
-      if (r->hooks.allow_concurrent_insert()) {
+      if (AllowsConcurrentInsert(r)) {
         Grant(r, /*was_queued=*/false);
         return Status::OK();
       }
@@ -178,7 +178,7 @@ Status TableLock::TryGrantWrite(Request* r) {
     return wait;
   }
   if (!write_wait_.empty()) return wait;  // writers are FIFO
-  if (r->type == Type::kWriteConcurrentInsert && !r->hooks.allow_concurrent_insert()) {
+  if (r->type == Type::kWriteConcurrentInsert && !AllowsConcurrentInsert(r)) {
     r->type = Type::kWrite;
   }
   if (read_.empty() || (IsConcurrentWrite(r->type) && no_insert_readers_ == 0)) {
@@ -272,6 +272,12 @@ void TableLock::Release(Request* r) {
   delete r;  // the hooks may own engine state: destroyed outside the latch
 }
 
+bool TableLock::AllowsConcurrentInsert(const Request* r) const {
+  // read_ holds no lock of r's owner: an owner holding a read lock cannot ask for a write lock
+  // (rule (5)).
+  return r->hooks.allow_concurrent_insert(!read_.empty());
+}
+
 bool TableLock::OnlyAppendersWrite() const {
   return !write_.empty() && std::all_of(write_.begin(), write_.end(), [](const Request* h) {
     return h->type == Type::kWriteConcurrentInsert;
@@ -282,7 +288,7 @@ void TableLock::GrantWaitingAppenders() {
   if (no_insert_readers_ != 0) return;  // an appender's own READ_NO_INSERT (rule (5))
   while (!write_wait_.empty() && write_wait_.front()->type == Type::kWriteConcurrentInsert) {
     Request* w = write_wait_.front();
-    if (!w->hooks.allow_concurrent_insert()) {
+    if (!AllowsConcurrentInsert(w)) {
       w->type = Type::kWrite;  // waits for the appenders; the queue stays FIFO behind it
       return;
     }
@@ -294,7 +300,7 @@ void TableLock::GrantWaitingAppenders() {
 TableLock::Request* TableLock::GrantWaitingWriters() {
   for (;;) {
     Request* w = write_wait_.front();
-    if (w->type == Type::kWriteConcurrentInsert && !w->hooks.allow_concurrent_insert()) {
+    if (w->type == Type::kWriteConcurrentInsert && !AllowsConcurrentInsert(w)) {
       w->type = Type::kWrite;
     }
     write_wait_.erase(write_wait_.begin());
@@ -358,7 +364,7 @@ void TableLock::WakeUpWaiters() {
   }
   // Readers hold: only a concurrent writer may join them, and not beside a READ_NO_INSERT.
   if (!IsConcurrentWrite(writer->type) || no_insert_readers_ != 0) return;
-  if (writer->type == Type::kWriteConcurrentInsert && !writer->hooks.allow_concurrent_insert()) {
+  if (writer->type == Type::kWriteConcurrentInsert && !AllowsConcurrentInsert(writer)) {
     writer->type = Type::kWrite;  // it now waits for the readers, but holds none back that wait
     if (!read_wait_.empty()) GrantWaitingReaders(false);
     return;

@@ -185,8 +185,11 @@ class TableLockOwner {
 // The engine's say in a request (thr_lock's check_status and get_status). Both optional.
 struct TableLockHooks {
   // True if a WRITE_CONCURRENT_INSERT may append beside readers now (MyISAM: the data file has
-  // no holes). Rule (1); runs under the table latch, maybe on a releasing owner's thread.
-  std::function<bool()> allow_concurrent_insert;
+  // no holes, or concurrent_insert=ALWAYS and readers hold). Rule (1); runs under the table
+  // latch, maybe on a releasing owner's thread. `readers_hold`: read locks of other owners are
+  // granted at this moment, counted from their grant (a reader granted from the queue counts
+  // before its thread has woken up and returned from Lock).
+  std::function<bool(bool readers_hold)> allow_concurrent_insert;
   // Called once the request is granted, on the requester's thread, before Lock returns and
   // under the table latch, so no later grant can come between (MyISAM copies the table's
   // status here). The argument is true for a granted WRITE_CONCURRENT_INSERT.
@@ -237,6 +240,8 @@ class TableLock {
   // request goes away.
   void WakeUpWaiters() REQUIRES(latch_);
   Request* GrantWaitingWriters() REQUIRES(latch_);
+  // The engine's concurrent insert check for `r`, told whether read locks are granted now.
+  bool AllowsConcurrentInsert(const Request* r) const REQUIRES(latch_);
   // True while write locks are held and every one is a WRITE_CONCURRENT_INSERT.
   bool OnlyAppendersWrite() const REQUIRES(latch_);
   // Grants the WRITE_CONCURRENT_INSERTs at the head of the writer queue while the engine's

@@ -53,7 +53,11 @@ struct Cell {
   uint64_t inserts = 0, point_selects = 0, range_selects = 0, long_selects = 0;
   std::vector<double> insert_ms;      // every INSERT's latency
   std::vector<double> long_select_s;  // (b): every long SELECT's time
-  uint64_t timeouts = 0;              // 1205 (a table lock wait over lock_wait_timeout)
+  // (b): the INSERTs that ended between each two consecutive long SELECTs' ends, in order.
+  // Every INSERT waits for a long SELECT at NEVER and with holes at AUTO: there the rate is
+  // this count per cycle, and its spread shows how few cycles decide a cell.
+  std::vector<uint64_t> inserts_per_long_select;
+  uint64_t timeouts = 0;  // 1205 (a table lock wait over lock_wait_timeout)
   uint64_t other_errors = 0;
   std::string first_error;
   uint64_t table_locks_immediate = 0, table_locks_waited = 0;  // SHOW GLOBAL STATUS deltas

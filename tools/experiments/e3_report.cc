@@ -2,6 +2,7 @@
 // MariaDB 10.11 figures, the targets, the CSV and the PNG.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -80,17 +81,26 @@ void PrintOltp(const Config& c, const EngineCells& run) {
       "has no MyISAM OLTP figures from MariaDB.\n");
 }
 
+// "median / max" of the INSERTs per long SELECT cycle ("-" without two long SELECTs).
+std::string PerCycle(const Cell& x) {
+  const std::vector<uint64_t>& n = x.inserts_per_long_select;
+  if (n.empty()) return "-";
+  std::vector<double> v(n.begin(), n.end());
+  return fmt::format("{:g} / {}", Median(v), Commas(*std::max_element(n.begin(), n.end())));
+}
+
 void PrintLongRead(const Config& c, const EngineCells& run) {
   TextTable t({"holes", "concurrent_insert", "inserts/s", "point selects/s", "long SELECTs",
-               "median s", "insert p50 ms", "insert p95 ms", "Table_locks_immediate",
-               "Table_locks_waited", "waits/insert", "Data_free after", "W2 inserts/s", "W2 waited",
-               "brief's MariaDB inserts/s", "its waits/insert"});
+               "median s", "inserts per long SELECT (median / max)", "insert p50 ms",
+               "insert p95 ms", "Table_locks_immediate", "Table_locks_waited", "waits/insert",
+               "Data_free after", "W2 inserts/s", "W2 waited", "brief's MariaDB inserts/s",
+               "its waits/insert"});
   for (const Cell& x : run.cells) {
     if (x.scenario != Scenario::kLongRead) continue;
     const Reference ref = ReferenceFor(x.scenario, x.setting.value, x.holes);
     t.AddRow({HolesLabel(x), SettingLabel(x), Rate(x.PerSecond(x.inserts)),
               Rate(x.PerSecond(x.point_selects)), Commas(x.long_selects),
-              Fixed(Median(x.long_select_s), 2), Fixed(Percentile(x.insert_ms, 50), 3),
+              Fixed(Median(x.long_select_s), 2), PerCycle(x), Fixed(Percentile(x.insert_ms, 50), 3),
               Fixed(Percentile(x.insert_ms, 95), 3), Commas(x.table_locks_immediate),
               Commas(x.table_locks_waited), Fixed(WaitsPerInsert(x), 2), Commas(x.data_free_after),
               Rate(ref.w2),
@@ -103,7 +113,9 @@ void PrintLongRead(const Config& c, const EngineCells& run) {
                       run.engine, c.hold, c.writers, Commas(c.rows), c.seconds));
   fmt::print(
       "long SELECTs: those that ended in the cell, and their median time with the writers "
-      "running; insert latency: INSERTs that\nsucceeded. W2: concurrent insert off / on, "
+      "running; inserts per long SELECT: the INSERTs that ended between two consecutive "
+      "long SELECTs' ends\n(median and max over those cycles); insert latency: INSERTs that "
+      "succeeded. W2: concurrent insert off / on, "
       "about 1 s SELECTs (its 'on' beside AUTO and ALWAYS without holes).\nThe brief's MariaDB "
       "10.11: 100,000 rows, 40,000 holes, 0.8 s reader, 4 writers, 20 s; 1 writer with holes "
       "at 2: 7,265/s.\n");
@@ -168,6 +180,15 @@ void PrintTargets(const Config& c, const std::vector<EngineCells>& runs) {
 bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<EngineCells>& runs) {
   std::vector<std::vector<std::string>> rows;
   auto real = [](double v, int decimals) { return std::isfinite(v) ? Fixed(v, decimals) : ""; };
+  auto median_per_cycle = [](const Cell& x) -> std::string {
+    const std::vector<uint64_t>& n = x.inserts_per_long_select;
+    if (n.empty()) return "";
+    return Fixed(Median(std::vector<double>(n.begin(), n.end())), 1);
+  };
+  auto max_per_cycle = [](const Cell& x) -> std::string {
+    const std::vector<uint64_t>& n = x.inserts_per_long_select;
+    return n.empty() ? "" : std::to_string(*std::max_element(n.begin(), n.end()));
+  };
   for (const EngineCells& run : runs) {
     for (const Cell& x : run.cells) {
       const bool oltp = x.scenario == Scenario::kOltp;
@@ -192,6 +213,8 @@ bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<EngineCel
                       real(Percentile(x.insert_ms, 50), 4),
                       real(Percentile(x.insert_ms, 95), 4),
                       real(Median(x.long_select_s), 4),
+                      median_per_cycle(x),
+                      max_per_cycle(x),
                       real(x.hold_alone, 4),
                       std::to_string(x.md5_depth),
                       std::to_string(x.table_locks_immediate),
@@ -229,6 +252,8 @@ bool WriteCsv(const Config& c, const OutputDir& out, const std::vector<EngineCel
                        "insert_p50_ms",
                        "insert_p95_ms",
                        "long_select_median_s",
+                       "inserts_per_long_select_median",
+                       "inserts_per_long_select_max",
                        "long_select_alone_s",
                        "md5_depth",
                        "table_locks_immediate",

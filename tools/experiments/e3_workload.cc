@@ -118,6 +118,7 @@ struct Tally {
   uint64_t timeouts = 0, other_errors = 0;
   std::string first_error;
   std::vector<double> insert_ms, long_select_s;
+  std::vector<double> insert_end, long_select_end;  // steady clock seconds
 
   void AddTo(Cell* c) const {
     c->transactions += transactions;
@@ -139,7 +140,9 @@ bool Step(SqlConnection* s, const std::string& sql, Kind kind, const std::atomic
           Tally* t) {
   const auto t0 = std::chrono::steady_clock::now();
   const RunOutcome r = s->TryRun(sql);
-  const double secs = SecondsSince(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  const double secs = std::chrono::duration<double>(t1 - t0).count();
+  const double end = std::chrono::duration<double>(t1.time_since_epoch()).count();
   if (stop.load(std::memory_order_relaxed)) return false;
   if (!r.ok()) {
     if (r.code == sql::kErLockWaitTimeout) {
@@ -154,6 +157,7 @@ bool Step(SqlConnection* s, const std::string& sql, Kind kind, const std::atomic
     case Kind::kInsert:
       ++t->inserts;
       t->insert_ms.push_back(secs * 1e3);
+      t->insert_end.push_back(end);
       break;
     case Kind::kPointSelect:
       ++t->point_selects;
@@ -164,6 +168,7 @@ bool Step(SqlConnection* s, const std::string& sql, Kind kind, const std::atomic
     case Kind::kLongSelect:
       ++t->long_selects;
       t->long_select_s.push_back(secs);
+      t->long_select_end.push_back(end);
       break;
   }
   return true;
@@ -214,6 +219,22 @@ void WriterLoop(SqlConnection* s, uint64_t ids, uint64_t seed, uint64_t session_
 void ReaderLoop(SqlConnection* s, uint64_t depth, const std::atomic<bool>& stop, Tally* t) {
   const std::string sql = LongSelect(depth);
   while (!stop.load(std::memory_order_relaxed)) Step(s, sql, Kind::kLongSelect, stop, t);
+}
+
+// (b): how many INSERTs ended between each two consecutive ends of the reader's long SELECTs.
+std::vector<uint64_t> InsertsPerCycle(const std::vector<Tally>& tallies) {
+  std::vector<double> inserts;
+  for (const Tally& t : tallies)
+    inserts.insert(inserts.end(), t.insert_end.begin(), t.insert_end.end());
+  std::sort(inserts.begin(), inserts.end());
+  const std::vector<double>& ends = tallies[0].long_select_end;  // session 0 is the reader
+  std::vector<uint64_t> counts;
+  for (size_t i = 1; i < ends.size(); ++i) {
+    auto from = std::lower_bound(inserts.begin(), inserts.end(), ends[i - 1]);
+    auto to = std::lower_bound(inserts.begin(), inserts.end(), ends[i]);
+    counts.push_back(static_cast<uint64_t>(to - from));
+  }
+  return counts;
 }
 
 // The long SELECT of (b), calibrated once per table shape so that every setting runs the same
@@ -281,6 +302,7 @@ Cell RunCell(const Connect& connect, SqlConnection* admin, const Config& c, Scen
   const std::map<std::string, uint64_t> after = GlobalStatus(admin, {"Table_locks%"});
 
   for (const Tally& t : tallies) t.AddTo(&cell);
+  if (long_read) cell.inserts_per_long_select = InsertsPerCycle(tallies);
   auto delta = [&](const char* name) {
     const auto b = before.find(name), a = after.find(name);
     return a == after.end() || b == before.end() ? 0 : a->second - b->second;

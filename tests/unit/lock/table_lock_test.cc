@@ -35,7 +35,7 @@ constexpr std::array<T, 9> kAllTypes = {T::kRead,
 
 TableLockHooks AllowInsert(bool allow) {
   TableLockHooks h;
-  h.allow_concurrent_insert = [allow] { return allow; };
+  h.allow_concurrent_insert = [allow](bool) { return allow; };
   return h;
 }
 
@@ -334,7 +334,7 @@ TEST_CASE("table lock: a queued appender is checked again when it is granted",
   std::atomic<bool> allow{true};
   std::atomic<int> asked{0};
   TableLockHooks hooks;
-  hooks.allow_concurrent_insert = [&] {
+  hooks.allow_concurrent_insert = [&](bool) {
     asked++;
     return allow.load();
   };
@@ -366,6 +366,41 @@ TEST_CASE("table lock: a queued appender is checked again when it is granted",
   }
 }
 
+TEST_CASE("table lock: the check is told whether readers hold, from each reader's grant",
+          "[lock][table_lock]") {
+  TableLockGlobals globals;
+  TableLock table("t", &globals);
+  TableLockOwner writer(1), reader(2), ins(3);
+  std::vector<bool> told;
+  TableLockHooks hooks;
+  // concurrent_insert=ALWAYS on a table with holes: append only beside readers.
+  hooks.allow_concurrent_insert = [&told](bool readers_hold) {
+    told.push_back(readers_hold);
+    return readers_hold;
+  };
+  SECTION("no reader: told none, so the request is a WRITE") {
+    auto w = table.Lock(&ins, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(w.ok());
+    CHECK(w->type() == T::kWrite);
+    CHECK(told == std::vector<bool>{false});
+  }
+  SECTION("a reader granted from the queue counts before its Lock call returns") {
+    auto w = table.Lock(&writer, T::kWrite, kNoWait);
+    REQUIRE(w.ok());
+    auto f = Send(table, reader, T::kRead, kLong);
+    // Grants the queued reader on this thread; its own thread may not have run yet, and the
+    // reader counts from here (an engine counting readers as their Lock calls return would
+    // turn this append into a WRITE waiting for the whole read).
+    w->Release();
+    auto a = table.Lock(&ins, T::kWriteConcurrentInsert, kNoWait, hooks);
+    REQUIRE(a.ok());
+    CHECK(a->type() == T::kWriteConcurrentInsert);
+    CHECK(told == std::vector<bool>{true});
+    auto rd = f.get();
+    REQUIRE(rd.ok());
+  }
+}
+
 TEST_CASE("table lock: appenders share with appenders while the check allows",
           "[lock][table_lock]") {
   TableLockGlobals globals;
@@ -374,7 +409,7 @@ TEST_CASE("table lock: appenders share with appenders while the check allows",
   std::atomic<bool> allow{true};
   std::atomic<int> asked{0};
   TableLockHooks hooks;
-  hooks.allow_concurrent_insert = [&] {
+  hooks.allow_concurrent_insert = [&](bool) {
     asked++;
     return allow.load();
   };
@@ -690,7 +725,7 @@ TEST_CASE("table lock stress: no two incompatible grants are ever held at once",
       std::mt19937 rng(i + 1);
       TableLockOwner* me = owners[i].get();
       TableLockHooks hooks;
-      hooks.allow_concurrent_insert = [&] { return allow_insert.load(); };
+      hooks.allow_concurrent_insert = [&](bool) { return allow_insert.load(); };
       while (std::chrono::steady_clock::now() < deadline) {
         const T type = kAllTypes[rng() % (kAllTypes.size() - 1)];  // no WRITE_ONLY: it refuses
         auto t = table.Lock(me, type, milliseconds(rng() % 50), hooks);
