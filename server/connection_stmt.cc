@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "server/admin_statement.h"
 #include "server/connection.h"
 #include "server/wire.h"
+#include "sql_lite_front/parse/prepared_parse.h"
 
 namespace minnow::server {
 namespace {
@@ -16,20 +18,13 @@ constexpr uint16_t kErPsManyParam = 1390;         // HY000
 
 // The columns a SELECT returns and their types, for PREPARE's reply (clients such as
 // libmariadb read results only for statements that PREPARE said have some): described by the
-// SQL front with every placeholder 0 (a literal that fits wherever a value may stand, LIMIT
-// too), never run, so PREPARE takes no lock, begins no
-// transaction and counts in no Com_select or Questions. A statement the front cannot describe
-// (a syntax or bind error, which EXECUTE then reports) gets no columns.
+// SQL front with every placeholder 0 (a value that fits wherever one may stand, LIMIT too),
+// never run, so PREPARE takes no lock, begins no transaction and counts in no Com_select or
+// Questions. A statement the front cannot bind (an unknown table, which EXECUTE then
+// reports) gets no columns.
 sql::StatementResult Connection::DescribeColumns(const PreparedStatement& stmt) {
-  std::string sql;
-  size_t from = 0;
-  for (size_t p : stmt.placeholders) {
-    sql.append(stmt.sql, from, p - from);
-    sql += "0";
-    from = p + 1;
-  }
-  sql.append(stmt.sql, from, std::string::npos);
-  auto r = session_->Describe(sql);
+  if (stmt.parsed == nullptr) return {};
+  auto r = session_->DescribePrepared(stmt.parsed.get());
   if (!r.ok() || !r->has_result_set) return {};
   return std::move(r).value();
 }
@@ -37,13 +32,24 @@ sql::StatementResult Connection::DescribeColumns(const PreparedStatement& stmt) 
 void Connection::StmtPrepare(std::string_view sql) {
   PreparedStatement stmt;
   stmt.sql = std::string(sql);
-  stmt.placeholders = FindPlaceholders(sql);
-  if (stmt.placeholders.size() > 0xffff) {
+  // KILL and the account statements are preparable, as MySQL's, without placeholders (MySQL's
+  // grammar takes none there); they run as text at EXECUTE. The rest the SQL front parses now.
+  const size_t admin_placeholders = FindPlaceholders(sql).size();
+  if (admin_placeholders > 0 || !ParseAdminStatement(sql).has_value()) {
+    auto parsed = session_->Prepare(sql);
+    if (!parsed.ok()) {
+      AppendError(parsed.error());
+      return;
+    }
+    stmt.parsed = std::move(parsed).value();
+    stmt.param_count = stmt.parsed->param_count();
+  }
+  if (stmt.param_count > 0xffff) {
     AppendError(kErPsManyParam, "HY000", "Prepared statement contains too many placeholders");
     return;
   }
   const uint32_t id = next_statement_id_++;
-  const auto params = static_cast<uint16_t>(stmt.placeholders.size());
+  const auto params = static_cast<uint16_t>(stmt.param_count);
   const sql::StatementResult described = DescribeColumns(stmt);
   WireWriter ok;
   ok.Int1(0);
@@ -78,19 +84,18 @@ void Connection::StmtExecute(std::string_view body) {
                             *id));
     return;
   }
-  auto sql = BindExecute(body, &it->second);
-  if (!sql.ok()) {
-    AppendError(sql.error());
+  PreparedStatement& stmt = it->second;
+  const sql::SqlStatus bound = BindExecute(body, &stmt);
+  if (!bound.ok()) {
+    AppendError(bound.error());
     return;
   }
-  // KILL and the account statements are preparable, as MySQL's, without placeholders (MySQL's
-  // grammar takes none there; with some the SQL front refuses the text, 1064).
-  if (it->second.placeholders.empty()) {
+  if (stmt.parsed == nullptr) {  // an admin statement (PREPARE found it one)
     bool handled = false;
-    (void)RunAdmin(*sql, false, &handled);
-    if (handled) return;
+    (void)RunAdmin(stmt.sql, false, &handled);
+    return;
   }
-  auto r = session_->Execute(*sql);
+  auto r = session_->ExecutePrepared(stmt.sql, stmt.parsed.get(), stmt.values);
   if (!r.ok()) {
     AppendError(r.error());
     return;
@@ -109,7 +114,7 @@ void Connection::StmtSendLongData(std::string_view body) {
   auto param = r.Int2();
   if (!id || !param) return;
   auto it = statements_.find(*id);
-  if (it == statements_.end() || *param >= it->second.placeholders.size()) return;
+  if (it == statements_.end() || *param >= it->second.param_count) return;
   it->second.long_data[*param].append(r.Rest());
 }
 

@@ -1,4 +1,4 @@
-// Placeholders, parameter decoding and literal substitution (prepared_statement.h).
+// Placeholders and the decoding of EXECUTE's parameters (prepared_statement.h).
 
 #include "server/prepared_statement.h"
 
@@ -9,6 +9,7 @@
 
 #include "server/protocol.h"
 #include "server/wire.h"
+#include "sql_lite_front/parse/prepared_parse.h"
 
 namespace minnow::server {
 namespace {
@@ -23,34 +24,16 @@ sql::SqlError WrongArguments() {
   return sql::SqlErr(sql::kErWrongArguments, "Incorrect arguments to mysqld_stmt_execute");
 }
 
-// [-+]digits[.digits] or [-+].digits: what a client sends for a DECIMAL parameter, and a
-// DECIMAL literal as the SQL front's lexer reads it (a sign is a unary operator on it).
-bool IsDecimalText(std::string_view s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  bool digits = false, point = false;
-  for (char c : s) {
-    if (c >= '0' && c <= '9') {
-      digits = true;
-    } else if (c == '.' && !point) {
-      point = true;
-    } else {
-      return false;
-    }
-  }
-  return digits;
-}
-
-// One bound value as a literal; 1835 when the packet is short.
-sql::SqlResult<std::string> ReadValue(WireReader& r, uint16_t type_and_flag) {
+// One bound value; 1835 when the packet is short.
+sql::SqlResult<sql::Value> ReadValue(WireReader& r, uint16_t type_and_flag) {
   const auto type = static_cast<uint8_t>(type_and_flag & 0xff);
   const bool is_unsigned = (type_and_flag & 0x8000) != 0;
-  auto integer = [&](int bytes) -> sql::SqlResult<std::string> {
+  auto integer = [&](int bytes) -> sql::SqlResult<sql::Value> {
     auto v = r.IntN(bytes);
     if (!v) return Malformed();
-    if (is_unsigned) return std::to_string(*v);
+    if (is_unsigned) return sql::Value::UInt(*v);
     const int shift = 64 - 8 * bytes;
-    const auto s = static_cast<int64_t>(*v << shift) >> shift;  // sign-extend
-    return std::to_string(s);
+    return sql::Value::Int(static_cast<int64_t>(*v << shift) >> shift);  // sign-extended
   };
   switch (type) {
     case kTypeTiny:
@@ -80,20 +63,18 @@ sql::SqlResult<std::string> ReadValue(WireReader& r, uint16_t type_and_flag) {
         std::memcpy(&d, &bits, 8);
       }
       if (!std::isfinite(d)) return WrongArguments();
-      // With an exponent always: the SQL front reads 1.5 as a DECIMAL, 1.5e0 as a DOUBLE.
-      std::string literal = fmt::format("{:.17g}", d);
-      if (literal.find('e') == std::string::npos) literal += "e0";
-      return literal;
+      return sql::Value::Double(d);
     }
     case kTypeDecimal:
-    case kTypeNewDecimal: {  // the number as text: a DECIMAL literal, never a string
+    case kTypeNewDecimal: {  // the number as text: a number, never a string
       auto s = r.LenencString();
       if (!s) return Malformed();
-      if (!IsDecimalText(*s)) return WrongArguments();
-      return std::string(*s);
+      std::optional<sql::Value> v = sql::PreparedParse::NumberFromText(*s);
+      if (!v) return WrongArguments();
+      return *std::move(v);
     }
     case kTypeNull:
-      return std::string("NULL");
+      return sql::Value::Null();
     case kTypeDate:
     case kTypeDateTime:
     case kTypeTimestamp: {
@@ -111,26 +92,26 @@ sql::SqlResult<std::string> ReadValue(WireReader& r, uint16_t type_and_flag) {
       } else if (type != kTypeDate) {
         s += " 00:00:00";
       }
-      return "'" + s + "'";
+      return sql::Value::String(std::move(s));
     }
     case kTypeTime: {
       auto len = r.Int1();
       if (!len || (*len != 0 && *len != 8 && *len != 12)) return Malformed();
       auto b = r.Bytes(*len);
       if (!b) return Malformed();
-      if (*len == 0) return std::string("'00:00:00'");
+      if (*len == 0) return sql::Value::String("00:00:00");
       WireReader t(*b);
       const bool neg = *t.Int1() != 0;
       const uint64_t days = *t.Int4();
       const unsigned h = *t.Int1(), mi = *t.Int1(), se = *t.Int1();
       std::string s = fmt::format("{}{:02}:{:02}:{:02}", neg ? "-" : "", days * 24 + h, mi, se);
       if (*len == 12) s += fmt::format(".{:06}", *t.Int4());
-      return "'" + s + "'";
+      return sql::Value::String(std::move(s));
     }
-    default: {  // strings, decimals, blobs, enums, JSON...: string<lenenc>
+    default: {  // strings, blobs, enums, JSON...: string<lenenc>
       auto s = r.LenencString();
       if (!s) return Malformed();
-      return QuoteStringLiteral(*s);
+      return sql::Value::String(std::string(*s));
     }
   }
 }
@@ -184,50 +165,18 @@ std::string QuoteIdent(std::string_view name) {
   return q;
 }
 
-std::string QuoteStringLiteral(std::string_view s) {
-  std::string q = "'";
-  q.reserve(s.size() + 2);
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        q += "\\\\";
-        break;
-      case '\'':
-        q += "\\'";
-        break;
-      case '"':
-        q += "\\\"";
-        break;
-      case '\0':
-        q += "\\0";
-        break;
-      case '\n':
-        q += "\\n";
-        break;
-      case '\r':
-        q += "\\r";
-        break;
-      case '\x1a':
-        q += "\\Z";
-        break;
-      default:
-        q.push_back(c);
-    }
-  }
-  q.push_back('\'');
-  return q;
-}
-
 std::optional<uint32_t> StatementIdOf(std::string_view body) {
   WireReader r(body);
   return r.Int4();
 }
 
-sql::SqlResult<std::string> BindExecute(std::string_view body, PreparedStatement* stmt) {
+sql::SqlStatus BindExecute(std::string_view body, PreparedStatement* stmt) {
+  std::vector<sql::Value>* values = &stmt->values;
   WireReader r(body);
   if (!r.Int4() || !r.Int1() || !r.Int4()) return Malformed();  // id, flags, iteration count
-  const size_t params = stmt->placeholders.size();
-  if (params == 0) return stmt->sql;
+  const size_t params = stmt->param_count;
+  values->clear();
+  if (params == 0) return sql::SqlStatus::OK();
   auto bitmap = r.Bytes((params + 7) / 8);
   auto rebound = r.Int1();
   if (!bitmap || !rebound) return Malformed();
@@ -240,26 +189,21 @@ sql::SqlResult<std::string> BindExecute(std::string_view body, PreparedStatement
     }
   }
   if (stmt->param_types.size() != params) return WrongArguments();
-  std::string out;
-  out.reserve(stmt->sql.size() + params * 8);
-  size_t from = 0;
+  values->reserve(params);
   for (size_t i = 0; i < params; ++i) {
-    out.append(stmt->sql, from, stmt->placeholders[i] - from);
-    from = stmt->placeholders[i] + 1;
     const bool is_null = ((static_cast<uint8_t>((*bitmap)[i / 8]) >> (i % 8)) & 1) != 0;
     auto long_data = stmt->long_data.find(static_cast<uint16_t>(i));
     if (is_null) {
-      out += "NULL";
+      values->push_back(sql::Value::Null());
     } else if (long_data != stmt->long_data.end()) {
-      out += QuoteStringLiteral(long_data->second);
+      values->push_back(sql::Value::String(std::move(long_data->second)));
     } else {
-      SQL_ASSIGN_OR_RETURN(std::string literal, ReadValue(r, stmt->param_types[i]));
-      out += literal;
+      SQL_ASSIGN_OR_RETURN(sql::Value v, ReadValue(r, stmt->param_types[i]));
+      values->push_back(std::move(v));
     }
   }
-  out.append(stmt->sql, from, std::string::npos);
   stmt->long_data.clear();
-  return out;
+  return sql::SqlStatus::OK();
 }
 
 }  // namespace minnow::server

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +99,8 @@ class SqlEngine {
 };
 
 struct SessionState;  // sql_lite_front/session_state.h
+class PreparedParse;  // sql_lite_front/parse/prepared_parse.h
+class Value;          // sql_lite_front/value.h
 
 class SqlSession {
  public:
@@ -110,6 +113,21 @@ class SqlSession {
   // any kind and counts in no status variable. A statement other than a SELECT describes as
   // no result set. Errors: the parse and bind errors Execute would give. COM_STMT_PREPARE's.
   SqlResult<StatementResult> Describe(std::string_view sql);
+
+  // Prepared statements (COM_STMT_PREPARE / EXECUTE), parsed once: Prepare parses `sql` with
+  // '?' placeholders where a value or a LIMIT / OFFSET count may stand, in the session's
+  // current sql_mode and database, which the statement keeps (as MySQL's does). Errors: the
+  // parse errors Execute would give, now rather than at each execution.
+  SqlResult<std::unique_ptr<PreparedParse>> Prepare(std::string_view sql);
+  // Runs `stmt` (from this session's Prepare) with params[i] bound to placeholder i, as
+  // Execute runs a statement (counted, its diagnostics kept; `text` is what the processlist
+  // shows meanwhile). Bound and planned afresh each time, so it sees DDL since the last run.
+  // Errors: Execute's; 1210 for a LIMIT / OFFSET value that is not a non-negative integer.
+  // REQUIRES: params.size() == stmt->param_count().
+  SqlResult<StatementResult> ExecutePrepared(std::string_view text, PreparedParse* stmt,
+                                             std::span<const Value> params);
+  // Describe for `stmt`, every placeholder 0.
+  SqlResult<StatementResult> DescribePrepared(PreparedParse* stmt);
 
   // From any thread: the running statement stops at its next row or lock wait with 1317
   // "Query execution was interrupted" (KILL QUERY); a no-op when idle.

@@ -343,7 +343,7 @@ const BoundExpr* ItemReference(const Expr& e, const SelectStmt& stmt,
                                const std::vector<BoundExpr>& items,
                                const std::vector<size_t>& item_of, bool* out_of_range) {
   *out_of_range = false;
-  if (e.kind == Expr::Kind::kLiteral && e.value.is_int()) {
+  if (e.kind == Expr::Kind::kLiteral && e.param < 0 && e.value.is_int()) {  // not ORDER BY ?
     int64_t n = e.value.as_int();
     if (n < 1 || n > static_cast<int64_t>(items.size())) {
       *out_of_range = true;
@@ -490,7 +490,8 @@ SqlStatus BindSelectList(ExecContext& ctx, const SelectStmt& stmt, PreparedSelec
       p->names.push_back(p->system_view_names && col.kind == BoundExpr::Kind::kColumn
                              ? std::string(scope.columns[col.column])
                              : item.expr->name);
-    } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->value.is_string()) {
+    } else if (item.expr->kind == Expr::Kind::kLiteral && item.expr->param < 0 &&
+               item.expr->value.is_string()) {           // SELECT ? is named "?"
       p->names.push_back(item.expr->value.as_string());  // MySQL names SELECT 'a''b' "a'b"
     } else {
       p->names.push_back(item.expr->text);

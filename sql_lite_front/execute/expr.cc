@@ -990,7 +990,7 @@ SqlStatus BindGroupConcat(const Expr& e, BindScope& scope, const ExecContext& ct
   }
   for (size_t i = 0; i < e.order_by.size(); ++i) {
     const Expr& o = *e.order_by[i];
-    if (o.kind == Expr::Kind::kLiteral && o.value.is_int()) {
+    if (o.kind == Expr::Kind::kLiteral && o.param < 0 && o.value.is_int()) {
       const int64_t n = o.value.as_int();
       if (n < 1 || n > static_cast<int64_t>(spec->concat_args.size()))
         return SqlErr(kErBadField, "Unknown column '", o.text, "' in 'order clause'");

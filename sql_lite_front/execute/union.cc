@@ -88,7 +88,7 @@ SqlStatus BindUnionOrder(ExecContext& ctx, const SelectStmt& stmt, PreparedQuery
   }
   for (const OrderItem& o : stmt.order_by) {
     const Expr& e = *o.expr;
-    if (e.kind == Expr::Kind::kLiteral && e.value.is_int()) {
+    if (e.kind == Expr::Kind::kLiteral && e.param < 0 && e.value.is_int()) {
       const int64_t n = e.value.as_int();
       if (n < 1 || n > static_cast<int64_t>(q->names.size()))
         return SqlErr(kErBadField, "Unknown column '", e.text, "' in 'order clause'");

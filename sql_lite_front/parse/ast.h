@@ -107,6 +107,9 @@ struct Expr {
   Value value;  // kLiteral
   // kLiteral: X'..' or 0x.. (a binary string, read as a number in a numeric context).
   bool hex_literal = false;
+  // kLiteral: a prepared statement's '?' placeholder, its 0-based position; `value` is what
+  // the latest execution bound to it (parse/prepared_parse.h). -1: a literal as written.
+  int32_t param = -1;
   std::string table, name;  // kColumn (table may be empty), kFunction, kVariable
   std::string schema;       // kColumn: db.t.c's db, or empty
   BinaryOp binary_op = BinaryOp::kEq;
@@ -204,6 +207,9 @@ struct SelectStmt {
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
+  // LIMIT ? / OFFSET ?: the placeholders' positions, whose values set limit and offset before
+  // each execution (parse/prepared_parse.h); -1 when written as numbers.
+  int32_t limit_param = -1, offset_param = -1;
   // The locking clauses resolved against the FROM table (joins: each JoinedTable has its
   // own): the strength and what a locked row does (FOR ... NOWAIT / SKIP LOCKED; LOCK IN
   // SHARE MODE waits).
@@ -251,6 +257,7 @@ struct UpdateStmt {
   ExprPtr where;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
+  int32_t limit_param = -1;  // LIMIT ?, as SelectStmt's
 };
 
 struct DeleteStmt {
@@ -268,6 +275,7 @@ struct DeleteStmt {
   ExprPtr where;
   std::vector<OrderItem> order_by;
   std::optional<uint64_t> limit;
+  int32_t limit_param = -1;  // LIMIT ?, as SelectStmt's
 };
 
 // ---- DDL

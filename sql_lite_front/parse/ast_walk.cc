@@ -31,6 +31,7 @@ ExprPtr CloneExpr(const Expr& e) {
   c->kind = e.kind;
   c->value = e.value;
   c->hex_literal = e.hex_literal;
+  c->param = e.param;
   c->table = e.table;
   c->schema = e.schema;
   c->name = e.name;

@@ -27,7 +27,7 @@ bool SameExpr(const Expr& a, const Expr& b) {
   if (a.subquery != b.subquery) return false;
   switch (a.kind) {
     case Expr::Kind::kLiteral:
-      return a.value == b.value;
+      return a.value == b.value && a.param == b.param;
     case Expr::Kind::kColumn:
       return EqualsNoCase(a.name, b.name) &&
              (a.table.empty() || b.table.empty() || EqualsNoCase(a.table, b.table)) &&

@@ -336,7 +336,7 @@ class TokenStream::Lexer {
   bool LexOperator() {
     static constexpr std::string_view kOps[] = {
         "<=>", "<=", ">=", "<>", "!=", "||", "&&", ":=", "<<", ">>", "=", "<", ">", "+", "-",
-        "*",   "/",  "%",  "(",  ")",  ",",  ".",  ";",  "!",  "~",  "&", "|", "^", "@",
+        "*",   "/",  "%",  "(",  ")",  ",",  ".",  ";",  "!",  "~",  "&", "|", "^", "@", "?",
     };
     const size_t begin = pos_;
     for (std::string_view op : kOps) {

@@ -10,7 +10,7 @@
 //                 any other "\x" is x. X'hex' and 0xhex are strings of bytes.
 //   numbers       123 (kInteger), 1.5 .5 1e3 1.5E-2 (kDecimal)
 //   @@variables   @@name, @@global.name, @@session.name, @@local.name: one token
-//   operators     = <=> <> != < <= > >= + - * / % ( ) , . ; ! || && := ~ & | ^ << >> @
+//   operators     = <=> <> != < <= > >= + - * / % ( ) , . ; ! || && := ~ & | ^ << >> @ ?
 //   comments      "-- " to end of line, '#' to end of line, /* ... */; the executable comments
 //                 /*! ... */ and /*!NNNNN ... */ (five or six digits, NNNNN <= kServerVersionId,
 //                 version.h) are read as SQL (their markers are skipped); /*!NNNNN ... */ of a

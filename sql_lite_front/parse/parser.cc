@@ -181,6 +181,14 @@ SqlResult<uint64_t> Parser::UnsignedInt() {
   return v;
 }
 
+SqlResult<uint64_t> Parser::CountOrPlaceholder(int32_t* param) {
+  if (!options_.placeholders || !IsOp("?")) return UnsignedInt();
+  *param = static_cast<int32_t>(placeholders_.size());
+  placeholders_.push_back(nullptr);
+  Skip();
+  return 0;
+}
+
 SqlResult<std::string> Parser::OptionValue() {
   const Token& t = Cur();
   switch (t.kind) {

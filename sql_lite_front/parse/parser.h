@@ -25,6 +25,10 @@ struct ParseOptions {
   // The session's current database: a table name without one is in it; empty: none is
   // selected, and such a name is 1046 "No database selected".
   std::string database = kDefaultDatabase;
+  // '?' is a placeholder where a value or a LIMIT/OFFSET count may stand (a prepared
+  // statement's, parse/prepared_parse.h); otherwise it is a syntax error, as in MySQL's text
+  // protocol.
+  bool placeholders = false;
 };
 SqlResult<Statement> Parse(std::string_view sql, const ParseOptions& options = {});
 

@@ -109,8 +109,11 @@ SqlResult<SelectStmt> Parser::ParseQuery(bool allow_into) {
     last.order_by.clear();
     u.limit = last.limit;
     u.offset = last.offset;
+    u.limit_param = last.limit_param;
+    u.offset_param = last.offset_param;
     last.limit.reset();
     last.offset = 0;
+    last.limit_param = last.offset_param = -1;
     u.into_vars = std::move(last.into_vars);
     last.into_vars.clear();
     if (last.lock != RowLockClause::kNone) return NotSupported("locking clauses after UNION");
@@ -307,15 +310,18 @@ SqlStatus Parser::ParseGroupBy(SelectStmt* s) {
 
 // After LIMIT: n [OFFSET m] | m, n.
 SqlStatus Parser::ParseSelectLimit(SelectStmt* s) {
-  SQL_ASSIGN_OR_RETURN(uint64_t first, UnsignedInt());
+  int32_t first_param = -1;
+  SQL_ASSIGN_OR_RETURN(uint64_t first, CountOrPlaceholder(&first_param));
   if (AcceptOp(",")) {
     s->offset = first;
-    SQL_ASSIGN_OR_RETURN(uint64_t count, UnsignedInt());
+    s->offset_param = first_param;
+    SQL_ASSIGN_OR_RETURN(uint64_t count, CountOrPlaceholder(&s->limit_param));
     s->limit = count;
   } else {
     s->limit = first;
+    s->limit_param = first_param;
     if (AcceptKw("OFFSET")) {
-      SQL_ASSIGN_OR_RETURN(s->offset, UnsignedInt());
+      SQL_ASSIGN_OR_RETURN(s->offset, CountOrPlaceholder(&s->offset_param));
     }
   }
   return SqlStatus::OK();
@@ -646,7 +652,7 @@ SqlResult<Statement> Parser::ParseUpdate() {
     SQL_RETURN_IF_ERROR(ParseOrderBy(&up.order_by));
   }
   if (AcceptKw("LIMIT")) {
-    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    SQL_ASSIGN_OR_RETURN(uint64_t n, CountOrPlaceholder(&up.limit_param));
     up.limit = n;
   }
   if (up.multi_table() && !up.order_by.empty())
@@ -729,7 +735,7 @@ SqlResult<Statement> Parser::ParseDelete() {
     SQL_RETURN_IF_ERROR(ParseOrderBy(&del.order_by));
   }
   if (AcceptKw("LIMIT")) {
-    SQL_ASSIGN_OR_RETURN(uint64_t n, UnsignedInt());
+    SQL_ASSIGN_OR_RETURN(uint64_t n, CountOrPlaceholder(&del.limit_param));
     del.limit = n;
   }
   return Statement(std::move(del));

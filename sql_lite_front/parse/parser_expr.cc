@@ -335,7 +335,8 @@ SqlResult<ExprPtr> Parser::ParseUnary() {
   ExprPtr operand = std::move(operand_or).value();
   if (op == "+") return Finish(std::move(operand), begin);  // unary plus does nothing
   // Fold -<number> into the literal (DEFAULT -1, VALUES (-4)).
-  if (op == "-" && operand->kind == Expr::Kind::kLiteral && NegateNumber(&operand->value)) {
+  if (op == "-" && operand->kind == Expr::Kind::kLiteral && operand->param < 0 &&
+      NegateNumber(&operand->value)) {
     return Finish(std::move(operand), begin);
   }
   auto node = std::make_unique<Expr>();
@@ -470,6 +471,15 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
       result = ParseColumnRef();
       break;
     case TokenKind::kOperator:
+      if (IsOp("?") && options_.placeholders) {
+        auto param = std::make_unique<Expr>();
+        param->kind = Expr::Kind::kLiteral;
+        param->param = static_cast<int32_t>(placeholders_.size());
+        placeholders_.push_back(param.get());  // the node stays where it is allocated
+        Skip();
+        result = Finish(std::move(param), begin);
+        break;
+      }
       if (IsOp("@")) {
         auto var = std::make_unique<Expr>();
         var->kind = Expr::Kind::kVariable;

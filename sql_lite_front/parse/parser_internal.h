@@ -99,6 +99,12 @@ class Parser {
   SqlResult<std::string> CurrentDatabase() const;
   // An unsigned integer literal.
   SqlResult<uint64_t> UnsignedInt();
+  // A LIMIT or OFFSET count: an unsigned integer literal, or (ParseOptions::placeholders) '?',
+  // whose position goes to *param (the count is then 0 until bound).
+  SqlResult<uint64_t> CountOrPlaceholder(int32_t* param);
+  // With ParseOptions::placeholders: the '?' expressions made so far, by position (null for a
+  // LIMIT/OFFSET one, which the statement's limit_param/offset_param name).
+  const std::vector<Expr*>& placeholders() const { return placeholders_; }
   // An option's value: a word, a string or a number, as written (strings decoded).
   SqlResult<std::string> OptionValue();
 
@@ -248,6 +254,7 @@ class Parser {
   uint32_t last_end_ = 0;
   int depth_ = 0;
   std::unordered_map<const Expr*, uint32_t> heights_;  // nodes higher than 1
+  std::vector<Expr*> placeholders_;                    // see placeholders()
 };
 
 }  // namespace minnow::sql

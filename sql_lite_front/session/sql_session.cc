@@ -29,6 +29,7 @@
 #include "sql_lite_front/execute/multi_table_write.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/parser.h"
+#include "sql_lite_front/parse/prepared_parse.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/session_state.h"
 #include "sql_lite_front/session/table_locks.h"
@@ -841,38 +842,35 @@ void ToUtf8mb3Results(StatementResult* r) {
 
 }  // namespace
 
-SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
+namespace {
+
+// SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ...: the statements that leave the diagnostics area.
+bool IsDiagnosticStatement(const Statement& stmt) {
+  const auto* show = std::get_if<ShowStmt>(&stmt);
+  return show != nullptr &&
+         (show->kind == ShowStmt::Kind::kWarnings || show->kind == ShowStmt::Kind::kErrors ||
+          show->kind == ShowStmt::Kind::kWarningCount || show->kind == ShowStmt::Kind::kErrorCount);
+}
+
+// One statement as Execute and ExecutePrepared run it: `text` shown in the processlist while
+// it runs, the status counters, the diagnostics area, sql_notes, utf8mb3 results and the wall
+// time around `run(counts, &show_warnings)`, which parses or binds the statement and runs it.
+template <typename Run>
+SqlResult<StatementResult> RunStatement(SessionState* s, std::string_view text, Run&& run) {
   const Clock::time_point start = Clock::now();
-  SessionState* s = state_.get();
   s->cancel.store(false, std::memory_order_relaxed);
   s->progress.store(0, std::memory_order_relaxed);
   if (s->kv_session != nullptr) s->kv_session->InterruptTableLockWait(false);
   {
     LatchGuard g(s->query_latch);
-    s->query.assign(sql);
+    s->query.assign(text);
     s->query_start = start;
   }
   StatusCounters counts;
   counts.questions = 1;
   bool show_warnings = false;
   const ScopedTimeZone zone(s->vars.time_zone());
-  SqlResult<StatementResult> r = [&]() -> SqlResult<StatementResult> {
-    // The server refuses such a packet before it reaches here; the shell and the C++ API too.
-    if (sql.size() > static_cast<size_t>(kMaxAllowedPacket)) {
-      return SqlErr(kErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes");
-    }
-    const SqlModeFlags mode = s->vars.sql_mode();
-    SQL_ASSIGN_OR_RETURN(
-        Statement stmt,
-        Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
-    const auto* show = std::get_if<ShowStmt>(&stmt);
-    show_warnings =
-        show != nullptr &&
-        (show->kind == ShowStmt::Kind::kWarnings || show->kind == ShowStmt::Kind::kErrors ||
-         show->kind == ShowStmt::Kind::kWarningCount || show->kind == ShowStmt::Kind::kErrorCount);
-    StatementRunner runner(s, &counts);
-    return runner.Run(stmt);
-  }();
+  SqlResult<StatementResult> r = run(&counts, &show_warnings);
   // The diagnostics area: what SHOW WARNINGS lists is the last other statement's warnings, or
   // its error (as MySQL's "Error" row). The diagnostic statements (SHOW WARNINGS, SHOW ERRORS,
   // SHOW COUNT(*) ...) leave it; a parse error replaces it whatever the statement.
@@ -909,6 +907,57 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
     r->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   }
   return r;
+}
+
+}  // namespace
+
+SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
+  SessionState* s = state_.get();
+  return RunStatement(
+      s, sql, [&](StatusCounters* counts, bool* show_warnings) -> SqlResult<StatementResult> {
+        // The server refuses such a packet before it reaches here; the shell and the C++ API too.
+        if (sql.size() > static_cast<size_t>(kMaxAllowedPacket)) {
+          return SqlErr(kErNetPacketTooLarge,
+                        "Got a packet bigger than 'max_allowed_packet' bytes");
+        }
+        const SqlModeFlags mode = s->vars.sql_mode();
+        SQL_ASSIGN_OR_RETURN(
+            Statement stmt,
+            Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
+        *show_warnings = IsDiagnosticStatement(stmt);
+        return StatementRunner(s, counts).Run(stmt);
+      });
+}
+
+SqlResult<std::unique_ptr<PreparedParse>> SqlSession::Prepare(std::string_view sql) {
+  SessionState* s = state_.get();
+  if (sql.size() > static_cast<size_t>(kMaxAllowedPacket)) {
+    return SqlErr(kErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes");
+  }
+  const SqlModeFlags mode = s->vars.sql_mode();
+  return PreparedParse::Parse(sql,
+                              ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()});
+}
+
+SqlResult<StatementResult> SqlSession::ExecutePrepared(std::string_view text, PreparedParse* stmt,
+                                                       std::span<const Value> params) {
+  SessionState* s = state_.get();
+  return RunStatement(
+      s, text, [&](StatusCounters* counts, bool* show_warnings) -> SqlResult<StatementResult> {
+        SQL_RETURN_IF_ERROR(stmt->Bind(params));
+        *show_warnings = IsDiagnosticStatement(stmt->statement());
+        return StatementRunner(s, counts).Run(stmt->statement());
+      });
+}
+
+SqlResult<StatementResult> SqlSession::DescribePrepared(PreparedParse* stmt) {
+  SessionState* s = state_.get();
+  const ScopedTimeZone zone(s->vars.time_zone());
+  // Every placeholder 0: a value that fits wherever one may stand, LIMIT and OFFSET too.
+  const std::vector<Value> zeros(stmt->param_count(), Value::Int(0));
+  SQL_RETURN_IF_ERROR(stmt->Bind(zeros));
+  StatusCounters uncounted;
+  return StatementRunner(s, &uncounted).Describe(stmt->statement());
 }
 
 SqlResult<StatementResult> SqlSession::Describe(std::string_view sql) {

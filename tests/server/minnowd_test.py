@@ -325,7 +325,7 @@ def query_one(s, sql):
 
 
 def test_prepared(port):
-    """COM_STMT_PREPARE / EXECUTE over a raw socket: typed parameters substituted safely,
+    """COM_STMT_PREPARE / EXECUTE over a raw socket: typed parameters bound safely,
     binary rows, CLOSE; the values read back through the text protocol."""
     s, _ = raw_login(port)
     send(s, b"\x16INSERT INTO t VALUES (?, ?)")
@@ -448,6 +448,100 @@ def test_prepare_runs_nothing(port):
           cc.description)
     cc.execute("DROP TABLE u")
     c.close()
+
+
+def execute(s, stmt_id, types, values):
+    """COM_STMT_EXECUTE with new types: each value a (struct format, value), bytes for a
+    string<lenenc>, None for NULL or ... for one sent as long data. The first reply packet and the packets up to
+    the result set's end (empty for an OK or ERR)."""
+    nulls = 0
+    payload = b""
+    for i, v in enumerate(values):
+        if v is None:
+            nulls |= 1 << i
+        elif v is Ellipsis:  # sent as long data: nothing in the packet
+            pass
+        elif isinstance(v, bytes):
+            payload += bytes([len(v)]) + v
+        else:
+            payload += struct.pack(v[0], v[1])
+    body = struct.pack("<IBI", stmt_id, 0, 1) + nulls.to_bytes((len(values) + 7) // 8, "little")
+    body += b"\x01" + b"".join(struct.pack("<H", t) for t in types) + payload
+    send(s, b"\x17" + body)
+    _, first = recv_packet(s)
+    if first is None or first[0] in (0x00, 0xff):
+        return first, []
+    packets, err = read_result_packets(s)
+    return first, packets if err is None else [err]
+
+
+def errno_of(p):
+    return struct.unpack("<H", p[1:3])[0] if p is not None and p[0] == 0xff else None
+
+
+def test_prepared_parsed_once(port):
+    """Prepared statements parsed once: a syntax error shows at PREPARE; placeholders in WHERE,
+    IN lists, LIMIT, INSERT VALUES and UPDATE SET; NULL parameters; long data; a statement
+    prepared before an ALTER TABLE sees the new column; a negative LIMIT is 1210."""
+    s, _ = raw_login(port)
+    r = prepare(s, "SELEC ?")
+    check("ps1: a syntax error shows at PREPARE (1064)", errno_of(r) == 1064, r)
+    r = prepare(s, "SELECT ? FROM ?")
+    check("ps1: '?' where no value may stand is 1064", errno_of(r) == 1064, r)
+    query_one(s, "CREATE TABLE pp (id int NOT NULL PRIMARY KEY, v varchar(20), n int)")
+    ins = prepare(s, "INSERT INTO pp VALUES (?, ?, ? + 1)")
+    check("ps1: INSERT VALUES with three placeholders", isinstance(ins, tuple) and ins[1] == 3,
+          ins)
+    for i in range(1, 6):
+        ok, _ = execute(s, ins[0], [8, 253, 8], [("<q", i), b"v%d" % i, ("<q", i * 10)])
+        check(f"ps1: insert row {i}", ok is not None and ok[0] == 0, ok)
+    ok, _ = execute(s, ins[0], [8, 253, 6], [("<q", 6), None, None])
+    check("ps1: NULL parameters insert NULLs", ok is not None and ok[0] == 0, ok)
+    check("ps1: the rows went in", query_one(s, "SELECT count(*), sum(n) FROM pp WHERE v IS NOT "
+          "NULL") == ["5", "155"], query_one(s, "SELECT count(*), sum(n) FROM pp"))
+    check("ps1: the NULL row", query_one(s, "SELECT v, n FROM pp WHERE id = 6") == [None, None])
+
+    sel = prepare(s, "SELECT id FROM pp WHERE id IN (?, ?, ?) ORDER BY id LIMIT ?")
+    first, packets = execute(s, sel[0], [8, 8, 8, 8], [("<q", 5), ("<q", 2), ("<q", 3), ("<q", 2)])
+    ids = [struct.unpack("<q", p[2:10])[0] for p in packets[1:]] if first == b"\x01" else packets
+    check("ps1: IN list and LIMIT ? bound", ids == [2, 3], (first, packets))
+    first, packets = execute(s, sel[0], [8, 8, 8, 8], [("<q", 5), ("<q", 2), ("<q", 3),
+                                                       ("<q", -1)])
+    check("ps1: LIMIT ? of -1 is 1210", errno_of(first) == 1210, first)
+    nul = prepare(s, "SELECT count(*) FROM pp WHERE v <=> ? OR n = ?")
+    first, packets = execute(s, nul[0], [253, 8], [None, None])
+    check("ps1: NULL parameters in WHERE", first == b"\x01" and len(packets) == 2 and
+          struct.unpack("<q", packets[1][2:10])[0] == 1, (first, packets))
+
+    up = prepare(s, "UPDATE pp SET v = CONCAT(?, v), n = ? WHERE id BETWEEN ? AND ?")
+    ok, _ = execute(s, up[0], [253, 8, 8, 8], [b"x", ("<q", 0), ("<q", 2), ("<q", 3)])
+    check("ps1: UPDATE SET with placeholders", ok is not None and ok[0] == 0 and ok[1] == 2, ok)
+    check("ps1: the UPDATE's values", query_one(s, "SELECT group_concat(v ORDER BY id), sum(n) "
+          "FROM pp WHERE id IN (2, 3)") == ["xv2,xv3", "0"])
+
+    # Long data: the second parameter sent in two pieces before EXECUTE.
+    send(s, b"\x18" + struct.pack("<IH", ins[0], 1) + b"lo")
+    send(s, b"\x18" + struct.pack("<IH", ins[0], 1) + b"ng")
+    ok, _ = execute(s, ins[0], [8, 252, 8], [("<q", 7), ..., ("<q", 1)])
+    check("ps1: long data is the parameter's value", ok is not None and ok[0] == 0 and
+          query_one(s, "SELECT v FROM pp WHERE id = 7") == ["long"], ok)
+
+    # Types never sent: 1210.
+    fresh = prepare(s, "SELECT ?")
+    send(s, b"\x17" + struct.pack("<IBI", fresh[0], 0, 1) + b"\x00" + b"\x00")
+    _, err = recv_packet(s)
+    check("ps1: an EXECUTE that never typed its parameters is 1210", errno_of(err) == 1210, err)
+
+    # DDL after PREPARE: the next EXECUTE sees it (MySQL re-prepares).
+    star = prepare(s, "SELECT * FROM pp WHERE id = ?")
+    query_one(s, "ALTER TABLE pp ADD COLUMN w int DEFAULT 9")
+    first, packets = execute(s, star[0], [8], [("<q", 1)])
+    check("ps1: a statement prepared before ALTER TABLE returns the new column",
+          first == b"\x04" and len(packets) == 5, (first, packets))
+    query_one(s, "DROP TABLE pp")
+    first, _ = execute(s, star[0], [8], [("<q", 1)])
+    check("ps1: ... and 1146 once the table is dropped", errno_of(first) == 1146, first)
+    s.close()
 
 
 def column_fields(coldef):
@@ -947,6 +1041,7 @@ def main():
         test_raw(srv.port, srv)
         test_prepared(srv.port)
         test_prepare_runs_nothing(srv.port)
+        test_prepared_parsed_once(srv.port)
         test_temporal_types(srv.port)
         test_column_metadata(srv.port)
         test_disconnect_releases_locks(srv.port)

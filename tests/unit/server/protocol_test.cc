@@ -13,6 +13,7 @@
 #include "server/wire.h"
 
 using namespace minnow::server;
+using minnow::sql::Value;
 
 TEST_CASE("a payload of 2^24-1 bytes or more is split, and reassembled", "[server]") {
   const std::string payload(kMaxPacketChunk * 2 + 5, 'x');
@@ -274,13 +275,11 @@ TEST_CASE("placeholders outside strings, names and comments", "[server]") {
   const std::vector<size_t> p = FindPlaceholders(sql);
   REQUIRE(p.size() == 3);
   for (size_t at : p) CHECK(sql[at] == '?');
-  CHECK(QuoteStringLiteral(std::string("a'b\\c\0d\n", 8)) == "'a\\'b\\\\c\\0d\\n'");
 }
 
-TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") {
+TEST_CASE("EXECUTE's parameters become values; types are remembered", "[server]") {
   PreparedStatement stmt;
-  stmt.sql = "SELECT ? + ?, ?";
-  stmt.placeholders = FindPlaceholders(stmt.sql);
+  stmt.param_count = 3;
   WireWriter w;
   w.Int4(1);
   w.Int1(0);
@@ -292,9 +291,11 @@ TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") 
   w.Int2(kTypeVarString);
   w.Int1(200);  // unsigned 200
   w.Int8(static_cast<uint64_t>(-5));
-  auto sql = BindExecute(w.data(), &stmt);
-  REQUIRE(sql.ok());
-  CHECK(*sql == "SELECT 200 + -5, NULL");
+  REQUIRE(BindExecute(w.data(), &stmt).ok());
+  REQUIRE(stmt.values.size() == 3);
+  CHECK(stmt.values[0] == Value::Int(200));
+  CHECK(stmt.values[1] == Value::Int(-5));
+  CHECK(stmt.values[2].is_null());
 
   WireWriter again;  // no new types: the last ones are used
   again.Int4(1);
@@ -302,12 +303,13 @@ TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") 
   again.Int4(1);
   again.Int1(0x00);
   again.Int1(0);
-  again.Int1(1);
+  again.Int1(255);
   again.Int8(2);
-  again.LenencString("x'y");
-  sql = BindExecute(again.data(), &stmt);
-  REQUIRE(sql.ok());
-  CHECK(*sql == "SELECT 1 + 2, 'x\\'y'");
+  again.LenencString(std::string("x'y\0z", 5));
+  REQUIRE(BindExecute(again.data(), &stmt).ok());
+  CHECK(stmt.values[0] == Value::Int(255));
+  CHECK(stmt.values[1] == Value::Int(2));
+  CHECK(stmt.values[2] == Value::String(std::string("x'y\0z", 5)));  // bytes as sent
 
   // Every truncation of the packet is an error, never a read past its end.
   for (size_t n = 0; n < again.data().size(); ++n) {
@@ -328,15 +330,28 @@ TEST_CASE("EXECUTE's values become literals; types are remembered", "[server]") 
   text.LenencString("1");
   text.LenencString("2.5");
   text.LenencString("-3");
-  sql = BindExecute(text.data(), &stmt);
-  REQUIRE(sql.ok());
-  CHECK(*sql == "SELECT '1' + '2.5', '-3'");
+  REQUIRE(BindExecute(text.data(), &stmt).ok());
+  CHECK(stmt.values[0] == Value::String("1"));
+  CHECK(stmt.values[1] == Value::String("2.5"));
+  CHECK(stmt.values[2] == Value::String("-3"));
+
+  // Types never sent: 1210.
+  PreparedStatement untyped;
+  untyped.param_count = 1;
+  WireWriter none;
+  none.Int4(1);
+  none.Int1(0);
+  none.Int4(1);
+  none.Int1(0x00);
+  none.Int1(0);
+  const auto st = BindExecute(none.data(), &untyped);
+  REQUIRE(!st.ok());
+  CHECK(st.error().code == minnow::sql::kErWrongArguments);
 }
 
-TEST_CASE("a DOUBLE parameter is a DOUBLE literal, a DECIMAL one a DECIMAL literal", "[server]") {
+TEST_CASE("a DOUBLE parameter is a DOUBLE, a DECIMAL one the number its text is", "[server]") {
   PreparedStatement stmt;
-  stmt.sql = "SELECT ?, ?, ?, ?";
-  stmt.placeholders = FindPlaceholders(stmt.sql);
+  stmt.param_count = 4;
   auto bind = [&](std::string_view decimal) {
     WireWriter w;
     w.Int4(1);
@@ -362,10 +377,14 @@ TEST_CASE("a DOUBLE parameter is a DOUBLE literal, a DECIMAL one a DECIMAL liter
     w.LenencString(decimal);
     return BindExecute(w.data(), &stmt);
   };
-  auto sql = bind("-12.50");
-  REQUIRE(sql.ok());
-  // The front reads 1.5 as DECIMAL: a double always carries an exponent.
-  CHECK(*sql == "SELECT 1.5e0, 1.0000000000000001e+300, -0.25e0, -12.50");
+  REQUIRE(bind("-12.50").ok());
+  CHECK(stmt.values[0] == Value::Double(1.5));
+  CHECK(stmt.values[1] == Value::Double(1e300));
+  CHECK(stmt.values[2] == Value::Double(-0.25));
+  REQUIRE(stmt.values[3].is_decimal());
+  CHECK(stmt.values[3].as_decimal().ToString() == "-12.50");  // its scale kept
+  REQUIRE(bind("42").ok());
+  CHECK(stmt.values[3] == Value::Int(42));  // no point: an integer, as the literal 42
   for (std::string_view bad : {"", "-", ".", "1.2.3", "1e5", "1; DROP TABLE t", "'1'", "0x10"}) {
     INFO(bad);
     auto r = bind(bad);
