@@ -116,7 +116,8 @@ Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate,
   return Status::OK();
 }
 
-Status TransactionCore::RunWrite(KeyspaceState* ks, const std::function<Status()>& write) {
+template <typename Write>
+Status TransactionCore::RunWrite(KeyspaceState* ks, const Write& write) {
   RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
   for (;;) {
     Status st = write();
