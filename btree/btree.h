@@ -32,6 +32,8 @@
 
 namespace minnow {
 
+class MiniTransaction;
+
 inline constexpr size_t kMaxKeySize = 2048;
 inline constexpr size_t kMaxValueSize = 64u << 20;  // 64 MiB
 inline constexpr size_t kSysFieldsSize = 13;        // DB_TRX_ID (6) + DB_ROLL_PTR (7)
@@ -114,6 +116,10 @@ struct WriteNotice {
   // true: the neighbour is on the sibling leaf, not read here.
   ConstBytes before, after;
   bool before_elsewhere = false, after_elsewhere = false;
+  // The write's mini-transaction. It already holds every B+tree page the write will latch;
+  // the hook may change pages that come after those in the latch order (its undo page) in it,
+  // and they then commit with the write as one unit of redo.
+  MiniTransaction* mtr = nullptr;
 };
 
 // A write's hook: BeforeWrite is called once by the write, under the leaf's X latch, after the
@@ -121,9 +127,10 @@ struct WriteNotice {
 // then changes nothing and releases its latches (kLockWait: the caller waits for a lock and
 // retries). The write may still fail after the call (no space for a split): the caller must
 // accept a notice for a change that did not happen. It must not call into this tree.
-// Transactions write their undo here, ahead of the change (write-ahead undo), and check record
-// locks; the caller's own context (which keyspace, what the statement asked) travels in the
-// hook object, so the tree knows nothing of either.
+// Transactions write their undo here, ahead of the change (write-ahead undo: in the notice's
+// mtr, so one unit of redo with it), and check record locks; a hook that fails must not have
+// changed a page in that mtr; the caller's own context (which keyspace, what the statement asked)
+// travels in the hook object, so the tree knows nothing of either.
 class WriteHook {
  public:
   virtual Status BeforeWrite(WriteNotice* notice) const = 0;

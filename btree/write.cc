@@ -39,24 +39,30 @@ std::byte* RecordSys(WriteOp* op) {
 // `index`. For a transaction's write this is where its lock-and-undo hook runs
 // (txn/transaction_write.cc TransactionCore::OnWrite): under the leaf's X latch, before the
 // first page change, so a lock wait or an undo failure leaves the page untouched.
-Status Notify(WriteOp* op, PageNo index, WriteChange change, const RecordData* old,
-              RecordLocation where, std::byte* sys) {
+Status Notify(MiniTransaction* mtr, WriteOp* op, PageNo index, WriteChange change,
+              const RecordData* old, RecordLocation where, std::byte* sys) {
   if (op->hook == nullptr) return Status::OK();
-  WriteNotice notice{
-      .change = change, .index = index, .key = op->key, .old = old, .where = where, .sys = sys};
+  WriteNotice notice{.change = change,
+                     .index = index,
+                     .key = op->key,
+                     .old = old,
+                     .where = where,
+                     .sys = sys,
+                     .mtr = mtr};
   return op->hook->BeforeWrite(&notice);
 }
 
 // Notify for an insert at slot `idx` of leaf `v`, telling its neighbours (WriteNotice::before,
 // after).
-Status NotifyInsert(WriteOp* op, PageNo index, const PageView& v, size_t idx,
+Status NotifyInsert(MiniTransaction* mtr, WriteOp* op, PageNo index, const PageView& v, size_t idx,
                     RecordLocation successor) {
   if (op->hook == nullptr) return Status::OK();
   WriteNotice notice{.change = WriteChange::kInsert,
                      .index = index,
                      .key = op->key,
                      .where = successor,
-                     .sys = RecordSys(op)};
+                     .sys = RecordSys(op),
+                     .mtr = mtr};
   RecordView rec;
   if (idx > 0 && v.Record(idx - 1, &rec)) {
     notice.before = rec.key;
@@ -119,14 +125,14 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
       RETURN_IF_ERROR(check_before_reorganize(spec.size()));
       // The transaction's lock-and-undo hook runs here (and at each Notify below): leaf X
       // latched, nothing changed yet.
-      RETURN_IF_ERROR(NotifyInsert(op, root, v, idx, successor));
+      RETURN_IF_ERROR(NotifyInsert(mtr, op, root, v, idx, successor));
       op->applied = true;
       HeapNo h = InsertRecord(&ed, idx, spec);
       if (listener != nullptr) listener->OnRecordInserted({leaf.page_no(), h}, successor);
       return true;
     }
     if (path == nullptr) return false;
-    RETURN_IF_ERROR(NotifyInsert(op, root, v, idx, successor));
+    RETURN_IF_ERROR(NotifyInsert(mtr, op, root, v, idx, successor));
     std::vector<MtrPage> reserve;
     RETURN_IF_ERROR(ReserveForSplit(mtr, *path, &reserve));  // before the first change
     op->applied = true;
@@ -158,7 +164,8 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
         out = notice_sys.data();
         sys = ConstBytes(notice_sys.data(), kSysLen);
       }
-      RETURN_IF_ERROR(Notify(op, root, WriteChange::kDeleteMark, op->old, op->old->location, out));
+      RETURN_IF_ERROR(
+          Notify(mtr, op, root, WriteChange::kDeleteMark, op->old, op->old->location, out));
     }
     ::minnow::SetDeleteMark(&ed, idx, op->mark, sys);
     return true;
@@ -172,7 +179,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
     if (!in_place && path == nullptr) return false;
     NeedOld(op);
     if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-    RETURN_IF_ERROR(Notify(op, root, WriteChange::kUpdate, op->old,
+    RETURN_IF_ERROR(Notify(mtr, op, root, WriteChange::kUpdate, op->old,
                            RecordLocation{leaf.page_no(), rec.heap_no}, RecordSys(op)));
     if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
     if (in_place) {
@@ -198,7 +205,7 @@ Result<bool> BTree::Impl::ApplyAtLeaf(MiniTransaction* mtr, MtrPage leaf,
   if (underflow && path == nullptr) return false;
   NeedOld(op);
   if (op->old != nullptr) RETURN_IF_ERROR(FillRecordData(rec, leaf.page_no(), op->old));
-  RETURN_IF_ERROR(Notify(op, root, WriteChange::kRemove, op->old,
+  RETURN_IF_ERROR(Notify(mtr, op, root, WriteChange::kRemove, op->old,
                          RecordLocation{leaf.page_no(), rec.heap_no}, nullptr));
   if (rec.overflow()) op->chains_to_free.push_back(OverflowFirst(rec.value));
   RecordLocation removed{leaf.page_no(), rec.heap_no};

@@ -31,23 +31,10 @@
 #include "buffer_pool/file_header.h"
 #include "buffer_pool/frame.h"
 #include "common/latch.h"
+#include "common/striped_counter.h"
 #include "common/thread_annotations.h"
 
 namespace minnow {
-
-// A counter bumped on hot paths by many threads: one cache line per stripe.
-class StripedCounter {
- public:
-  void Add(uint64_t n = 1);
-  uint64_t Sum() const;
-
- private:
-  static constexpr size_t kStripes = 16;
-  struct alignas(64) Stripe {
-    std::atomic<uint64_t> v{0};
-  };
-  Stripe stripes_[kStripes];
-};
 
 // PageNo -> FrameNo, read without any latch: a two-level array of atomics (chunks of 64 Ki
 // entries allocated on first use). Writers of one page are serialized by the install latch.

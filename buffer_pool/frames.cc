@@ -12,26 +12,6 @@
 
 namespace minnow {
 
-namespace {
-
-size_t ThreadStripe() {
-  static std::atomic<size_t> next{0};
-  thread_local const size_t stripe = next.fetch_add(1, std::memory_order_relaxed);
-  return stripe;
-}
-
-}  // namespace
-
-void StripedCounter::Add(uint64_t n) {
-  stripes_[ThreadStripe() % kStripes].v.fetch_add(n, std::memory_order_relaxed);
-}
-
-uint64_t StripedCounter::Sum() const {
-  uint64_t s = 0;
-  for (const Stripe& st : stripes_) s += st.v.load(std::memory_order_relaxed);
-  return s;
-}
-
 PageMap::PageMap() : dir_(new std::atomic<std::atomic<FrameNo>*>[kDirSize]) {
   for (uint32_t i = 0; i < kDirSize; ++i) dir_[i].store(nullptr, std::memory_order_relaxed);
 }

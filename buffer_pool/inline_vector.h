@@ -42,6 +42,14 @@ class InlineVector {
     new (data_ + size_) T(std::move(v));
     ++size_;
   }
+  // Constructs the element in place (a mini-transaction's page entry is not moved to get there).
+  template <typename... Args>
+  T& emplace_back(Args&&... args) {
+    if (size_ == cap_) Grow();
+    T* p = new (data_ + size_) T(std::forward<Args>(args)...);
+    ++size_;
+    return *p;
+  }
   // Shrinks to `n` elements (n <= size()).
   void truncate(size_t n) {
     while (size_ > n) data_[--size_].~T();

@@ -110,7 +110,7 @@ Result<MtrPage> MiniTransaction::Write(PageNo page_no) {
     return MtrPage(this, static_cast<size_t>(i));
   }
   ASSIGN_OR_RETURN(WritePageGuard guard, pool_->FetchWrite(page_no));
-  held_.push_back(Held{std::move(guard)});
+  held_.emplace_back(std::move(guard));
   return MtrPage(this, held_.size() - 1);
 }
 
@@ -118,7 +118,7 @@ MtrPage MiniTransaction::Adopt(WritePageGuard guard) {
   Reopen();
   MINNOW_CHECK(guard.valid() && guard.pool_ == pool_, "Adopt of an invalid or foreign guard");
   MINNOW_CHECK(Find(guard.page_no()) < 0, "mtr already holds page {}", guard.page_no());
-  held_.push_back(Held{std::move(guard)});
+  held_.emplace_back(std::move(guard));
   return MtrPage(this, held_.size() - 1);
 }
 
@@ -182,7 +182,7 @@ Result<MtrPage> MiniTransaction::Allocate(PageType type, uint16_t flags) {
   }
   const PageNo page_no = guard.page_no();
   pool_->impl_->pages_created.fetch_add(1, std::memory_order_relaxed);
-  held_.push_back(Held{std::move(guard)});
+  held_.emplace_back(std::move(guard));
   MtrPage page(this, held_.size() - 1);
   Bytes all = page.MutateAll();
   std::memset(all.data() + page_offset::kPageType, 0, kPageSize - page_offset::kPageType);
@@ -278,7 +278,13 @@ size_t MiniTransaction::PrepareRedo() {
     if (!h.whole) {
       // Coalesce overlapping and adjacent ranges.
       auto& r = h.ranges;
-      std::sort(r.begin(), r.end(), [](Range a, Range b) { return a.offset < b.offset; });
+      // Insertion sort: a page has a handful of ranges (a record, its slot, header fields).
+      for (size_t i = 1; i < r.size(); ++i) {
+        const Range x = r[i];
+        size_t j = i;
+        for (; j > 0 && r[j - 1].offset > x.offset; --j) r[j] = r[j - 1];
+        r[j] = x;
+      }
       size_t w = 0;
       size_t total = 0;
       for (size_t i = 0; i < r.size(); ++i) {

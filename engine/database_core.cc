@@ -463,9 +463,9 @@ DatabaseStats DatabaseCore::LiveStats() const {
   s.physical_bytes = phys.ok() ? *phys : 0;
   s.redo_lsn = pool_->log() != nullptr ? pool_->log()->current_lsn() : 0;
   const TxnCounters& c = services_.counters;
-  s.commits = c.commits.load(std::memory_order_relaxed);
-  s.rollbacks = c.rollbacks.load(std::memory_order_relaxed);
-  s.durable_commits = c.durable_commits.load(std::memory_order_relaxed);
+  s.commits = c.commits.Sum();
+  s.rollbacks = c.rollbacks.Sum();
+  s.durable_commits = c.durable_commits.Sum();
   s.checkpoints = p.checkpoints;
   const LockSysStats l = lock_sys_->stats();
   s.lock_structs = l.structs;
@@ -510,9 +510,9 @@ DatabaseStats DatabaseCore::stats() const {
   if (closed()) {
     DatabaseStats s = final_stats_;
     const TxnCounters& c = services_.counters;
-    s.durable_commits = c.durable_commits.load(std::memory_order_relaxed);
-    s.commits = c.commits.load(std::memory_order_relaxed);
-    s.rollbacks = c.rollbacks.load(std::memory_order_relaxed);
+    s.durable_commits = c.durable_commits.Sum();
+    s.commits = c.commits.Sum();
+    s.rollbacks = c.rollbacks.Sum();
     return s;
   }
   return LiveStats();

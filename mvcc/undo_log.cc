@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "common/check.h"
 #include "mvcc/undo_log_internal.h"
@@ -152,31 +153,40 @@ Status UndoStore::Impl::CreateLog(TrxId trx_id, UndoLogMem* log) {
   return Status::OK();
 }
 
-Status UndoStore::Impl::AppendRecord(UndoLogMem* log, std::string* rec) {
-  std::byte* hdr = reinterpret_cast<std::byte*>(rec->data());
-  Store32(hdr + rc::kPayloadLen, static_cast<uint32_t>(rec->size() - kUndoRecHeaderSize));
-  Store32(hdr + rc::kPrevPage, log->top_page);
-  Store16(hdr + rc::kPrevOffset, log->has_records() ? log->top_offset : 0);
-  const ConstBytes bytes = AsBytes(*rec);
-  const size_t avail = kPageSize - log->free;
-  if (bytes.size() <= avail) {
-    // The common case: one page, two byte ranges in the redo.
-    MiniTransaction mtr(pool);
-    ASSIGN_OR_RETURN(MtrPage page, mtr.Write(log->last));
+Status UndoStore::Impl::AppendRecord(UndoLogMem* log, const UndoRecord& r, size_t payload_len,
+                                     MiniTransaction* mtr, std::string* scratch) {
+  const size_t size = kUndoRecHeaderSize + payload_len;
+  auto put_header = [&](std::byte* hdr) {
+    Store32(hdr + rc::kPayloadLen, static_cast<uint32_t>(payload_len));
+    Store32(hdr + rc::kPrevPage, log->top_page);
+    Store16(hdr + rc::kPrevOffset, log->has_records() ? log->top_offset : 0);
+  };
+  if (size <= kPageSize - log->free) {
+    // The common case: one page, two byte ranges in the redo, the record encoded in place.
+    std::optional<MiniTransaction> own;
+    if (mtr == nullptr) mtr = &own.emplace(pool);
+    ASSIGN_OR_RETURN(MtrPage page, mtr->Write(log->last));
     MINNOW_DCHECK(Load16(page.data() + pg::kFree) == log->free, "undo page {} free {} != {}",
                   log->last, Load16(page.data() + pg::kFree), log->free);
     const uint16_t off = log->free;
-    page.Write(off, bytes);
+    std::byte* rec = page.Mutate(off, size).data();
+    put_header(rec);
+    EncodeUndoRecordTo(r, rec + kUndoRecHeaderSize);
     Bytes f = page.Mutate(pg::kFree, 4);
-    Store16(f.data(), static_cast<uint16_t>(off + bytes.size()));
+    Store16(f.data(), static_cast<uint16_t>(off + size));
     Store16(f.data() + 2, off);
-    mtr.Commit();
-    log->free = static_cast<uint16_t>(off + bytes.size());
+    if (own) own->Commit();
+    log->free = static_cast<uint16_t>(off + size);
     log->top_page = log->last;
     log->top_offset = off;
     return Status::OK();
   }
-  return AppendSpill(log, bytes);
+  // New pages, in mini-transactions of their own (the caller's holds no page of this log).
+  MINNOW_DCHECK(mtr == nullptr || !mtr->holds(log->last), "mtr holds undo page {}", log->last);
+  scratch->assign(kUndoRecHeaderSize, '\0');
+  EncodeUndoRecord(r, scratch);
+  put_header(reinterpret_cast<std::byte*>(scratch->data()));
+  return AppendSpill(log, AsBytes(*scratch));
 }
 
 namespace {

@@ -74,9 +74,12 @@ struct UndoStore::Impl {
   Status ReuseLog(TrxId trx_id, PageNo first, uint32_t slot, UndoLogMem* log);
   // The in-memory state of a log just made (or reused) at `first` in `slot`: one empty page.
   void StartLog(PageNo first, uint32_t slot, UndoLogMem* log);
-  // Appends `rec` (kUndoRecHeaderSize bytes left for the header, then the payload) after the
-  // log's newest record; sets the log's top to it.
-  Status AppendRecord(UndoLogMem* log, std::string* rec);
+  // Appends `r` (its encoding is `payload_len` bytes) after the log's newest record; sets the
+  // log's top to it. A record that fits in the last page is encoded straight into it, in `mtr`
+  // if given (the caller commits it), else in a mini-transaction of its own; a longer one is
+  // encoded into *scratch and spills into new pages in mini-transactions of their own.
+  Status AppendRecord(UndoLogMem* log, const UndoRecord& r, size_t payload_len,
+                      MiniTransaction* mtr, std::string* scratch);
   // The part of AppendRecord for a record that does not fit in the last page: new pages.
   Status AppendSpill(UndoLogMem* log, ConstBytes bytes);
   // Removes the newest record (freeing pages it leaves empty).
@@ -130,7 +133,7 @@ struct TrxUndo::Impl {
   uint64_t next_undo_no = 0;
   UndoLogMem logs[2];   // [0] insert log, [1] update log
   bool ended = false;   // committed or discarded
-  std::string scratch;  // reused encoding buffer
+  std::string scratch;  // reused encoding buffer (records that spill into new pages)
 
   UndoLogMem& insert_log() { return logs[0]; }
   UndoLogMem& update_log() { return logs[1]; }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 namespace minnow {
 
 namespace {
@@ -13,8 +15,9 @@ constexpr size_t kOldFixedSize = 6 + 7 + 1 + 4;  // old_trx_id, old_roll_ptr, fl
 
 bool HasOldVersion(UndoType t) { return t == UndoType::kUpdate || t == UndoType::kDeleteMark; }
 
-void PutLE(std::string* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+std::byte* PutLE(std::byte* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out[i] = static_cast<std::byte>(v >> (8 * i));
+  return out + bytes;
 }
 
 uint64_t GetLE(const std::byte* p, int bytes) {
@@ -23,27 +26,36 @@ uint64_t GetLE(const std::byte* p, int bytes) {
   return v;
 }
 
-void PutBytes(std::string* out, ConstBytes b) {
-  out->append(reinterpret_cast<const char*>(b.data()), b.size());
+std::byte* PutBytes(std::byte* out, ConstBytes b) {
+  if (!b.empty()) std::memcpy(out, b.data(), b.size());
+  return out + b.size();
 }
 
 }  // namespace
 
-void EncodeUndoRecord(const UndoRecord& r, std::string* out) {
-  const bool old = HasOldVersion(r.type);
-  out->reserve(out->size() + kFixedSize + r.key.size() +
-               (old ? kOldFixedSize + r.old_value.size() : 0));
-  out->push_back(static_cast<char>(r.type));
-  PutLE(out, r.undo_no, 8);
-  PutLE(out, r.table_id, 4);
-  PutLE(out, r.key.size(), 4);
-  PutBytes(out, r.key);
-  if (!old) return;
-  PutLE(out, r.old_trx_id, 6);
-  PutLE(out, r.old_roll_ptr, 7);
-  out->push_back(static_cast<char>(r.old_delete_marked ? 1 : 0));
-  PutLE(out, r.old_value.size(), 4);
+size_t UndoRecordSize(const UndoRecord& r) {
+  return kFixedSize + r.key.size() +
+         (HasOldVersion(r.type) ? kOldFixedSize + r.old_value.size() : 0);
+}
+
+void EncodeUndoRecordTo(const UndoRecord& r, std::byte* out) {
+  *out++ = static_cast<std::byte>(r.type);
+  out = PutLE(out, r.undo_no, 8);
+  out = PutLE(out, r.table_id, 4);
+  out = PutLE(out, r.key.size(), 4);
+  out = PutBytes(out, r.key);
+  if (!HasOldVersion(r.type)) return;
+  out = PutLE(out, r.old_trx_id, 6);
+  out = PutLE(out, r.old_roll_ptr, 7);
+  *out++ = std::byte{static_cast<uint8_t>(r.old_delete_marked ? 1 : 0)};
+  out = PutLE(out, r.old_value.size(), 4);
   PutBytes(out, r.old_value);
+}
+
+void EncodeUndoRecord(const UndoRecord& r, std::string* out) {
+  const size_t at = out->size();
+  out->resize(at + UndoRecordSize(r));
+  EncodeUndoRecordTo(r, reinterpret_cast<std::byte*>(out->data() + at));
 }
 
 Status DecodeUndoRecord(ConstBytes bytes, UndoRecord* out) {

@@ -75,6 +75,10 @@ inline RollPtr SysRollPtr(const std::byte* sys) {
 
 // Appends the encoding of `r` to `*out`.
 void EncodeUndoRecord(const UndoRecord& r, std::string* out);
+// The encoding's length, and the encoding written straight to `out` (UndoRecordSize(r) bytes:
+// an undo page, with no buffer in between).
+size_t UndoRecordSize(const UndoRecord& r);
+void EncodeUndoRecordTo(const UndoRecord& r, std::byte* out);
 // Decodes one record; the spans in `*out` point into `bytes`. kCorruption if malformed.
 Status DecodeUndoRecord(ConstBytes bytes, UndoRecord* out);
 

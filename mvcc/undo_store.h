@@ -57,6 +57,7 @@ struct UndoStoreStats {
   uint64_t logs_purged = 0;     // since open
 };
 
+class MiniTransaction;
 class UndoStore;
 
 // One transaction's two undo logs (created on first use).
@@ -67,11 +68,15 @@ class TrxUndo {
 
   // Appends `r` with undo_no = next_undo_no() (r.undo_no is ignored) to the insert log
   // (kInsert, kBulkLoad) or the update log (kUpdate, kDeleteMark), creating the log and taking
-  // a slot on first use. Its own mini-transaction, committed before returning: the undo
-  // precedes the caller's page change in the redo stream (write-ahead undo). Returns the roll
+  // a slot on first use. With `mtr` (the caller's change's mini-transaction), a record that
+  // fits in the log's last page is written in it: the undo and the change it takes back are
+  // one unit of redo, as atomic as either. Without, or for a record that needs new pages, in
+  // mini-transactions of its own committed before returning: the undo precedes the caller's
+  // page change in the redo stream. Either way it is write-ahead undo. Returns the roll
   // pointer (insert bit set for the insert log). kNoSpace if every slot is in use or the file
-  // is full. REQUIRES: the caller holds no undo page latch (B+tree latches are fine).
-  Result<RollPtr> Append(const UndoRecord& r);
+  // is full. REQUIRES: the caller holds no undo page latch (B+tree latches are fine; `mtr`
+  // may hold B+tree pages, and then holds this log's page until the caller commits it).
+  Result<RollPtr> Append(const UndoRecord& r, MiniTransaction* mtr = nullptr);
   uint64_t next_undo_no() const;
   uint64_t records() const;  // records in the logs now (weight for deadlock victims)
   bool empty() const;

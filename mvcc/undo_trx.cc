@@ -134,21 +134,20 @@ uint64_t TrxUndo::records() const { return impl_->logs[0].records + impl_->logs[
 bool TrxUndo::empty() const { return records() == 0; }
 bool TrxUndo::has_update_log() const { return impl_->update_log().exists(); }
 
-Result<RollPtr> TrxUndo::Append(const UndoRecord& r) {
+Result<RollPtr> TrxUndo::Append(const UndoRecord& r, MiniTransaction* mtr) {
   Impl& t = *impl_;
   if (t.ended) return Status::InvalidArgument("Append to the undo of an ended transaction");
   const bool insert = GoesToInsertLog(r.type);
   UndoLogMem& log = insert ? t.insert_log() : t.update_log();
   UndoRecord copy = r;
   copy.undo_no = t.next_undo_no;
-  t.scratch.assign(kUndoRecHeaderSize, '\0');
-  EncodeUndoRecord(copy, &t.scratch);
-  if (t.scratch.size() - kUndoRecHeaderSize > kMaxUndoPayload) {
+  const size_t payload_len = UndoRecordSize(copy);
+  if (payload_len > kMaxUndoPayload) {
     return Status::InvalidArgument(fmt::format("undo record of {} bytes is longer than {}",
-                                               t.scratch.size(), kMaxUndoPayload));
+                                               payload_len + kUndoRecHeaderSize, kMaxUndoPayload));
   }
   if (!log.exists()) RETURN_IF_ERROR(t.store->CreateLog(t.trx_id, &log));
-  RETURN_IF_ERROR(t.store->AppendRecord(&log, &t.scratch));
+  RETURN_IF_ERROR(t.store->AppendRecord(&log, copy, payload_len, mtr, &t.scratch));
   log.top_undo_no = copy.undo_no;
   log.top_known = true;
   ++log.records;

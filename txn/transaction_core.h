@@ -210,8 +210,11 @@ class TransactionCore {
   // *duplicate (if set) for a live one that does.
   Result<bool> ScanForDuplicate(KeyspaceState* ks, std::string_view prefix, TrxLockMode mode,
                                 std::string* duplicate);
-  // Runs one B+tree write (its hook passed by `write`), waiting for locks and retrying.
-  Status RunWrite(KeyspaceState* ks, const std::function<Status()>& write);
+  // Runs one B+tree write (its hook passed by `write`), waiting for locks and retrying. A
+  // template (defined in transaction_write.cc, its only user): a std::function of the write's
+  // captures would allocate on every row.
+  template <typename Write>
+  Status RunWrite(KeyspaceState* ks, const Write& write);
   Result<bool> LockingGet(KeyspaceState* ks, std::string_view key, std::string* value,
                           LockMode mode, LockWait wait);
   Result<bool> ConsistentGet(KeyspaceState* ks, std::string_view key, std::string* value);

@@ -108,14 +108,16 @@ Status TransactionCore::OnWrite(const KeyspaceState& ks, bool refuse_duplicate,
         locks->LockRecord(locks_.get(), rec, TrxLockMode::kX, RecLockType::kInsertIntention));
     u.type = UndoType::kInsert;
   }
-  ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u));
+  // In the write's own mini-transaction: the undo record and the change are one unit of redo.
+  ASSIGN_OR_RETURN(RollPtr roll_ptr, undo_->Append(u, n->mtr));
   // InnoDB writes undo for the clustered index only: a secondary change is no row modified.
   if (!secondary) rows_modified_.fetch_add(1, std::memory_order_relaxed);
   if (n->sys != nullptr) EncodeSysFields(n->sys, id_, roll_ptr);
   return Status::OK();
 }
 
-Status TransactionCore::RunWrite(KeyspaceState* ks, const std::function<Status()>& write) {
+template <typename Write>
+Status TransactionCore::RunWrite(KeyspaceState* ks, const Write& write) {
   RETURN_IF_ERROR(PrepareLocking(ks, LockMode::kExclusive));
   for (;;) {
     Status st = write();

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "buffer_pool/buffer_pool.h"
+#include "common/striped_counter.h"
 #include "lock/lock_sys.h"
 #include "lock/metadata_lock.h"
 #include "log/durable_redo_log.h"
@@ -30,14 +31,14 @@ class Purge;
 
 // What transactions and purge count for DatabaseStats.
 struct TxnCounters {
-  std::atomic<uint64_t> commits{0};
-  std::atomic<uint64_t> rollbacks{0};
-  std::atomic<uint64_t> durable_commits{0};  // commits whose log write was waited for
-  std::atomic<uint64_t> purged_records{0};   // delete-marked records purge removed
+  StripedCounter commits;  // by thread: every transaction's end bumps one
+  StripedCounter rollbacks;
+  StripedCounter durable_commits;           // commits whose log write was waited for
+  std::atomic<uint64_t> purged_records{0};  // delete-marked records purge removed
 
-  void CountCommit() { commits.fetch_add(1, std::memory_order_relaxed); }
-  void CountRollback() { rollbacks.fetch_add(1, std::memory_order_relaxed); }
-  void CountDurableCommit() { durable_commits.fetch_add(1, std::memory_order_relaxed); }
+  void CountCommit() { commits.Add(); }
+  void CountRollback() { rollbacks.Add(); }
+  void CountDurableCommit() { durable_commits.Add(); }
   void CountPurged(uint64_t n) { purged_records.fetch_add(n, std::memory_order_relaxed); }
 };
 

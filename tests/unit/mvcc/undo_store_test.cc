@@ -120,6 +120,34 @@ TEST_CASE("a small append logs about a hundred bytes of redo", "[mvcc]") {
   CHECK(costs[costs.size() / 2] <= 100);
 }
 
+TEST_CASE("an append in the caller's mini-transaction is logged with its commit", "[mvcc]") {
+  UndoFixture fx;
+  auto t = fx.store()->NewTrxUndo(6);
+  AppendUpdate(t.get(), 0, 20);  // creates the log in mini-transactions of its own
+  RecordData d;
+  MiniTransaction mtr(fx.pool());
+  const Lsn before = fx.log()->current_lsn();
+  auto p = t->Append(UpdateRecord(1, 20, &d), &mtr);
+  REQUIRE(p.ok());
+  // Nothing is logged until the caller commits: the undo page is the caller's mtr's.
+  CHECK(fx.log()->current_lsn() == before);
+  CHECK(mtr.holds(RollPtrPage(*p)));
+  const Lsn end = mtr.Commit();
+  CHECK(end > before);
+  CHECK_FALSE(mtr.holds(RollPtrPage(*p)));
+  CheckUpdate(fx.store(), *p, 1, 20, 1);
+  // A record that needs a new page is written in mini-transactions of its own.
+  MiniTransaction big(fx.pool());
+  const Lsn before_big = fx.log()->current_lsn();
+  auto q = t->Append(UpdateRecord(2, 3 * kPageSize, &d), &big);
+  REQUIRE(q.ok());
+  CHECK(fx.log()->current_lsn() > before_big);
+  CHECK_FALSE(big.holds(RollPtrPage(*q)));
+  big.Commit();
+  CheckUpdate(fx.store(), *q, 2, 3 * kPageSize, 2);
+  CHECK(RollbackAll(t.get()) == std::vector<uint64_t>{2, 1, 0});
+}
+
 TEST_CASE("a record spanning pages is read, rolled back and its pages freed", "[mvcc]") {
   UndoFixture fx;
   auto t = fx.store()->NewTrxUndo(7);
