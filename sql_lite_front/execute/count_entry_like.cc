@@ -24,10 +24,8 @@ SqlResult<bool> Passes(const std::vector<EntryLike>& likes, std::string_view val
 
 class EntryLikeCount final : public CursorVisitor {
  public:
-  // release: READ COMMITTED's locking count gives back the entries the LIKE rejects.
-  EntryLikeCount(ExecContext& ctx, const AccessPlan& plan, const std::vector<EntryLike>& likes,
-                 bool release)
-      : ctx_(ctx), plan_(plan), likes_(likes), release_(release) {}
+  EntryLikeCount(ExecContext& ctx, const AccessPlan& plan, const std::vector<EntryLike>& likes)
+      : ctx_(ctx), plan_(plan), likes_(likes) {}
 
   SqlStatus Visit(RowLockingCursor& cursor) override;
   SqlStatus Visit(TableLockingCursor&) override {
@@ -40,7 +38,6 @@ class EntryLikeCount final : public CursorVisitor {
   ExecContext& ctx_;
   const AccessPlan& plan_;
   const std::vector<EntryLike>& likes_;
-  const bool release_;
   uint64_t count_ = 0;
 };
 
@@ -59,10 +56,6 @@ SqlStatus EntryLikeCount::Visit(RowLockingCursor& cursor) {
       if (!value.ok()) return FromStatus(value.status());
       SQL_ASSIGN_OR_RETURN(bool passes, Passes(likes_, *value));
       count_ += passes;
-      if (!passes && release_) {
-        st = cursor.Unlock();
-        if (!st.ok()) return FromStatus(st);
-      }
       SQL_RETURN_IF_ERROR(CountProgress(ctx_, &progress));
       st = cursor.Next();
       if (!st.ok()) return FromStatus(st);
@@ -114,8 +107,7 @@ SqlResult<uint64_t> CountEntriesLike(ExecContext& ctx, const OpenTable& table,
   request.lock = lock;
   request.wait = wait;
   request.fetch = RowFetch::kNone;
-  EntryLikeCount walk(ctx, plan, likes,
-                      lock != LockMode::kNone && ctx.isolation <= IsolationLevel::kReadCommitted);
+  EntryLikeCount walk(ctx, plan, likes);
   SQL_RETURN_IF_ERROR(engine->Scan(request, walk));
   return walk.count();
 }
