@@ -856,6 +856,8 @@ class SelectRun {
   bool Consume(Row& row);  // false: stop reading
   // Completes aggregate `i`'s group_concat of one group; warning 1260 if it was cut.
   void FinishConcat(size_t i, ConcatState& c);
+  // Adds `row` to group `g` (`created`: just made, so `row` is its first).
+  void AddToGroup(Group& g, bool created, const Row& row);
   // Adds `row` to the groups of each prefix of its GROUP BY values `key` (WITH ROLLUP).
   void AddToRollups(const std::vector<Value>& key, const Row& row);
   // The output row of group `g`, whose row keeps the first `kept` GROUP BY values (all of them
@@ -921,15 +923,11 @@ bool SelectRun::Consume(Row& row) {
       key.reserve(p_.group_by.size());
       for (const BoundExpr& e : p_.group_by) key.push_back(Eval(e, row, st_));
       auto [it, inserted] = groups_.try_emplace(std::move(key));
-      g = &it->second;
-      if (inserted) {
-        g->aggs.resize(specs_.size());
-        g->representative = row;
-      }
+      AddToGroup(it->second, inserted, row);
       if (!rollup_groups_.empty()) AddToRollups(it->first, row);
+      return true;
     }
-    g->saw_row = true;
-    for (size_t i = 0; i < specs_.size(); ++i) g->aggs[i].Add(specs_[i], row, st_);
+    AddToGroup(*g, false, row);
     return true;
   }
   if (p_.having.has_value() && !EvalPredicate(*p_.having, row, st_)) return true;
@@ -959,14 +957,17 @@ void SelectRun::AddToRollups(const std::vector<Value>& key, const Row& row) {
   for (size_t level = 0; level < rollup_groups_.size(); ++level) {
     std::vector<Value> prefix(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(level));
     auto [it, inserted] = rollup_groups_[level].try_emplace(std::move(prefix));
-    Group& g = it->second;
-    if (inserted) {
-      g.aggs.resize(specs_.size());
-      g.representative = row;
-    }
-    g.saw_row = true;
-    for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].Add(specs_[i], row, st_);
+    AddToGroup(it->second, inserted, row);
   }
+}
+
+void SelectRun::AddToGroup(Group& g, bool created, const Row& row) {
+  if (created) {
+    g.aggs.resize(specs_.size());
+    g.representative = row;
+  }
+  g.saw_row = true;
+  for (size_t i = 0; i < specs_.size(); ++i) g.aggs[i].Add(specs_[i], row, st_);
 }
 
 void SelectRun::EmitGroup(Group& g, size_t kept, std::vector<Value>& values) {
@@ -1138,18 +1139,22 @@ StatementResult::DeclaredColumn DeclaredResultColumn(const ColumnDef& c) {
   return d;
 }
 
+// The table column select item `i` is, or null for an expression (or a system view's column).
+const ColumnDef* ItemColumnDef(const PreparedSelect& p, size_t i) {
+  const BoundExpr& e = p.items[i];
+  if (e.kind != BoundExpr::Kind::kColumn) return nullptr;
+  if (p.table != nullptr) return &p.table->def.columns[static_cast<size_t>(e.column)];
+  if (p.join != nullptr) return p.join->columns[static_cast<size_t>(e.column)];
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<std::optional<StatementResult::DeclaredColumn>> DeclaredResultColumns(
     const PreparedSelect& p) {
   std::vector<std::optional<StatementResult::DeclaredColumn>> out(p.items.size());
   for (size_t i = 0; i < p.items.size(); ++i) {
-    const BoundExpr& e = p.items[i];
-    if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
-      out[i] = DeclaredResultColumn(p.table->def.columns[static_cast<size_t>(e.column)]);
-    } else if (p.join != nullptr && e.kind == BoundExpr::Kind::kColumn) {
-      out[i] = DeclaredResultColumn(*p.join->columns[static_cast<size_t>(e.column)]);
-    }
+    if (const ColumnDef* c = ItemColumnDef(p, i)) out[i] = DeclaredResultColumn(*c);
   }
   return out;
 }
@@ -1157,12 +1162,7 @@ std::vector<std::optional<StatementResult::DeclaredColumn>> DeclaredResultColumn
 std::vector<std::optional<ResultType>> DeclaredResultTypes(const PreparedSelect& p) {
   std::vector<std::optional<ResultType>> types(p.items.size());
   for (size_t i = 0; i < p.items.size(); ++i) {
-    const BoundExpr& e = p.items[i];
-    if (p.table != nullptr && e.kind == BoundExpr::Kind::kColumn) {
-      types[i] = DeclaredResultType(p.table->def.columns[static_cast<size_t>(e.column)]);
-    } else if (p.join != nullptr && e.kind == BoundExpr::Kind::kColumn) {
-      types[i] = DeclaredResultType(*p.join->columns[static_cast<size_t>(e.column)]);
-    }
+    if (const ColumnDef* c = ItemColumnDef(p, i)) types[i] = DeclaredResultType(*c);
   }
   return types;
 }
