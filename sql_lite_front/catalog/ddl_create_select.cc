@@ -27,6 +27,7 @@
 #include "sql_lite_front/execute/result_columns.h"
 #include "sql_lite_front/execute/subquery.h"
 #include "sql_lite_front/parse/ast_walk.h"
+#include "sql_lite_front/session/session_transaction.h"
 
 namespace minnow::sql {
 namespace {
@@ -41,13 +42,7 @@ class StatementTransaction {
 
   SqlStatus Begin() {
     SessionState* s = ctx_.session;
-    TransactionOptions opts;
-    opts.isolation = s->next_txn_isolation.value_or(s->vars.isolation());
-    opts.lock_wait_timeout_ms = s->vars.innodb_lock_wait_timeout_s() * 1000u;
-    opts.metadata_lock_wait_timeout_ms = uint64_t{s->vars.lock_wait_timeout_s()} * 1000;
-    opts.autocommit = true;
-    opts.snapshot_isolation = s->vars.innodb_snapshot_isolation();
-    s->next_txn_isolation.reset();
+    const TransactionOptions opts = NextTransactionOptions(s, /*autocommit=*/true);
     Result<std::unique_ptr<Transaction>> began = s->kv_session->Begin(opts);
     if (!began.ok()) return FromStatus(began.status());
     LatchGuard g(s->txn_latch);
@@ -66,6 +61,8 @@ class StatementTransaction {
     if (txn_ == nullptr) return SqlStatus::OK();
     Status st = Status::OK();
     if (txn_->active()) st = commit ? txn_->Commit() : txn_->Rollback();
+    if (ctx_.counts != nullptr)
+      ++(commit ? ctx_.counts->handler_commit : ctx_.counts->handler_rollback);
     std::unique_ptr<Transaction> done;
     {
       LatchGuard g(ctx_.session->txn_latch);

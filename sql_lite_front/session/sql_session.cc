@@ -32,6 +32,7 @@
 #include "sql_lite_front/parse/prepared_parse.h"
 #include "sql_lite_front/session/diagnostics.h"
 #include "sql_lite_front/session/session_state.h"
+#include "sql_lite_front/session/session_transaction.h"
 #include "sql_lite_front/session/table_locks.h"
 #include "sql_lite_front/sql_engine.h"
 #include "sql_lite_front/status/status_views.h"
@@ -644,13 +645,8 @@ class StatementRunner {
     if (s_->kv_session == nullptr) {
       return SqlErr(kErUnknownError, "the database is closed");
     }
-    TransactionOptions opts;
-    opts.isolation = s_->next_txn_isolation.value_or(s_->vars.isolation());
-    opts.lock_wait_timeout_ms = s_->vars.innodb_lock_wait_timeout_s() * 1000u;
-    opts.metadata_lock_wait_timeout_ms = uint64_t{s_->vars.lock_wait_timeout_s()} * 1000;
-    opts.autocommit = !explicit_txn;  // SERIALIZABLE's plain reads stay consistent in it
-    opts.snapshot_isolation = s_->vars.innodb_snapshot_isolation();
-    s_->next_txn_isolation.reset();
+    // autocommit: SERIALIZABLE's plain reads stay consistent in it.
+    const TransactionOptions opts = NextTransactionOptions(s_, /*autocommit=*/!explicit_txn);
     Result<std::unique_ptr<Transaction>> txn = s_->kv_session->Begin(opts);
     if (!txn.ok()) return FromStatus(txn.status());
     LatchGuard g(s_->txn_latch);
