@@ -173,15 +173,10 @@ class Dumper {
     }
     for (const std::string& name : databases) {
       const std::string quoted = sql::QuoteIdentifier(name);
-      std::optional<StatementResult> create = Query("SHOW CREATE DATABASE IF NOT EXISTS " + quoted);
+      std::optional<std::string> create = ShowCreate("DATABASE IF NOT EXISTS", quoted);
       if (!create.has_value()) return false;
-      if (create->rows.empty() || create->rows[0].size() < 2 || !create->rows[0][1]) {
-        std::fprintf(stderr, "minnow-dump: SHOW CREATE DATABASE %s returned no definition\n",
-                     quoted.c_str());
-        return false;
-      }
       Write("\n--\n-- Current Database: " + quoted + "\n--\n");
-      Write("\n" + *create->rows[0][1] + ";\n");
+      Write("\n" + *create + ";\n");
       Write("\nUSE " + quoted + ";\n");
       if (!Query("USE " + quoted).has_value()) return false;
       if (!DumpTables()) return false;
@@ -201,6 +196,18 @@ class Dumper {
   }
 
  private:
+  // SHOW CREATE `what` `quoted`'s definition (its second column); nullopt, said, on failure.
+  std::optional<std::string> ShowCreate(const std::string& what, const std::string& quoted) {
+    std::optional<StatementResult> create = Query("SHOW CREATE " + what + " " + quoted);
+    if (!create.has_value()) return std::nullopt;
+    if (create->rows.empty() || create->rows[0].size() < 2 || !create->rows[0][1]) {
+      std::fprintf(stderr, "minnow-dump: SHOW CREATE %s %s returned no definition\n", what.c_str(),
+                   quoted.c_str());
+      return std::nullopt;
+    }
+    return *create->rows[0][1];
+  }
+
   // The current database's base tables, in SHOW TABLES' order.
   bool DumpTables() {
     std::optional<StatementResult> tables = Query("SHOW FULL TABLES");
@@ -219,18 +226,13 @@ class Dumper {
 
   bool DumpTable(const std::string& name) {
     const std::string quoted = sql::QuoteIdentifier(name);
-    std::optional<StatementResult> create = Query("SHOW CREATE TABLE " + quoted);
+    std::optional<std::string> create = ShowCreate("TABLE", quoted);
     if (!create.has_value()) return false;
-    if (create->rows.empty() || create->rows[0].size() < 2 || !create->rows[0][1]) {
-      std::fprintf(stderr, "minnow-dump: SHOW CREATE TABLE %s returned no definition\n",
-                   quoted.c_str());
-      return false;
-    }
     Write("\n--\n-- Table structure for table " + quoted + "\n--\n\n");
     Write("DROP TABLE IF EXISTS " + quoted + ";\n");
     Write("/*!40101 SET @saved_cs_client     = @@character_set_client */;\n");
     Write("/*!50503 SET character_set_client = utf8mb4 */;\n");
-    Write(*create->rows[0][1] + ";\n");
+    Write(*create + ";\n");
     Write("/*!40101 SET character_set_client = @saved_cs_client */;\n\n");
 
     std::optional<StatementResult> rows = Query("SELECT * FROM " + quoted);
