@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sql_lite_front/catalog/table_def.h"
+#include "sql_lite_front/sql_error.h"
 
 namespace minnow::sql {
 
@@ -21,5 +22,18 @@ int KeyOrderRank(const TableDef& def, const IndexDef& ix);
 
 // Positions in def.indexes, in key order.
 std::vector<size_t> IndexesInKeyOrder(const TableDef& def);
+
+// Calls fn(i) for each position i of def.indexes in key order, stopping at the first status
+// that is not OK and returning it. Builds nothing: a row's write path calls it for every row.
+template <typename Fn>  // SqlStatus fn(size_t)
+SqlStatus ForEachIndexInKeyOrder(const TableDef& def, Fn&& fn) {
+  for (int rank = 0; rank < 3; ++rank) {
+    for (size_t i = 0; i < def.indexes.size(); ++i) {
+      if (KeyOrderRank(def, def.indexes[i]) != rank) continue;
+      SQL_RETURN_IF_ERROR(fn(i));
+    }
+  }
+  return SqlStatus::OK();
+}
 
 }  // namespace minnow::sql

@@ -328,10 +328,8 @@ SqlStatus RowLockingTable::Insert(const Row& row, const InsertRequest& request) 
     return DuplicateEntry(def, row);
   }
   if (!st.ok()) return FromStatus(st, table_.def.name);
-  for (size_t i : IndexesInKeyOrder(def)) {
-    SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, row, ckey, request)));
-  }
-  return SqlStatus::OK();
+  return ForEachIndexInKeyOrder(
+      def, [&](size_t i) { return UndoRow(savepoint, InsertEntry(i, row, ckey, request)); });
 }
 
 SqlResult<bool> RowLockingTable::Read(std::string_view ref, LockMode lock, Row* row) {
@@ -362,23 +360,22 @@ SqlStatus RowLockingTable::Update(std::string_view ref, const Row& old_row, cons
     }
   }
   if (!s.ok()) return FromStatus(s, table_.def.name);
-  for (size_t i : IndexesInKeyOrder(def)) {
+  return ForEachIndexInKeyOrder(def, [&](size_t i) -> SqlStatus {
     std::string old_entry = EncodeIndexKey(def, def.indexes[i], old_row, old_key);
     std::string new_entry = EncodeIndexKey(def, def.indexes[i], new_row, new_key);
     std::string new_value = EncodeIndexValue(def, def.indexes[i], new_row);
+    Status st;
     if (old_entry == new_entry) {
       // Same key, maybe another text ('alice' -> 'Alice' under a _ci collation, 'a' -> 'a '
       // under PAD SPACE).
-      if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) continue;
-      s = txn_->Put(table_.indexes[i], new_entry, new_value);
-      if (!s.ok()) return FromStatus(s, table_.def.name);
-      continue;
+      if (new_value == EncodeIndexValue(def, def.indexes[i], old_row)) return SqlStatus::OK();
+      st = txn_->Put(table_.indexes[i], new_entry, new_value);
+      return st.ok() ? SqlStatus::OK() : FromStatus(st, table_.def.name);
     }
-    s = txn_->Erase(table_.indexes[i], old_entry);
-    if (!s.ok()) return FromStatus(s, table_.def.name);
-    SQL_RETURN_IF_ERROR(UndoRow(savepoint, InsertEntry(i, new_row, new_key, request)));
-  }
-  return SqlStatus::OK();
+    st = txn_->Erase(table_.indexes[i], old_entry);
+    if (!st.ok()) return FromStatus(st, table_.def.name);
+    return UndoRow(savepoint, InsertEntry(i, new_row, new_key, request));
+  });
 }
 
 SqlStatus RowLockingTable::Delete(std::string_view ref, const Row& row) {

@@ -235,10 +235,10 @@ SqlStatus TableLockingTable::CheckKeysFree(const HeapTableLock& lock, const Row&
       return DuplicateEntry(def, row);
     }
   }
-  for (size_t i : IndexesInKeyOrder(def)) {
+  return ForEachIndexInKeyOrder(def, [&](size_t i) -> SqlStatus {
     const IndexDef& ix = def.indexes[i];
     std::string part;
-    if (!ix.unique || !AppendUniquePart(def, ix, row, &part)) continue;  // NULL: no conflict
+    if (!ix.unique || !AppendUniquePart(def, ix, row, &part)) return SqlStatus::OK();  // NULL
     const KeyRange r = PrefixRange(part);
     Result<std::vector<HeapRowId>> ids =
         table_.heap.Range(lock, static_cast<size_t>(HeapIndexOf(def, static_cast<int>(i))), r.start,
@@ -249,8 +249,8 @@ SqlStatus TableLockingTable::CheckKeysFree(const HeapTableLock& lock, const Row&
       taken(static_cast<int>(i), id);
       return DuplicateUniqueEntry(def, ix, row);
     }
-  }
-  return SqlStatus::OK();
+    return SqlStatus::OK();
+  });
 }
 
 SqlStatus TableLockingTable::Insert(const Row& row, const InsertRequest& request) {
