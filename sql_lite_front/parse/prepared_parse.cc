@@ -71,6 +71,8 @@ SqlResult<std::unique_ptr<PreparedParse>> PreparedParse::Parse(std::string_view 
 }
 
 SqlStatus PreparedParse::Bind(std::span<const Value> values) {
+  if (values.size() != exprs_.size())
+    return SqlErr(kErWrongArguments, "Incorrect arguments to mysqld_stmt_execute");
   for (size_t i = 0; i < exprs_.size(); ++i) {
     if (exprs_[i] != nullptr) exprs_[i]->value = values[i];
   }

@@ -36,9 +36,9 @@ class PreparedParse {
   const Statement& statement() const { return *statement_; }
   size_t param_count() const { return exprs_.size(); }
 
-  // Sets placeholder i to values[i]. A LIMIT / OFFSET count takes a non-negative integer (1210
-  // "Incorrect arguments to mysqld_stmt_execute" otherwise, as MySQL). REQUIRES:
-  // values.size() == param_count().
+  // Sets placeholder i to values[i]. A LIMIT / OFFSET count takes a non-negative integer, and
+  // there must be param_count() values (1210 "Incorrect arguments to mysqld_stmt_execute"
+  // otherwise, as MySQL).
   SqlStatus Bind(std::span<const Value> values);
 
   // A DECIMAL parameter sent as text ([-+]digits[.digits]) as the lexer would read it written

@@ -152,5 +152,19 @@ TEST_CASE("a prepared statement sees DDL made after PREPARE", "[sql][prepared]")
   CHECK(gone.error().code == 1146);
 }
 
+TEST_CASE("a wrong number of values is 1210, not a read past them", "[sql][prepared]") {
+  Fixture f;
+  f.Run("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+  auto two = f.Prepare("SELECT v FROM t WHERE id = ? OR v = ?");
+  for (const std::vector<Value>& values :
+       {std::vector<Value>{}, std::vector<Value>{Value::Int(1)},
+        std::vector<Value>{Value::Int(1), Value::Int(2), Value::Int(3)}}) {
+    auto r = f.session->ExecutePrepared("", two.get(), values);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == 1210);
+  }
+  CHECK(f.Rows(two.get(), {Value::Int(1), Value::Int(2)}).empty());
+}
+
 }  // namespace
 }  // namespace minnow::sql
