@@ -119,6 +119,7 @@ class MiniTransaction {
     uint32_t dst, src, len;
   };
   struct Held {
+    explicit Held(WritePageGuard g) : guard(std::move(g)) {}
     WritePageGuard guard;
     InlineVector<Range, 6> ranges;  // changed byte ranges, unsorted, may overlap
     InlineVector<MoveOp, 2> moves;  // replayed in order, before the ranges (not with `whole`)

@@ -44,6 +44,7 @@ bool SameExpr(const Expr& a, const Expr& b) {
     case Expr::Kind::kIn:
     case Expr::Kind::kLike:
     case Expr::Kind::kIsNull:
+    case Expr::Kind::kRow:
       break;
     case Expr::Kind::kFunction:
       if (!EqualsNoCase(a.name, b.name) || a.separator != b.separator ||

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // As a COM_STMT_EXECUTE body for a statement with three placeholders, and as SQL text.
       minnow::server::PreparedStatement stmt;
       stmt.sql = "SELECT ?, ?, ?";
-      stmt.placeholders = minnow::server::FindPlaceholders(stmt.sql);
+      stmt.param_count = minnow::server::FindPlaceholders(stmt.sql).size();
       (void)minnow::server::BindExecute(payload, &stmt);
       (void)minnow::server::FindPlaceholders(payload);
       minnow::server::WireReader r(payload);
