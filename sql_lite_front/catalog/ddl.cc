@@ -139,11 +139,11 @@ SqlResult<StatementResult> ExecuteCreateTable(ExecContext& ctx, const CreateTabl
 }
 
 SqlResult<bool> CreateDraftedTable(ExecContext& ctx, const CreateTableStmt& stmt,
-                                   const TableDraft& d, StatementResult* result) {
+                                   const TableDraft& d, StatementResult* result, Transaction* txn) {
   SQL_ASSIGN_OR_RETURN(TableDef def, FinishDraft(d));
   def.create_time = static_cast<int64_t>(std::time(nullptr));
   NameKeyspaces(*ctx.catalog, &def);
-  SqlStatus st = ctx.catalog->CreateTable(def);
+  SqlStatus st = ctx.catalog->CreateTable(def, txn);
   if (!st.ok()) {
     if (st.error().code == kErTableExists && stmt.if_not_exists) {  // created meanwhile
       result->warnings.push_back(

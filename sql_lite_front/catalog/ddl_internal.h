@@ -65,9 +65,11 @@ SqlResult<TableDef> FinishDraft(const TableDraft& d);
 
 // CREATE TABLE's last step: checks the draft (FinishDraft) and creates the table `stmt` names.
 // False (with note 1050 in `result`) if it exists already, created meanwhile, and stmt says
-// IF NOT EXISTS.
+// IF NOT EXISTS. With `txn`, the table's catalog record is written in it (TableCatalog::
+// CreateTable): the caller commits it, or rolls it back and calls DropUncommittedTable.
 SqlResult<bool> CreateDraftedTable(ExecContext& ctx, const CreateTableStmt& stmt,
-                                   const TableDraft& d, StatementResult* result);
+                                   const TableDraft& d, StatementResult* result,
+                                   Transaction* txn = nullptr);
 // CREATE TABLE ... SELECT (ddl_create_select.cc): `d` holds the CREATE part's columns, keys
 // and options (their warnings in `result`); runs the query, adds its columns, creates the
 // table and fills it, all or nothing.

@@ -447,7 +447,7 @@ SqlStatus TableCatalog::CreateStorage(const TableDef& def) {
   return SqlStatus::OK();
 }
 
-SqlStatus TableCatalog::CreateTable(const TableDef& given) {
+SqlStatus TableCatalog::CreateTable(const TableDef& given, Transaction* txn) {
   TableDef def = given;
   if (!IsTableName(def.name))
     return SqlErr(kErWrongTableName, "Incorrect table name '", def.name, "'");
@@ -464,9 +464,9 @@ SqlStatus TableCatalog::CreateTable(const TableDef& given) {
   if (st.ok()) {
     (*table)->counters = std::make_shared<TableCounters>();
     (*table)->counters->next_auto_inc = std::max<uint64_t>(def.auto_increment_start, 1);
-    st = Change(nullptr, [&](Transaction* txn) {
-      RETURN_IF_ERROR(txn->Put(catalog_ks_, TableRecordKey(def), SerializeTableDef(def)));
-      return EraseIntents(txn, catalog_ks_, names);
+    st = Change(txn, [&](Transaction* t) {
+      RETURN_IF_ERROR(t->Put(catalog_ks_, TableRecordKey(def), SerializeTableDef(def)));
+      return EraseIntents(t, catalog_ks_, names);
     });
   }
   if (!st.ok()) {
@@ -504,6 +504,18 @@ SqlStatus TableCatalog::DropTable(const TableName& name) {
     tables_.erase(std::find(tables_.begin(), tables_.end(), table));
   }
   return DropKeyspaces(StorageNamesOf(table->def));
+}
+
+SqlStatus TableCatalog::DropUncommittedTable(const TableName& name) {
+  std::shared_ptr<const OpenTable> table;
+  {
+    LatchGuard ddl(ddl_latch_);
+    table = Find(name);
+    if (table == nullptr) return SqlErr(kErBadTable, "Unknown table '", QualifiedName(name), "'");
+    LatchGuard g(latch_);
+    tables_.erase(std::find(tables_.begin(), tables_.end(), table));
+  }
+  return DropKeyspaces(StorageNamesOf(table->def));  // their intents are still committed
 }
 
 SqlStatus TableCatalog::ReplaceTable(const TableDef& def, Transaction* txn) {

@@ -118,7 +118,13 @@ class TableCatalog {
   // Creates the keyspaces def.keyspace and each index's keyspace (the caller names them; see
   // NewKeyspaceName), then commits the catalog record. 1050 if the table exists, 1103 for a
   // bad name, 1049 if def.schema does not exist; on any error nothing is left behind.
-  SqlStatus CreateTable(const TableDef& def);
+  // With `txn` (CREATE TABLE ... SELECT's own transaction) the record is written in it and
+  // commits with the rows: until then the table is in memory only, a crash leaves its storage
+  // to Open's orphan drop, and a rolled-back `txn` is undone by DropUncommittedTable.
+  SqlStatus CreateTable(const TableDef& def, Transaction* txn = nullptr);
+  // Undoes CreateTable(def, txn) after `txn` rolled back (its record and intent erasures are
+  // gone with it): forgets the table and drops its storage. 1051 if no such table.
+  SqlStatus DropUncommittedTable(const TableName& name);
   // For a DDL that fills new keyspaces before ReplaceTable names them: journals them (see
   // above), then creates them in order. Each name but `table_keyspace` is created as a secondary
   // index of the keyspace `table_keyspace` (KeyspaceOptions::secondary_of: its table locks are
