@@ -203,6 +203,7 @@ Result<uint64_t> TransactionCore::Count(KeyspaceState* s, std::string_view lo, s
   // Iterator::Seek(lo) with upper bound hi, then the counting loop in place of Next.
   ReadOptions bounded = ro;
   if (!hi.empty()) bounded.upper_bound = hi;
+  bounded.semi_consistent = false;  // a count waits for what it counts
   TxnIterator it(this, s, bounded);
   if (mode != LockMode::kNone && (ro.wait != LockWait::kWait || snapshot_view() != nullptr)) {
     // NOWAIT and SKIP LOCKED lock record by record, and snapshot isolation checks each record
