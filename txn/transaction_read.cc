@@ -44,11 +44,12 @@ Result<bool> TransactionCore::ConsistentGet(KeyspaceState* ks, std::string_view 
 Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key,
                                          std::string* value, LockMode mode, LockWait wait) {
   RETURN_IF_ERROR(PrepareLocking(ks, mode));
-  last_get_ks_ = nullptr;
   const TrxLockMode lock_mode = mode == LockMode::kExclusive ? TrxLockMode::kX : TrxLockMode::kS;
   const bool gaps = options_.isolation >= IsolationLevel::kRepeatableRead;
   const ReadView* snapshot = snapshot_view();
   for (;;) {
+    // Each pass reads the record afresh: after a wait, what it locked then is what counts.
+    last_get_ks_ = nullptr;
     bool visible = false;
     Result<bool> found = ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
       const RecordId rec = LockRecordId(r.where);

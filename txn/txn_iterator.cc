@@ -118,6 +118,7 @@ Status TxnIterator::LockHeapNosLatched(PageNo page, bool last_ends) {
     Status st = lock_sys->LockRecords(txn->locks(), page, batch, RecordMode(), lock_type, &granted,
                                       may_wait);
     if (st.ok()) break;
+    if (st.code() == Code::kLockWait) wait_granted = granted;
     if (st.code() == Code::kLockNoWait && semi_now) {
       // The batch is the current record alone (per record, no supremum under READ COMMITTED).
       semi_conflict = granted == 0;
@@ -183,11 +184,15 @@ Result<bool> TxnIterator::LockFromCurrent(bool forward) {
     if (!semi_conflict) relock_current = false;
     batch_copy = locked_copy;
     batch_slot = cursor->slot();
+    if (!created_before_wait.empty()) ApplyCreatedBeforeWait(cursor->leaf(), batch_slot);
     return true;
   }
   if (!current.ok() && current.status().code() != Code::kLockWait) return current.status();
   reseek_key.assign(AsStringView(cur.key));
-  if (!current.ok()) RETURN_IF_ERROR(txn->WaitForLock());
+  if (!current.ok()) {
+    if (releases_rows) RememberCreatedBeforeWait(cursor->leaf(), cursor->slot());
+    RETURN_IF_ERROR(txn->WaitForLock());
+  }
   // The leaf changed since the copy (or while we waited): copy it again around the same key.
   RETURN_IF_ERROR(forward ? cursor->Seek(AsBytes(reseek_key))
                           : cursor->SeekForPrev(AsBytes(reseek_key)));
@@ -323,6 +328,38 @@ Status TxnIterator::ReleaseCurrentIfNew() {
   if (done) return Status::OK();
   // The leaf changed since the copy (the record may have moved): find it by its key.
   return txn->UnlockByKey(ks, AsStringView(rec.key), m);
+}
+
+void TxnIterator::RememberCreatedBeforeWait(const LeafImage& leaf, int from) {
+  RecordView rec;
+  const size_t n = std::min({wait_granted, batch_held.size(), batch_heap_nos.size()});
+  for (size_t i = 0; i < n; ++i) {
+    if (batch_held[i] != 0 || batch_heap_nos[i] == kSupremumHeapNo) continue;
+    if (!leaf.Decode(from + static_cast<int>(i), &rec)) break;  // the move onto it reports it
+    created_before_wait.emplace_back(AsStringView(rec.key));
+  }
+  // A batch may wait more than once before it is granted whole.
+  std::sort(created_before_wait.begin(), created_before_wait.end());
+  created_before_wait.erase(std::unique(created_before_wait.begin(), created_before_wait.end()),
+                            created_before_wait.end());
+}
+
+void TxnIterator::ApplyCreatedBeforeWait(const LeafImage& leaf, int from) {
+  RecordView rec;
+  std::string_view last;
+  auto k = created_before_wait.begin();
+  for (size_t i = 0; i < batch_heap_nos.size() && i < batch_held.size(); ++i) {
+    if (batch_heap_nos[i] == kSupremumHeapNo) break;
+    if (!leaf.Decode(from + static_cast<int>(i), &rec)) break;
+    last = AsStringView(rec.key);
+    while (k != created_before_wait.end() && *k < last) ++k;
+    if (k != created_before_wait.end() && *k == last) batch_held[i] = 0;
+  }
+  // Keys up to the batch's last record are settled (locked again, or gone meanwhile).
+  created_before_wait.erase(
+      created_before_wait.begin(),
+      std::upper_bound(created_before_wait.begin(), created_before_wait.end(), last,
+                       [](std::string_view a, const std::string& b) { return a < b; }));
 }
 
 Status TxnIterator::UnlockCurrent() {

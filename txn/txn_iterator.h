@@ -151,6 +151,14 @@ struct TxnIterator {
   // Releases the lock on the current record if its batch created it (UnlockCurrent's work,
   // also for a delete-marked record passed over under READ COMMITTED).
   Status ReleaseCurrentIfNew();
+  // A forward batch that waited: the keys of its records (slots from `from` of `leaf`, the
+  // copy it was taken from) whose locks it created before the conflict go into
+  // created_before_wait. REQUIRES: releases_rows.
+  void RememberCreatedBeforeWait(const LeafImage& leaf, int from);
+  // The batch locked again after a wait (slots from `from` of `leaf`): its records in
+  // created_before_wait count as new in batch_held, and the keys up to its last record leave
+  // the list.
+  void ApplyCreatedBeforeWait(const LeafImage& leaf, int from);
   // Semi-consistent: caches the latest committed version of the current record (a view
   // opened now); false if it has none.
   Result<bool> CacheLatestCommitted(const RecordView& rec);
@@ -254,6 +262,13 @@ struct TxnIterator {
   int batch_slot = 0;
   std::vector<HeapNo> batch_heap_nos;
   std::vector<uint8_t> batch_held;
+  // A batch that waits has locked the records before the conflict; locked again after the
+  // wait they are found held, yet the read created those locks (a scan that locked record by
+  // record would have released a rejected one before it waited): their keys, ascending, until
+  // the batch after the wait covers them. The record waited for is not among them and keeps
+  // its lock, as InnoDB never unlocks a row that was part of a conflict.
+  std::vector<std::string> created_before_wait;
+  size_t wait_granted = 0;  // LockHeapNosLatched: the batch's records granted before a wait
   // ReadOptions::semi_consistent (READ COMMITTED and below, forward, locking); semi_current:
   // the current row is a semi-consistent one (not locked); relock_current: LockCurrent's
   // re-read, which waits instead.

@@ -2,7 +2,9 @@
 // UnlockLastGet) and the semi-consistent read (ReadOptions::semi_consistent,
 // Iterator::LockCurrent), engine level. Blocking is shown by kLockNoWait / counts, never by
 // timings.
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "txn_test_util.h"
@@ -93,6 +95,43 @@ TEST_CASE("UnlockLastGet releases the latest locking Get's new lock", "[rc_unloc
   REQUIRE(Take(rr->Get(d.ks, "k3", kForUpdate)) == "3");
   REQUIRE_OK(rr->UnlockLastGet(d.ks));
   CHECK(rr->lock_info().row_locks == 1);
+}
+
+// Commits `holder` from another thread once a lock wait has begun (no assertions there).
+std::thread CommitOnceWaited(Db& d, Transaction* holder, Status* committed) {
+  return std::thread([&d, holder, committed] {
+    for (int i = 0; i < 50000 && d.db->stats().row_lock_current_waits == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    *committed = holder->Commit();
+  });
+}
+
+TEST_CASE("UnlockCurrent after a wait: the batch's locks taken before it go, the waited one stays",
+          "[rc_unlock]") {
+  Db d(60'000);
+  d.Load(
+      {{"k1", "1"}, {"k2", "2"}, {"k3", "3"}, {"k4", "4"}, {"k5", "5"}, {"k6", "6"}, {"k7", "7"}});
+  auto holder = d.Begin(0, kRR);
+  REQUIRE_OK(holder->Put(d.ks, "k5", "50"));  // uncommitted: the scan's leaf batch waits at k5
+  auto t = d.Begin(1, kRC);
+  Status committed;
+  std::thread commit = CommitOnceWaited(d, holder.get(), &committed);
+  // k1..k4 were locked before the wait, k5 by it, k6 and k7 after it.
+  ScanKeeping(t.get(), d.ks, kForUpdate, {"k1", "k3"});
+  commit.join();
+  REQUIRE_OK(committed);
+  CHECK(d.db->stats().row_lock_waits == 1);
+  // As InnoDB, which locks a row at a time: k2 and k4 were released before it reached k5, and
+  // a row that was part of a conflict keeps its lock.
+  CHECK(t->lock_info().row_locks == 3);
+  auto other = d.Begin(2, kRC);
+  for (const char* k : {"k2", "k4", "k6", "k7"}) {
+    CHECK(Take(other->Get(d.ks, k, kNoWaitUpdate)) != "");
+  }
+  for (const char* k : {"k1", "k3", "k5"}) {
+    CHECK(other->Get(d.ks, k, kNoWaitUpdate).status().code() == Code::kLockNoWait);
+  }
 }
 
 TEST_CASE("semi-consistent: a record another holds shows its committed version, unlocked",
