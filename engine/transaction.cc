@@ -86,6 +86,13 @@ Result<std::unique_ptr<Iterator>> Transaction::NewIterator(const Keyspace& ks,
   return std::unique_ptr<Iterator>(new Iterator(std::move(impl)));
 }
 
+Status Transaction::UnlockLastGet(const Keyspace& ks) {
+  TransactionCore& t = impl_->core;
+  RETURN_IF_ERROR(t.CheckOpen());
+  ASSIGN_OR_RETURN(KeyspaceState * s, impl_->db->Resolve(ks.id_, ks.db_tag_));
+  return t.UnlockLastGet(s);
+}
+
 Result<uint64_t> Transaction::Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
                                     const ReadOptions& ro) {
   TransactionCore& t = impl_->core;
@@ -147,5 +154,8 @@ Status Iterator::Prev() { return impl_->it.Prev(); }
 bool Iterator::Valid() const { return impl_->it.Valid(); }
 std::string_view Iterator::key() const { return impl_->it.Key(); }
 Result<std::string_view> Iterator::value() { return impl_->it.Value(); }
+Status Iterator::UnlockCurrent() { return impl_->it.UnlockCurrent(); }
+bool Iterator::semi_consistent() const { return impl_->it.Valid() && impl_->it.semi_current; }
+Status Iterator::LockCurrent() { return impl_->it.LockCurrent(); }
 
 }  // namespace minnow

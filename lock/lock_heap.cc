@@ -204,6 +204,16 @@ LockStruct* LockSys::Impl::ClearBits(LockStruct** head, LockStruct* s,
   return s;
 }
 
+void LockSys::Impl::ClearBitKeep(LockStruct** head, LockStruct* s, HeapNo h) {
+  BitEdit e = lock_internal::TryClearBit(s, h);
+  if (e == BitEdit::kNeedsBitmap) {
+    s = Replace(head, s, lock_internal::RunMax(s));
+    e = lock_internal::TryClearBit(s, h);
+  }
+  MINNOW_DCHECK(e == BitEdit::kDone, "heap number {} was not in the struct", h);
+  Owner(s)->row_locks.fetch_sub(1, std::memory_order_relaxed);
+}
+
 LockStruct* LockSys::Impl::FindGranted(LockStruct* head, PageNo page_no, uint32_t owner,
                                        uint8_t kind) {
   for (LockStruct* s = head; s != nullptr; s = s->hash_next) {

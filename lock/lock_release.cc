@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/check.h"
 #include "lock/lock_sys_internal.h"
 
 namespace minnow {
@@ -66,6 +67,24 @@ void Unlink(LockSys::Impl* impl, TrxLocks::Impl* trx, std::vector<CellKey>* keys
 }
 
 }  // namespace
+
+bool LockSys::ReleaseRecord(TrxLocks* trx_locks, RecordId rec, TrxLockMode mode) {
+  MINNOW_DCHECK(rec.heap_no >= kFirstUserHeapNo, "only user records are released one by one");
+  TrxLocks::Impl* trx = trx_locks->impl_.get();
+  const uint8_t kind = lock_internal::MakeKind(mode, RecLockType::kRecNotGap, false);
+  const Cell cell = impl_->RecordCell(rec.page_no);
+  LatchGuard guard(cell.shard->latch);
+  for (LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != rec.page_no || s->owner != trx->slot || s->kind != kind || s->waiting() ||
+        !lock_internal::Contains(s, rec.heap_no)) {
+      continue;
+    }
+    impl_->ClearBitKeep(cell.head, s, rec.heap_no);
+    impl_->GrantWaiters(cell.head);
+    return true;
+  }
+  return false;
+}
 
 void LockSys::ReleaseAll(TrxLocks* trx_locks) {
   TrxLocks::Impl* trx = trx_locks->impl_.get();

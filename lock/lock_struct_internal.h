@@ -8,7 +8,9 @@
 //       by the latch of the shard the struct hashes to.
 //   (2) A struct is linked in exactly one cell chain while live; a dead struct is in no chain
 //       and stays in its owner's heap until ReleaseAll.
-//   (3) A live record struct covers at least one heap number; a waiting one exactly one.
+//   (3) A live record struct covers at least one heap number, except a granted one that
+//       LockSys::ReleaseRecord emptied (kept, as InnoDB keeps its struct); a waiting one
+//       covers exactly one.
 //   (4) Run form (n_bitmap_bytes == 0): the set is [run_lo, run_hi) plus the supremum if
 //       kFlagSupremum. Bitmap form: bit h of the bitmap, for h < 8 * n_bitmap_bytes.
 //       Holes form (kFlagHoles): [run_lo, run_hi) less the holes coded in the n_bitmap_bytes

@@ -382,6 +382,23 @@ void LockSys::ConvertImplicit(TrxLocks* holder_locks, RecordId rec) {
   impl_->SetBit(cell.head, own, h);
 }
 
+void LockSys::HeldAmong(const TrxLocks* trx_locks, PageNo page_no, std::span<const HeapNo> heap_nos,
+                        TrxLockMode mode, RecLockType type, std::vector<uint8_t>* held) const {
+  const uint32_t me = trx_locks->impl_->slot;
+  held->assign(heap_nos.size(), 0);
+  const Cell cell = impl_->RecordCell(page_no);
+  LatchGuard guard(cell.shard->latch);
+  for (const LockStruct* s = *cell.head; s != nullptr; s = s->hash_next) {
+    if (s->page_no != page_no || s->owner != me || s->waiting()) continue;
+    for (size_t i = 0; i < heap_nos.size(); ++i) {
+      const HeapNo h = heap_nos[i];
+      if ((*held)[i] == 0 && lock_internal::Contains(s, h) && Covers(s, mode, Normalize(type, h))) {
+        (*held)[i] = 1;
+      }
+    }
+  }
+}
+
 bool LockSys::HasConflict(const TrxLocks* trx, RecordId rec, TrxLockMode mode,
                           RecLockType type) const {
   const uint32_t me = trx != nullptr ? trx->impl_->slot : UINT32_MAX;

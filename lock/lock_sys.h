@@ -287,6 +287,22 @@ class LockSys {
   // with (mode, type). For callers that only need to know (purge, tests).
   bool HasConflict(const TrxLocks* trx, RecordId rec, TrxLockMode mode, RecLockType type) const;
 
+  // READ COMMITTED's release of a row the WHERE rejected (InnoDB's lock_rec_unlock): clears
+  // `rec` from the transaction's granted REC_NOT_GAP lock of `mode` and grants the waiters
+  // that no longer conflict. The struct stays even when left empty, as InnoDB's does, so the
+  // struct count (trx_lock_structs) is unchanged and the row lock count drops by one. Returns
+  // false, changing nothing, if the transaction holds no such lock on `rec`.
+  // REQUIRES: the caller holds the page's latch; rec is a user record.
+  bool ReleaseRecord(TrxLocks* trx, RecordId rec, TrxLockMode mode);
+
+  // For each heap number of the batch, whether a granted lock of the transaction already
+  // covers (mode, type) on it (as LockRecord would find it redundant): held[i] is 1 or 0
+  // (resized to the batch). What a caller that may release its new locks later
+  // (ReleaseRecord) asks before locking, so that it releases only the locks it created.
+  // REQUIRES: the caller holds the page's latch.
+  void HeldAmong(const TrxLocks* trx, PageNo page_no, std::span<const HeapNo> heap_nos,
+                 TrxLockMode mode, RecLockType type, std::vector<uint8_t>* held) const;
+
   // Releases every lock of the transaction (commit, rollback) and grants the waiters that no
   // longer conflict. The TrxLocks may then be destroyed.
   void ReleaseAll(TrxLocks* trx);

@@ -253,6 +253,9 @@ struct LockSys::Impl {
   // Clears the (ascending) heap numbers, all in s; unlinks and kills s if it becomes empty.
   // Returns the live struct or nullptr.
   LockStruct* ClearBits(LockStruct** head, LockStruct* s, std::span<const HeapNo> sorted);
+  // Clears h (in s's set) from the granted struct s, replacing s by a bitmap struct if its
+  // form cannot lose h in place; s stays linked even if left empty (ReleaseRecord).
+  void ClearBitKeep(LockStruct** head, LockStruct* s, HeapNo h);
   LockStruct* Replace(LockStruct** head, LockStruct* s, uint32_t max_heap_no);
   // Puts n (a new, unlinked struct of s's owner, kind and page holding at least s's set) in
   // s's place in the chain; s dies, forwarded to n. Row lock counts do not change.

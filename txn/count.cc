@@ -22,7 +22,10 @@
 // ends the range, which a locking read locks as ReadOptions::range_end_lock says, and only
 // under next-key locking), or at the end (the last leaf's supremum locked, as every leaf's
 // supremum the scan passes). Nothing after the range's end is locked. NOWAIT and SKIP LOCKED
-// (ReadOptions::wait) lock record by record, so they count through the Iterator's own steps.
+// (ReadOptions::wait) lock record by record, so they count through the Iterator's own steps;
+// so does a locking count under READ COMMITTED and READ UNCOMMITTED, which gives back the lock
+// of each delete-marked record as the Iterator's step does (and, like it, keeps a lock it
+// waited for).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -203,10 +206,13 @@ Result<uint64_t> TransactionCore::Count(KeyspaceState* s, std::string_view lo, s
   // Iterator::Seek(lo) with upper bound hi, then the counting loop in place of Next.
   ReadOptions bounded = ro;
   if (!hi.empty()) bounded.upper_bound = hi;
+  bounded.semi_consistent = false;  // a count waits for what it counts
   TxnIterator it(this, s, bounded);
-  if (mode != LockMode::kNone && (ro.wait != LockWait::kWait || snapshot_view() != nullptr)) {
-    // NOWAIT and SKIP LOCKED lock record by record, and snapshot isolation checks each record
-    // the Iterator reaches: count what the Iterator shows.
+  if (mode != LockMode::kNone &&
+      (ro.wait != LockWait::kWait || snapshot_view() != nullptr || it.releases_rows)) {
+    // NOWAIT and SKIP LOCKED lock record by record, snapshot isolation checks each record the
+    // Iterator reaches, and READ COMMITTED releases the new lock of each delete-marked record
+    // it passes over: count what the Iterator shows.
     uint64_t n = 0;
     RETURN_IF_ERROR(it.Seek(lo));
     while (it.Valid()) {

@@ -84,6 +84,14 @@ class TransactionCore {
   // ReadOptions::wait: kSkipLocked returns false for a record locked by another).
   Result<bool> Get(KeyspaceState* ks, std::string_view key, std::string* value, LockMode mode,
                    LockWait wait = LockWait::kWait);
+  // Transaction::UnlockLastGet (READ COMMITTED's release of a rejected row).
+  Status UnlockLastGet(KeyspaceState* ks);
+  // Releases this transaction's REC_NOT_GAP lock of `mode` on the record `key` of `ks` unless
+  // the transaction changed the record (its DB_TRX_ID is ours): the release of a rejected row
+  // when the caller no longer knows where the record is. REQUIRES: the caller made the lock.
+  Status UnlockByKey(KeyspaceState* ks, std::string_view key, TrxLockMode mode);
+  // READ COMMITTED and READ UNCOMMITTED: locking reads release the locks of rejected rows.
+  bool ReleasesRejectedRows() const { return options_.isolation <= IsolationLevel::kReadCommitted; }
   Status Put(KeyspaceState* ks, std::string_view key, std::string_view value);
   // Transaction::Insert with its InsertOptions (db.h, options.h).
   Status Insert(KeyspaceState* ks, std::string_view key, std::string_view value,
@@ -248,6 +256,12 @@ class TransactionCore {
   ReadView view_;  // REPEATABLE READ / SERIALIZABLE: the transaction's view, once opened
   std::vector<std::pair<uint32_t, TrxLockMode>> table_locks_;  // taken, strongest per table
   MdlContext mdl_;  // metadata locks, released by End() (or the destructor after Close)
+
+  // The latest locking Get under READ COMMITTED / READ UNCOMMITTED, for UnlockLastGet: its
+  // keyspace (null: none, or its lock was not new), key and lock mode.
+  const KeyspaceState* last_get_ks_ = nullptr;
+  std::string last_get_key_;
+  TrxLockMode last_get_mode_ = TrxLockMode::kS;
 
   std::string undo_buf_;  // scratch
   std::string current_;   // scratch: BuildVisible's re-read of the latest version

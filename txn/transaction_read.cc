@@ -48,6 +48,8 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
   const bool gaps = options_.isolation >= IsolationLevel::kRepeatableRead;
   const ReadView* snapshot = snapshot_view();
   for (;;) {
+    // Each pass reads the record afresh: after a wait, what it locked then is what counts.
+    last_get_ks_ = nullptr;
     bool visible = false;
     Result<bool> found = ks->tree->ReadLatched(AsBytes(key), value, [&](const LatchedRead& r) {
       const RecordId rec = LockRecordId(r.where);
@@ -61,6 +63,15 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
       // also the gap before it (InnoDB's row_search_mvcc).
       RecLockType type = gaps && r.delete_marked ? RecLockType::kOrdinary : RecLockType::kRecNotGap;
       visible = !r.delete_marked;
+      if (ReleasesRejectedRows()) {
+        // UnlockLastGet may release this lock later if it is new.
+        std::vector<uint8_t> held;
+        svc_->lock_sys->HeldAmong(locks_.get(), rec.page_no,
+                                  std::span<const HeapNo>(&rec.heap_no, 1), lock_mode, type, &held);
+        last_get_ks_ = held[0] != 0 ? nullptr : ks;
+        last_get_key_.assign(key);
+        last_get_mode_ = lock_mode;
+      }
       Status locked =
           svc_->lock_sys->LockRecord(locks_.get(), rec, lock_mode, type, wait == LockWait::kWait);
       if (!locked.ok() || snapshot == nullptr || snapshot->Sees(SysTrxId(r.sys.data()))) {
@@ -68,13 +79,35 @@ Result<bool> TransactionCore::LockingGet(KeyspaceState* ks, std::string_view key
       }
       return RecordChanged(*ks);
     });
-    if (found.ok()) return *found && visible;
+    if (found.ok()) {
+      // READ COMMITTED takes no gap locks, so a delete-marked record needs no lock: a new one
+      // is released at once (InnoDB's row_search_mvcc).
+      if (*found && !visible && last_get_ks_ == ks) RETURN_IF_ERROR(UnlockLastGet(ks));
+      return *found && visible;
+    }
     if (found.status().code() == Code::kRecordChanged) return RollBackChanged(found.status());
     // SKIP LOCKED: the record is another's; NOWAIT: kLockNoWait is the answer.
     if (found.status().code() == Code::kLockNoWait && wait == LockWait::kSkipLocked) return false;
     if (found.status().code() != Code::kLockWait) return found.status();
     RETURN_IF_ERROR(WaitForLock());  // then read again: the record may have changed
   }
+}
+
+Status TransactionCore::UnlockLastGet(KeyspaceState* ks) {
+  if (last_get_ks_ != ks || ks == nullptr) return Status::OK();
+  last_get_ks_ = nullptr;
+  return UnlockByKey(ks, last_get_key_, last_get_mode_);
+}
+
+Status TransactionCore::UnlockByKey(KeyspaceState* ks, std::string_view key, TrxLockMode mode) {
+  Result<bool> found = ks->tree->ReadLatched(AsBytes(key), nullptr, [&](const LatchedRead& r) {
+    // A record this transaction changed stays locked (InnoDB's row_unlock_for_mysql).
+    if (r.found && SysTrxId(r.sys.data()) != id_) {
+      svc_->lock_sys->ReleaseRecord(locks_.get(), LockRecordId(r.where), mode);
+    }
+    return Status::OK();
+  });
+  return found.status();
 }
 
 }  // namespace minnow

@@ -37,7 +37,9 @@ TxnIterator::TxnIterator(TransactionCore* t, KeyspaceState* k, const ReadOptions
       bound(ro.upper_bound.value_or(std::string_view())),
       end_type(ro.range_end_lock == RangeEndLock::kGap ? RecLockType::kGap
                                                        : RecLockType::kOrdinary),
-      wait(ro.wait) {
+      wait(ro.wait),
+      releases_rows(locking && t->ReleasesRejectedRows()),
+      semi_consistent(ro.semi_consistent && releases_rows && ro.wait == LockWait::kWait) {
   if (locking) {
     lock_type = t->ScanLockType();
   } else if (t->isolation() == IsolationLevel::kReadCommitted) {
@@ -99,15 +101,30 @@ Status TxnIterator::LockBatchLatched(PageNo page, bool last_ends) {
 
 Status TxnIterator::LockHeapNosLatched(PageNo page, bool last_ends) {
   LockSys* lock_sys = txn->services()->lock_sys;
-  const bool may_wait = wait == LockWait::kWait;
+  // Semi-consistent: a conflict is not waited for (LockCurrent's re-read waits).
+  const bool semi_now = semi_consistent && !relock_current;
+  const bool may_wait = wait == LockWait::kWait && !semi_now;
   skipped.clear();
+  semi_conflict = false;
   std::span<const HeapNo> batch(heap_nos);
   if (last_ends) batch = batch.first(batch.size() - 1);
+  if (releases_rows) {
+    // What the transaction held before stays locked when a row is rejected.
+    lock_sys->HeldAmong(txn->locks(), page, batch, RecordMode(), lock_type, &batch_held);
+    batch_heap_nos.assign(batch.begin(), batch.end());
+  }
   while (!batch.empty()) {
     size_t granted = 0;
     Status st = lock_sys->LockRecords(txn->locks(), page, batch, RecordMode(), lock_type, &granted,
                                       may_wait);
     if (st.ok()) break;
+    if (st.code() == Code::kLockWait) wait_granted = granted;
+    if (st.code() == Code::kLockNoWait && semi_now) {
+      // The batch is the current record alone (per record, no supremum under READ COMMITTED).
+      semi_conflict = granted == 0;
+      batch = batch.subspan(granted + 1);
+      continue;
+    }
     if (st.code() != Code::kLockNoWait || wait != LockWait::kSkipLocked) return st;
     skipped.push_back(batch[granted]);
     batch = batch.subspan(granted + 1);
@@ -128,6 +145,7 @@ Status TxnIterator::LockRangeEndLatched(RecordId rec) {
 }
 
 Result<bool> TxnIterator::LockFromCurrent(bool forward) {
+  semi_current = false;
   const RecordView& cur = *cursor->current();
   const PageNo page = cursor->location().page_no;
   cursor->RemainingHeapNos(&heap_nos, &sys8);
@@ -162,11 +180,19 @@ Result<bool> TxnIterator::LockFromCurrent(bool forward) {
   if (current.ok() && *current) {
     locked_copy = cursor->leaf_copies();
     skip_current = !skipped.empty() && skipped.front() == heap_nos.front();
+    semi_current = semi_conflict;
+    if (!semi_conflict) relock_current = false;
+    batch_copy = locked_copy;
+    batch_slot = cursor->slot();
+    if (!created_before_wait.empty()) ApplyCreatedBeforeWait(cursor->leaf(), batch_slot);
     return true;
   }
   if (!current.ok() && current.status().code() != Code::kLockWait) return current.status();
   reseek_key.assign(AsStringView(cur.key));
-  if (!current.ok()) RETURN_IF_ERROR(txn->WaitForLock());
+  if (!current.ok()) {
+    if (releases_rows) RememberCreatedBeforeWait(cursor->leaf(), cursor->slot());
+    RETURN_IF_ERROR(txn->WaitForLock());
+  }
   // The leaf changed since the copy (or while we waited): copy it again around the same key.
   RETURN_IF_ERROR(forward ? cursor->Seek(AsBytes(reseek_key))
                           : cursor->SeekForPrev(AsBytes(reseek_key)));
@@ -248,7 +274,7 @@ Result<std::string_view> TxnIterator::OverflowValue() {
   return std::string_view(version);
 }
 
-Result<bool> TxnIterator::CacheOlderVersion(const RecordView& rec) {
+Result<bool> TxnIterator::CacheVersionSeenBy(const ReadView& seer, const RecordView& rec) {
   ConstBytes sys = rec.sys;
   bool delete_marked = rec.delete_marked();
   std::array<std::byte, kSysFieldsSize> now{};
@@ -262,7 +288,7 @@ Result<bool> TxnIterator::CacheOlderVersion(const RecordView& rec) {
   } else {
     version.assign(AsStringView(rec.value));
   }
-  ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(*view, ks, AsStringView(rec.key), sys,
+  ASSIGN_OR_RETURN(bool visible, txn->BuildVisible(seer, ks, AsStringView(rec.key), sys,
                                                    delete_marked, &version));
   if (!visible) return false;
   key = AsStringView(rec.key);
@@ -271,7 +297,93 @@ Result<bool> TxnIterator::CacheOlderVersion(const RecordView& rec) {
   return true;
 }
 
+Result<bool> TxnIterator::CacheLatestCommitted(const RecordView& rec) {
+  ReadView latest;  // sees every transaction that has committed
+  txn->OpenStatementView(&latest);
+  Result<bool> visible = CacheVersionSeenBy(latest, rec);
+  txn->services()->trx_sys->CloseView(&latest);
+  return visible;
+}
+
+Status TxnIterator::ReleaseCurrentIfNew() {
+  const RecordView& rec = *cursor->current();
+  // A record this transaction changed keeps its lock (InnoDB's row_unlock_for_mysql).
+  if (SysTrxId(rec.sys.data()) == txn->id()) return Status::OK();
+  // The current record is in the last batch (a record is locked before it is shown): forward
+  // batches begin at the slot they were taken at, backward ones are that one record.
+  const int slot = cursor->slot();
+  if (cursor->leaf_copies() != batch_copy || slot < batch_slot) return Status::OK();
+  const size_t i = static_cast<size_t>(slot - batch_slot);
+  const RecordLocation where = cursor->location();
+  if (i >= batch_heap_nos.size() || batch_held[i] != 0 || batch_heap_nos[i] != where.heap_no) {
+    return Status::OK();
+  }
+  batch_held[i] = 1;  // released once
+  LockSys* lock_sys = txn->services()->lock_sys;
+  const TrxLockMode m = RecordMode();
+  ASSIGN_OR_RETURN(bool done, cursor->WithLeafLatched([&] {
+    lock_sys->ReleaseRecord(txn->locks(), LockRecordId(where), m);
+    return Status::OK();
+  }));
+  if (done) return Status::OK();
+  // The leaf changed since the copy (the record may have moved): find it by its key.
+  return txn->UnlockByKey(ks, AsStringView(rec.key), m);
+}
+
+void TxnIterator::RememberCreatedBeforeWait(const LeafImage& leaf, int from) {
+  RecordView rec;
+  const size_t n = std::min({wait_granted, batch_held.size(), batch_heap_nos.size()});
+  for (size_t i = 0; i < n; ++i) {
+    if (batch_held[i] != 0 || batch_heap_nos[i] == kSupremumHeapNo) continue;
+    if (!leaf.Decode(from + static_cast<int>(i), &rec)) break;  // the move onto it reports it
+    created_before_wait.emplace_back(AsStringView(rec.key));
+  }
+  // A batch may wait more than once before it is granted whole.
+  std::sort(created_before_wait.begin(), created_before_wait.end());
+  created_before_wait.erase(std::unique(created_before_wait.begin(), created_before_wait.end()),
+                            created_before_wait.end());
+}
+
+void TxnIterator::ApplyCreatedBeforeWait(const LeafImage& leaf, int from) {
+  RecordView rec;
+  std::string_view last;
+  auto k = created_before_wait.begin();
+  for (size_t i = 0; i < batch_heap_nos.size() && i < batch_held.size(); ++i) {
+    if (batch_heap_nos[i] == kSupremumHeapNo) break;
+    if (!leaf.Decode(from + static_cast<int>(i), &rec)) break;
+    last = AsStringView(rec.key);
+    while (k != created_before_wait.end() && *k < last) ++k;
+    if (k != created_before_wait.end() && *k == last) batch_held[i] = 0;
+  }
+  // Keys up to the batch's last record are settled (locked again, or gone meanwhile).
+  created_before_wait.erase(
+      created_before_wait.begin(),
+      std::upper_bound(created_before_wait.begin(), created_before_wait.end(), last,
+                       [](std::string_view a, const std::string& b) { return a < b; }));
+}
+
+Status TxnIterator::UnlockCurrent() {
+  if (!valid || !Usable()) [[unlikely]]
+    return MisuseError("UnlockCurrent");
+  if (!releases_rows || semi_current) return Status::OK();
+  return ReleaseCurrentIfNew();
+}
+
+Status TxnIterator::LockCurrent() {
+  if (!valid || !Usable()) [[unlikely]]
+    return MisuseError("LockCurrent");
+  if (!semi_current) return Status::OK();
+  reseek_key.assign(key);
+  semi_current = false;
+  relock_current = true;
+  locked_copy = ~uint64_t{0};
+  Status st = Settled(cursor->Seek(AsBytes(reseek_key)), true);
+  relock_current = false;
+  return st;
+}
+
 Status TxnIterator::Settle(bool forward) {
+  semi_current = false;
   for (;;) {
     const RecordView* rec = cursor->current();
     valid = rec != nullptr;
@@ -305,9 +417,26 @@ Status TxnIterator::Settle(bool forward) {
       }
       if (skip_current) {
         skip_current = false;  // SKIP LOCKED: not shown
+      } else if (semi_current) {
+        // Another transaction holds it: its latest committed version, if any, unlocked.
+        Result<bool> committed = CacheLatestCommitted(*rec);
+        if (!committed.ok()) {
+          valid = false;
+          return committed.status();
+        }
+        show = *committed;
+        if (!show) semi_current = false;
       } else if (!rec->delete_marked()) {
         CacheRow(*rec);
         show = true;
+      } else if (releases_rows) {
+        // READ COMMITTED: no gap locks, so a delete-marked record needs none (InnoDB's
+        // row_search_mvcc releases it).
+        Status released = ReleaseCurrentIfNew();
+        if (!released.ok()) {
+          valid = false;
+          return released;
+        }
       }
     } else if (past_end) {
       valid = false;

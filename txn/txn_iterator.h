@@ -88,6 +88,10 @@ struct TxnIterator {
     return OverflowValue();
   }
 
+  // Iterator::UnlockCurrent, Iterator::LockCurrent (minnow/db.h).
+  Status UnlockCurrent();
+  Status LockCurrent();
+
   // ---- the machinery
 
   // False after the transaction ended, the database closed or the keyspace was dropped; then
@@ -142,8 +146,22 @@ struct TxnIterator {
   // False if the cursor had to re-seek (the leaf changed, or a lock wait ended): settle again.
   // True with skip_current set: SKIP LOCKED passed over the current record.
   Result<bool> LockFromCurrent(bool forward);
-  // Record by record (NOWAIT, SKIP LOCKED) rather than a leaf ahead.
-  bool PerRecord() const { return wait != LockWait::kWait; }
+  // Record by record (NOWAIT, SKIP LOCKED, semi-consistent) rather than a leaf ahead.
+  bool PerRecord() const { return wait != LockWait::kWait || semi_consistent; }
+  // Releases the lock on the current record if its batch created it (UnlockCurrent's work,
+  // also for a delete-marked record passed over under READ COMMITTED).
+  Status ReleaseCurrentIfNew();
+  // A forward batch that waited: the keys of its records (slots from `from` of `leaf`, the
+  // copy it was taken from) whose locks it created before the conflict go into
+  // created_before_wait. REQUIRES: releases_rows.
+  void RememberCreatedBeforeWait(const LeafImage& leaf, int from);
+  // The batch locked again after a wait (slots from `from` of `leaf`): its records in
+  // created_before_wait count as new in batch_held, and the keys up to its last record leave
+  // the list.
+  void ApplyCreatedBeforeWait(const LeafImage& leaf, int from);
+  // Semi-consistent: caches the latest committed version of the current record (a view
+  // opened now); false if it has none.
+  Result<bool> CacheLatestCommitted(const RecordView& rec);
   // A forward batch: heap_nos and sys8 hold slots [from, leaf.n) of `leaf` (HeapNos). Cuts
   // them where the range ends: after the record that ends it (the first slot at or after the
   // bound) when LocksRangeEnd(), else before it; with no such record on the leaf, appends the
@@ -212,7 +230,8 @@ struct TxnIterator {
   static constexpr int kLeafDone = -2;
   Result<int> CountLeaf(const LeafImage& leaf, int from, bool latched, uint64_t* count);
   // The version the view sees of the current record, cached; false if it sees none.
-  Result<bool> CacheOlderVersion(const RecordView& rec);
+  Result<bool> CacheOlderVersion(const RecordView& rec) { return CacheVersionSeenBy(*view, rec); }
+  Result<bool> CacheVersionSeenBy(const ReadView& seer, const RecordView& rec);
   // The cached row's value when it is an overflow value, which the leaf copy does not hold:
   // read from the tree under the leaf's latch. If the record changed since the copy (a
   // writer updated it, or purge removed it), a consistent read builds the version its view
@@ -231,12 +250,34 @@ struct TxnIterator {
   // The upper bound: forward moves show keys < bound only (see ReadOptions::upper_bound).
   const bool bounded;
   const std::string bound;
-  const RecLockType end_type;      // kOrdinary or kGap: the lock on the record that ends the range
-  const LockWait wait;             // ReadOptions::wait (locking reads)
-  std::vector<HeapNo> skipped;     // LockBatchLatched's records passed over (SKIP LOCKED)
-  bool skip_current = false;       // LockFromCurrent passed over the current record
-  const ReadView* view = nullptr;  // consistent reads; null: the latest (READ UNCOMMITTED)
-  ReadView statement_view;         // READ COMMITTED's, owned here
+  const RecLockType end_type;   // kOrdinary or kGap: the lock on the record that ends the range
+  const LockWait wait;          // ReadOptions::wait (locking reads)
+  std::vector<HeapNo> skipped;  // LockBatchLatched's records passed over (SKIP LOCKED)
+  bool skip_current = false;    // LockFromCurrent passed over the current record
+  // READ COMMITTED / READ UNCOMMITTED locking reads: rejected rows' locks may be released
+  // (UnlockCurrent). The last lock batch: the leaf copy and slot it began at, its heap
+  // numbers, and which of them the transaction held before (those stay locked).
+  const bool releases_rows;
+  uint64_t batch_copy = ~uint64_t{0};
+  int batch_slot = 0;
+  std::vector<HeapNo> batch_heap_nos;
+  std::vector<uint8_t> batch_held;
+  // A batch that waits has locked the records before the conflict; locked again after the
+  // wait they are found held, yet the read created those locks (a scan that locked record by
+  // record would have released a rejected one before it waited): their keys, ascending, until
+  // the batch after the wait covers them. The record waited for is not among them and keeps
+  // its lock, as InnoDB never unlocks a row that was part of a conflict.
+  std::vector<std::string> created_before_wait;
+  size_t wait_granted = 0;  // LockHeapNosLatched: the batch's records granted before a wait
+  // ReadOptions::semi_consistent (READ COMMITTED and below, forward, locking); semi_current:
+  // the current row is a semi-consistent one (not locked); relock_current: LockCurrent's
+  // re-read, which waits instead.
+  const bool semi_consistent;
+  bool semi_current = false;
+  bool semi_conflict = false;  // LockHeapNosLatched: the current record is another's
+  bool relock_current = false;
+  const ReadView* view = nullptr;       // consistent reads; null: the latest (READ UNCOMMITTED)
+  ReadView statement_view;              // READ COMMITTED's, owned here
   uint64_t locked_copy = ~uint64_t{0};  // the leaf copy whose records are locked
   std::vector<uint64_t> sys8;           // the batch's records' first 8 hidden bytes (DB_TRX_ID)
   std::vector<HeapNo> heap_nos;

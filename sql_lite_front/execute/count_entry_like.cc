@@ -24,8 +24,10 @@ SqlResult<bool> Passes(const std::vector<EntryLike>& likes, std::string_view val
 
 class EntryLikeCount final : public CursorVisitor {
  public:
-  EntryLikeCount(ExecContext& ctx, const AccessPlan& plan, const std::vector<EntryLike>& likes)
-      : ctx_(ctx), plan_(plan), likes_(likes) {}
+  // release: READ COMMITTED's locking count gives back the entries the LIKE rejects.
+  EntryLikeCount(ExecContext& ctx, const AccessPlan& plan, const std::vector<EntryLike>& likes,
+                 bool release)
+      : ctx_(ctx), plan_(plan), likes_(likes), release_(release) {}
 
   SqlStatus Visit(RowLockingCursor& cursor) override;
   SqlStatus Visit(TableLockingCursor&) override {
@@ -38,6 +40,7 @@ class EntryLikeCount final : public CursorVisitor {
   ExecContext& ctx_;
   const AccessPlan& plan_;
   const std::vector<EntryLike>& likes_;
+  const bool release_;
   uint64_t count_ = 0;
 };
 
@@ -56,6 +59,10 @@ SqlStatus EntryLikeCount::Visit(RowLockingCursor& cursor) {
       if (!value.ok()) return FromStatus(value.status());
       SQL_ASSIGN_OR_RETURN(bool passes, Passes(likes_, *value));
       count_ += passes;
+      if (!passes && release_) {
+        st = cursor.Unlock();
+        if (!st.ok()) return FromStatus(st);
+      }
       SQL_RETURN_IF_ERROR(CountProgress(ctx_, &progress));
       st = cursor.Next();
       if (!st.ok()) return FromStatus(st);
@@ -107,7 +114,8 @@ SqlResult<uint64_t> CountEntriesLike(ExecContext& ctx, const OpenTable& table,
   request.lock = lock;
   request.wait = wait;
   request.fetch = RowFetch::kNone;
-  EntryLikeCount walk(ctx, plan, likes);
+  EntryLikeCount walk(ctx, plan, likes,
+                      lock != LockMode::kNone && ctx.isolation <= IsolationLevel::kReadCommitted);
   SQL_RETURN_IF_ERROR(engine->Scan(request, walk));
   return walk.count();
 }

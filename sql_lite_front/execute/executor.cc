@@ -66,12 +66,19 @@ bool PassesAll(const std::vector<BoundExpr>* residual, const Row& row, EvalState
   return true;
 }
 
+// READ COMMITTED and READ UNCOMMITTED give back the locks of the rows a locking walk read but
+// the WHERE rejected (InnoDB's unlock_row); REPEATABLE READ and SERIALIZABLE keep them.
+bool ReleasesRejected(const ExecContext& ctx, const ScanSpec& spec) {
+  return spec.lock != LockMode::kNone && ctx.isolation <= IsolationLevel::kReadCommitted;
+}
+
 // A unique search on the whole primary key: a point read per range, which locks only the
 // record (REC_NOT_GAP) or, under REPEATABLE READ, the gap where an absent key would go, as
 // InnoDB's unique search does (a scan would lock next-key ranges).
 SqlStatus ConstLookups(ExecContext& ctx, const ScanSpec& spec, TableEngine& engine,
                        EvalState& state, const RowCallback& fn) {
   Row row(spec.table->def.columns.size());
+  const bool release = ReleasesRejected(ctx, spec);
   const std::vector<KeyRange>& ranges = spec.plan->ranges;
   for (size_t ri = 0; ri < ranges.size(); ++ri) {
     const KeyRange& r = ranges[spec.plan->reverse ? ranges.size() - 1 - ri : ri];
@@ -81,8 +88,14 @@ SqlStatus ConstLookups(ExecContext& ctx, const ScanSpec& spec, TableEngine& engi
     ++ctx.counts->innodb_rows_read;
     bool passes = PassesAll(spec.residual, row, state);
     SQL_RETURN_IF_ERROR(EvalError(state));
-    if (!passes) continue;
-    SQL_ASSIGN_OR_RETURN(bool more, fn(row, r.start));
+    bool more = true;
+    if (passes) {
+      if (spec.rejected != nullptr) *spec.rejected = false;
+      SQL_ASSIGN_OR_RETURN(more, fn(row, r.start));
+    }
+    if ((!passes || (spec.rejected != nullptr && *spec.rejected)) && release) {
+      SQL_RETURN_IF_ERROR(engine.UnlockLastGet());
+    }
     if (!more) break;
   }
   return SqlStatus::OK();
@@ -116,6 +129,7 @@ SqlStatus PlanWalk::Walk(Cursor& cursor) {
   const bool all = plan.type == AccessType::kAll;
   StatusCounters& counts = *ctx_.counts;
   Row row(spec_.table->def.columns.size());
+  const bool release = ReleasesRejected(ctx_, spec_);
   uint64_t progress = 0;
   const size_t n = plan.ranges.size();
   for (size_t ri = 0; ri < n; ++ri) {
@@ -123,24 +137,44 @@ SqlStatus PlanWalk::Walk(Cursor& cursor) {
     Status st = cursor.Seek(r, &counts);
     if (!st.ok()) return FromStatus(st, spec_.table->def.name);
     bool first = true;
+    bool reread = false;  // the row again, now locked, after a semi-consistent read of it
     while (cursor.InRange()) {
-      if (all) {
-        ++counts.handler_read_rnd_next;
-      } else if (!first) {
-        ++(plan.reverse ? counts.handler_read_prev : counts.handler_read_next);
+      if (reread) {
+        reread = false;
+      } else {
+        if (all) {
+          ++counts.handler_read_rnd_next;
+        } else if (!first) {
+          ++(plan.reverse ? counts.handler_read_prev : counts.handler_read_next);
+        }
+        first = false;
+        ++counts.innodb_rows_read;
       }
-      first = false;
-      ++counts.innodb_rows_read;
       bool present = true;
       SQL_RETURN_IF_ERROR(cursor.Read(&row, &present));
       const bool passes = present && PassesAll(spec_.residual, row, state_);
       SQL_RETURN_IF_ERROR(EvalError(state_));
+      if (passes && cursor.SemiConsistent()) {
+        // Another transaction's row whose committed version matches: wait for its lock and
+        // read it again (it may have changed), as MySQL's UPDATE after was_semi_consistent_read.
+        st = cursor.LockCurrent();
+        if (!st.ok()) return FromStatus(st, spec_.table->def.name);
+        reread = true;
+        continue;
+      }
+      bool rejected = !passes;
       if (passes) {
+        if (spec_.rejected != nullptr) *spec_.rejected = false;
         SQL_ASSIGN_OR_RETURN(bool more, fn_(row, cursor.ref()));
         if (!more) {
           FlushProgress(progress);
           return SqlStatus::OK();
         }
+        rejected = spec_.rejected != nullptr && *spec_.rejected;
+      }
+      if (rejected && release) {
+        st = cursor.Unlock();
+        if (!st.ok()) return FromStatus(st, spec_.table->def.name);
       }
       SQL_RETURN_IF_ERROR(CountProgress(ctx_, &progress));
       st = cursor.Next();
@@ -169,6 +203,7 @@ SqlStatus ScanPlan(ExecContext& ctx, const ScanSpec& spec, EvalState& state,
   request.wait = spec.wait;
   request.reverse = plan.reverse;
   request.first_row = spec.first_row;
+  request.semi_consistent = spec.semi_consistent;
   request.fetch = !spec.decode ? RowFetch::kNone : plan.covering ? RowFetch::kKey : RowFetch::kRow;
   PlanWalk walk(ctx, spec, state, fn);
   return engine->Scan(request, walk);

@@ -39,6 +39,11 @@ struct ScanSpec {
   bool decode = true;
   const std::vector<BoundExpr>* residual = nullptr;  // rows failing one are skipped
   bool first_row = false;  // the callback stops at the first row (ScanRequest::first_row)
+  // The callback sets *rejected when it turns down the row it was handed (a join's ON or
+  // WHERE conditions on it); under READ COMMITTED the walk then releases the row's new locks,
+  // as it does for a row failing `residual` (InnoDB's unlock_row).
+  bool* rejected = nullptr;
+  bool semi_consistent = false;  // ScanRequest::semi_consistent: a single-table UPDATE's walk
 };
 
 // Called per row that passes the residual predicates, with the row (every column the plan's

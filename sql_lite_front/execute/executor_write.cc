@@ -109,7 +109,8 @@ namespace {
 SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable& t,
                                               BindScope& scope, const Expr* where,
                                               const std::vector<OrderItem>& order_by,
-                                              std::optional<uint64_t> limit, EvalState& st) {
+                                              std::optional<uint64_t> limit, EvalState& st,
+                                              bool semi_consistent, bool walked_key_changes) {
   ExprPtr resolved;  // the WHERE with its subqueries' results as literals (the planner's)
   if (where != nullptr && ctx.subqueries != nullptr && ContainsSubquery(*where)) {
     SQL_ASSIGN_OR_RETURN(resolved, ctx.subqueries->ResolveTree(ctx, *where, scope));
@@ -129,6 +130,11 @@ SqlResult<std::vector<Target>> CollectTargets(ExecContext& ctx, const OpenTable&
   spec.plan = &plan;
   spec.lock = LockMode::kExclusive;
   spec.residual = &residual;
+  // MySQL's single-table UPDATE tries InnoDB's semi-consistent read unless it orders the rows
+  // or changes the key of the index it walks (then it reads all rows first): the clustered
+  // index's key, the primary key, when it walks a range of it.
+  spec.semi_consistent = semi_consistent && order_by.empty() && plan.clustered() &&
+                         (plan.type == AccessType::kAll || !walked_key_changes);
   SQL_RETURN_IF_ERROR(
       ScanPlan(ctx, spec, st, [&](Row& row, std::string_view ckey) -> SqlResult<bool> {
         Target target{std::string(ckey), row, {}};
@@ -454,8 +460,11 @@ SqlResult<StatementResult> ExecuteUpdate(ExecContext& ctx, const UpdateStmt& stm
   }
   EvalState st;
   SeedEvalState(&st);
-  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),
-                                                                   stmt.order_by, stmt.limit, st));
+  bool walked_key_changes = false;
+  for (const Set& s : sets) walked_key_changes |= def.IsPrimaryKeyColumn(s.column);
+  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets,
+                       CollectTargets(ctx, t, scope, stmt.where.get(), stmt.order_by, stmt.limit,
+                                      st, /*semi_consistent=*/true, walked_key_changes));
   const int auto_col = def.AutoIncrementColumn();
   uint64_t changed = 0, matched = 0, progress = 0;
   const bool sets_auto = std::any_of(sets.begin(), sets.end(), [&](const Set& s) {
@@ -524,8 +533,9 @@ SqlResult<StatementResult> ExecuteDelete(ExecContext& ctx, const DeleteStmt& stm
   BindScope scope = ScopeForTable(def, stmt.alias);
   EvalState st;
   SeedEvalState(&st);
-  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets, CollectTargets(ctx, t, scope, stmt.where.get(),
-                                                                   stmt.order_by, stmt.limit, st));
+  SQL_ASSIGN_OR_RETURN(std::vector<Target> targets,
+                       CollectTargets(ctx, t, scope, stmt.where.get(), stmt.order_by, stmt.limit,
+                                      st, /*semi_consistent=*/false, false));
   uint64_t progress = 0;
   std::unique_ptr<TableEngine> engine = OpenEngine(ctx, t);
   for (const Target& target : targets) {

@@ -83,15 +83,28 @@ SqlResult<bool> JoinRun::Step(size_t k) {
     spec.lock = s.lock;
     spec.wait = s.wait;
     spec.residual = &s.residual;
+    // A row its ON or WHERE conditions turn down gives its locks back under READ COMMITTED
+    // (MySQL unlocks the row of the table whose condition failed).
+    bool rejected = false;
+    spec.rejected = &rejected;
     SQL_RETURN_IF_ERROR(
         ScanPlan(ctx_, spec, st_, [&](Row& r, std::string_view ref) -> SqlResult<bool> {
           for (size_t c = 0; c < width; ++c) row_[s.first + c] = std::move(r[c]);
           if (refs_ != nullptr) (*refs_)[s.position].assign(ref);
           const bool on = PassesAll(s.on, row_, st_);
           SQL_RETURN_IF_ERROR(EvalError(st_));
-          if (!on) return true;
+          if (!on) {
+            rejected = true;
+            return true;
+          }
           matched = true;
-          SQL_ASSIGN_OR_RETURN(more, Placed(s, k));
+          const bool after = PassesAll(s.after, row_, st_);
+          SQL_RETURN_IF_ERROR(EvalError(st_));
+          if (!after) {
+            rejected = true;
+            return true;
+          }
+          SQL_ASSIGN_OR_RETURN(more, Step(k + 1));
           return more;
         }));
   }

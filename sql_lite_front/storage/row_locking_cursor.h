@@ -89,6 +89,22 @@ class RowLockingCursor {
 
   Status Next() { return reverse_ ? it_->Prev() : it_->Next(); }
 
+  // READ COMMITTED and READ UNCOMMITTED: the row the WHERE rejected gives its new locks back
+  // (the walked entry's and, for a kRow secondary walk, the row's: InnoDB's unlock_row). Does
+  // nothing for a walk that does not lock, or under REPEATABLE READ and SERIALIZABLE (the
+  // engine's calls say so). REQUIRES: Read() was called on this entry.
+  Status Unlock() {
+    if (lock_ == LockMode::kNone) return Status::OK();
+    RETURN_IF_ERROR(it_->UnlockCurrent());
+    if (index_ != nullptr && fetch_ == RowFetch::kRow) return txn_->UnlockLastGet(table_.clustered);
+    return Status::OK();
+  }
+  // ScanRequest::semi_consistent: the current row is another transaction's, read at its
+  // latest committed version and not locked; LockCurrent() waits for it and reads it again
+  // (then InRange() and Read() as after a move).
+  bool SemiConsistent() const { return semi_consistent_ && it_->semi_consistent(); }
+  Status LockCurrent() { return it_->LockCurrent(); }
+
  private:
   Transaction* const txn_;
   const OpenTable& table_;
@@ -96,6 +112,7 @@ class RowLockingCursor {
   const IndexDef* const index_;  // null for the clustered index
   const LockMode lock_;
   const LockWait wait_;
+  const bool semi_consistent_;  // ScanRequest::semi_consistent, for a clustered walk
   const ReadOptions row_read_;  // the clustered lookups of a kRow secondary walk
   const RowFetch fetch_;
   const bool reverse_;

@@ -152,6 +152,7 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
       index_(request.index == kClusteredIndex ? nullptr : &table.def.indexes[request.index]),
       lock_(request.lock),
       wait_(request.wait),
+      semi_consistent_(request.semi_consistent && request.index == kClusteredIndex),
       row_read_{request.lock, request.wait},
       fetch_(request.fetch),
       reverse_(request.reverse),
@@ -161,6 +162,7 @@ RowLockingCursor::RowLockingCursor(Transaction* txn, const OpenTable& table,
 Status RowLockingCursor::Open() {
   ReadOptions ro{lock_};
   ro.wait = wait_;
+  ro.semi_consistent = semi_consistent_;
   ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ro));
   it_ = iterator_.get();
   return Status::OK();
@@ -170,8 +172,9 @@ Status RowLockingCursor::Seek(const KeyRange& range, StatusCounters* counts) {
   range_ = &range;
   if (per_range_) {
     iterator_.reset();  // the previous range's goes first
-    ASSIGN_OR_RETURN(
-        iterator_, txn_->NewIterator(keyspace_, RangeRead(lock_, wait_, index_ == nullptr, range)));
+    ReadOptions ro = RangeRead(lock_, wait_, index_ == nullptr, range);
+    ro.semi_consistent = semi_consistent_;
+    ASSIGN_OR_RETURN(iterator_, txn_->NewIterator(keyspace_, ro));
     it_ = iterator_.get();
   }
   return Position(it_, range, reverse_, counts);
@@ -205,6 +208,12 @@ SqlResult<bool> RowLockingTable::Get(std::string_view primary_key, LockMode lock
   SQL_RETURN_IF_ERROR(DecodePrimaryKey(table_.def, primary_key, row, &row_id));
   SQL_RETURN_IF_ERROR(DecodeRowValue(table_.def, value_, row));
   return true;
+}
+
+SqlStatus RowLockingTable::UnlockLastGet() {
+  Status st = txn_->UnlockLastGet(table_.clustered);
+  if (!st.ok()) return FromStatus(st, table_.def.name);
+  return SqlStatus::OK();
 }
 
 SqlResult<uint64_t> RowLockingTable::Count(int index, const KeyRange& range, LockMode lock,

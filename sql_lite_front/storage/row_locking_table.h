@@ -23,6 +23,7 @@ class RowLockingTable final : public TableEngine {
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
   SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
                       Row* row) override;
+  SqlStatus UnlockLastGet() override;
   SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock,
                             LockWait wait) override;
   using TableEngine::Insert;

@@ -73,6 +73,12 @@ struct ScanRequest {
                                     // row locks and ignores it, as MySQL's thr_lock does)
   bool reverse = false;             // walk each range from its end to its start
   RowFetch fetch = RowFetch::kRow;
+  // InnoDB's semi-consistent read, for a single-table UPDATE: under READ COMMITTED and READ
+  // UNCOMMITTED a forward locking walk of the clustered index does not wait for a row another
+  // transaction holds; it hands out the row's latest committed version (SemiConsistent() on
+  // the cursor), and the visitor calls LockCurrent() for one the WHERE matches
+  // (ReadOptions::semi_consistent). Ignored otherwise.
+  bool semi_consistent = false;
   // The visitor stops at the first row it reads that is present (MIN/MAX at an index end):
   // the table-locking cursor then reads a range's positions a few at a time (1, 2, 4, ...)
   // rather than all at once. It may hand out an absent entry (Read: *present false) again.
@@ -90,6 +96,8 @@ class TableLockingCursor;  // table_locking_cursor.h
 //   SqlStatus Read(Row* row, bool* present);                    // the entry's row
 //   std::string_view ref() const;                               // ... and its reference
 //   Status Next();                                              // on to the next entry
+//   Status Unlock();          // READ COMMITTED: give back the rejected entry's new row locks
+//   bool SemiConsistent() const;  Status LockCurrent();  // ScanRequest::semi_consistent
 class CursorVisitor {
  public:
   virtual SqlStatus Visit(RowLockingCursor& cursor) = 0;
@@ -142,6 +150,11 @@ class TableEngine {
   // `wait` as ScanRequest::wait (SKIP LOCKED: false for a row another transaction holds).
   virtual SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
                               Row* row) = 0;
+
+  // READ COMMITTED and READ UNCOMMITTED: releases the row lock that the latest locking Get
+  // created, for a row the WHERE rejected (InnoDB's unlock_row). Row-locking only (the
+  // table-locking engine has no row locks); nothing under REPEATABLE READ and SERIALIZABLE.
+  virtual SqlStatus UnlockLastGet() = 0;
 
   // The number of entries of `index` in `range`, without handing them out (count(*)'s fast
   // path), locking what Scan's walk of the range with `lock` locks.

@@ -40,6 +40,10 @@ class TableLockingCursor {
   // appended after the read lock's grant. REQUIRES: InRange().
   SqlStatus Read(Row* row, bool* present);
   std::string_view ref() const { return ref_; }
+  // No row locks (RowLockingCursor's row-lock calls do nothing here).
+  Status Unlock() { return Status::OK(); }
+  bool SemiConsistent() const { return false; }
+  Status LockCurrent() { return Status::OK(); }
   Status Next() {
     ++at_;
     // A first_row walk read only some of the range's positions: read more.

@@ -35,6 +35,7 @@ class TableLockingTable final : public TableEngine {
   SqlStatus Scan(const ScanRequest& request, CursorVisitor& visitor) override;
   SqlResult<bool> Get(std::string_view primary_key, LockMode lock, LockWait wait,
                       Row* row) override;
+  SqlStatus UnlockLastGet() override { return SqlStatus::OK(); }  // no row locks
   SqlResult<uint64_t> Count(int index, const KeyRange& range, LockMode lock,
                             LockWait wait) override;
   using TableEngine::Insert;

@@ -428,6 +428,13 @@ class Transaction {
   Result<uint64_t> Count(const Keyspace& ks, std::string_view lo, std::string_view hi,
                          const ReadOptions& ro = {});
 
+  // READ COMMITTED and READ UNCOMMITTED release the lock of a row that a locking read, UPDATE
+  // or DELETE read but the WHERE rejected (InnoDB's unlock_row): releases the REC_NOT_GAP
+  // lock that this transaction's latest locking Get of `ks` took, if that Get created it (the
+  // transaction did not hold it before) and the transaction has not changed the record. Does
+  // nothing otherwise, and under REPEATABLE READ and SERIALIZABLE.
+  Status UnlockLastGet(const Keyspace& ks);
+
   // Makes the changes permanent, as durable as Options::flush_log_at_trx_commit says (1: the
   // log is fsynced before Commit returns; concurrent commits share one fsync). An error means
   // the commit did not happen and the database refuses writes until reopened. Afterwards every
@@ -525,6 +532,21 @@ class Iterator {
   std::string_view key() const;  // empty unless Valid()
   // The value; may read overflow pages, so it can fail. kInvalidArgument unless Valid().
   Result<std::string_view> value();
+
+  // READ COMMITTED and READ UNCOMMITTED (InnoDB's unlock_row, for a row the WHERE rejected):
+  // a locking iterator releases its REC_NOT_GAP lock on the current record if its move
+  // created it (the transaction did not hold it before) and the transaction has not changed
+  // the record; the iterator stays where it is. Does nothing otherwise (and under REPEATABLE
+  // READ and SERIALIZABLE, whose locks stay). kInvalidArgument unless Valid().
+  Status UnlockCurrent();
+  // ReadOptions::semi_consistent: true when the current row is the latest committed version
+  // of a record another transaction holds (not locked by this one).
+  bool semi_consistent() const;
+  // After a semi-consistent row: waits for the lock on its record (kLockWaitTimeout,
+  // kDeadlock as any lock wait) and reads again from its key, as a locking read that waits:
+  // the iterator then shows the record's latest version, or the next record if it is gone.
+  // Does nothing unless semi_consistent(). kInvalidArgument unless Valid().
+  Status LockCurrent();
 
  private:
   friend class Transaction;

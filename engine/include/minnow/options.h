@@ -103,6 +103,15 @@ struct ReadOptions {
   // takes its end as `hi` (kInvalidArgument if upper_bound is set).
   std::optional<std::string_view> upper_bound;
   RangeEndLock range_end_lock = RangeEndLock::kNextKey;
+  // InnoDB's semi-consistent read (an UPDATE's scan of the clustered index under READ
+  // COMMITTED and READ UNCOMMITTED; ignored otherwise, and by Get and Count): a locking
+  // iterator moving forward that meets a record another transaction holds a conflicting lock
+  // on does not wait for it. It shows the record's latest committed version instead (and
+  // passes over a record with none: an insert not yet committed), locked by nothing, and
+  // Iterator::semi_consistent() is true; a caller that wants that row calls
+  // Iterator::LockCurrent(), which waits for the lock and reads the row again. Records are
+  // then locked one at a time as the scan reaches them (no leaf ahead).
+  bool semi_consistent = false;
 };
 
 // How Transaction::Insert checks that a key is free, as InnoDB's duplicate checks do.

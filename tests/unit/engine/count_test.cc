@@ -351,6 +351,91 @@ TEST_CASE("a locking Count waits for an X lock in its range and times out like t
   CHECK(f.db->stats().lock_wait_timeouts == 8);  // 2 conflicts x 2 modes x (Count, Iterator)
 }
 
+// The record keys `trx_id` holds locks on in keyspace `ks` (sorted), each with its mode.
+std::vector<std::pair<std::string, std::string>> RecordLocks(Database* db, uint64_t trx_id,
+                                                             const std::string& ks) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const DataLock& l : Take(db->DataLocks())) {
+    if (l.trx_id == trx_id && l.keyspace == ks && !l.is_table)
+      rows.emplace_back(l.key, l.lock_mode);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TEST_CASE("READ COMMITTED: a locking Count keeps the locks of the rows it counts only",
+          "[engine][count]") {
+  Fixture f;
+  std::unique_ptr<Transaction> keeper;
+  f.CommittedChanges(&keeper);  // delete-marked records stay while keeper is open
+  const std::vector<std::pair<std::string, std::string>> ranges = {
+      {"", ""},                // every leaf, the delete-marked stretch and the scattered ones
+      {Key(3900), Key(4100)},  // ends inside the stretch
+      {Key(4200), Key(4300)},  // delete-marked records only
+  };
+  for (IsolationLevel iso : {IsolationLevel::kReadUncommitted, IsolationLevel::kReadCommitted}) {
+    for (LockMode mode : {LockMode::kShare, LockMode::kExclusive}) {
+      for (const auto& [lo, hi] : ranges) {
+        CAPTURE(static_cast<int>(iso), static_cast<int>(mode), lo, hi);
+        auto a = Take(f.s1->Begin({.isolation = iso}));
+        const uint64_t counted = Take(a->Count(f.ks, lo, hi, {.lock_mode = mode}));
+        CHECK(counted == f.CommittedIn(lo, hi));
+        // Exactly the counted rows, REC_NOT_GAP: no delete-marked record, nothing at the end.
+        std::vector<std::pair<std::string, std::string>> expected;
+        const std::string mode_name = mode == LockMode::kShare ? "S,REC_NOT_GAP" : "X,REC_NOT_GAP";
+        for (auto it = f.committed.lower_bound(lo);
+             it != f.committed.end() && (hi.empty() || it->first < hi); ++it) {
+          expected.emplace_back(it->first, mode_name);
+        }
+        CHECK(RecordLocks(f.db.get(), a->id(), "t") == expected);
+        CHECK(a->lock_info().row_locks == counted);
+        REQUIRE_OK(a->Rollback());
+      }
+    }
+  }
+}
+
+TEST_CASE("READ COMMITTED: a locking Count that waits keeps the row it waited for",
+          "[engine][count]") {
+  Fixture f(/*lock_wait_timeout_ms=*/60'000);
+  // A keyspace of one leaf: the count's batch locks u1..u5 and waits at u6.
+  Keyspace u = MustKeyspace(f.db.get(), "u");
+  auto load = Take(f.s1->Begin());
+  for (char c = '1'; c <= '8'; ++c) REQUIRE_OK(load->Put(u, std::string("u") + c, "v"));
+  REQUIRE_OK(load->Commit());
+  auto keeper = Take(f.s3->Begin());
+  std::string v;
+  REQUIRE(Take(keeper->Get(u, "u1", &v)));  // its view keeps the delete-marked u3
+  auto eraser = Take(f.s1->Begin());
+  REQUIRE_OK(eraser->Erase(u, "u3"));
+  REQUIRE_OK(eraser->Commit());
+  auto holder = Take(f.s1->Begin());
+  REQUIRE_OK(holder->Erase(u, "u6"));  // uncommitted
+  auto reader = Take(f.s2->Begin({.isolation = IsolationLevel::kReadCommitted}));
+  Status committed;
+  std::thread commit([&] {
+    for (int i = 0; i < 50000 && f.db->stats().row_lock_current_waits == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    committed = holder->Commit();
+  });
+  Result<uint64_t> counted = reader->Count(u, "", "", {.lock_mode = LockMode::kExclusive});
+  commit.join();
+  REQUIRE_OK(committed);
+  REQUIRE(f.db->stats().row_lock_waits == 1);
+  CHECK(Take(std::move(counted)) == 6);
+  // u3's lock, taken before the wait, is released as a record-at-a-time scan would have
+  // released it on reaching it; u6, delete-marked by the commit it waited for, keeps its lock
+  // (InnoDB never unlocks a row that was part of a conflict).
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"u1", "X,REC_NOT_GAP"}, {"u2", "X,REC_NOT_GAP"}, {"u4", "X,REC_NOT_GAP"},
+      {"u5", "X,REC_NOT_GAP"}, {"u6", "X,REC_NOT_GAP"}, {"u7", "X,REC_NOT_GAP"},
+      {"u8", "X,REC_NOT_GAP"}};
+  CHECK(RecordLocks(f.db.get(), reader->id(), "u") == expected);
+  CHECK(reader->lock_info().row_locks == 7);
+  REQUIRE_OK(reader->Commit());
+}
+
 TEST_CASE("Count under concurrent splits: a REPEATABLE READ view counts the same rows every time",
           "[engine][count]") {
   Fixture f;
