@@ -167,6 +167,11 @@ std::optional<ColumnDef> ExactType(const PreparedSelect& p, const BoundExpr& e) 
     def.nullable = MayBeNull(p, e);
     return def;
   }
+  if (e.kind == BoundExpr::Kind::kCast && e.cast.type == CastTarget::Type::kTime) {
+    def.type = ColumnType::kTime;
+    def.length = static_cast<uint32_t>(std::max<int64_t>(e.cast.length, 0));
+    return def;
+  }
   return std::nullopt;
 }
 
