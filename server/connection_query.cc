@@ -166,19 +166,23 @@ bool IsDateTimeType(ColumnType t) {
   return t == ColumnType::kDate || t == ColumnType::kDateTime || t == ColumnType::kTimestamp;
 }
 
-// What each column is sent as: r.column_types, except that a DATE, DATETIME, TIMESTAMP or YEAR
-// column with a value not in its printed form (the SQL front prints every value so) goes as
+// What each column is sent as: r.column_types, except that a DATE, DATETIME, TIMESTAMP, TIME or
+// YEAR column with a value not in its printed form (the SQL front prints every value so) goes as
 // text, never as a binary value the client would misread.
 std::vector<ColumnType> WireTypes(const sql::StatementResult& r) {
   std::vector<ColumnType> types(r.columns.size(), ColumnType::kText);
   for (size_t i = 0; i < types.size() && i < r.column_types.size(); ++i) {
     types[i] = r.column_types[i];
-    if (!IsDateTimeType(types[i]) && types[i] != ColumnType::kYear) continue;
+    if (!IsDateTimeType(types[i]) && types[i] != ColumnType::kYear &&
+        types[i] != ColumnType::kTime) {
+      continue;
+    }
     for (const auto& row : r.rows) {
       if (i >= row.size() || !row[i]) continue;
-      const bool readable = types[i] == ColumnType::kYear
-                                ? row[i]->size() == 4 && std::isdigit(row[i]->front()) != 0
-                                : EncodeBinaryDateTime(*row[i]).has_value();
+      const bool readable =
+          types[i] == ColumnType::kYear ? row[i]->size() == 4 && std::isdigit(row[i]->front()) != 0
+          : types[i] == ColumnType::kTime ? EncodeBinaryTime(*row[i]).has_value()
+                                          : EncodeBinaryDateTime(*row[i]).has_value();
       if (!readable) {
         types[i] = ColumnType::kText;
         break;
@@ -190,8 +194,8 @@ std::vector<ColumnType> WireTypes(const sql::StatementResult& r) {
 
 // A binary-protocol row: 0x00, the NULL bitmap (offset 2), then each non-NULL value as its
 // column's type says: LONGLONG and DOUBLE as 8 bytes, YEAR as 2, DATE, DATETIME and TIMESTAMP
-// as their length-prefixed struct (EncodeBinaryDateTime), the rest (NEWDECIMAL too) as
-// string<lenenc>.
+// as their length-prefixed struct (EncodeBinaryDateTime), TIME as its (EncodeBinaryTime), the rest
+// (NEWDECIMAL too) as string<lenenc>.
 std::string BuildBinaryRow(const std::vector<ColumnType>& types,
                            const std::vector<std::optional<std::string>>& row) {
   WireWriter w;
@@ -225,6 +229,9 @@ std::string BuildBinaryRow(const std::vector<ColumnType>& types,
       case ColumnType::kDateTime:
       case ColumnType::kTimestamp:
         w.Bytes(*EncodeBinaryDateTime(*row[i]));  // WireTypes checked it reads
+        break;
+      case ColumnType::kTime:
+        w.Bytes(*EncodeBinaryTime(*row[i]));
         break;
       case ColumnType::kText:
       case ColumnType::kBinary:
@@ -315,6 +322,15 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.decimals =
             static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
         c.length = 19 + (c.decimals > 0 ? c.decimals + 1 : 0);
+        break;
+      case ColumnType::kTime:
+        // TIME(fsp): 'hhh:mm:ss' (10 with the sign) and, with fsp, the point and fsp digits.
+        c.type = kTypeTime;
+        c.charset = kCharsetBinary;
+        c.flags = kFlagBinary;
+        c.decimals =
+            static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
+        c.length = 10 + (c.decimals > 0 ? c.decimals + 1 : 0);
         break;
       case ColumnType::kYear:
         c.type = kTypeYear;

@@ -267,4 +267,35 @@ std::optional<std::string> EncodeBinaryDateTime(std::string_view text) {
   return w.Take();
 }
 
+std::optional<std::string> EncodeBinaryTime(std::string_view text) {
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon < 2 || colon > 3) return std::nullopt;
+  auto h = DigitsAt(text, 0, colon), mi = DigitsAt(text, colon + 1, 2),
+       se = DigitsAt(text, colon + 4, 2);
+  if (!h || !mi || !se || text.size() < colon + 6 || text[colon + 3] != ':') return std::nullopt;
+  uint32_t micros = 0;
+  const size_t end = colon + 6;
+  if (text.size() > end) {
+    const size_t frac = text.size() - end - 1;
+    auto f = DigitsAt(text, end + 1, frac);
+    if (text[end] != '.' || frac == 0 || frac > 6 || !f) return std::nullopt;
+    micros = *f;
+    for (size_t i = frac; i < 6; ++i) micros *= 10;
+  }
+  WireWriter w;
+  const uint8_t length = micros != 0 ? 12 : (*h | *mi | *se) != 0 ? 8 : 0;
+  w.Int1(length);
+  if (length >= 8) {
+    w.Int1(negative ? 1 : 0);
+    w.Int4(*h / 24);
+    w.Int1(static_cast<uint8_t>(*h % 24));
+    w.Int1(static_cast<uint8_t>(*mi));
+    w.Int1(static_cast<uint8_t>(*se));
+  }
+  if (length == 12) w.Int4(micros);
+  return w.Take();
+}
+
 }  // namespace minnow::server

@@ -221,5 +221,9 @@ std::string BuildTextRow(const std::vector<std::optional<std::string>>& row);
 // second, [microseconds (4 bytes)]], as short as the value allows (0: the zero date, 4: no time
 // of day, 7: no fraction, 11). nullopt when `text` has not that form.
 std::optional<std::string> EncodeBinaryDateTime(std::string_view text);
+// A TIME value in the binary protocol, from its text form '[-]h...h:mm:ss[.f...]': a length
+// byte, then is_negative, days (4 bytes), hour, minute, second, [microseconds (4 bytes)]
+// (0: 00:00:00, 8: no fraction, 12). nullopt when `text` has not that form.
+std::optional<std::string> EncodeBinaryTime(std::string_view text);
 
 }  // namespace minnow::server

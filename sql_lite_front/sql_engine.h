@@ -51,13 +51,14 @@ struct StatementResult {
     kDateTime,
     kTimestamp,
     kYear,
+    kTime,
   };
   std::vector<ColumnType> column_types;
   // What a column definition on the wire tells beyond the type, from the declaration of a
   // result column that is a bare column of a table (a SELECT's, not a UNION's); nullopt for
   // other items. Empty when not known.
   struct DeclaredColumn {
-    uint8_t fsp = 0;  // DATETIME(fsp), TIMESTAMP(fsp): digits after the point
+    uint8_t fsp = 0;  // DATETIME(fsp), TIMESTAMP(fsp), TIME(fsp): digits after the point
     bool is_enum = false;
     bool is_set = false;
     // ENUM: its longest member's characters; SET: all its members' and the commas between

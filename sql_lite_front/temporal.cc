@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <ctime>
@@ -84,6 +85,16 @@ int64_t PackParts(const DateTimeParts& p) {
 DateTimeParts Temporal::parts() const {
   DateTimeParts p;
   int64_t v = packed;
+  if (type == Type::kTime) {
+    p.negative = v < 0;
+    if (v < 0) v = -v;
+    p.micro = static_cast<int>(v % kMicros);
+    v /= kMicros;
+    p.second = static_cast<int>(v % 60);
+    p.minute = static_cast<int>(v / 60 % 60);
+    p.hour = static_cast<int>(v / 3600);
+    return p;
+  }
   p.micro = static_cast<int>(v % kMicros);
   v /= kMicros;
   p.second = static_cast<int>(v % 60);
@@ -99,10 +110,32 @@ DateTimeParts Temporal::parts() const {
   return p;
 }
 
-bool Temporal::is_zero_date() const { return packed / (kMicros * 86400) == 0; }
+bool Temporal::is_zero_date() const {
+  return type != Type::kTime && packed / (kMicros * 86400) == 0;
+}
+
+int64_t TimeMicros(const DateTimeParts& p) {
+  const int64_t v = ((int64_t{p.hour} * 60 + p.minute) * 60 + p.second) * kMicros + p.micro;
+  return p.negative ? -v : v;
+}
+
+int64_t RoundMicros(int64_t micros, int fsp) {
+  int64_t unit = 1;
+  for (int k = fsp; k < 6; ++k) unit *= 10;
+  const int64_t mag = micros < 0 ? -micros : micros;
+  const int64_t r = (mag + unit / 2) / unit * unit;
+  return micros < 0 ? -r : r;
+}
+
+Temporal MakeTime(int64_t micros, uint8_t fsp) {
+  micros = std::clamp(RoundMicros(micros, fsp), -kMaxTimeMicros, kMaxTimeMicros);
+  return Temporal{Temporal::Type::kTime, fsp, micros};
+}
 
 Temporal MakeTemporal(Temporal::Type type, uint8_t fsp, const DateTimeParts& p) {
+  if (type == Temporal::Type::kTime) return Temporal{type, fsp, TimeMicros(p)};
   DateTimeParts q = p;
+  q.negative = false;
   if (type == Temporal::Type::kDate) q.hour = q.minute = q.second = q.micro = 0, fsp = 0;
   if (type == Temporal::Type::kYear) q = DateTimeParts{p.year}, fsp = 0;
   return Temporal{type, fsp, PackParts(q)};
@@ -175,6 +208,138 @@ TemporalParse ParseTemporalText(std::string_view s) {
     out.out_of_range = true;
   }
   return out;
+}
+
+namespace {
+
+// The time of day of a DATETIME's parts, in microseconds.
+int64_t TimeOfDay(const DateTimeParts& p) {
+  return ((int64_t{p.hour} * 60 + p.minute) * 60 + p.second) * kMicros + p.micro;
+}
+
+// Hours, minutes, seconds and microseconds as a TIME's parse, clipped to TIME's range; minutes
+// or seconds past 59 are no time.
+TimeParse TimeFromFields(bool negative, int64_t hours, int64_t minutes, int64_t seconds,
+                         int64_t micro) {
+  TimeParse out;
+  if (minutes > 59 || seconds > 59) {
+    out.out_of_range = true;
+    return out;
+  }
+  const int64_t max_hours = kMaxTimeMicros / kMicros / 3600;
+  int64_t v = 0;
+  if (hours > max_hours) {
+    v = kMaxTimeMicros;
+    out.clipped = true;
+  } else {
+    v = ((hours * 60 + minutes) * 60 + seconds) * kMicros + micro;
+    if (v > kMaxTimeMicros) v = kMaxTimeMicros, out.clipped = true;
+  }
+  out.micros = negative ? -v : v;
+  return out;
+}
+
+}  // namespace
+
+TimeParse ParseTimeText(std::string_view s) {
+  // A full DATETIME first, as MySQL's str_to_time: its time of day.
+  if (s.size() >= 12) {
+    TemporalParse dt = ParseTemporalText(s);
+    if (dt.parts.has_value() && dt.has_time) {
+      TimeParse out;
+      out.micros = TimeOfDay(*dt.parts);
+      out.frac_digits = dt.frac_digits;
+      out.trailing = dt.trailing;
+      return out;
+    }
+  }
+  size_t i = 0;
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  const bool negative = i < s.size() && s[i] == '-';
+  if (negative) ++i;
+  int64_t f[5] = {0, 0, 0, 0, 0};  // days, hours, minutes, seconds, microseconds
+  auto number = [&](int64_t* out) {
+    int64_t v = 0;
+    while (i < s.size() && IsDigit(s[i])) {
+      if (v < int64_t{1} << 40) v = v * 10 + (s[i] - '0');
+      ++i;
+    }
+    *out = v;
+  };
+  int64_t value = 0;
+  const size_t start = i;
+  number(&value);
+  if (i == start) return TimeParse{};  // no digit: no time at all
+  const size_t end_of_days = i;
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  if (s.size() - i > 1 && i != end_of_days && IsDigit(s[i])) {
+    f[0] = value;  // 'D HH[:MM[:SS]]'
+    size_t state = 1;
+    for (;;) {
+      number(&f[state++]);
+      if (state == 4 || s.size() - i < 2 || s[i] != ':' || !IsDigit(s[i + 1])) break;
+      ++i;
+    }
+  } else if (s.size() - i > 1 && s[i] == ':' && IsDigit(s[i + 1])) {
+    f[1] = value;  // 'HH:MM[:SS]'
+    ++i;
+    size_t state = 2;
+    for (;;) {
+      number(&f[state++]);
+      if (state == 4 || s.size() - i < 2 || s[i] != ':' || !IsDigit(s[i + 1])) break;
+      ++i;
+    }
+  } else {
+    f[1] = value / 10000;  // one number: HHMMSS
+    f[2] = value / 100 % 100;
+    f[3] = value % 100;
+  }
+  TemporalParse frac;
+  frac.parts = DateTimeParts{};
+  Fraction(s, &i, &frac);
+  TimeParse out = TimeFromFields(negative, f[0] * 24 + f[1], f[2], f[3], frac.parts->micro);
+  out.frac_digits = frac.frac_digits;
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  out.trailing = i < s.size();
+  return out;
+}
+
+TimeParse ParseTimeNumber(int64_t n) {
+  constexpr int64_t kMaxValue = 8385959;  // 838:59:59 as a number
+  if (n > kMaxValue || n < -kMaxValue) {
+    if (n >= 10000000000) {
+      if (std::optional<DateTimeParts> p = ParseTemporalNumber(n); p.has_value()) {
+        TimeParse out;
+        out.micros = TimeOfDay(*p);
+        return out;
+      }
+    }
+    TimeParse out;
+    out.micros = n < 0 ? -kMaxTimeMicros : kMaxTimeMicros;
+    out.clipped = true;
+    return out;
+  }
+  const bool negative = n < 0;
+  if (negative) n = -n;
+  return TimeFromFields(negative, n / 10000, n / 100 % 100, n % 100, 0);
+}
+
+bool TimeOnDate(const Temporal& time, const DateTimeParts& date, Temporal* out) {
+  const int64_t day_us = kMicros * 86400;
+  int64_t us = time.packed;
+  int64_t days = us / day_us;
+  us %= day_us;
+  if (us < 0) us += day_us, --days;
+  const int64_t daynr = DayNumber(date.year, date.month, date.day) + days;
+  DateTimeParts p = FromDayNumber(daynr);
+  if (p.year == 0 && daynr != 0) return false;
+  p.micro = static_cast<int>(us % kMicros);
+  us /= kMicros;
+  p.second = static_cast<int>(us % 60);
+  p.minute = static_cast<int>(us / 60 % 60);
+  p.hour = static_cast<int>(us / 3600);
+  *out = MakeTemporal(Temporal::Type::kDateTime, time.fsp, p);
+  return true;
 }
 
 std::optional<DateTimeParts> ParseTemporalNumber(int64_t nr) {
@@ -276,9 +441,14 @@ bool RoundToFsp(DateTimeParts* p, int fsp) {
 std::string FormatTemporal(const Temporal& t) {
   const DateTimeParts p = t.parts();
   if (t.type == Temporal::Type::kYear) return fmt::format("{:04}", p.year);
-  std::string out = fmt::format("{:04}-{:02}-{:02}", p.year, p.month, p.day);
-  if (t.type == Temporal::Type::kDate) return out;
-  out += fmt::format(" {:02}:{:02}:{:02}", p.hour, p.minute, p.second);
+  std::string out;
+  if (t.type == Temporal::Type::kTime) {
+    out = fmt::format("{}{:02}:{:02}:{:02}", p.negative ? "-" : "", p.hour, p.minute, p.second);
+  } else {
+    out = fmt::format("{:04}-{:02}-{:02}", p.year, p.month, p.day);
+    if (t.type == Temporal::Type::kDate) return out;
+    out += fmt::format(" {:02}:{:02}:{:02}", p.hour, p.minute, p.second);
+  }
   if (t.fsp > 0) {
     std::string frac = fmt::format("{:06}", p.micro);
     out += "." + frac.substr(0, t.fsp);
@@ -289,6 +459,10 @@ std::string FormatTemporal(const Temporal& t) {
 int64_t TemporalToInt(const Temporal& t) {
   const DateTimeParts p = t.parts();
   if (t.type == Temporal::Type::kYear) return p.year;
+  if (t.type == Temporal::Type::kTime) {
+    const int64_t v = int64_t{p.hour} * 10000 + p.minute * 100 + p.second + (p.micro >= 500000);
+    return p.negative ? -v : v;
+  }
   int64_t date = int64_t{p.year} * 10000 + p.month * 100 + p.day;
   if (t.type == Temporal::Type::kDate) return date;
   int64_t v = date * 1000000 + p.hour * 10000 + p.minute * 100 + p.second;
@@ -298,6 +472,10 @@ int64_t TemporalToInt(const Temporal& t) {
 double TemporalToDouble(const Temporal& t) {
   const DateTimeParts p = t.parts();
   if (t.type == Temporal::Type::kYear) return p.year;
+  if (t.type == Temporal::Type::kTime) {
+    const double v = p.hour * 10000.0 + p.minute * 100 + p.second + p.micro / 1e6;
+    return p.negative ? -v : v;
+  }
   double date = static_cast<double>(int64_t{p.year} * 10000 + p.month * 100 + p.day);
   if (t.type == Temporal::Type::kDate) return date;
   return date * 1e6 + p.hour * 10000 + p.minute * 100 + p.second + p.micro / 1e6;
@@ -369,6 +547,13 @@ thread_local TimeZone current_time_zone;
 }  // namespace
 
 const TimeZone& CurrentTimeZone() { return current_time_zone; }
+
+DateTimeParts CurrentDate() {
+  const auto now = static_cast<int64_t>(std::time(nullptr));
+  DateTimeParts p = UtcToLocal(now, 0, current_time_zone);
+  p.hour = p.minute = p.second = 0;
+  return p;
+}
 
 ScopedTimeZone::ScopedTimeZone(const TimeZone& tz) : saved_(current_time_zone) {
   current_time_zone = tz;

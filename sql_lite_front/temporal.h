@@ -1,5 +1,6 @@
 #pragma once
-// Dates and times as MySQL 8.0 reads, checks, orders and prints them (DATE, DATETIME[(fsp)]).
+// Dates and times as MySQL 8.0 reads, checks, orders and prints them (DATE, DATETIME[(fsp)],
+// TIME[(fsp)], YEAR).
 //
 // A Temporal is a point on MySQL's calendar (years 0000-9999, the proleptic Gregorian one)
 // packed into one integer whose order is the values' order: DATE is a DATETIME at midnight, so
@@ -16,25 +17,58 @@ namespace minnow::sql {
 
 struct DateTimeParts {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  int micro = 0;  // microseconds, 0..999999
+  int micro = 0;          // microseconds, 0..999999
+  bool negative = false;  // TIME only: a time below zero ('-01:00:00')
 };
 
 // A YEAR (1901..2155, or 0000) is a Temporal too: its year alone (month and day 0), printed
 // as four digits and compared and computed with as the number it is (as MySQL's YEAR, an
 // integer type).
+//
+// A TIME is a Temporal of Type::kTime whose packed is its signed number of microseconds (its
+// parts: hour the whole hours, up to 838, and `negative`), within ±838:59:59.
 struct Temporal {
-  enum class Type : uint8_t { kDate, kDateTime, kYear };
+  enum class Type : uint8_t { kDate, kDateTime, kYear, kTime };
   Type type = Type::kDate;
   uint8_t fsp = 0;     // DATETIME's digits after the point, 0..6 (DATE: 0)
   int64_t packed = 0;  // PackParts(parts): order-preserving
 
   DateTimeParts parts() const;
-  bool is_zero_date() const;  // '0000-00-00'
+  bool is_zero_date() const;  // '0000-00-00' (never a TIME)
+  bool is_time() const { return type == Type::kTime; }
   bool operator==(const Temporal& o) const = default;
 };
 
 int64_t PackParts(const DateTimeParts& p);
 Temporal MakeTemporal(Temporal::Type type, uint8_t fsp, const DateTimeParts& p);
+
+// TIME's range: ±838:59:59, in microseconds.
+inline constexpr int64_t kMaxTimeMicros = int64_t{3020399} * 1000000;
+// A TIME's signed microseconds from its parts (hour any number of hours).
+int64_t TimeMicros(const DateTimeParts& p);
+// A TIME of `micros` microseconds, clipped to TIME's range (the fraction rounded to `fsp` first).
+Temporal MakeTime(int64_t micros, uint8_t fsp);
+
+// How a text or number became a TIME (MySQL's str_to_time / number_to_time).
+struct TimeParse {
+  std::optional<int64_t> micros;  // nullopt: no time (no digits, minutes or seconds past 59)
+  bool out_of_range = false;      // micros nullopt for minutes or seconds past 59
+  int frac_digits = 0;            // digits given after the seconds' point
+  bool trailing = false;          // more than white space followed the value
+  bool clipped = false;           // beyond ±838:59:59: brought to the nearest end
+};
+// '[-][D ]HH:MM[:SS[.frac]]', '[-]HHMMSS[.frac]' (also MMSS and SS), and a DATETIME's text
+// ('2024-01-05 10:11:12': its time of day).
+TimeParse ParseTimeText(std::string_view s);
+// [-]HHMMSS (MMSS, SS), or a DATETIME's number (20240105101112: its time of day).
+TimeParse ParseTimeNumber(int64_t n);
+// `micros` rounded (half away from zero) to `fsp` digits after the point.
+int64_t RoundMicros(int64_t micros, int fsp);
+// A TIME on a day: the DATETIME `date` (its date) + `time` (MySQL's TIME to DATETIME
+// conversion); false when that falls outside 0000-01-01 .. 9999-12-31.
+bool TimeOnDate(const Temporal& time, const DateTimeParts& date, Temporal* out);
+// The local date now in the CurrentTimeZone() (what a TIME becomes a DATETIME on).
+DateTimeParts CurrentDate();
 
 // Days in `month` of `year` (February of leap years 29). REQUIRES: 1 <= month <= 12.
 int DaysInMonth(int year, int month);
@@ -62,10 +96,11 @@ bool HasZeroInDate(const DateTimeParts& p);
 // 9999-12-31 23:59:59.
 bool RoundToFsp(DateTimeParts* p, int fsp);
 
-// '2024-01-05', '2024-01-05 03:04:05', '2024-01-05 03:04:05.120' (fsp 3).
+// '2024-01-05', '2024-01-05 03:04:05', '2024-01-05 03:04:05.120' (fsp 3); a TIME
+// '-838:59:59', '10:11:12.5' (fsp 1).
 std::string FormatTemporal(const Temporal& t);
 // The value as a number, as MySQL reads a date in numeric context: 20240105,
-// 20240105030405; with fsp, the fraction too (as a double).
+// 20240105030405 (a TIME: -101112); with fsp, the fraction too (as a double).
 int64_t TemporalToInt(const Temporal& t);  // the fraction rounded
 double TemporalToDouble(const Temporal& t);
 

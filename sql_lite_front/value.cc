@@ -2,6 +2,7 @@
 
 #include "sql_lite_front/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -52,9 +53,32 @@ std::optional<int64_t> AsTemporal(const Value& v) {
   return PackParts(*p);
 }
 
+int Sign(int64_t d) { return d < 0 ? -1 : (d > 0 ? 1 : 0); }
+
+// A TIME `t` against `o`: as TIMEs with a TIME or text that is one, on today's date with a
+// DATE or DATETIME (MySQL compares them as DATETIMEs), else as numbers.
+int CompareTime(const Value& t, const Value& o) {
+  const Temporal& x = t.as_temporal();
+  if (o.is_temporal() && o.as_temporal().is_time()) return Sign(x.packed - o.as_temporal().packed);
+  if (o.is_temporal() && o.as_temporal().type != Temporal::Type::kYear) {
+    Temporal on_today;
+    if (TimeOnDate(x, CurrentDate(), &on_today)) {
+      return Sign(on_today.packed - o.as_temporal().packed);
+    }
+  }
+  if (o.is_string()) {
+    const TimeParse p = ValueAsTime(o);
+    if (p.micros.has_value() && !p.trailing) return Sign(x.packed - *p.micros);
+    return Value::Compare(Value::String(t.ToString()), o);
+  }
+  return CompareDoubles(t.ToDouble(), o.ToDouble());
+}
+
 // A temporal `t` against another value `o`: as dates if `o` is one, else `t`'s text with a
 // string and its number with a number.
 int CompareTemporal(const Value& t, const Value& o) {
+  if (t.as_temporal().is_time()) return CompareTime(t, o);
+  if (o.is_temporal() && o.as_temporal().is_time()) return -CompareTime(o, t);
   if (t.as_temporal().type == Temporal::Type::kYear ||
       (o.is_temporal() && o.as_temporal().type == Temporal::Type::kYear)) {
     return CompareDoubles(t.ToDouble(), o.ToDouble());  // YEAR is a number
@@ -88,6 +112,40 @@ int CompareEnum(const Value& a, const Value& b) {
 }
 
 }  // namespace
+
+TimeParse ValueAsTime(const Value& v) {
+  if (v.is_temporal()) {
+    const Temporal& t = v.as_temporal();
+    TimeParse out;
+    out.frac_digits = t.fsp;
+    if (t.is_time()) {
+      out.micros = t.packed;
+    } else if (t.type == Temporal::Type::kYear) {
+      return ParseTimeNumber(t.parts().year);
+    } else {
+      DateTimeParts p = t.parts();
+      p.year = p.month = p.day = 0;
+      out.micros = TimeMicros(p);
+    }
+    return out;
+  }
+  if (v.is_string()) return ParseTimeText(v.as_string());
+  if (v.is_enum()) return ParseTimeText(v.ToString());
+  if (v.is_int()) return ParseTimeNumber(v.as_int());
+  if (v.is_uint()) return ParseTimeNumber(INT64_MAX);
+  const double d = v.ToDouble();
+  if (!(std::fabs(d) < 1e18)) return ParseTimeNumber(d < 0 ? INT64_MIN : INT64_MAX);
+  const double whole = std::trunc(d);
+  TimeParse out = ParseTimeNumber(static_cast<int64_t>(whole));
+  out.frac_digits = v.is_decimal() ? std::min(6, v.as_decimal().scale()) : 6;
+  if (out.micros.has_value() && !out.clipped) {
+    const auto micro = static_cast<int64_t>(std::llround(std::fabs(d - whole) * 1e6));
+    const int64_t with = *out.micros + (d < 0 ? -micro : micro);
+    out.micros = std::clamp(with, -kMaxTimeMicros, kMaxTimeMicros);
+    out.clipped = with != *out.micros;
+  }
+  return out;
+}
 
 std::string EnumValue::Text() const {
   if (!members->is_set) {

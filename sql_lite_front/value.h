@@ -143,6 +143,11 @@ class Value {
       v_;
 };
 
+// `v` read as a TIME, as MySQL's val_time: a TIME as it is, a DATETIME's time of day (a DATE's
+// midnight), text by ParseTimeText, integers by ParseTimeNumber, decimals and doubles as HHMMSS
+// with their fraction as microseconds. REQUIRES: !v.is_null().
+TimeParse ValueAsTime(const Value& v);
+
 // SQL LIKE: % matches any run of bytes, _ one byte, \ escapes the next pattern byte. Byte-wise
 // (case-sensitive, as a binary collation); used by the LIKE operator and SHOW ... LIKE.
 bool LikeMatch(std::string_view text, std::string_view pattern);

@@ -124,6 +124,7 @@ std::string RowTuple(const StatementResult& r, const std::vector<std::optional<s
       case StatementResult::ColumnType::kDateTime:
       case StatementResult::ColumnType::kTimestamp:
       case StatementResult::ColumnType::kYear:
+      case StatementResult::ColumnType::kTime:
         AppendQuoted(*row[i], &out);
         break;
     }

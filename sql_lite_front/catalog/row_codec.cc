@@ -88,20 +88,25 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
 // DATE, DATETIME, TIMESTAMP and YEAR as an unsigned integer of TemporalBytes: YEAR as MySQL's
 // byte (0, or the year - 1900), DATE as MySQL's 3-byte
 // year * 512 + month * 32 + day, DATETIME as its packed form, TIMESTAMP as microseconds since
-// 1970 UTC of its local value in the CurrentTimeZone() (0: the zero date); all
-// order-preserving.
+// 1970 UTC of its local value in the CurrentTimeZone() (0: the zero date), TIME as its signed
+// microseconds + 2^47; all order-preserving.
 size_t TemporalBytes(ColumnType t) {
-  return t == ColumnType::kDate ? 3 : t == ColumnType::kYear ? 1 : 8;
+  return t == ColumnType::kDate ? 3 : t == ColumnType::kYear ? 1 : t == ColumnType::kTime ? 6 : 8;
 }
 
-// DATE, DATETIME, TIMESTAMP and YEAR: their values are Temporals.
-bool HoldsTemporal(ColumnType t) { return IsTemporalType(t) || t == ColumnType::kYear; }
+// DATE, DATETIME, TIMESTAMP, YEAR and TIME: their values are Temporals.
+bool HoldsTemporal(ColumnType t) {
+  return IsTemporalType(t) || t == ColumnType::kYear || t == ColumnType::kTime;
+}
+
+constexpr int64_t kTimeBias = int64_t{1} << 47;
 
 constexpr int64_t kUsPerSecond = 1000000;
 
 uint64_t TemporalBits(const ColumnDef& col, const Value& v) {
   const Temporal& t = v.as_temporal();
   if (col.type == ColumnType::kDateTime) return static_cast<uint64_t>(t.packed);
+  if (col.type == ColumnType::kTime) return static_cast<uint64_t>(t.packed + kTimeBias);
   const DateTimeParts p = t.parts();
   if (col.type == ColumnType::kYear) return p.year == 0 ? 0 : static_cast<uint64_t>(p.year - 1900);
   if (col.type == ColumnType::kTimestamp) {
@@ -118,6 +123,10 @@ Value TemporalFromBits(const ColumnDef& col, uint64_t bits) {
   if (col.type == ColumnType::kDateTime) {
     return Value::FromTemporal(
         Temporal{Temporal::Type::kDateTime, fsp, static_cast<int64_t>(bits)});
+  }
+  if (col.type == ColumnType::kTime) {
+    return Value::FromTemporal(
+        Temporal{Temporal::Type::kTime, fsp, static_cast<int64_t>(bits) - kTimeBias});
   }
   if (col.type == ColumnType::kTimestamp) {
     if (bits == 0) return Value::FromTemporal(MakeTemporal(Temporal::Type::kDateTime, fsp, {}));

@@ -446,7 +446,11 @@ SqlResult<Value> CoerceToTemporal(const ColumnDef& col, const Value& v, uint64_t
   const Value zero = Value::FromTemporal(MakeTemporal(type, fsp, DateTimeParts{}));
   std::optional<DateTimeParts> parts;
   bool has_time = false, trailing = false, out_of_range = false;
-  if (v.is_temporal()) {
+  if (v.is_temporal() && v.as_temporal().is_time()) {
+    Temporal on_today;  // a TIME on today's date, as MySQL 8.0 converts it
+    if (TimeOnDate(v.as_temporal(), CurrentDate(), &on_today)) parts = on_today.parts();
+    has_time = true;
+  } else if (v.is_temporal()) {
     parts = v.as_temporal().parts();
     has_time = v.as_temporal().type != Temporal::Type::kDate;
   } else if (v.is_string()) {
@@ -519,7 +523,7 @@ SqlResult<Value> CoerceToYear(const ColumnDef& col, const Value& v, uint64_t row
   if (v.is_temporal()) {
     const Temporal& t = v.as_temporal();
     if (t.type == Temporal::Type::kYear) return v;
-    const int y = t.parts().year;
+    const int y = t.is_time() ? CurrentDate().year : t.parts().year;
     if (y != 0 && (y < 1901 || y > 2155)) return out_of_range();
     return Year(y);
   }
@@ -550,6 +554,37 @@ SqlResult<Value> CoerceToYear(const ColumnDef& col, const Value& v, uint64_t row
   if (n < 70) return Year(static_cast<int>(2000 + n));
   if (n < 100) return Year(static_cast<int>(1900 + n));
   return Year(static_cast<int>(n));
+}
+
+// MySQL's Field_time::store: a TIME read from the value (ValueAsTime), rounded to the column's
+// fsp. Beyond ±838:59:59 it is clipped (1264); text that is no time, or with more after it, is
+// 1265 (00:00:00 when nothing was read); in strict mode both are 1292 "Incorrect time value".
+SqlResult<Value> CoerceToTime(const ColumnDef& col, const Value& v, uint64_t row,
+                              const StoreRules& rules) {
+  const auto fsp = static_cast<uint8_t>(col.length);
+  if (v.is_temporal() && v.as_temporal().type != Temporal::Type::kYear) {
+    const TimeParse t = ValueAsTime(v);  // a DATE or DATETIME: its time of day
+    return Value::FromTemporal(MakeTime(*t.micros, fsp));
+  }
+  const TimeParse t = ValueAsTime(v);
+  auto incorrect = [&]() {
+    return SqlErr(kErTruncatedWrongValue, "Incorrect time value: '", v.ToString(), "' for column '",
+                  col.name, "'", RowSuffix(row));
+  };
+  if (!t.micros.has_value()) {
+    if (auto e = Bad(rules, rules.errors     ? incorrect()
+                            : t.out_of_range ? OutOfRange(col, row)
+                                             : Truncated(col, row))) {
+      return *e;
+    }
+    return Value::FromTemporal(MakeTime(0, fsp));
+  }
+  if (t.clipped) {
+    if (auto e = Bad(rules, rules.errors ? incorrect() : OutOfRange(col, row))) return *e;
+  } else if (t.trailing) {
+    if (auto e = Bad(rules, rules.errors ? incorrect() : Truncated(col, row))) return *e;
+  }
+  return Value::FromTemporal(MakeTime(*t.micros, fsp));
 }
 
 SqlError NotYet(std::string_view what) {
@@ -647,6 +682,8 @@ const char* ColumnTypeName(ColumnType t) {
       return "timestamp";
     case ColumnType::kYear:
       return "year";
+    case ColumnType::kTime:
+      return "time";
     case ColumnType::kDecimal:
       return "decimal";
     case ColumnType::kEnum:
@@ -663,7 +700,9 @@ std::string ColumnDef::BaseTypeString() const {
   if (type == ColumnType::kChar || type == ColumnType::kVarchar) {
     out += "(" + std::to_string(length) + ")";
   }
-  if ((type == ColumnType::kDateTime || type == ColumnType::kTimestamp) && length > 0) {
+  if ((type == ColumnType::kDateTime || type == ColumnType::kTimestamp ||
+       type == ColumnType::kTime) &&
+      length > 0) {
     out += "(" + std::to_string(length) + ")";
   }
   if (type == ColumnType::kDecimal) {
@@ -735,6 +774,8 @@ uint64_t ColumnDef::MaxBytes() const {
       return 8;
     case ColumnType::kYear:
       return 1;
+    case ColumnType::kTime:
+      return 6;
     case ColumnType::kDecimal:
       return Decimal::FixedBytes(static_cast<int>(length));
     case ColumnType::kEnum:
@@ -765,6 +806,8 @@ int TableDef::AutoIncrementColumn() const {
 Value ImplicitDefault(const ColumnDef& c) {
   if (IsIntegerType(c.type)) return Value::Int(0);
   if (c.type == ColumnType::kYear) return Year(0);
+  if (c.type == ColumnType::kTime)
+    return Value::FromTemporal(MakeTime(0, static_cast<uint8_t>(c.length)));
   if (IsEnumOrSetType(c.type)) return EnumSetImplicitDefault(c);
   if (c.type == ColumnType::kDouble) return Value::Double(0);
   if (c.type == ColumnType::kDecimal) return Value::Dec(*Decimal().Round(c.scale));
@@ -922,7 +965,7 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
     ColumnDef c;
     c.name = r.Str();
     uint8_t type = r.U8();
-    if (type > static_cast<uint8_t>(ColumnType::kSet)) return Damaged("bad column type");
+    if (type > static_cast<uint8_t>(ColumnType::kTime)) return Damaged("bad column type");
     c.type = static_cast<ColumnType>(type);
     if (IsEnumOrSetType(c.type)) {
       auto members = std::make_shared<EnumMembers>();
@@ -971,7 +1014,9 @@ SqlResult<TableDef> ParseTableDef(std::string_view bytes) {
         const uint8_t type = r.U8();
         const uint8_t fsp = r.U8();
         const auto packed = static_cast<int64_t>(r.Fixed64());
-        if (type > static_cast<uint8_t>(Temporal::Type::kYear) || fsp > 6 || packed < 0) {
+        const bool time = type == static_cast<uint8_t>(Temporal::Type::kTime);
+        if (type > static_cast<uint8_t>(Temporal::Type::kTime) || fsp > 6 ||
+            (packed < 0 && !time)) {
           return Damaged("bad default value");
         }
         c.default_value =
@@ -1190,11 +1235,19 @@ SqlResult<Value> CoerceToColumn(const ColumnDef& col, const Value& v, uint64_t r
                                 : Value::String(v.ToString());
     return CoerceToColumn(col, converted, row, rules);
   }
+  if (v.is_temporal() && IsNumericType(col.type)) {
+    // A date or time into a number: its number (20240105, -101112), as MySQL's val_int and
+    // val_real give it.
+    const Temporal& t = v.as_temporal();
+    const Value n = t.fsp == 0 ? Value::Int(TemporalToInt(t)) : Value::Double(TemporalToDouble(t));
+    return CoerceToColumn(col, n, row, rules);
+  }
   if (IsIntegerType(col.type)) return CoerceToInteger(col, v, row, rules);
   if (col.type == ColumnType::kDouble) return CoerceToDouble(col, v, row, rules);
   if (col.type == ColumnType::kDecimal) return CoerceToDecimal(col, v, row, rules);
   if (IsTemporalType(col.type)) return CoerceToTemporal(col, v, row, rules);
   if (col.type == ColumnType::kYear) return CoerceToYear(col, v, row, rules);
+  if (col.type == ColumnType::kTime) return CoerceToTime(col, v, row, rules);
   return CoerceToString(col, v, row, rules);
 }
 

@@ -52,6 +52,9 @@ enum class ColumnType : uint8_t {
   // bytes. ColumnDef::members holds the names; values are Value::Enum (value.h).
   kEnum,
   kSet,
+  // TIME[(fsp)]: 6 bytes, its signed microseconds offset by 2^47 (so they sort as unsigned);
+  // ColumnDef::length holds fsp. Values are Temporals of Type::kTime.
+  kTime,
 };
 
 bool IsIntegerType(ColumnType t);
@@ -77,7 +80,8 @@ const char* ColumnTypeName(ColumnType t);
 struct ColumnDef {
   std::string name;
   ColumnType type = ColumnType::kInt;
-  // CHAR/VARCHAR: the declared n; display width of integers (ignored); DATETIME: its fsp;
+  // CHAR/VARCHAR: the declared n; display width of integers (ignored); DATETIME, TIMESTAMP,
+  // TIME: its fsp;
   // DECIMAL: its precision M.
   uint32_t length = 0;
   uint8_t scale = 0;  // DECIMAL: the digits after the point, D
@@ -271,6 +275,11 @@ struct StoreRules {
 //     2001-2069 and 1970-1999, 0 the zero year 0000, text '0'/'00' 2000 and '0000' 0000; a
 //     date gives its year; anything else (text with no number too) 1264, stored as 0000; text
 //     after the number 1265.
+//   - into TIME (MySQL's Field_time::store): text '[-][D ]HH:MM:SS[.frac]', 'HH:MM', 'HHMMSS',
+//     numbers HHMMSS, a DATETIME's time of day; beyond ±838:59:59 clipped to it with 1264;
+//     minutes or seconds past 59 are 00:00:00 with 1264, text with no digits with 1265; text
+//     after the time 1265 (all 1292
+//     "Incorrect time value: '..' for column .." in strict mode); the fraction rounded to fsp;
 //   - into ENUM (MySQL's Field_enum::store): text is the member it equals under the column's
 //     collation (trailing spaces ignored), else, if it is a number, the member of that index;
 //     a number is the member of that index; anything else (0 too) is 1265 "Data truncated",

@@ -21,21 +21,6 @@ Kind KindOf(const Value& v) {
   return Kind::kDouble;  // double, or a string read as a number
 }
 
-// An ENUM or SET value in arithmetic is its number; a date its number (MySQL's val_int /
-// val_decimal): 20240105, or with fractional seconds a decimal 20240105030405.120.
-Value AsNumber(const Value& v) {
-  if (v.is_enum()) return Value::UInt(v.as_enum().number);  // ENUM's index, SET's bitmap
-  if (!v.is_temporal()) return v;
-  const Temporal& t = v.as_temporal();
-  if (t.fsp == 0) return Value::Int(TemporalToInt(t));
-  const DateTimeParts p = t.parts();
-  Temporal whole = t;
-  whole.packed -= p.micro;
-  std::string digits = std::to_string(TemporalToInt(whole)) + "." +
-                       std::to_string(1000000 + p.micro).substr(1, t.fsp);
-  return Value::Dec(*Decimal::Parse(digits));
-}
-
 Int128 Wide(const Value& v) { return v.is_int() ? Int128{v.as_int()} : Int128{v.as_uint()}; }
 
 // An operand of DIV as a decimal: exact numbers as they are, doubles and strings (read as
@@ -46,6 +31,21 @@ std::optional<Decimal> AsDecimal(const Value& v) {
 }
 
 }  // namespace
+
+Value AsNumber(const Value& v) {
+  if (v.is_enum()) return Value::UInt(v.as_enum().number);  // ENUM's index, SET's bitmap
+  if (!v.is_temporal()) return v;
+  const Temporal& t = v.as_temporal();
+  if (t.fsp == 0) return Value::Int(TemporalToInt(t));
+  const DateTimeParts p = t.parts();
+  Temporal whole = t;
+  whole.packed -= p.negative ? -p.micro : p.micro;
+  const int64_t int_part = TemporalToInt(whole);
+  std::string digits = (p.negative ? "-" : "") +
+                       std::to_string(int_part < 0 ? -int_part : int_part) + "." +
+                       std::to_string(1000000 + p.micro).substr(1, t.fsp);
+  return Value::Dec(*Decimal::Parse(digits));
+}
 
 Value OutOfRange(const char* type, const BoundExpr& e, EvalState& st) {
   if (!st.error.has_value()) {

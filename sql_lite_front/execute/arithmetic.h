@@ -21,6 +21,10 @@ namespace minnow::sql {
 
 // `a` op `b` for an arithmetic op of `e` (kBinary). NULL if either is NULL. On overflow records
 // 1690 in `st` and returns NULL.
+// An ENUM or SET value as its number; a date as its number (MySQL's val_int / val_decimal):
+// 20240105, or with fractional seconds a decimal 20240105030405.120 (a TIME: -101112.5); any
+// other value as it is.
+Value AsNumber(const Value& v);
 Value EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b, EvalState& st);
 // -v for `e` (kUnary kNeg); -(-9223372036854775808) and -(an unsigned above 2^63) are 1690,
 // or DECIMAL when the operand is a constant (BoundExpr::negates_constant), as MySQL types it.

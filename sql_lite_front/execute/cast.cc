@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sql_lite_front/collation.h"
+#include "sql_lite_front/execute/arithmetic.h"
 #include "sql_lite_front/value_internal.h"
 
 namespace minnow::sql {
@@ -137,7 +138,8 @@ Value CastToDouble(const Value& v, EvalState& st) {
 }
 
 // The exact value of `v` as a decimal, or nullopt past 65 digits.
-std::optional<Decimal> ExactDecimal(const Value& v, EvalState& st) {
+std::optional<Decimal> ExactDecimal(const Value& v_in, EvalState& st) {
+  const Value v = AsNumber(v_in);  // a date or time: its number
   if (v.is_integer() || v.is_decimal()) return v.ToDecimal();
   if (v.is_double()) return Decimal::FromDouble(v.as_double());
   const std::string& s = v.as_string();
@@ -184,7 +186,10 @@ Value CastToTemporal(const CastTarget& t, const Value& v, EvalState& st) {
   const auto fsp = static_cast<uint8_t>(date ? 0 : std::max<int64_t>(t.length, 0));
   std::optional<DateTimeParts> parts;
   bool trailing = false, has_time = false;
-  if (v.is_temporal()) {
+  if (v.is_temporal() && v.as_temporal().is_time()) {
+    Temporal on_today;  // a TIME on today's date, as MySQL 8.0 converts it
+    if (TimeOnDate(v.as_temporal(), CurrentDate(), &on_today)) parts = on_today.parts();
+  } else if (v.is_temporal()) {
     parts = v.as_temporal().parts();
   } else if (v.is_string()) {
     TemporalParse p = ParseTemporalText(v.as_string());
@@ -211,6 +216,19 @@ Value CastToTemporal(const CastTarget& t, const Value& v, EvalState& st) {
     WarnTruncated(st, has_time ? "datetime" : "date", v.as_string());
   }
   return Value::FromTemporal(MakeTemporal(type, fsp, *parts));
+}
+
+// CAST(v AS TIME(fsp)) (MySQL's val_time): ValueAsTime, rounded to fsp; text or a number that
+// is no time is NULL, text with more after the time, or beyond ±838:59:59 (clipped), warns
+// 1292 "Truncated incorrect time value: '..'".
+Value CastToTime(const CastTarget& t, const Value& v, EvalState& st) {
+  const auto fsp = static_cast<uint8_t>(std::max<int64_t>(t.length, 0));
+  const TimeParse p = ValueAsTime(v);
+  if (!p.micros.has_value() || p.trailing || p.clipped) {
+    WarnTruncated(st, "time", v.ToString());
+  }
+  if (!p.micros.has_value()) return Value::Null();
+  return Value::FromTemporal(MakeTime(*p.micros, fsp));
 }
 
 }  // namespace
@@ -246,6 +264,8 @@ std::string CastTypeText(const CastTarget& t) {
       return "date";
     case Type::kDateTime:
       return t.length > 0 ? fmt::format("datetime({})", t.length) : "datetime";
+    case Type::kTime:
+      return t.length > 0 ? fmt::format("time({})", t.length) : "time";
   }
   return "char";
 }
@@ -272,6 +292,8 @@ Value EvalCast(const BoundExpr& e, const Value& v_in, EvalState& st) {
     case Type::kDate:
     case Type::kDateTime:
       return CastToTemporal(t, v, st);
+    case Type::kTime:
+      return CastToTime(t, v, st);
     case Type::kChar:
     case Type::kBinary: {
       std::string s = v.is_string() ? v.as_string() : v.ToString();

@@ -20,8 +20,13 @@
 //                       "Out of range value for column '<expr>' at row 1"; strings by their
 //                       numeric prefix, 1292 "Truncated incorrect DECIMAL value: '..'" for more.
 //   DOUBLE, REAL        a double; strings by their numeric prefix (1292 "... DOUBLE value ...").
+//   DATE, DATETIME[(fsp)] a date read from text or a number (a TIME on today's date).
+//   TIME[(fsp)]         a time read as ValueAsTime (value.h) reads one, rounded to fsp; text or
+//                       a number that is none is NULL, beyond ±838:59:59 it is clipped, both
+//                       and text with more after the time with 1292 "Truncated incorrect time
+//                       value: '..'".
 //   USING utf8mb4/utf8mb3/utf8/binary: the text in that charset's default collation.
-// NULL casts to NULL. Other target types (DATE, DATETIME, TIME, JSON, FLOAT, NCHAR, YEAR...) and
+// NULL casts to NULL. Other target types (JSON, FLOAT, NCHAR, YEAR...) and
 // charsets minnow lacks (latin1, ...) are refused when parsed (1235).
 
 #include "sql_lite_front/execute/expr.h"

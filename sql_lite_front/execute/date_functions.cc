@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -35,6 +36,14 @@ Value IncorrectDatetime(EvalState& st, const std::string& text) {
 }
 
 std::optional<Temporal> DateArgument(const Value& v, EvalState& st) {
+  if (v.is_temporal() && v.as_temporal().is_time()) {
+    Temporal on_today;  // a TIME is a DATETIME on today's date, as MySQL 8.0 reads it
+    if (!TimeOnDate(v.as_temporal(), CurrentDate(), &on_today)) {
+      IncorrectDatetime(st, v.ToString());
+      return std::nullopt;
+    }
+    return on_today;
+  }
   if (v.is_temporal()) return v.as_temporal();
   if (v.is_enum()) return DateArgument(Value::String(v.ToString()), st);
   std::optional<DateTimeParts> parts;
@@ -113,8 +122,22 @@ int UnitMonths(std::string_view unit) {
   return unit == "MONTH" ? 1 : unit == "QUARTER" ? 3 : unit == "YEAR" ? 12 : 0;
 }
 
+// A TIME plus an interval of days or less: a TIME; NULL with 1441 beyond ±838:59:59.
+Value AddTimeInterval(const Temporal& t, int64_t amount, std::string_view unit, EvalState& st) {
+  const auto fsp = static_cast<uint8_t>(unit == "MICROSECOND" ? 6 : t.fsp);
+  const Int128 us = Int128{t.packed} + Int128{amount} * UnitMicros(unit);
+  if (us > kMaxTimeMicros || us < -kMaxTimeMicros) {
+    Warn(st, kErDatetimeFunctionOverflow, "Datetime function: time field overflow");
+    return Value::Null();
+  }
+  return Value::FromTemporal(MakeTime(static_cast<int64_t>(us), fsp));
+}
+
 Value AddInterval(const Value& d, const Value& n, std::string_view unit, int sign, EvalState& st) {
   if (d.is_null() || n.is_null()) return Value::Null();
+  if (d.is_temporal() && d.as_temporal().is_time() && UnitMonths(unit) == 0) {
+    return AddTimeInterval(d.as_temporal(), n.ToInt() * sign, unit, st);
+  }
   std::optional<Temporal> t = DateArgument(d, st);
   if (!t.has_value()) return Value::Null();
   DateTimeParts p = t->parts();
@@ -170,19 +193,25 @@ constexpr const char* kMonthNames[] = {"January",   "February", "March",    "Apr
 constexpr const char* kDayNames[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                      "Friday", "Saturday", "Sunday"};
 
-// MySQL's DATE_FORMAT.
+}  // namespace
+
 Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
   const DateTimeParts p = t.parts();
+  const bool time = t.is_time();
   const int64_t daynr = DayNumber(p.year, p.month, p.day);
   const int weekday = static_cast<int>((daynr + 5) % 7);  // 0 = Monday (calc_weekday)
-  const int hour12 = p.hour % 12 == 0 ? 12 : p.hour % 12;
-  std::string out;
+  const int hour12 = (p.hour % 24 + 11) % 12 + 1;
+  std::string out = p.negative ? "-" : "";
   for (size_t i = 0; i < format.size(); ++i) {
     if (format[i] != '%' || i + 1 == format.size()) {
       out += format[i];
       continue;
     }
     const char c = format[++i];
+    // A TIME has no day of the week or of the year, nor weeks: NULL, as MySQL's.
+    if (time && std::string_view("aDjUuVvWwXx").find(c) != std::string_view::npos) {
+      return Value::Null();
+    }
     switch (c) {
       case 'a':
         out += std::string(kDayNames[weekday]).substr(0, 3);
@@ -238,11 +267,11 @@ Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
         out += fmt::format("{:02}", p.month);
         break;
       case 'p':
-        out += p.hour < 12 ? "AM" : "PM";
+        out += p.hour % 24 < 12 ? "AM" : "PM";
         break;
       case 'r':
         out += fmt::format("{:02}:{:02}:{:02} {}", hour12, p.minute, p.second,
-                           p.hour < 12 ? "AM" : "PM");
+                           p.hour % 24 < 12 ? "AM" : "PM");
         break;
       case 'S':
       case 's':
@@ -285,6 +314,8 @@ Value DateFormat(const Temporal& t, const std::string& format, EvalState& st) {
   }
   return Value::String(std::move(out));
 }
+
+namespace {
 
 Value UnixTimestamp(const Value& v, const TimeZone& tz, EvalState& st) {
   std::optional<Temporal> t = DateArgument(v, st);
@@ -330,8 +361,9 @@ SqlResult<std::optional<Value>> BindStatementTime(const Expr& e, int64_t now_us,
   const bool datetime =
       n == "now" || n == "current_timestamp" || n == "localtime" || n == "localtimestamp";
   const bool date = n == "curdate" || n == "current_date";
+  const bool time = n == "curtime" || n == "current_time";
   const bool unix = n == "unix_timestamp" && e.args.empty();
-  if (!datetime && !date && !unix) return std::optional<Value>();
+  if (!datetime && !date && !time && !unix) return std::optional<Value>();
   if (now_us == 0) now_us = ClockMicros();
   if (unix) return std::optional<Value>(Value::Int(now_us / kUsPerSecond));
   int64_t fsp = 0;
@@ -358,6 +390,11 @@ SqlResult<std::optional<Value>> BindStatementTime(const Expr& e, int64_t now_us,
   }
   Temporal t = LocalNow(now_us, static_cast<int>(fsp), tz);
   if (date) t = MakeTemporal(Temporal::Type::kDate, 0, t.parts());
+  if (time) {
+    DateTimeParts p = t.parts();
+    p.year = p.month = p.day = 0;
+    t = MakeTemporal(Temporal::Type::kTime, t.fsp, p);
+  }
   return std::optional<Value>(Value::FromTemporal(t));
 }
 
@@ -396,12 +433,6 @@ Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       return Value::Int(p.month);
     case Func::kDayOfMonth:
       return Value::Int(p.day);
-    case Func::kHour:
-      return Value::Int(p.hour);
-    case Func::kMinute:
-      return Value::Int(p.minute);
-    case Func::kSecond:
-      return Value::Int(p.second);
     case Func::kDateFormat:
       return DateFormat(*t, a[1].ToString(), st);
     case Func::kDateDiff: {

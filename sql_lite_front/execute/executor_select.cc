@@ -1114,12 +1114,14 @@ ResultType DeclaredResultType(const ColumnDef& c) {
   if (c.type == ColumnType::kDateTime) return ResultType::kDateTime;
   if (c.type == ColumnType::kTimestamp) return ResultType::kTimestamp;
   if (c.type == ColumnType::kYear) return ResultType::kYear;
+  if (c.type == ColumnType::kTime) return ResultType::kTime;
   return ResultType::kText;
 }
 
 StatementResult::DeclaredColumn DeclaredResultColumn(const ColumnDef& c) {
   StatementResult::DeclaredColumn d;
-  if (c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp) {
+  if (c.type == ColumnType::kDateTime || c.type == ColumnType::kTimestamp ||
+      c.type == ColumnType::kTime) {
     d.fsp = static_cast<uint8_t>(c.length);
   }
   if ((c.type == ColumnType::kEnum || c.type == ColumnType::kSet) && c.members != nullptr) {
@@ -1208,6 +1210,7 @@ std::vector<ResultType> ResultColumnTypes(const std::vector<std::optional<Result
       case Value::Kind::kTemporal:
         types[i] = *temporal == Temporal::Type::kDate       ? ResultType::kDate
                    : *temporal == Temporal::Type::kDateTime ? ResultType::kDateTime
+                   : *temporal == Temporal::Type::kTime     ? ResultType::kTime
                                                             : ResultType::kYear;
         break;
       case Value::Kind::kNull:

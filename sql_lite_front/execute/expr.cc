@@ -24,6 +24,7 @@
 #include "sql_lite_front/execute/str_to_date.h"
 #include "sql_lite_front/execute/string_functions.h"
 #include "sql_lite_front/execute/subquery.h"
+#include "sql_lite_front/execute/time_functions.h"
 #include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
 #include "sql_lite_front/parse/row_constructor.h"
@@ -185,6 +186,15 @@ constexpr FuncInfo kFuncs[] = {
     {"last_day", Func::kLastDay, 1, 1},
     {"makedate", Func::kMakeDate, 2, 2},
     {"from_days", Func::kFromDays, 1, 1},
+    {"time", Func::kTimeOf, 1, 1},
+    {"timediff", Func::kTimeDiff, 2, 2},
+    {"time_to_sec", Func::kTimeToSec, 1, 1},
+    {"sec_to_time", Func::kSecToTime, 1, 1},
+    {"addtime", Func::kAddTime, 2, 2},
+    {"subtime", Func::kSubTime, 2, 2},
+    {"maketime", Func::kMakeTime, 3, 3},
+    {"time_format", Func::kTimeFormat, 2, 2},
+    {"microsecond", Func::kMicrosecond, 1, 1},
 };
 
 std::string TextOf(const Value& v) { return v.is_string() ? v.as_string() : v.ToString(); }
@@ -561,9 +571,6 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
     case Func::kYear:
     case Func::kMonth:
     case Func::kDayOfMonth:
-    case Func::kHour:
-    case Func::kMinute:
-    case Func::kSecond:
     case Func::kDateFormat:
     case Func::kDateAdd:
     case Func::kDateSub:
@@ -579,6 +586,7 @@ Value EvalFunction(const BoundExpr& e, const Row& row, EvalState& st) {
       if (IsMathFunction(e.func)) return EvalMathFunction(e, row, st);
       if (IsStringFunction(e.func)) return EvalStringFunction(e, row, st);
       if (IsCalendarFunction(e.func)) return EvalCalendarFunction(e, row, st);
+      if (IsTimeFunction(e.func)) return EvalTimeFunction(e, row, st);
       return EvalTextFunction(e, row, st);
   }
   return Value::Null();
@@ -756,7 +764,8 @@ BindScope ScopeForTable(const TableDef& def, std::string_view alias) {
     s.column_types.push_back(IsIntegerType(c.type)            ? TypeClass::kInt
                              : c.type == ColumnType::kDouble  ? TypeClass::kDouble
                              : c.type == ColumnType::kDecimal ? TypeClass::kDecimal
-                             : IsTemporalType(c.type) || c.type == ColumnType::kYear
+                             : IsTemporalType(c.type) || c.type == ColumnType::kYear ||
+                                     c.type == ColumnType::kTime
                                  ? TypeClass::kTemporal
                                  : TypeClass::kString);
   }

@@ -158,12 +158,22 @@ enum class Func : uint8_t {
   kLastDay,
   kMakeDate,
   kFromDays,
+  // Time functions (time_functions.h), kTimeOf .. kMicrosecond; HOUR, MINUTE and SECOND too.
+  kTimeOf,  // TIME(x)
+  kTimeDiff,
+  kTimeToSec,
+  kSecToTime,
+  kAddTime,
+  kSubTime,
+  kMakeTime,
+  kTimeFormat,
+  kMicrosecond,
 };
 
 // The type class MySQL gives an expression's result (Item::result_type()), where binding
 // knows it: what CASE, IF, IFNULL, COALESCE and NULLIF aggregate their results by
 // (expr_type.h). kUnknown when binding cannot tell (an aggregate's, a system table's column).
-// kTemporal: a DATE or DATETIME (MySQL's result type is a string, its field type a date).
+// kTemporal: a DATE, DATETIME or TIME (MySQL's result type is a string, its field type a date).
 enum class TypeClass : uint8_t { kUnknown, kNull, kInt, kDecimal, kDouble, kString, kTemporal };
 
 // kStdPop .. kVarSamp: the population and sample standard deviation and variance (doubles, as

@@ -164,6 +164,16 @@ Typed FunctionType(const BoundExpr& b) {
     case Func::kMakeDate:
     case Func::kFromDays:
       return {TypeClass::kTemporal, 0};
+    case Func::kTimeOf:
+    case Func::kTimeDiff:
+    case Func::kSecToTime:
+    case Func::kMakeTime:
+      return {TypeClass::kTemporal, 0};
+    case Func::kTimeToSec:
+    case Func::kMicrosecond:
+      return {TypeClass::kInt, 0};
+    case Func::kTimeFormat:
+      return {TypeClass::kString, 0};
     case Func::kUnixTimestamp:
       return {};  // an integer, or a decimal for an argument with fractional seconds
     case Func::kSign:
@@ -292,6 +302,7 @@ void InferType(BoundExpr* b, const BindScope& scope) {
           break;
         case CastTarget::Type::kDate:
         case CastTarget::Type::kDateTime:
+        case CastTarget::Type::kTime:
           t.type = TypeClass::kTemporal;
           break;
         default:

@@ -122,6 +122,9 @@ std::optional<ColumnDef> ExactType(const PreparedSelect& p, const BoundExpr& e) 
       def.length = static_cast<uint32_t>(std::max<size_t>(int_digits, 1) + scale);
     } else if (v.is_double()) {
       def.type = ColumnType::kDouble;
+    } else if (v.is_temporal() && v.as_temporal().is_time()) {  // CURTIME()
+      def.type = ColumnType::kTime;
+      def.length = v.as_temporal().fsp;
     } else {
       return std::nullopt;
     }
@@ -165,6 +168,19 @@ std::optional<ColumnDef> ExactType(const PreparedSelect& p, const BoundExpr& e) 
   if (e.type == TypeClass::kDouble) {
     def.type = ColumnType::kDouble;
     def.nullable = MayBeNull(p, e);
+    return def;
+  }
+  if (e.kind == BoundExpr::Kind::kCast && e.cast.type == CastTarget::Type::kTime) {
+    def.type = ColumnType::kTime;
+    def.length = static_cast<uint32_t>(std::max<int64_t>(e.cast.length, 0));
+    return def;
+  }
+  if (e.kind == BoundExpr::Kind::kFunction &&
+      (e.func == Func::kTimeOf || e.func == Func::kTimeDiff || e.func == Func::kSecToTime ||
+       e.func == Func::kMakeTime)) {
+    // A TIME; its fsp is the largest its arguments may give.
+    def.type = ColumnType::kTime;
+    def.length = 6;
     return def;
   }
   return std::nullopt;

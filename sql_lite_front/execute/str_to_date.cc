@@ -219,10 +219,11 @@ class Scanner {
   Read* r_;
 };
 
-Value Incorrect(EvalState& st, const std::string& text) {
+// `type`: "datetime", or "time" for a format of a time alone (MySQL names the result's type).
+Value Incorrect(EvalState& st, const std::string& text, std::string_view type = "datetime") {
   st.warnings.push_back(
       SqlWarning{"Warning", kErWrongValueForType,
-                 fmt::format("Incorrect datetime value: '{}' for function str_to_date", text)});
+                 fmt::format("Incorrect {} value: '{}' for function str_to_date", type, text)});
   return Value::Null();
 }
 
@@ -242,31 +243,25 @@ Value StrToDate(const Value& text_value, const Value& format_value, EvalState& s
     }
     return Value::Null();
   }
-  if (!r.has_date) {
-    if (!st.error.has_value()) {
-      st.error = SqlErr(kErNotSupportedYet, "This version of minnow doesn't yet support ",
-                        "'STR_TO_DATE with a format of a time alone (TIME)'");
-    }
-    return Value::Null();
-  }
-  if (!matched) return Incorrect(st, text);
+  const std::string_view type = r.has_date ? "datetime" : "time";
+  if (!matched) return Incorrect(st, text, type);
   DateTimeParts& p = r.p;
   if (r.hour12 >= 0) {
-    if (r.hour12 < 1 || r.hour12 > 12) return Incorrect(st, text);
+    if (r.hour12 < 1 || r.hour12 > 12) return Incorrect(st, text, type);
     p.hour = r.hour12 % 12 + (r.pm == 1 ? 12 : 0);
   } else if (r.pm >= 0) {
-    return Incorrect(st, text);  // %p needs a 12-hour clock
+    return Incorrect(st, text, type);  // %p needs a 12-hour clock
   }
   if (r.day_of_year > 0) {
-    if (r.day_of_year > 366) return Incorrect(st, text);
+    if (r.day_of_year > 366) return Incorrect(st, text, type);
     const DateTimeParts d = FromDayNumber(DayNumber(p.year, 1, 1) + r.day_of_year - 1);
-    if (d.year != p.year) return Incorrect(st, text);
+    if (d.year != p.year) return Incorrect(st, text, type);
     p.month = d.month;
     p.day = d.day;
   }
   if (p.month > 12 || p.day > 31 || p.hour > 23 || p.minute > 59 || p.second > 59 ||
       (p.month > 0 && p.day > DaysInMonth(p.year, p.month))) {
-    return Incorrect(st, text);
+    return Incorrect(st, text, type);
   }
   const std::string_view rest = scan.rest();
   bool only_spaces = true;
@@ -274,7 +269,12 @@ Value StrToDate(const Value& text_value, const Value& format_value, EvalState& s
   if (!only_spaces) {
     st.warnings.push_back(
         SqlWarning{"Warning", kErTruncatedWrongValue,
-                   fmt::format("Truncated incorrect datetime value: '{}'", text)});
+                   fmt::format("Truncated incorrect {} value: '{}'", type, text)});
+  }
+  if (!r.has_date) {  // a format of a time alone: a TIME
+    p.year = p.month = p.day = 0;
+    return Value::FromTemporal(
+        MakeTemporal(Temporal::Type::kTime, static_cast<uint8_t>(r.has_fraction ? 6 : 0), p));
   }
   if (!r.has_time) return Value::FromTemporal(MakeTemporal(Temporal::Type::kDate, 0, p));
   return Value::FromTemporal(

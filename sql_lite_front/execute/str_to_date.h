@@ -13,8 +13,8 @@
 // %f, else 0). Text that does not match, or a date that does not exist ('2024-02-30'), is NULL
 // with warning 1411 "Incorrect datetime value: '..' for function str_to_date"; text left over
 // after the format is warning 1292 "Truncated incorrect datetime value: '..'" with the value
-// read. A format with no date specifier (MySQL's TIME result) is refused with 1235, as minnow
-// has no TIME type.
+// read. A format with no date specifier gives a TIME (fsp 6 with %f), its messages naming a
+// "time" value.
 
 #include "sql_lite_front/execute/expr.h"
 

@@ -51,10 +51,11 @@ struct CastTarget {
     kDecimal,
     kDouble,
     kDate,
-    kDateTime
+    kDateTime,
+    kTime,
   };
   Type type = Type::kSigned;
-  int64_t length = -1;            // CHAR(n) / BINARY(n); -1 when not given; DATETIME(fsp)
+  int64_t length = -1;  // CHAR(n) / BINARY(n); -1 when not given; DATETIME(fsp), TIME(fsp)
   int precision = 10, scale = 0;  // DECIMAL(m[, d])
   // CONVERT(x USING cs), CHAR CHARACTER SET cs: cs lower-cased; empty: the connection's.
   std::string charset;

@@ -43,38 +43,18 @@ constexpr TypeName kTypes[] = {
     {"DECIMAL", ColumnType::kDecimal},     {"NUMERIC", ColumnType::kDecimal},
     {"DEC", ColumnType::kDecimal},         {"FIXED", ColumnType::kDecimal},
     {"ENUM", ColumnType::kEnum},           {"SET", ColumnType::kSet},
+    {"TIME", ColumnType::kTime},
 };
 
 // Types minnow does not have: refused with 1235 naming them, never stored as another type.
 // (FLOAT is 4 bytes and BINARY pads with 0x00 in MySQL; the sized TEXT/BLOB types have their own
 // limits: none of them is a DOUBLE, CHAR or TEXT.)
 constexpr std::string_view kUnsupportedTypes[] = {
-    "FLOAT",
-    "FLOAT4",
-    "BINARY",
-    "VARBINARY",
-    "TINYTEXT",
-    "MEDIUMTEXT",
-    "LONGTEXT",
-    "TINYBLOB",
-    "MEDIUMBLOB",
-    "LONGBLOB",
-    "TIME",
-    "JSON",
-    "BIT",
-    "GEOMETRY",
-    "POINT",
-    "LINESTRING",
-    "POLYGON",
-    "MULTIPOINT",
-    "MULTILINESTRING",
-    "MULTIPOLYGON",
-    "GEOMETRYCOLLECTION",
-    "SERIAL",
-    "NATIONAL",
-    "NCHAR",
-    "NVARCHAR",
-    "LONG",
+    "FLOAT",      "FLOAT4",     "BINARY",          "VARBINARY",    "TINYTEXT",
+    "MEDIUMTEXT", "LONGTEXT",   "TINYBLOB",        "MEDIUMBLOB",   "LONGBLOB",
+    "JSON",       "BIT",        "GEOMETRY",        "POINT",        "LINESTRING",
+    "POLYGON",    "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION",
+    "SERIAL",     "NATIONAL",   "NCHAR",           "NVARCHAR",     "LONG",
 };
 
 }  // namespace
@@ -159,6 +139,7 @@ SqlStatus Parser::ParseColumnType(ColumnDef* def) {
       break;
     case ColumnType::kDateTime:
     case ColumnType::kTimestamp:
+    case ColumnType::kTime:
       SQL_RETURN_IF_ERROR(parse_length(false));
       if (def->length > 6) {
         return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(def->length),

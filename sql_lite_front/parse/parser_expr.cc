@@ -532,8 +532,8 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         result = ParseCase(begin);
       } else if (upper == "INTERVAL") {
         return NotSupported("INTERVAL");
-      } else if ((upper == "CURRENT_TIMESTAMP" || upper == "CURRENT_DATE" || upper == "LOCALTIME" ||
-                  upper == "LOCALTIMESTAMP") &&
+      } else if ((upper == "CURRENT_TIMESTAMP" || upper == "CURRENT_DATE" ||
+                  upper == "CURRENT_TIME" || upper == "LOCALTIME" || upper == "LOCALTIMESTAMP") &&
                  !IsOp("(", 1)) {
         // The niladic forms: CURRENT_TIMESTAMP is CURRENT_TIMESTAMP().
         auto fn = std::make_unique<Expr>();
@@ -823,10 +823,10 @@ SqlStatus Parser::ParseCastType(CastTarget* out) {
     Skip();
     out->type = Type::kDouble;
     if (word == "DOUBLE") AcceptKw("PRECISION");
-  } else if (word == "DATE" || word == "DATETIME") {
+  } else if (word == "DATE" || word == "DATETIME" || word == "TIME") {
     Skip();
-    out->type = word == "DATE" ? Type::kDate : Type::kDateTime;
-    if (word == "DATETIME") {
+    out->type = word == "DATE" ? Type::kDate : word == "TIME" ? Type::kTime : Type::kDateTime;
+    if (word != "DATE") {
       SQL_ASSIGN_OR_RETURN(out->length, length());
       if (out->length > 6) {
         return SqlErr(kErTooBigPrecision, "Too-big precision ", std::to_string(out->length),
@@ -834,10 +834,10 @@ SqlStatus Parser::ParseCastType(CastTarget* out) {
       }
       if (out->length < 0) out->length = 0;
     }
-  } else if (word == "TIME" || word == "JSON" || word == "FLOAT" || word == "NCHAR" ||
-             word == "YEAR" || word == "NATIONAL" || word == "POINT" || word == "LINESTRING" ||
-             word == "POLYGON" || word == "MULTIPOINT" || word == "MULTILINESTRING" ||
-             word == "MULTIPOLYGON" || word == "GEOMETRYCOLLECTION") {
+  } else if (word == "JSON" || word == "FLOAT" || word == "NCHAR" || word == "YEAR" ||
+             word == "NATIONAL" || word == "POINT" || word == "LINESTRING" || word == "POLYGON" ||
+             word == "MULTIPOINT" || word == "MULTILINESTRING" || word == "MULTIPOLYGON" ||
+             word == "GEOMETRYCOLLECTION") {
     return NotSupported("CAST to " + word);
   } else {
     return SyntaxError();

@@ -576,6 +576,9 @@ uint32_t KeyLength(const TableDef& def, int index, uint32_t parts) {
       case ColumnType::kYear:
         len += 1;
         break;
+      case ColumnType::kTime:  // MySQL's TIME2: 3 bytes and the fraction's
+        len += 3 + (c.length + 1) / 2;
+        break;
       case ColumnType::kEnum:
       case ColumnType::kSet:
         len += EnumSetBytes(c.type, c.members->names.size());

@@ -106,6 +106,7 @@ TypeFigures FiguresOf(const ColumnDef& col) {
     case ColumnType::kDate:
     case ColumnType::kDateTime:
     case ColumnType::kTimestamp:
+    case ColumnType::kTime:
     case ColumnType::kYear:
       return f;  // DATETIME_PRECISION instead (YEAR: neither)
       return f;  // DATETIME_PRECISION instead
@@ -177,7 +178,8 @@ SqlResult<SystemTable> Columns(ExecContext& ctx) {
           std::move(f.octet_length),
           std::move(f.precision),
           std::move(f.scale),
-          col.type == ColumnType::kDateTime || col.type == ColumnType::kTimestamp
+          col.type == ColumnType::kDateTime || col.type == ColumnType::kTimestamp ||
+                  col.type == ColumnType::kTime
               ? Int(col.length)
               : Value::Null(),  // DATETIME_PRECISION
           IsCharacterType(col.type) ? Str(std::string(col.EffectiveCollation().charset))

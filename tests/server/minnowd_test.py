@@ -566,6 +566,13 @@ def decode_binary_row(row, types):
         elif t == 0x0d:
             out.append(struct.unpack("<H", row[at:at + 2])[0])
             at += 2
+        elif t == 0x0b:
+            n_bytes = row[at]
+            b = row[at + 1:at + 1 + n_bytes] + bytes(12 - n_bytes)
+            neg, days, h, mi, se, us = struct.unpack("<BIBBBI", b)
+            out.append(("-" if neg else "") + f"{days * 24 + h:02}:{mi:02}:{se:02}" +
+                       (f".{us:06}" if us else "") if n_bytes else "zero")
+            at += 1 + n_bytes
         elif t in (0x0a, 0x0c, 0x07):
             n_bytes = row[at]
             b = row[at + 1:at + 1 + n_bytes] + bytes(11 - n_bytes)
@@ -647,6 +654,70 @@ def test_temporal_types(port):
                           "-26:03:04", 1987], (types, got))
     s.close()
     cur.execute("DROP TABLE tt")
+    c.close()
+
+
+def test_time_type(port):
+    """TIME columns go as MYSQL_TYPE_TIME with TIME(fsp)'s decimals and length; PyMySQL reads
+    them as timedeltas; the binary protocol sends MySQL's TIME struct (0, 8 or 12 bytes: sign,
+    days, h, m, s, us), and a bound TIME parameter is stored into a TIME column."""
+    c = connect(port)
+    cur = c.cursor()
+    cur.execute("CREATE TABLE tm (id int NOT NULL PRIMARY KEY, t time, t3 time(3))")
+    cur.execute("INSERT INTO tm VALUES (1, '-838:59:59', '100:00:00.125'), "
+                "(2, '00:00:00', '-00:00:01.5'), (3, NULL, '49:02:03')")
+    c.commit()
+    cur.execute("SELECT t, t3, CAST('10:11:12' AS TIME) FROM tm ORDER BY id")
+    rows = cur.fetchall()
+    check("time: text-protocol column types",
+          [d[1] for d in cur.description] == [0x0b, 0x0b, 0x0b], cur.description)
+    check("time: PyMySQL decodes timedeltas",
+          rows == ((-datetime.timedelta(hours=838, minutes=59, seconds=59),
+                    datetime.timedelta(hours=100, microseconds=125000),
+                    datetime.timedelta(hours=10, minutes=11, seconds=12)),
+                   (datetime.timedelta(0), -datetime.timedelta(seconds=1, microseconds=500000),
+                    datetime.timedelta(hours=10, minutes=11, seconds=12)),
+                   (None, datetime.timedelta(hours=49, minutes=2, seconds=3),
+                    datetime.timedelta(hours=10, minutes=11, seconds=12))), rows)
+    check("time: TIME(3)'s decimals and length", cur.description[1][3:6] == (14, 14, 3),
+          cur.description[1])
+    s, _ = raw_login(port)
+    r = prepare(s, "SELECT id, t, t3 FROM tm WHERE id <= ? ORDER BY id")
+    check("time ps: PREPARE tells TIME", isinstance(r, tuple) and r[2] == [0x08, 0x0b, 0x0b], r)
+    if isinstance(r, tuple):
+        send(s, b"\x17" + struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" +
+             struct.pack("<Hq", 8, 3))
+        _, count = recv_packet(s)
+        packets, err = read_result_packets(s)
+        fields = [column_fields(p) for p in packets[:3]] if err is None else err
+        check("time ps: column flags, decimals and lengths",
+              err is None and fields[1:] == [(0x0b, 128, 0, 10), (0x0b, 128, 3, 14)], fields)
+        types = [f[0] for f in fields] if err is None else []
+        got = [decode_binary_row(p, types) for p in packets[3:]] if err is None else err
+        check("time ps: binary TIME values (12, 8 and 0 bytes)",
+              got == [[1, "-838:59:59", "100:00:00.125000"], [2, "zero", "-00:00:01.500000"],
+                      [3, None, "49:02:03"]], got)
+        raw = packets[3] if err is None else b""
+        check("time ps: -838:59:59 is 8 bytes: negative, 34 days, 22:59:59",
+              raw[10:19] == b"\x08\x01" + struct.pack("<I", 34) + bytes([22, 59, 59]), raw)
+        r = prepare(s, "INSERT INTO tm VALUES (?, ?, ?)")
+        if isinstance(r, tuple):
+            body = struct.pack("<IBI", r[0], 0, 1) + b"\x00\x01" + \
+                struct.pack("<HHH", 0x08, 0x0b, 0x0b) + struct.pack("<q", 4) + \
+                b"\x08" + struct.pack("<BIBBB", 1, 1, 2, 3, 4) + \
+                b"\x0c" + struct.pack("<BIBBBI", 0, 0, 5, 6, 7, 890000)
+            send(s, b"\x17" + body)
+            _, ok = recv_packet(s)
+            check("time ps: INSERT of bound TIME parameters", ok is not None and ok[0] == 0, ok)
+    s.close()
+    c.commit()  # a new read view, which sees the row the other connection inserted
+    cur.execute("SELECT t, t3 FROM tm WHERE id = 4")
+    got = cur.fetchall()
+    check("time ps: the bound TIMEs stored",
+          got == ((-datetime.timedelta(hours=26, minutes=3, seconds=4),
+                   datetime.timedelta(hours=5, minutes=6, seconds=7, microseconds=890000)),),
+          got)
+    cur.execute("DROP TABLE tm")
     c.close()
 
 
@@ -1044,6 +1115,7 @@ def main():
         test_prepared_parsed_once(srv.port)
         test_temporal_types(srv.port)
         test_column_metadata(srv.port)
+        test_time_type(srv.port)
         test_disconnect_releases_locks(srv.port)
         test_killed_client_releases_locks(srv.port)
         test_reset_connection(srv.port)

@@ -42,6 +42,10 @@ TABLES = {
     "big": "CREATE TABLE big (id int PRIMARY KEY, pad varchar(1000)) ENGINE=InnoDB",
     "empty_one": "CREATE TABLE empty_one (a int) ENGINE=MyISAM",
     "order": "CREATE TABLE `order` (`col ``x` int NOT NULL, PRIMARY KEY (`col ``x`))",
+    "times": """CREATE TABLE times (
+  id int NOT NULL, t time, t6 time(6) NOT NULL DEFAULT '-01:02:03.500000',
+  PRIMARY KEY (id), KEY t (t)
+) ENGINE=InnoDB""",
 }
 
 ALL_BYTES = bytes(range(256))
@@ -77,6 +81,9 @@ def fill(port):
     cur.executemany("INSERT INTO big VALUES (%s, %s)",
                     [(n, f"{n:06d}" + "p" * 900) for n in range(1, 1601)])
     cur.execute("INSERT INTO `order` VALUES (1), (2)")
+    cur.execute("INSERT INTO times VALUES (1, '-838:59:59', '838:59:58.999999'), "
+                "(2, '00:00:00', '-00:00:00.000001'), (3, NULL, '100:00:00')")
+    cur.execute("INSERT INTO times (id) VALUES (4)")
     c.close()
 
 

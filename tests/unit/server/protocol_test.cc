@@ -410,3 +410,18 @@ TEST_CASE("binary-protocol dates are as short as their value allows", "[server]"
   CHECK_FALSE(EncodeBinaryDateTime("2024-02-29 13:14:15.1234567").has_value());
   CHECK_FALSE(EncodeBinaryDateTime("abc").has_value());
 }
+
+TEST_CASE("binary-protocol TIMEs: sign, days, h, m, s, µs", "[server]") {
+  using namespace std::string_literals;
+  CHECK(*EncodeBinaryTime("00:00:00") == "\x00"s);
+  CHECK(*EncodeBinaryTime("00:00:00.000") == "\x00"s);
+  CHECK(*EncodeBinaryTime("10:11:12") == "\x08\x00\x00\x00\x00\x00\x0a\x0b\x0c"s);
+  // 838 hours: 34 days and 22 hours.
+  CHECK(*EncodeBinaryTime("-838:59:59") == "\x08\x01\x22\x00\x00\x00\x16\x3b\x3b"s);
+  CHECK(*EncodeBinaryTime("-00:00:01.5") ==
+        "\x0c\x01\x00\x00\x00\x00\x00\x00\x01\x20\xa1\x07\x00"s);
+  CHECK_FALSE(EncodeBinaryTime("10:11").has_value());
+  CHECK_FALSE(EncodeBinaryTime("1:02:03").has_value());
+  CHECK_FALSE(EncodeBinaryTime("10:11:12.").has_value());
+  CHECK_FALSE(EncodeBinaryTime("2024-02-29 13:14:15").has_value());
+}

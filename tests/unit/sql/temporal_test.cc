@@ -108,6 +108,98 @@ TEST_CASE("packed values and keys order as the dates do", "[sql][temporal]") {
   }
 }
 
+std::string Time(std::string_view s, uint8_t fsp = 0) {
+  const TimeParse p = ParseTimeText(s);
+  if (!p.micros.has_value()) return p.out_of_range ? "out of range" : "invalid";
+  std::string out = FormatTemporal(MakeTime(*p.micros, fsp));
+  if (p.clipped) out += " clipped";
+  if (p.trailing) out += " trailing";
+  return out;
+}
+
+std::string TimeNumber(int64_t n) {
+  const TimeParse p = ParseTimeNumber(n);
+  if (!p.micros.has_value()) return "invalid";
+  return FormatTemporal(MakeTime(*p.micros, 0)) + (p.clipped ? " clipped" : "");
+}
+
+TEST_CASE("TIME text is read as MySQL's str_to_time reads it", "[sql][temporal]") {
+  CHECK(Time("10:11:12") == "10:11:12");
+  CHECK(Time(" -01:02:03 ") == "-01:02:03");
+  CHECK(Time("1 02:03:04") == "26:03:04");
+  CHECK(Time("3 4") == "00:00:03 trailing");  // one number, then more
+  CHECK(Time("3 4:5") == "76:05:00");
+  CHECK(Time("10:11") == "10:11:00");
+  CHECK(Time("12") == "00:00:12");
+  CHECK(Time("101112") == "10:11:12");
+  CHECK(Time("1112") == "00:11:12");
+  CHECK(Time("10:11:12.123456", 6) == "10:11:12.123456");
+  CHECK(Time("10:11:12.5") == "10:11:13");
+  CHECK(Time("-00:00:00.5", 0) == "-00:00:01");
+  CHECK(Time("838:59:59") == "838:59:59");
+  CHECK(Time("838:59:59.5", 1) == "838:59:59.0 clipped");
+  CHECK(Time("839:00:00") == "838:59:59 clipped");
+  CHECK(Time("-5000:00:00") == "-838:59:59 clipped");
+  CHECK(Time("10:60:00") == "out of range");
+  CHECK(Time("10:00:60") == "out of range");
+  CHECK(Time("abc") == "invalid");
+  CHECK(Time("10:11:12x") == "10:11:12 trailing");
+  CHECK(Time("2024-01-05 13:14:15.5", 1) == "13:14:15.5");  // a DATETIME's time of day
+  CHECK(Time("2024-01-05") == "00:20:24 trailing");         // not a DATETIME: 2024 is HHMMSS
+}
+
+TEST_CASE("TIME numbers are read as MySQL's number_to_time reads them", "[sql][temporal]") {
+  CHECK(TimeNumber(101112) == "10:11:12");
+  CHECK(TimeNumber(-10) == "-00:00:10");
+  CHECK(TimeNumber(0) == "00:00:00");
+  CHECK(TimeNumber(8385959) == "838:59:59");
+  CHECK(TimeNumber(8385960) == "838:59:59 clipped");
+  CHECK(TimeNumber(-9000000) == "-838:59:59 clipped");
+  CHECK(TimeNumber(1060) == "invalid");
+  CHECK(TimeNumber(20240105131415) == "13:14:15");  // a DATETIME's number
+}
+
+TEST_CASE("TIME values print, count and sort as MySQL's", "[sql][temporal]") {
+  const Temporal t = MakeTime(-((int64_t{26} * 3600 + 3 * 60 + 4) * 1000000 + 500000), 1);
+  CHECK(FormatTemporal(t) == "-26:03:04.5");
+  CHECK(TemporalToInt(t) == -260305);
+  CHECK(TemporalToDouble(t) == -260304.5);
+  CHECK(t.parts().hour == 26);
+  CHECK(t.parts().negative);
+  CHECK(FormatTemporal(MakeTime(kMaxTimeMicros + 1, 0)) == "838:59:59");
+  ColumnDef time;
+  time.type = ColumnType::kTime;
+  time.length = 6;
+  time.nullable = false;
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    const auto range = static_cast<uint64_t>(2 * kMaxTimeMicros + 1);
+    const Temporal a =
+        MakeTime(static_cast<int64_t>(rng() * uint64_t{4294967296} % range) - kMaxTimeMicros, 6);
+    const Temporal b = MakeTime(static_cast<int64_t>(rng() % 7200000000) - 3600000000, 6);
+    std::string ka, kb;
+    AppendKeyColumn(time, Value::FromTemporal(a), &ka);
+    AppendKeyColumn(time, Value::FromTemporal(b), &kb);
+    REQUIRE(ka.size() == 6);
+    REQUIRE((ka < kb) == (a.packed < b.packed));
+    REQUIRE(Value::Compare(Value::FromTemporal(a), Value::FromTemporal(b)) ==
+            (a.packed < b.packed   ? -1
+             : a.packed > b.packed ? 1
+                                   : 0));
+    size_t pos = 0;
+    REQUIRE(*DecodeKeyColumn(time, ka, &pos) == Value::FromTemporal(a));
+  }
+}
+
+TEST_CASE("a TIME on a date carries into the days", "[sql][temporal]") {
+  const DateTimeParts day{2024, 2, 28};
+  Temporal out;
+  REQUIRE(TimeOnDate(MakeTime(int64_t{49} * 3600 * 1000000, 0), day, &out));
+  CHECK(FormatTemporal(out) == "2024-03-01 01:00:00");
+  REQUIRE(TimeOnDate(MakeTime(-int64_t{1} * 1000000, 0), day, &out));
+  CHECK(FormatTemporal(out) == "2024-02-27 23:59:59");
+}
+
 TEST_CASE("time zones: SYSTEM and offsets in MySQL's range", "[sql][temporal]") {
   CHECK(ParseTimeZone("system")->system);
   CHECK(ParseTimeZone("+01:00")->offset_s == 3600);
