@@ -1101,6 +1101,25 @@ SqlResult<BoundExpr> BindRowOperand(const Expr& side, size_t width, BindScope& s
   return o;
 }
 
+// Per element of rows `operands` (kRow each; another kind counts as unknown elements), a
+// comparison node with the collation its elements compare under, appended to b->args.
+SqlStatus AddElementCollations(BinaryOp op, const std::vector<const BoundExpr*>& operands,
+                               size_t width, BoundExpr* b) {
+  std::vector<BoundExpr> comparisons;
+  for (size_t i = 0; i < width; ++i) {
+    BoundExpr c;
+    c.kind = BoundExpr::Kind::kBinary;
+    c.binary_op = op;
+    for (const BoundExpr* o : operands)
+      c.args.push_back(o->kind == BoundExpr::Kind::kRow ? o->args[i] : Literal(Value::Null()));
+    SQL_RETURN_IF_ERROR(DeriveCollation(&c));
+    c.args.clear();
+    comparisons.push_back(std::move(c));
+  }
+  for (BoundExpr& c : comparisons) b->args.push_back(std::move(c));
+  return SqlStatus::OK();
+}
+
 // A comparison that MayCompareRows, when it does compare rows (a row constructor, or a
 // subquery of more than one column): kRowComparison. nullopt for scalars after all.
 SqlResult<std::optional<BoundExpr>> BindRowComparison(const Expr& e, BindScope& scope,
@@ -1155,20 +1174,43 @@ SqlResult<std::optional<BoundExpr>> BindRowComparison(const Expr& e, BindScope& 
     b.args.push_back(std::move(o));
   }
   // Each element pair's collation, as its scalar comparison derives it.
-  for (size_t i = 0; i < widths[0]; ++i) {
-    BoundExpr c;
-    c.kind = BoundExpr::Kind::kBinary;
-    c.binary_op = e.binary_op;
-    for (size_t side = 0; side < 2; ++side) {
-      const BoundExpr& o = b.args[side];
-      c.args.push_back(o.kind == BoundExpr::Kind::kRow ? o.args[i] : Literal(Value::Null()));
-    }
-    SQL_RETURN_IF_ERROR(DeriveCollation(&c));
-    c.args.clear();
-    b.args.push_back(std::move(c));
-  }
+  const std::vector<const BoundExpr*> operands = {&b.args[0], &b.args[1]};
+  SQL_RETURN_IF_ERROR(AddElementCollations(e.binary_op, operands, widths[0], &b));
   b.type = TypeClass::kInt;
   return std::optional<BoundExpr>(std::move(b));
+}
+
+// An IN list of rows the parser left as written (an operand that may change between
+// evaluations, RowsAsScalars): kRowIn, or the scalar form for nested rows.
+SqlResult<BoundExpr> BindRowIn(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                               const char* clause, bool inside_aggregate) {
+  SQL_RETURN_IF_ERROR(CheckRowOperands(e));
+  std::vector<const Expr*> list;
+  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.args[i].get());
+  for (const ExprPtr& element : e.args[0]->args) {
+    if (element->kind == Expr::Kind::kRow) {
+      ExprPtr scalar = RowInList(*e.args[0], list, e.negated, e.text);
+      return Bind(*scalar, scope, ctx, clause, inside_aggregate);
+    }
+  }
+  BoundExpr b;
+  b.kind = BoundExpr::Kind::kRowIn;
+  b.negated = e.negated;
+  for (const ExprPtr& r : e.args) {
+    BoundExpr o;
+    o.kind = BoundExpr::Kind::kRow;
+    for (const ExprPtr& element : r->args) {
+      SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*element, scope, ctx, clause, inside_aggregate));
+      o.args.push_back(std::move(x));
+    }
+    b.args.push_back(std::move(o));
+  }
+  std::vector<const BoundExpr*> operands;
+  for (const BoundExpr& o : b.args) operands.push_back(&o);
+  const size_t width = e.args[0]->args.size();
+  SQL_RETURN_IF_ERROR(AddElementCollations(BinaryOp::kEq, operands, width, &b));
+  b.type = TypeClass::kInt;
+  return b;
 }
 
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
@@ -1201,6 +1243,8 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
                          BindRowComparison(e, scope, ctx, clause, inside_aggregate));
     if (rows.has_value()) return std::move(*rows);
   }
+  if (e.kind == Expr::Kind::kIn && e.subquery == nullptr && e.args[0]->kind == Expr::Kind::kRow)
+    return BindRowIn(e, scope, ctx, clause, inside_aggregate);
   SQL_RETURN_IF_ERROR(CheckRowOperands(e));
   BoundExpr b;
   b.negated = e.negated;
@@ -1444,12 +1488,9 @@ std::vector<Value> RowValues(const BoundExpr& o, const Row& row, EvalState& st) 
 // MySQL's compare_row: the elements in order, the first difference decides; a NULL makes
 // < <= > >= NULL at once, = and <> NULL unless a later element differs; <=> is true when
 // every pair is equal or both NULL.
-Value EvalRowComparison(const BoundExpr& e, const Row& row, EvalState& st) {
-  const std::vector<Value> l = RowValues(e.args[0], row, st);
-  const std::vector<Value> r = RowValues(e.args[1], row, st);
-  const size_t n = e.args.size() - 2;
-  if (l.size() < n || r.size() < n) return Value::Null();
-  const BinaryOp op = e.binary_op;
+Value CompareRows(BinaryOp op, const std::vector<Value>& l, const std::vector<Value>& r,
+                  const BoundExpr* collations, size_t n) {
+  if (l.size() < n || r.size() < n) return Value::Null();  // an error was recorded
   bool saw_null = false;
   for (size_t i = 0; i < n; ++i) {
     if (l[i].is_null() || r[i].is_null()) {
@@ -1461,7 +1502,7 @@ Value EvalRowComparison(const BoundExpr& e, const Row& row, EvalState& st) {
       saw_null = true;
       continue;
     }
-    const int c = CompareUnder(l[i], r[i], CollationOf(e.args[2 + i]));
+    const int c = CompareUnder(l[i], r[i], CollationOf(collations[i]));
     if (c != 0)
       return CompareValues(op == BinaryOp::kNullSafeEq ? BinaryOp::kEq : op, Value::Int(c),
                            Value::Int(0));
@@ -1469,6 +1510,30 @@ Value EvalRowComparison(const BoundExpr& e, const Row& row, EvalState& st) {
   if (saw_null) return Value::Null();
   return Bool(op == BinaryOp::kEq || op == BinaryOp::kNullSafeEq || op == BinaryOp::kLe ||
               op == BinaryOp::kGe);
+}
+
+Value EvalRowComparison(const BoundExpr& e, const Row& row, EvalState& st) {
+  const std::vector<Value> l = RowValues(e.args[0], row, st);
+  const std::vector<Value> r = RowValues(e.args[1], row, st);
+  return CompareRows(e.binary_op, l, r, &e.args[2], e.args.size() - 2);
+}
+
+// row IN (r1, r2, ...): true at the first equal row, else NULL if one compared NULL.
+Value EvalRowIn(const BoundExpr& e, const Row& row, EvalState& st) {
+  const std::vector<Value> l = RowValues(e.args[0], row, st);
+  const size_t n = e.args[0].args.size();
+  const size_t rows = e.args.size() - n;
+  bool saw_null = false;
+  for (size_t i = 1; i < rows; ++i) {
+    const Value eq = CompareRows(BinaryOp::kEq, l, RowValues(e.args[i], row, st), &e.args[rows], n);
+    if (eq.is_null()) {
+      saw_null = true;
+    } else if (eq.IsTrue()) {
+      return Bool(!e.negated);
+    }
+  }
+  if (saw_null) return Value::Null();
+  return Bool(e.negated);
 }
 
 }  // namespace
@@ -1574,6 +1639,8 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       return EvalCast(e, Eval(e.args[0], row, st), st);
     case BoundExpr::Kind::kRowComparison:
       return EvalRowComparison(e, row, st);
+    case BoundExpr::Kind::kRowIn:
+      return EvalRowIn(e, row, st);
     case BoundExpr::Kind::kRow:  // only inside a row comparison
     case BoundExpr::Kind::kRowSubquery:
       return Value::Null();

@@ -232,6 +232,9 @@ struct BoundExpr {
     kRow,
     // A correlated row subquery: correlated's EvaluateRow of the args' values.
     kRowSubquery,
+    // row [NOT] IN (row, ...), the operand evaluated once: args[0] the operand and then each
+    // list row (kRow), then per element a comparison node carrying its collation.
+    kRowIn,
   };
   Kind kind = Kind::kLiteral;
   Value value;      // kLiteral

@@ -357,7 +357,17 @@ SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const E
         rows.push_back(LiteralRow(row, e.text));
         list.push_back(rows.back().get());
       }
-      out = RowInList(*e.args[0], list, e.negated, e.text);
+      if (IsVolatile(*e.args[0])) {
+        // An operand that may change is evaluated once: an IN list of rows binding compares.
+        out = std::make_unique<Expr>();
+        out->kind = Expr::Kind::kIn;
+        out->negated = e.negated;
+        out->args.push_back(CloneExpr(*e.args[0]));
+        for (ExprPtr& r : rows) out->args.push_back(std::move(r));
+        out->text = e.text;
+      } else {
+        out = RowInList(*e.args[0], list, e.negated, e.text);
+      }
     }
     made_.push_back(std::move(out));
     return made_.back().get();

@@ -152,7 +152,12 @@ SqlResult<ExprPtr> Parser::RowsAsScalars(ExprPtr node) {
   operands.erase(operands.begin());
   // Shapes that do not fit stay as written: binding raises 1241 (after the tables resolve).
   if (RowShapeError(first, operands).has_value()) return node;
-  if (in) return RowInList(first, operands, node->negated, node->text);
+  if (in) {
+    // RowInList names the operand once per list row: one that may change is compared by
+    // binding instead.
+    if (IsVolatile(first)) return node;
+    return RowInList(first, operands, node->negated, node->text);
+  }
   // < <= > >= name the leading elements twice: with one that may change, binding compares
   // the rows instead.
   const bool ordering = node->binary_op != BinaryOp::kEq &&
