@@ -306,6 +306,7 @@ void OwnSubqueries(const Expr& e, std::vector<const SelectStmt*>* out) {
   for (const ExprPtr& a : e.args) {
     if (a != nullptr) OwnSubqueries(*a, out);
   }
+  for (const ExprPtr& o : e.order_by) OwnSubqueries(*o, out);  // GROUP_CONCAT's
   if (e.subquery != nullptr) out->push_back(e.subquery.get());
 }
 
@@ -502,6 +503,12 @@ SqlResult<size_t> Explainer::Unit(ExecContext& ctx, const SelectStmt& unit, Unit
   size_t reach = SIZE_MAX;
   std::string ids;
   const auto& parts = unit.union_of->parts;
+  for (const OrderItem& o : unit.order_by) {
+    if (ContainsSubquery(*o.expr))
+      return SqlErr(kErNotSupportedYet,
+                    "This version of minnow doesn't yet support 'EXPLAIN of subqueries in a "
+                    "UNION's ORDER BY'");
+  }
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i]->union_of != nullptr)
       return SqlErr(kErNotSupportedYet,
