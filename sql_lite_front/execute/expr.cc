@@ -1073,13 +1073,159 @@ SqlStatus CheckRowOperands(const Expr& e) {
   return SqlStatus::OK();
 }
 
+SqlError NoSubqueriesHere() {
+  return SqlErr(kErNotSupportedYet,
+                "This version of minnow doesn't yet support 'subqueries in INSERT ... VALUES "
+                "and SET'");
+}
+
+// One operand of a row comparison, `width` columns: a kRow of its bound elements, or a
+// correlated row subquery's kRowSubquery.
+SqlResult<BoundExpr> BindRowOperand(const Expr& side, size_t width, BindScope& scope,
+                                    const ExecContext& ctx, const char* clause,
+                                    bool inside_aggregate) {
+  const Expr* source = &side;
+  BoundExpr o;
+  if (side.kind == Expr::Kind::kSubquery) {
+    SQL_ASSIGN_OR_RETURN(SubqueryResolver::Bound r,
+                         ctx.subqueries->BindRow(ctx, side, scope, width));
+    if (r.correlated != nullptr) {
+      o.kind = BoundExpr::Kind::kRowSubquery;
+      o.correlated = std::move(r.correlated);
+      for (size_t column : r.outer_columns) o.args.push_back(ColumnRef(column, scope, true));
+      return o;
+    }
+    source = r.resolved;
+  }
+  o.kind = BoundExpr::Kind::kRow;
+  if (source->kind != Expr::Kind::kRow) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*source, scope, ctx, clause, inside_aggregate));
+    o.args.push_back(std::move(x));
+    return o;
+  }
+  for (const ExprPtr& element : source->args) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*element, scope, ctx, clause, inside_aggregate));
+    o.args.push_back(std::move(x));
+  }
+  return o;
+}
+
+// Per element of rows `operands` (kRow each; another kind counts as unknown elements), a
+// comparison node with the collation its elements compare under, appended to b->args.
+SqlStatus AddElementCollations(BinaryOp op, const std::vector<const BoundExpr*>& operands,
+                               size_t width, BoundExpr* b) {
+  std::vector<BoundExpr> comparisons;
+  for (size_t i = 0; i < width; ++i) {
+    BoundExpr c;
+    c.kind = BoundExpr::Kind::kBinary;
+    c.binary_op = op;
+    for (const BoundExpr* o : operands)
+      c.args.push_back(o->kind == BoundExpr::Kind::kRow ? o->args[i] : Literal(Value::Null()));
+    SQL_RETURN_IF_ERROR(DeriveCollation(&c));
+    c.args.clear();
+    comparisons.push_back(std::move(c));
+  }
+  for (BoundExpr& c : comparisons) b->args.push_back(std::move(c));
+  return SqlStatus::OK();
+}
+
+// A comparison that MayCompareRows, when it does compare rows (a row constructor, or a
+// subquery of more than one column): kRowComparison. nullopt for scalars after all.
+SqlResult<std::optional<BoundExpr>> BindRowComparison(const Expr& e, BindScope& scope,
+                                                      const ExecContext& ctx, const char* clause,
+                                                      bool inside_aggregate) {
+  size_t widths[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const Expr& side = *e.args[i];
+    widths[i] = RowWidth(side);
+    if (side.kind != Expr::Kind::kSubquery) continue;
+    if (ctx.subqueries == nullptr) return NoSubqueriesHere();
+    SQL_ASSIGN_OR_RETURN(widths[i], ctx.subqueries->Width(ctx, side, scope));
+  }
+  const bool row = e.args[0]->kind == Expr::Kind::kRow || e.args[1]->kind == Expr::Kind::kRow;
+  if (!row && widths[0] == 1 && widths[1] == 1) return std::optional<BoundExpr>();
+  if (widths[0] != widths[1])
+    return SqlErr(kErOperandColumns, "Operand should contain ", std::to_string(widths[0]),
+                  " column(s)");
+  const bool subquery =
+      e.args[0]->kind == Expr::Kind::kSubquery || e.args[1]->kind == Expr::Kind::kSubquery;
+  if (!subquery) {
+    // Two row constructors the parser left as written (see RowsAsScalars): nested rows
+    // compare as their scalar form.
+    SQL_RETURN_IF_ERROR(CheckRowOperands(e));
+    for (const ExprPtr& side : e.args) {
+      for (const ExprPtr& element : side->args) {
+        if (element->kind == Expr::Kind::kRow) {
+          ExprPtr scalar = RowComparison(e.binary_op, *e.args[0], *e.args[1], e.text);
+          SQL_ASSIGN_OR_RETURN(BoundExpr b, Bind(*scalar, scope, ctx, clause, inside_aggregate));
+          return std::optional<BoundExpr>(std::move(b));
+        }
+      }
+    }
+  }
+  // A subquery's columns are scalars: 1241 for a row element beside one, naming the left
+  // element's width.
+  for (size_t i = 0; i < widths[0]; ++i) {
+    const auto element_width = [&](const Expr& side) {
+      return side.kind == Expr::Kind::kRow ? RowWidth(*side.args[i]) : size_t{1};
+    };
+    const size_t left = element_width(*e.args[0]);
+    if (left != element_width(*e.args[1]))
+      return SqlErr(kErOperandColumns, "Operand should contain ", std::to_string(left),
+                    " column(s)");
+  }
+  BoundExpr b;
+  b.kind = BoundExpr::Kind::kRowComparison;
+  b.binary_op = e.binary_op;
+  for (const ExprPtr& side : e.args) {
+    SQL_ASSIGN_OR_RETURN(BoundExpr o,
+                         BindRowOperand(*side, widths[0], scope, ctx, clause, inside_aggregate));
+    b.args.push_back(std::move(o));
+  }
+  // Each element pair's collation, as its scalar comparison derives it.
+  const std::vector<const BoundExpr*> operands = {&b.args[0], &b.args[1]};
+  SQL_RETURN_IF_ERROR(AddElementCollations(e.binary_op, operands, widths[0], &b));
+  b.type = TypeClass::kInt;
+  return std::optional<BoundExpr>(std::move(b));
+}
+
+// An IN list of rows the parser left as written (an operand that may change between
+// evaluations, RowsAsScalars): kRowIn, or the scalar form for nested rows.
+SqlResult<BoundExpr> BindRowIn(const Expr& e, BindScope& scope, const ExecContext& ctx,
+                               const char* clause, bool inside_aggregate) {
+  SQL_RETURN_IF_ERROR(CheckRowOperands(e));
+  std::vector<const Expr*> list;
+  for (size_t i = 1; i < e.args.size(); ++i) list.push_back(e.args[i].get());
+  for (const ExprPtr& element : e.args[0]->args) {
+    if (element->kind == Expr::Kind::kRow) {
+      ExprPtr scalar = RowInList(*e.args[0], list, e.negated, e.text);
+      return Bind(*scalar, scope, ctx, clause, inside_aggregate);
+    }
+  }
+  BoundExpr b;
+  b.kind = BoundExpr::Kind::kRowIn;
+  b.negated = e.negated;
+  for (const ExprPtr& r : e.args) {
+    BoundExpr o;
+    o.kind = BoundExpr::Kind::kRow;
+    for (const ExprPtr& element : r->args) {
+      SQL_ASSIGN_OR_RETURN(BoundExpr x, Bind(*element, scope, ctx, clause, inside_aggregate));
+      o.args.push_back(std::move(x));
+    }
+    b.args.push_back(std::move(o));
+  }
+  std::vector<const BoundExpr*> operands;
+  for (const BoundExpr& o : b.args) operands.push_back(&o);
+  const size_t width = e.args[0]->args.size();
+  SQL_RETURN_IF_ERROR(AddElementCollations(BinaryOp::kEq, operands, width, &b));
+  b.type = TypeClass::kInt;
+  return b;
+}
+
 SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ctx,
                           const char* clause, bool inside_aggregate) {
   if (IsSubqueryNode(e)) {
-    if (ctx.subqueries == nullptr)
-      return SqlErr(kErNotSupportedYet,
-                    "This version of minnow doesn't yet support 'subqueries in INSERT ... VALUES "
-                    "and SET'");
+    if (ctx.subqueries == nullptr) return NoSubqueriesHere();
     SQL_ASSIGN_OR_RETURN(SubqueryResolver::Bound r, ctx.subqueries->Bind(ctx, e, scope));
     if (r.correlated == nullptr) return Bind(*r.resolved, scope, ctx, clause, inside_aggregate);
     // Run per row: its operand and the outer columns it reads are the node's args.
@@ -1101,6 +1247,13 @@ SqlResult<BoundExpr> Bind(const Expr& e, BindScope& scope, const ExecContext& ct
     InferType(&c, scope);
     return c;
   }
+  if (MayCompareRows(e)) {
+    SQL_ASSIGN_OR_RETURN(std::optional<BoundExpr> rows,
+                         BindRowComparison(e, scope, ctx, clause, inside_aggregate));
+    if (rows.has_value()) return std::move(*rows);
+  }
+  if (e.kind == Expr::Kind::kIn && e.subquery == nullptr && e.args[0]->kind == Expr::Kind::kRow)
+    return BindRowIn(e, scope, ctx, clause, inside_aggregate);
   SQL_RETURN_IF_ERROR(CheckRowOperands(e));
   BoundExpr b;
   b.negated = e.negated;
@@ -1330,6 +1483,70 @@ void SeedEvalState(EvalState* state) {
       static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count()));
 }
 
+namespace {
+
+// A row comparison operand's values: its elements', or its subquery's row.
+std::vector<Value> RowValues(const BoundExpr& o, const Row& row, EvalState& st) {
+  std::vector<Value> v;
+  v.reserve(o.args.size());
+  for (const BoundExpr& a : o.args) v.push_back(Eval(a, row, st));
+  if (o.kind == BoundExpr::Kind::kRowSubquery) return o.correlated->EvaluateRow(v, st);
+  return v;
+}
+
+// MySQL's compare_row: the elements in order, the first difference decides; a NULL makes
+// < <= > >= NULL at once, = and <> NULL unless a later element differs; <=> is true when
+// every pair is equal or both NULL.
+Value CompareRows(BinaryOp op, const std::vector<Value>& l, const std::vector<Value>& r,
+                  const BoundExpr* collations, size_t n) {
+  if (l.size() < n || r.size() < n) return Value::Null();  // an error was recorded
+  bool saw_null = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (l[i].is_null() || r[i].is_null()) {
+      if (op == BinaryOp::kNullSafeEq) {
+        if (l[i].is_null() != r[i].is_null()) return Bool(false);
+        continue;
+      }
+      if (op != BinaryOp::kEq && op != BinaryOp::kNe) return Value::Null();
+      saw_null = true;
+      continue;
+    }
+    const int c = CompareUnder(l[i], r[i], CollationOf(collations[i]));
+    if (c != 0)
+      return CompareValues(op == BinaryOp::kNullSafeEq ? BinaryOp::kEq : op, Value::Int(c),
+                           Value::Int(0));
+  }
+  if (saw_null) return Value::Null();
+  return Bool(op == BinaryOp::kEq || op == BinaryOp::kNullSafeEq || op == BinaryOp::kLe ||
+              op == BinaryOp::kGe);
+}
+
+Value EvalRowComparison(const BoundExpr& e, const Row& row, EvalState& st) {
+  const std::vector<Value> l = RowValues(e.args[0], row, st);
+  const std::vector<Value> r = RowValues(e.args[1], row, st);
+  return CompareRows(e.binary_op, l, r, &e.args[2], e.args.size() - 2);
+}
+
+// row IN (r1, r2, ...): true at the first equal row, else NULL if one compared NULL.
+Value EvalRowIn(const BoundExpr& e, const Row& row, EvalState& st) {
+  const std::vector<Value> l = RowValues(e.args[0], row, st);
+  const size_t n = e.args[0].args.size();
+  const size_t rows = e.args.size() - n;
+  bool saw_null = false;
+  for (size_t i = 1; i < rows; ++i) {
+    const Value eq = CompareRows(BinaryOp::kEq, l, RowValues(e.args[i], row, st), &e.args[rows], n);
+    if (eq.is_null()) {
+      saw_null = true;
+    } else if (eq.IsTrue()) {
+      return Bool(!e.negated);
+    }
+  }
+  if (saw_null) return Value::Null();
+  return Bool(e.negated);
+}
+
+}  // namespace
+
 Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
   switch (e.kind) {
     case BoundExpr::Kind::kLiteral:
@@ -1429,6 +1646,13 @@ Value Eval(const BoundExpr& e, const Row& row, EvalState& st) {
       return EvalCase(e, row, st);
     case BoundExpr::Kind::kCast:
       return EvalCast(e, Eval(e.args[0], row, st), st);
+    case BoundExpr::Kind::kRowComparison:
+      return EvalRowComparison(e, row, st);
+    case BoundExpr::Kind::kRowIn:
+      return EvalRowIn(e, row, st);
+    case BoundExpr::Kind::kRow:  // only inside a row comparison
+    case BoundExpr::Kind::kRowSubquery:
+      return Value::Null();
     case BoundExpr::Kind::kCorrelatedSubquery: {
       std::vector<Value> args;
       args.reserve(e.args.size());

@@ -209,6 +209,9 @@ class CorrelatedSubquery {
   virtual ~CorrelatedSubquery() = default;
   virtual Value Evaluate(const std::vector<Value>& args, const Collation& c,
                          EvalState& state) const = 0;
+  // A row subquery's: its one row's values (all NULL for no row; 1242 for more than one).
+  virtual std::vector<Value> EvaluateRow(const std::vector<Value>& args,
+                                         EvalState& state) const = 0;
 };
 
 struct BoundExpr {
@@ -232,6 +235,16 @@ struct BoundExpr {
     // A subquery that reads columns of the blocks around it, run per row: correlated's
     // Evaluate of the args' values.
     kCorrelatedSubquery,
+    // A row comparison whose elements are each evaluated once (MySQL's compare_row): binary_op
+    // over args[0] and args[1], each a kRow (its elements as args) or a kRowSubquery; then per
+    // element, a comparison node whose collation that element compares under (no args).
+    kRowComparison,
+    kRow,
+    // A correlated row subquery: correlated's EvaluateRow of the args' values.
+    kRowSubquery,
+    // row [NOT] IN (row, ...), the operand evaluated once: args[0] the operand and then each
+    // list row (kRow), then per element a comparison node carrying its collation.
+    kRowIn,
   };
   Kind kind = Kind::kLiteral;
   Value value;      // kLiteral

@@ -211,7 +211,8 @@ std::string RefName(const Planning& pl, const BoundExpr& v) {
   if ((tables & ~pl.const_tables) == 0) return "const";
   if (v.kind == BoundExpr::Kind::kColumn) {
     const size_t t = pl.table_of[v.column];
-    return pl.plan->from_tables[t]->def.schema + "." + pl.plan->as_named[t] + "." +
+    const std::string& schema = pl.plan->from_tables[t]->def.schema;  // empty: a derived table
+    return (schema.empty() ? "" : schema + ".") + pl.plan->as_named[t] + "." +
            pl.plan->columns[v.column]->name;
   }
   return "func";

@@ -104,7 +104,7 @@ bool SameArg(const Value& a, const Value& b) {
 class CorrelatedRun final : public CorrelatedSubquery {
  public:
   CorrelatedRun(const ExecContext& ctx, const Expr& e, const BindScope& scope,
-                std::vector<size_t> columns, std::optional<LockMode> lock)
+                std::vector<size_t> columns, std::optional<LockMode> lock, size_t row_width = 0)
       : ctx_(ctx),
         query_(e.subquery),
         kind_(e.kind),
@@ -114,7 +114,8 @@ class CorrelatedRun final : public CorrelatedSubquery {
         operand_width_(
             e.kind == Expr::Kind::kSubquery || e.kind == Expr::Kind::kExists ? 0 : OperandWidth(e)),
         columns_(std::move(columns)),
-        lock_(lock) {
+        lock_(lock),
+        row_width_(row_width) {
     // The blocks' scopes, kept for the runs (those bound by the caller may move or end).
     for (const BindScope* s : ctx.outer_scopes) scopes_.push_back(NameScope(*s));
     scopes_.push_back(NameScope(scope));
@@ -125,27 +126,7 @@ class CorrelatedRun final : public CorrelatedSubquery {
   }
 
   Value Evaluate(const std::vector<Value>& args, const Collation& c, EvalState& st) const override {
-    const size_t first = operand_width_;
-    bool same = ran_ && last_.size() + first == args.size();
-    for (size_t i = first; same && i < args.size(); ++i) same = SameArg(last_[i - first], args[i]);
-    if (!same) {
-      ExecContext sub = ctx_;
-      const size_t depth = scopes_.size() - 1;
-      for (size_t i = 0; i < columns_.size(); ++i)
-        sub.outer_values.push_back({{depth, columns_[i]}, args[first + i]});
-      // Its own subqueries are bound afresh: their outer references' values change per run.
-      sub.subqueries = std::make_shared<SubqueryResolver>(lock_);
-      SqlResult<SelectOutput> out = RunSelect(sub, *query_, lock_);
-      if (!out.ok()) {
-        if (!st.error.has_value()) st.error = out.error();
-        ran_ = false;
-        return Value::Null();
-      }
-      for (SqlWarning& w : out->warnings) st.warnings.push_back(std::move(w));
-      rows_ = std::move(out->rows);
-      last_.assign(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
-      ran_ = true;
-    }
+    if (!Refresh(args, st)) return Value::Null();
     switch (kind_) {
       case Expr::Kind::kSubquery:
         if (rows_.size() > 1) {
@@ -161,7 +142,44 @@ class CorrelatedRun final : public CorrelatedSubquery {
     }
   }
 
+  std::vector<Value> EvaluateRow(const std::vector<Value>& args, EvalState& st) const override {
+    std::vector<Value> nulls(row_width_, Value::Null());
+    if (!Refresh(args, st)) return nulls;
+    if (rows_.size() > 1) {
+      if (!st.error.has_value())
+        st.error = SqlErr(kErSubqueryNo1Row, "Subquery returns more than 1 row");
+      return nulls;
+    }
+    return rows_.empty() ? nulls : rows_[0];
+  }
+
  private:
+  // Runs the block for the outer values in args (after the operand's), unless the last run
+  // had the same; false (the error in st) if it failed.
+  bool Refresh(const std::vector<Value>& args, EvalState& st) const {
+    const size_t first = operand_width_;
+    bool same = ran_ && last_.size() + first == args.size();
+    for (size_t i = first; same && i < args.size(); ++i) same = SameArg(last_[i - first], args[i]);
+    if (same) return true;
+    ExecContext sub = ctx_;
+    const size_t depth = scopes_.size() - 1;
+    for (size_t i = 0; i < columns_.size(); ++i)
+      sub.outer_values.push_back({{depth, columns_[i]}, args[first + i]});
+    // Its own subqueries are bound afresh: their outer references' values change per run.
+    sub.subqueries = std::make_shared<SubqueryResolver>(lock_);
+    SqlResult<SelectOutput> out = RunSelect(sub, *query_, lock_);
+    if (!out.ok()) {
+      if (!st.error.has_value()) st.error = out.error();
+      ran_ = false;
+      return false;
+    }
+    for (SqlWarning& w : out->warnings) st.warnings.push_back(std::move(w));
+    rows_ = std::move(out->rows);
+    last_.assign(args.begin() + static_cast<std::ptrdiff_t>(first), args.end());
+    ran_ = true;
+    return true;
+  }
+
   // The parts of a scope that name resolution reads.
   static std::unique_ptr<BindScope> NameScope(const BindScope& s) {
     auto c = std::make_unique<BindScope>();
@@ -213,6 +231,7 @@ class CorrelatedRun final : public CorrelatedSubquery {
   size_t operand_width_;  // the operand's args: 0 (scalar subquery, EXISTS), 1, a row's width
   std::vector<size_t> columns_;  // of the innermost scope, the args after the operand
   std::optional<LockMode> lock_;
+  size_t row_width_;  // a row subquery's select list width (0: not one)
   // The last run's outer values and rows.
   mutable bool ran_ = false;
   mutable std::vector<Value> last_;
@@ -262,6 +281,44 @@ SqlResult<SubqueryResolver::Bound> SubqueryResolver::Bind(const ExecContext& ctx
   return b;
 }
 
+SqlResult<size_t> SubqueryResolver::Width(const ExecContext& ctx, const Expr& e,
+                                          const BindScope& scope) {
+  auto it = results_.find(e.subquery.get());
+  if (it != results_.end()) return it->second.columns;
+  SQL_ASSIGN_OR_RETURN(Correlation c, Discover(ctx, *e.subquery, scope));
+  return c.width;
+}
+
+SqlResult<SubqueryResolver::Bound> SubqueryResolver::BindRow(const ExecContext& ctx, const Expr& e,
+                                                             const BindScope& scope, size_t width) {
+  Bound b;
+  const auto wrong_width = [&] {
+    return SqlErr(kErOperandColumns, "Operand should contain ", std::to_string(width),
+                  " column(s)");
+  };
+  if (results_.find(e.subquery.get()) == results_.end()) {
+    SQL_ASSIGN_OR_RETURN(Correlation c, Discover(ctx, *e.subquery, scope));
+    if (c.width != width) return wrong_width();
+    if (!c.columns.empty()) {
+      b.correlated = std::make_shared<CorrelatedRun>(ctx, e, scope, c.columns, lock_, width);
+      b.outer_columns = std::move(c.columns);
+      return b;
+    }
+  }
+  SQL_ASSIGN_OR_RETURN(const Rows* r, Run(ctx, *e.subquery, scope));
+  if (r->columns != width) return wrong_width();
+  if (r->rows.size() > 1) return SqlErr(kErSubqueryNo1Row, "Subquery returns more than 1 row");
+  const std::vector<Value> row =
+      r->rows.empty() ? std::vector<Value>(width, Value::Null()) : r->rows[0];
+  ExprPtr out = std::make_unique<Expr>();
+  out->kind = Expr::Kind::kRow;
+  for (const Value& v : row) out->args.push_back(LiteralExpr(v, e.text));
+  out->text = e.text;
+  made_.push_back(std::move(out));
+  b.resolved = made_.back().get();
+  return b;
+}
+
 SqlResult<const SubqueryResolver::Rows*> SubqueryResolver::Run(const ExecContext& ctx,
                                                                const SelectStmt& q,
                                                                const BindScope& scope) {
@@ -300,7 +357,17 @@ SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const E
         rows.push_back(LiteralRow(row, e.text));
         list.push_back(rows.back().get());
       }
-      out = RowInList(*e.args[0], list, e.negated, e.text);
+      if (IsVolatile(*e.args[0])) {
+        // An operand that may change is evaluated once: an IN list of rows binding compares.
+        out = std::make_unique<Expr>();
+        out->kind = Expr::Kind::kIn;
+        out->negated = e.negated;
+        out->args.push_back(CloneExpr(*e.args[0]));
+        for (ExprPtr& r : rows) out->args.push_back(std::move(r));
+        out->text = e.text;
+      } else {
+        out = RowInList(*e.args[0], list, e.negated, e.text);
+      }
     }
     made_.push_back(std::move(out));
     return made_.back().get();
@@ -349,6 +416,39 @@ SqlResult<const Expr*> SubqueryResolver::Resolve(const ExecContext& ctx, const E
 
 SqlStatus SubqueryResolver::ResolveInPlace(const ExecContext& ctx, ExprPtr* node,
                                            const BindScope& scope) {
+  if (MayCompareRows(**node)) {
+    Expr& cmp = **node;
+    size_t widths[2];
+    for (size_t i = 0; i < 2; ++i) {
+      const Expr& side = *cmp.args[i];
+      widths[i] = RowWidth(side);
+      if (side.kind == Expr::Kind::kSubquery) {
+        SQL_ASSIGN_OR_RETURN(widths[i], Width(ctx, side, scope));
+      }
+    }
+    const bool rows = widths[0] > 1 || widths[1] > 1 || cmp.args[0]->kind == Expr::Kind::kRow ||
+                      cmp.args[1]->kind == Expr::Kind::kRow;
+    if (rows) {
+      if (widths[0] != widths[1])
+        return SqlErr(kErOperandColumns, "Operand should contain ", std::to_string(widths[0]),
+                      " column(s)");
+      for (ExprPtr& side : cmp.args) {
+        if (side->kind == Expr::Kind::kSubquery) {
+          SQL_ASSIGN_OR_RETURN(Bound b, BindRow(ctx, *side, scope, widths[0]));
+          if (b.resolved != nullptr) side = CloneExpr(*b.resolved);
+        } else {
+          SQL_RETURN_IF_ERROR(ResolveInPlace(ctx, &side, scope));
+        }
+      }
+      // = <=> <> name each element once: their scalar form is what the planner reads.
+      const bool single = cmp.binary_op == BinaryOp::kEq ||
+                          cmp.binary_op == BinaryOp::kNullSafeEq || cmp.binary_op == BinaryOp::kNe;
+      if (single && cmp.args[0]->kind == Expr::Kind::kRow &&
+          cmp.args[1]->kind == Expr::Kind::kRow && SameRowShape(*cmp.args[0], *cmp.args[1]))
+        *node = RowComparison(cmp.binary_op, *cmp.args[0], *cmp.args[1], cmp.text);
+      return SqlStatus::OK();
+    }
+  }
   if (IsSubqueryNode(**node)) {
     SQL_ASSIGN_OR_RETURN(Bound b, Bind(ctx, **node, scope));
     if (b.resolved != nullptr) *node = CloneExpr(*b.resolved);

@@ -52,8 +52,19 @@ class SubqueryResolver {
     std::vector<size_t> outer_columns;
   };
   SqlResult<Bound> Bind(const ExecContext& ctx, const Expr& e, const BindScope& scope);
+  // Row subqueries, (a, b) op (SELECT x, y ...): the select list's width of subquery node `e`
+  // (a kSubquery) bound inside `scope`.
+  SqlResult<size_t> Width(const ExecContext& ctx, const Expr& e, const BindScope& scope);
+  // `e` compared with a row of `width` columns (1241 when its select list has another
+  // width): uncorrelated, `resolved` is its one row as a row constructor of literals (NULLs
+  // for no row; 1242 for more than one); else `correlated` is its runtime, whose EvaluateRow
+  // gives the row per outer row (the outer columns' values its args, outer_columns).
+  SqlResult<Bound> BindRow(const ExecContext& ctx, const Expr& e, const BindScope& scope,
+                           size_t width);
   // A copy of `e` with every uncorrelated subquery node replaced by what it stands for (for
-  // the planner, which reads literals); correlated ones stay.
+  // the planner, which reads literals); correlated ones stay. A row comparison with a row
+  // subquery gets its row of literals (and, for = <=> <>, the element comparisons that
+  // row_constructor.h writes for it).
   SqlResult<ExprPtr> ResolveTree(const ExecContext& ctx, const Expr& e, const BindScope& scope);
 
  private:

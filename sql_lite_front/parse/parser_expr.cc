@@ -141,14 +141,29 @@ SqlResult<ExprPtr> Parser::RowsAsScalars(ExprPtr node) {
   bool rows = false;
   for (const Expr* a : operands) rows = rows || a->kind == Expr::Kind::kRow;
   if (!rows) return node;
+  const bool in = node->kind == Expr::Kind::kIn;
   for (const Expr* a : operands) {
-    if (a->kind == Expr::Kind::kSubquery) return NotSupported("row subqueries");
+    if (a->kind != Expr::Kind::kSubquery) continue;
+    // A row subquery compared with a row: binding learns its width (row_constructor.h).
+    if (in) return NotSupported("row subqueries in an IN list");
+    return node;
   }
   const Expr& first = *operands[0];
   operands.erase(operands.begin());
   // Shapes that do not fit stay as written: binding raises 1241 (after the tables resolve).
   if (RowShapeError(first, operands).has_value()) return node;
-  if (node->kind == Expr::Kind::kIn) return RowInList(first, operands, node->negated, node->text);
+  if (in) {
+    // RowInList names the operand once per list row: one that may change is compared by
+    // binding instead.
+    if (IsVolatile(first)) return node;
+    return RowInList(first, operands, node->negated, node->text);
+  }
+  // < <= > >= name the leading elements twice: with one that may change, binding compares
+  // the rows instead.
+  const bool ordering = node->binary_op != BinaryOp::kEq &&
+                        node->binary_op != BinaryOp::kNullSafeEq &&
+                        node->binary_op != BinaryOp::kNe;
+  if (ordering && (IsVolatile(first) || IsVolatile(*operands[0]))) return node;
   return RowComparison(node->binary_op, first, *operands[0], node->text);
 }
 

@@ -56,6 +56,24 @@ std::optional<SqlError> ShapeError(const Expr& a, const Expr& b) {
 
 }  // namespace
 
+bool MayCompareRows(const Expr& e) {
+  if (e.kind != Expr::Kind::kBinary || e.binary_op > BinaryOp::kNullSafeEq) return false;
+  return e.args[0]->kind == Expr::Kind::kRow || e.args[1]->kind == Expr::Kind::kRow ||
+         e.args[0]->kind == Expr::Kind::kSubquery;
+}
+
+bool IsVolatile(const Expr& e) {
+  if (e.subquery != nullptr) return true;
+  if (e.kind == Expr::Kind::kFunction &&
+      (e.name == "rand" || e.name == "uuid" || e.name == "uuid_short" || e.name == "sysdate"))
+    return true;
+  if (e.kind == Expr::Kind::kVariable && !e.args.empty()) return true;  // @x := ...
+  for (const ExprPtr& a : e.args) {
+    if (a != nullptr && IsVolatile(*a)) return true;
+  }
+  return false;
+}
+
 size_t RowWidth(const Expr& e) { return e.kind == Expr::Kind::kRow ? e.args.size() : 1; }
 
 bool SameRowShape(const Expr& a, const Expr& b) { return !ShapeError(a, b).has_value(); }

@@ -28,6 +28,15 @@ size_t RowWidth(const Expr& e);
 // are scalars).
 bool SameRowShape(const Expr& a, const Expr& b);
 
+// True for a comparison (= <=> <> < <= > >=) that may compare rows: an operand is a row
+// constructor, or the left one a subquery (whose width binding learns).
+bool MayCompareRows(const Expr& e);
+
+// True if `e` may give another value each time it is evaluated (RAND(), UUID(), SYSDATE(), a
+// user variable assignment, a subquery): a row comparison that would name such an element
+// twice (< <= > >=) is left as written and compares the rows element by element.
+bool IsVolatile(const Expr& e);
+
 // `l op r` (op one of = <=> <> < <= > >=) for two operands of the same shape, at least one
 // of them a row, as scalar comparisons. Every node made carries `text`.
 ExprPtr RowComparison(BinaryOp op, const Expr& l, const Expr& r, const std::string& text);

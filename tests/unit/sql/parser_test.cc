@@ -140,7 +140,17 @@ TEST_CASE("row constructors become their scalar comparisons", "[parser]") {
 
   CHECK(MustFail("SELECT ROW(1)").code == kErParse);
   CHECK(MustFail("SELECT (1, 2) < ANY (SELECT a, b FROM t)").code == kErOperandColumns);
-  CHECK(MustFail("SELECT (1, 2) = (SELECT 1, 2)").message == NotSupported("row subqueries"));
+  CHECK(MustFail("SELECT (1, 2) IN ((SELECT 1, 2), (3, 4))").message ==
+        NotSupported("row subqueries in an IN list"));
+  // A row compared with a subquery stays as written (binding learns the subquery's width), and
+  // so does < of a row with an element that may change between evaluations.
+  st = MustParse("SELECT (a, b) = (SELECT 1, 2), (rand(), b) < (1, 2), (a, b) < (1, 2)");
+  const auto& rs = std::get<SelectStmt>(st);
+  CHECK(rs.items[0].expr->kind == Expr::Kind::kBinary);
+  CHECK(Arg(*rs.items[0].expr, 0).kind == Expr::Kind::kRow);
+  CHECK(Arg(*rs.items[0].expr, 1).kind == Expr::Kind::kSubquery);
+  CHECK(Arg(*rs.items[1].expr, 0).kind == Expr::Kind::kRow);
+  CHECK(rs.items[2].expr->binary_op == BinaryOp::kOr);
   // = ANY of a row is IN, <> ALL NOT IN.
   st = MustParse("SELECT (a, b) = ANY (SELECT 1, 2), (a, b) <> ALL (SELECT 1, 2)");
   const auto& q = std::get<SelectStmt>(st);
