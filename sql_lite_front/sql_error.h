@@ -144,6 +144,7 @@ enum ErrorCode : uint16_t {
   // UPDATE and DELETE.
   kErUpdateTableUsed = 1093,         // HY000 You can't specify target table '%s' for update in
                                      // FROM clause
+  kErNonUpdatableTable = 1288,       // HY000 The target table %s of the %s is not updatable
   kErMultiUpdateKeyConflict = 1706,  // HY000 Primary key/partition key update is not allowed
                                      // since the table is updated both as '%s' and '%s'.
 

@@ -190,6 +190,16 @@ SqlStatus RefuseWriteSubqueries(const Write& stmt) {
                 "This version of minnow doesn't yet support 'EXPLAIN of subqueries'");
 }
 
+template <typename Write>
+SqlStatus RefuseWriteDerivedTables(const Write& stmt) {
+  for (const DerivedTable* d : FromDerived(stmt.from_derived, stmt.joins)) {
+    if (d != nullptr)
+      return SqlErr(kErNotSupportedYet,
+                    "This version of minnow doesn't yet support 'EXPLAIN of derived tables'");
+  }
+  return SqlStatus::OK();
+}
+
 // True if a block of `stmt` reads a derived table.
 bool ReadsDerivedTable(const SelectStmt& stmt) {
   bool any = false;
@@ -306,11 +316,13 @@ SqlResult<StatementResult> ExecuteExplain(ExecContext& ctx, const ExplainStmt& s
   if (const auto* sel = std::get_if<SelectStmt>(&s)) {
     SQL_RETURN_IF_ERROR(ExplainSelect(ctx, *sel, &r));
   } else if (const auto* upd = std::get_if<UpdateStmt>(&s); upd != nullptr && upd->multi_table()) {
+    SQL_RETURN_IF_ERROR(RefuseWriteDerivedTables(*upd));
     SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*upd));
     PlannedMultiWrite planned;
     SQL_RETURN_IF_ERROR(PlanMultiUpdate(ctx, *upd, &planned));
     SQL_RETURN_IF_ERROR(ExplainMultiWrite(ctx, "UPDATE", planned, &r));
   } else if (const auto* del = std::get_if<DeleteStmt>(&s); del != nullptr && del->multi_table) {
+    SQL_RETURN_IF_ERROR(RefuseWriteDerivedTables(*del));
     SQL_RETURN_IF_ERROR(RefuseWriteSubqueries(*del));
     PlannedMultiWrite planned;
     SQL_RETURN_IF_ERROR(PlanMultiDelete(ctx, *del, &planned));
