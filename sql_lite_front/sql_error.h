@@ -74,6 +74,7 @@ enum ErrorCode : uint16_t {
   kErOptionPreventsStatement = 1290,  // HY000 The MySQL server is running with the %s option so it
                                       // cannot execute this statement
   kErTruncatedWrongValue = 1292,      // 22007 Truncated incorrect %s value: '%s'
+  kErWrongValue = 1525,               // HY000 Incorrect %s value: '%s'
   kErQueryInterrupted = 1317,         // 70100 Query execution was interrupted
   kErTruncatedWrongValueForField =
       1366,                     // HY000 Incorrect %s value: '%s' for column '%s' at row %ld
