@@ -122,6 +122,11 @@ std::optional<ColumnDef> ExactType(const PreparedSelect& p, const BoundExpr& e) 
       def.length = static_cast<uint32_t>(std::max<size_t>(int_digits, 1) + scale);
     } else if (v.is_double()) {
       def.type = ColumnType::kDouble;
+    } else if (v.is_temporal() && v.as_temporal().type != Temporal::Type::kYear) {
+      // DATE '...' / TIMESTAMP '...': DATE, DATETIME(the literal's fsp)
+      const bool date = v.as_temporal().type == Temporal::Type::kDate;
+      def.type = date ? ColumnType::kDate : ColumnType::kDateTime;
+      if (!date) def.length = v.as_temporal().fsp;
     } else {
       return std::nullopt;
     }
