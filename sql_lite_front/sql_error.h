@@ -74,6 +74,7 @@ enum ErrorCode : uint16_t {
   kErOptionPreventsStatement = 1290,  // HY000 The MySQL server is running with the %s option so it
                                       // cannot execute this statement
   kErTruncatedWrongValue = 1292,      // 22007 Truncated incorrect %s value: '%s'
+  kErWrongValue = 1525,               // HY000 Incorrect %s value: '%s'
   kErQueryInterrupted = 1317,         // 70100 Query execution was interrupted
   kErTruncatedWrongValueForField =
       1366,                     // HY000 Incorrect %s value: '%s' for column '%s' at row %ld
@@ -144,6 +145,7 @@ enum ErrorCode : uint16_t {
   // UPDATE and DELETE.
   kErUpdateTableUsed = 1093,         // HY000 You can't specify target table '%s' for update in
                                      // FROM clause
+  kErNonUpdatableTable = 1288,       // HY000 The target table %s of the %s is not updatable
   kErMultiUpdateKeyConflict = 1706,  // HY000 Primary key/partition key update is not allowed
                                      // since the table is updated both as '%s' and '%s'.
 

@@ -49,16 +49,31 @@ struct Collector {
       ForEachSubqueryBlock(e, [&](const SelectStmt& block) { AddSelect(block, &out->names); });
     });
   }
+  // A derived table's query reads its tables.
+  template <typename Write>
+  void DerivedTables(const Write& s) const {
+    for (const DerivedTable* d : FromDerived(s.from_derived, s.joins)) {
+      if (d != nullptr) AddSelect(*d->query, &out->names);
+    }
+  }
   void operator()(const UpdateStmt& s) const {
     Subqueries(s);
-    for (const TableName* t : FromTables(s.table, s.joins)) Written(*t);
+    DerivedTables(s);
+    const std::vector<const TableName*> tables = FromTables(s.table, s.joins);
+    const std::vector<const DerivedTable*> derived = FromDerived(s.from_derived, s.joins);
+    for (size_t t = 0; t < tables.size(); ++t) {
+      if (derived[t] == nullptr) Written(*tables[t]);
+    }
   }
   void operator()(const DeleteStmt& s) const {
     Subqueries(s);
     if (!s.multi_table) return Written(s.table);
+    DerivedTables(s);
     const std::vector<const TableName*> tables = FromTables(s.table, s.joins);
+    const std::vector<const DerivedTable*> derived = FromDerived(s.from_derived, s.joins);
     const std::vector<bool> written = DeletedTables(s);
     for (size_t t = 0; t < tables.size(); ++t) {
+      if (derived[t] != nullptr) continue;
       if (written[t]) {
         Written(*tables[t]);
       } else {

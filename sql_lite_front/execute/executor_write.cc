@@ -42,10 +42,14 @@ SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*
     if (!ContainsSubquery(*e)) continue;
     any = true;
     std::optional<SqlError> used;
-    ForEachSubqueryBlock(*e, [&](const SelectStmt& block) {
+    // A derived table's rows are materialized before the statement reads: its query may read
+    // a target table, as MySQL's materialized derived tables may.
+    ForEachSubqueryBlockOutsideDerived(*e, [&](const SelectStmt& block) {
       std::vector<const TableName*> read;
-      if (block.from.has_value()) read.push_back(&*block.from);
-      for (const JoinedTable& j : block.joins) read.push_back(&j.table);
+      if (block.from.has_value() && !block.from_derived.has_value()) read.push_back(&*block.from);
+      for (const JoinedTable& j : block.joins) {
+        if (!j.derived.has_value()) read.push_back(&j.table);
+      }
       for (const TableName* t : read) {
         for (const auto& [name, as_named] : written) {
           if (!used.has_value() && SameTable(*t, name))

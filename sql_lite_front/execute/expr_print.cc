@@ -11,6 +11,10 @@ namespace {
 
 std::string Literal(const Value& v) {
   if (v.is_null()) return "NULL";
+  if (v.is_temporal() && v.as_temporal().type != Temporal::Type::kYear) {  // a typed literal
+    return (v.as_temporal().type == Temporal::Type::kDate ? "DATE'" : "TIMESTAMP'") + v.ToString() +
+           "'";
+  }
   if (!v.is_string()) return v.ToString();
   std::string out = "'";
   for (char c : v.as_string()) {

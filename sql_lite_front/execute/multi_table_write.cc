@@ -16,22 +16,24 @@ namespace minnow::sql {
 namespace {
 
 // The statement's tables and WHERE as a SELECT's join (each table's lock set by the caller).
-SelectStmt JoinQuery(const TableName& table, const std::string& alias,
-                     const std::vector<JoinedTable>& joins, const ExprPtr& where) {
+template <typename Write>
+SelectStmt JoinQuery(const Write& stmt) {
   SelectStmt q;
-  q.from = table;
-  q.from_alias = alias;
-  for (const JoinedTable& j : joins) {
+  q.from = stmt.table;
+  q.from_alias = stmt.alias;
+  q.from_derived = stmt.from_derived;
+  for (const JoinedTable& j : stmt.joins) {
     JoinedTable c;
     c.kind = j.kind;
     c.comma = j.comma;
     c.table = j.table;
     c.alias = j.alias;
+    c.derived = j.derived;
     if (j.on != nullptr) c.on = CloneExpr(*j.on);
     c.using_columns = j.using_columns;
     q.joins.push_back(std::move(c));
   }
-  if (where != nullptr) q.where = CloneExpr(*where);
+  if (stmt.where != nullptr) q.where = CloneExpr(*stmt.where);
   return q;
 }
 
@@ -115,6 +117,48 @@ SqlStatus PrepareSubqueries(ExecContext& ctx, const std::vector<const Expr*>& ex
   return SqlStatus::OK();
 }
 
+template <typename Write>
+bool HasDerivedTable(const Write& stmt) {
+  for (const DerivedTable* d : FromDerived(stmt.from_derived, stmt.joins)) {
+    if (d != nullptr) return true;
+  }
+  return false;
+}
+
+SqlError NotUpdatable(const std::string& name, const char* statement) {
+  return SqlErr(kErNonUpdatableTable, "The target table ", name, " of the ", statement,
+                " is not updatable");
+}
+
+// What binding a statement with derived tables must know before it materializes them (their
+// queries read rows): 1288 for a derived table written by name, 1093 for a subquery that reads
+// a table written, found by names as the table locks find them. Then the derived tables' rows
+// are read as the statement's other tables that are only read: with shared locks.
+template <typename Write>
+SqlStatus CheckBeforeMaterializing(ExecContext& ctx, const Write& stmt,
+                                   const std::vector<bool>& named_written,
+                                   const std::vector<std::string>& named_targets,
+                                   const char* statement) {
+  const std::vector<const DerivedTable*> derived = FromDerived(stmt.from_derived, stmt.joins);
+  const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  for (const std::string& target : named_targets) {
+    for (size_t t = 0; t < names.size(); ++t) {
+      if (derived[t] != nullptr && EqualsNoCase(target, names[t]))
+        return NotUpdatable(names[t], statement);
+    }
+  }
+  const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
+  std::vector<std::pair<TableName, std::string>> written;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (named_written[t]) written.emplace_back(*tables[t], names[t]);
+  }
+  std::vector<const Expr*> exprs;
+  ForEachExprOf(stmt, [&](const Expr& e) { exprs.push_back(&e); });
+  SQL_RETURN_IF_ERROR(PrepareWriteSubqueries(ctx, exprs, written, LockMode::kShare));
+  ctx.derived_lock = LockMode::kShare;
+  return SqlStatus::OK();
+}
+
 // The FROM position whose columns hold joined-row column `c`.
 size_t PositionOf(const BindScope& scope, size_t c) {
   size_t t = 0;
@@ -134,8 +178,21 @@ struct UpdateSet {
 SqlStatus BindMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, SelectStmt* q_out,
                           PreparedSelect* p_out, std::vector<TargetTable>* targets_out,
                           std::vector<UpdateSet>* sets_out) {
+  if (HasDerivedTable(stmt)) {
+    std::vector<std::string> qualifiers;
+    for (const Assignment& a : stmt.assignments) {
+      if (!a.table.empty() && a.schema.empty()) qualifiers.push_back(a.table);
+    }
+    auto has_column = [&](const TableName& t, const std::string& column) {
+      if (t.schema.empty()) return false;  // a derived table
+      SqlResult<std::shared_ptr<const OpenTable>> table = FindTable(ctx, t);
+      return table.ok() && (*table)->def.FindColumn(column) >= 0;
+    };
+    SQL_RETURN_IF_ERROR(
+        CheckBeforeMaterializing(ctx, stmt, UpdatedTables(stmt, has_column), qualifiers, "UPDATE"));
+  }
   SelectStmt& q = *q_out;
-  q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  q = JoinQuery(stmt);
   PreparedSelect& p = *p_out;
   SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
   BindScope& scope = p.scope;
@@ -149,6 +206,8 @@ SqlStatus BindMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, SelectStmt* 
     col.name = a.column;
     SQL_ASSIGN_OR_RETURN(size_t c, ResolveJoinColumn(col, scope, "field list"));
     const size_t pos = PositionOf(scope, c);
+    if (p.join->from_tables[pos]->materialized != nullptr)
+      return NotUpdatable(p.join->as_named[pos], "UPDATE");
     size_t k = 0;
     while (k < targets.size() && targets[k].position != pos) ++k;
     if (k == targets.size()) {
@@ -201,8 +260,15 @@ SqlStatus BindMultiUpdate(ExecContext& ctx, const UpdateStmt& stmt, SelectStmt* 
 // lock, the subqueries.
 SqlStatus BindMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, SelectStmt* q_out,
                           PreparedSelect* p_out, std::vector<TargetTable>* targets_out) {
+  if (HasDerivedTable(stmt)) {
+    std::vector<std::string> named;
+    for (const TableName& t : stmt.targets) {
+      if (t.schema.empty()) named.push_back(t.name);
+    }
+    SQL_RETURN_IF_ERROR(CheckBeforeMaterializing(ctx, stmt, DeletedTables(stmt), named, "DELETE"));
+  }
   SelectStmt& q = *q_out;
-  q = JoinQuery(stmt.table, stmt.alias, stmt.joins, stmt.where);
+  q = JoinQuery(stmt);
   PreparedSelect& p = *p_out;
   SQL_RETURN_IF_ERROR(BindJoinFrom(ctx, q, &p));
   std::vector<TargetTable>& targets = *targets_out;
@@ -220,6 +286,8 @@ SqlStatus BindMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, SelectStmt* 
       if (pos == n || (name.schema.empty() && EqualsNoCase(schema, current_db))) pos = t;
     }
     if (pos == n) return SqlErr(kErUnknownTable, "Unknown table '", name.name, "' in MULTI DELETE");
+    if (p.join->from_tables[pos]->materialized != nullptr)
+      return NotUpdatable(p.join->as_named[pos], "DELETE");
     for (const TargetTable& t : targets) {
       if (t.position == pos)
         return SqlErr(kErNonUniqTable, "Not unique table/alias: '", name.name, "'");
@@ -255,14 +323,23 @@ std::vector<const TableName*> FromTables(const TableName& table,
   return out;
 }
 
+std::vector<const DerivedTable*> FromDerived(const std::optional<DerivedTable>& first,
+                                             const std::vector<JoinedTable>& joins) {
+  std::vector<const DerivedTable*> out{first.has_value() ? &*first : nullptr};
+  for (const JoinedTable& j : joins) out.push_back(j.derived.has_value() ? &*j.derived : nullptr);
+  return out;
+}
+
 std::vector<bool> UpdatedTables(
     const UpdateStmt& stmt,
     const std::function<bool(const TableName&, const std::string&)>& has_column) {
   const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
   const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
+  const std::vector<const DerivedTable*> derived = FromDerived(stmt.from_derived, stmt.joins);
   std::vector<bool> out(tables.size(), false);
   for (const Assignment& a : stmt.assignments) {
     for (size_t t = 0; t < tables.size(); ++t) {
+      if (derived[t] != nullptr) continue;  // never written (1288)
       const bool named = a.table.empty()
                              ? has_column(*tables[t], a.column)
                              : EqualsNoCase(a.table, names[t]) &&
@@ -279,8 +356,10 @@ std::vector<bool> DeletedTables(const DeleteStmt& stmt) {
   const std::vector<std::string> names = AsNamedAll(stmt.table, stmt.alias, stmt.joins);
   std::vector<bool> out(names.size(), false);
   const std::vector<const TableName*> tables = FromTables(stmt.table, stmt.joins);
+  const std::vector<const DerivedTable*> derived = FromDerived(stmt.from_derived, stmt.joins);
   for (const TableName& target : stmt.targets) {
     for (size_t t = 0; t < names.size(); ++t) {
+      if (derived[t] != nullptr) continue;  // never written (1288)
       const bool schema_ok =
           target.schema.empty() || EqualsNoCase(target.schema, tables[t]->schema);
       if (EqualsNoCase(target.name, names[t]) && schema_ok) out[t] = true;

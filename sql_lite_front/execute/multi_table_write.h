@@ -21,6 +21,14 @@
 // Subqueries (WHERE, ON, SET) run once, before the join, with share locks; 1093 when one reads
 // a target table (PrepareWriteSubqueries, executor_internal.h).
 //
+// Derived tables (derived_table.h) are materialized when the join is bound, their base tables
+// read with shared locks as the tables only read are; a derived table's query may read a
+// target table (it has been read whole before the first write, as MySQL's materialized derived
+// table has). A derived table cannot be written: 1288 "The target table d of the UPDATE is not
+// updatable" (DELETE's likewise). 1288 for a table named in the delete list or in a qualified
+// assignment, and 1093, are raised before a derived table's first row is read; an unqualified
+// assignment's column found in a derived table is 1288 once the join is bound.
+//
 // Unlike MySQL, which writes the first table of its join order as it reads and the others
 // after, every value is converted before the first row is written: under STRICT_TRANS_TABLES
 // alone a bad value for a MyISAM target is an error also after other rows were met.
@@ -54,6 +62,9 @@ SqlStatus PlanMultiDelete(ExecContext& ctx, const DeleteStmt& stmt, PlannedMulti
 // The tables of a multi-table statement in FROM order (`table` then each joined one).
 std::vector<const TableName*> FromTables(const TableName& table,
                                          const std::vector<JoinedTable>& joins);
+// Per FROM position, its derived table, or null for a base table.
+std::vector<const DerivedTable*> FromDerived(const std::optional<DerivedTable>& first,
+                                             const std::vector<JoinedTable>& joins);
 // Per FROM position, whether the statement writes that table, as far as names tell before the
 // statement is bound (for its table locks): UPDATE's assignments `t.c` name t by name or alias,
 // an unqualified `c` the first table `find` says has a column c; DELETE's list names tables by

@@ -125,6 +125,11 @@ std::optional<ColumnDef> ExactType(const PreparedSelect& p, const BoundExpr& e) 
     } else if (v.is_temporal() && v.as_temporal().is_time()) {  // CURTIME()
       def.type = ColumnType::kTime;
       def.length = v.as_temporal().fsp;
+    } else if (v.is_temporal() && v.as_temporal().type != Temporal::Type::kYear) {
+      // DATE '...' / TIMESTAMP '...': DATE, DATETIME(the literal's fsp)
+      const bool date = v.as_temporal().type == Temporal::Type::kDate;
+      def.type = date ? ColumnType::kDate : ColumnType::kDateTime;
+      if (!date) def.length = v.as_temporal().fsp;
     } else {
       return std::nullopt;
     }

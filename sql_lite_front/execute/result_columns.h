@@ -11,6 +11,7 @@
 //   - a string literal VARCHAR(its characters) NOT NULL in the connection collation; CONCAT of
 //     string columns and literals VARCHAR(the sum of their lengths);
 //   - a decimal literal DECIMAL(its digits, its digits after the point) NOT NULL;
+//   - DATE '...' DATE NOT NULL, TIMESTAMP '...' DATETIME(its fsp) NOT NULL;
 //   - MIN() and MAX() of a column the column's type (NULL allowed);
 //   - a double literal or expression DOUBLE.
 // Other expressions (minnow does not derive MySQL's length or precision for them) get the

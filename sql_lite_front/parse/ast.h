@@ -247,8 +247,9 @@ struct InsertStmt {
 // then `joins` (execute/multi_table_write.h).
 struct UpdateStmt {
   TableName table;
-  std::string alias;               // the (first) table's alias, or empty
-  std::vector<JoinedTable> joins;  // multi-table UPDATE a JOIN b ... / UPDATE a, b ...
+  std::string alias;                         // the (first) table's alias, or empty
+  std::optional<DerivedTable> from_derived;  // the first table is (query) alias: `table` names it
+  std::vector<JoinedTable> joins;            // multi-table UPDATE a JOIN b ... / UPDATE a, b ...
   bool multi_table() const { return !joins.empty(); }
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   // UPDATE IGNORE: a row whose new keys are taken stays as it was (1062 warning), and bad
@@ -267,7 +268,8 @@ struct DeleteStmt {
   // deleted from (names or aliases of refs, as written), refs being `table [alias]` and `joins`.
   bool multi_table = false;
   std::vector<TableName> targets;
-  std::string alias;  // the (first) table's alias, or empty
+  std::string alias;                         // the (first) table's alias, or empty
+  std::optional<DerivedTable> from_derived;  // as UpdateStmt's
   std::vector<JoinedTable> joins;
   WritePriority priority = WritePriority::kDefault;  // LOW_PRIORITY
   // DELETE IGNORE: accepted; no error minnow's DELETE can raise is one MySQL's IGNORE turns

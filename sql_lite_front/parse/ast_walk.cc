@@ -90,22 +90,38 @@ bool HasSubquery(const SelectStmt& s) {  // (a derived table's query runs on its
   return found;
 }
 
-void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const SelectStmt&)>& fn) {
+namespace {
+
+void WalkQueryBlocks(const SelectStmt& s, bool into_derived,
+                     const std::function<void(const SelectStmt&)>& fn) {
   fn(s);
   if (s.union_of != nullptr) {
-    for (const auto& part : s.union_of->parts) ForEachQueryBlock(*part, fn);
+    for (const auto& part : s.union_of->parts) WalkQueryBlocks(*part, into_derived, fn);
   }
-  if (s.from_derived.has_value()) ForEachQueryBlock(*s.from_derived->query, fn);
-  for (const JoinedTable& j : s.joins) {
-    if (j.derived.has_value()) ForEachQueryBlock(*j.derived->query, fn);
+  if (into_derived) {
+    if (s.from_derived.has_value()) WalkQueryBlocks(*s.from_derived->query, into_derived, fn);
+    for (const JoinedTable& j : s.joins) {
+      if (j.derived.has_value()) WalkQueryBlocks(*j.derived->query, into_derived, fn);
+    }
   }
   ForEachExpr(s, [&](const Expr& e) {
-    ForEachSubqueryOf(e, [&](const SelectStmt& sub) { ForEachQueryBlock(sub, fn); });
+    ForEachSubqueryOf(e, [&](const SelectStmt& sub) { WalkQueryBlocks(sub, into_derived, fn); });
   });
+}
+
+}  // namespace
+
+void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const SelectStmt&)>& fn) {
+  WalkQueryBlocks(s, /*into_derived=*/true, fn);
 }
 
 void ForEachSubqueryBlock(const Expr& e, const std::function<void(const SelectStmt&)>& fn) {
   ForEachSubqueryOf(e, [&](const SelectStmt& sub) { ForEachQueryBlock(sub, fn); });
+}
+
+void ForEachSubqueryBlockOutsideDerived(const Expr& e,
+                                        const std::function<void(const SelectStmt&)>& fn) {
+  ForEachSubqueryOf(e, [&](const SelectStmt& sub) { WalkQueryBlocks(sub, false, fn); });
 }
 
 void ForEachExprOf(const UpdateStmt& s, const std::function<void(const Expr&)>& fn) {

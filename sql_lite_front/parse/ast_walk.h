@@ -28,6 +28,10 @@ void ForEachQueryBlock(const SelectStmt& s, const std::function<void(const Selec
 
 // Calls fn for every query block of the subqueries inside `e` (at any depth).
 void ForEachSubqueryBlock(const Expr& e, const std::function<void(const SelectStmt&)>& fn);
+// The same without the blocks of derived tables' queries, which are materialized before the
+// statement reads: the blocks that read their tables while the statement runs.
+void ForEachSubqueryBlockOutsideDerived(const Expr& e,
+                                        const std::function<void(const SelectStmt&)>& fn);
 // Calls fn for each expression of an UPDATE (WHERE, the ON clauses, the assigned values) or a
 // DELETE (WHERE, the ON clauses).
 void ForEachExprOf(const UpdateStmt& s, const std::function<void(const Expr&)>& fn);

@@ -29,6 +29,10 @@ struct ParseOptions {
   // statement's, parse/prepared_parse.h); otherwise it is a syntax error, as in MySQL's text
   // protocol.
   bool placeholders = false;
+  // NO_ZERO_IN_DATE / NO_ZERO_DATE: a DATE '...' or TIMESTAMP '...' literal with a zero part /
+  // the zero date is error 1525 (parse/temporal_literal.h).
+  bool no_zero_in_date = false;
+  bool no_zero_date = false;
 };
 SqlResult<Statement> Parse(std::string_view sql, const ParseOptions& options = {});
 

@@ -598,17 +598,6 @@ bool Parser::AcceptPlainLiteral(InsertValues* out) {
   return true;
 }
 
-namespace {
-// True if FROM's references hold a derived table (multi-table writes read base tables only).
-bool HasDerivedTable(const SelectStmt& refs) {
-  if (refs.from_derived.has_value()) return true;
-  for (const JoinedTable& j : refs.joins) {
-    if (j.derived.has_value()) return true;
-  }
-  return false;
-}
-}  // namespace
-
 // UPDATE [LOW_PRIORITY] [IGNORE] t [[AS] alias] SET [[db.]t.]col = e, ... [WHERE e]
 //   [ORDER BY ...] [LIMIT n]
 // UPDATE [LOW_PRIORITY] [IGNORE] table_references SET [[db.]t.]col = e, ... [WHERE e] (multi-table:
@@ -621,9 +610,9 @@ SqlResult<Statement> Parser::ParseUpdate() {
   if (IsKw("DUAL")) return SyntaxError();
   SelectStmt refs;
   SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
-  if (HasDerivedTable(refs)) return NotSupported("derived tables in UPDATE");
   up.table = std::move(*refs.from);
   up.alias = std::move(refs.from_alias);
+  up.from_derived = std::move(refs.from_derived);
   up.joins = std::move(refs.joins);
   SQL_RETURN_IF_ERROR(ExpectKw("SET"));
   for (;;) {
@@ -659,6 +648,10 @@ SqlResult<Statement> Parser::ParseUpdate() {
     return SqlErr(kErWrongUsage, "Incorrect usage of UPDATE and ORDER BY");
   if (up.multi_table() && up.limit.has_value())
     return SqlErr(kErWrongUsage, "Incorrect usage of UPDATE and LIMIT");
+  if (up.from_derived.has_value() && !up.multi_table()) {  // only a derived table to update
+    return SqlErr(kErNonUpdatableTable, "The target table ", up.alias,
+                  " of the UPDATE is not updatable");
+  }
   return Statement(std::move(up));
 }
 
@@ -715,9 +708,9 @@ SqlResult<Statement> Parser::ParseDelete() {
     if (IsKw("DUAL")) return SyntaxError();
     SelectStmt refs;
     SQL_RETURN_IF_ERROR(ParseSelectFrom(&refs));
-    if (HasDerivedTable(refs)) return NotSupported("derived tables in DELETE");
     del.table = std::move(*refs.from);
     del.alias = std::move(refs.from_alias);
+    del.from_derived = std::move(refs.from_derived);
     del.joins = std::move(refs.joins);
     if (AcceptKw("WHERE")) {
       SQL_ASSIGN_OR_RETURN(del.where, ParseExpr());

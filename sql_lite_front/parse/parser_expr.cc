@@ -11,6 +11,7 @@
 
 #include "sql_lite_front/parse/parser_internal.h"
 #include "sql_lite_front/parse/row_constructor.h"
+#include "sql_lite_front/parse/temporal_literal.h"
 
 namespace minnow::sql {
 
@@ -447,6 +448,53 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
   return Finish(std::move(lit), begin);
 }
 
+std::optional<Value> Parser::TemporalLiteralValue(Temporal::Type type,
+                                                  const std::string& text) const {
+  const TemporalLiteralRules rules{options_.no_zero_in_date, options_.no_zero_date};
+  std::optional<Temporal> t = ReadTemporalLiteral(type, text, rules);
+  if (!t.has_value()) return std::nullopt;
+  return Value::FromTemporal(*t);
+}
+
+SqlResult<ExprPtr> Parser::ParseTypedTemporalLiteral(uint32_t begin) {
+  const std::string keyword = ToUpperAscii(Cur().text);
+  if (keyword == "TIME") return NotSupported("TIME literals");
+  Skip();
+  const std::string text = Cur().text;
+  Skip();
+  const Temporal::Type type = keyword == "DATE" ? Temporal::Type::kDate : Temporal::Type::kDateTime;
+  std::optional<Value> v = TemporalLiteralValue(type, text);
+  if (!v.has_value()) {
+    return SqlErr(kErWrongValue, "Incorrect ", keyword == "DATE" ? "DATE" : "DATETIME", " value: '",
+                  text, "'");
+  }
+  auto lit = std::make_unique<Expr>();
+  lit->kind = Expr::Kind::kLiteral;
+  lit->value = std::move(*v);
+  return Finish(std::move(lit), begin);  // named as written: DATE '2020-01-01'
+}
+
+// MySQL's '{' ident expr '}': d, t and ts (lower case) before a string literal make a DATE,
+// TIME or DATETIME of a good value; anything else is the expression itself.
+SqlResult<ExprPtr> Parser::ParseOdbcLiteral(uint32_t begin) {
+  Skip();
+  if (!AtIdent()) return SyntaxError();
+  const std::string ident = Cur().text;
+  Skip();
+  SQL_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+  SQL_RETURN_IF_ERROR(ExpectOp("}"));
+  const bool string_literal =
+      e->kind == Expr::Kind::kLiteral && e->param < 0 && !e->hex_literal && e->value.is_string();
+  if (!string_literal) return Finish(std::move(e), begin);
+  if (ident == "t") return NotSupported("TIME literals");
+  std::optional<Value> v;
+  if (ident == "d") v = TemporalLiteralValue(Temporal::Type::kDate, e->value.as_string());
+  if (ident == "ts") v = TemporalLiteralValue(Temporal::Type::kDateTime, e->value.as_string());
+  if (!v.has_value()) return e;  // the string, named as the string is
+  e->value = std::move(*v);
+  return Finish(std::move(e), begin);  // named as written: {d '2020-01-01'}
+}
+
 SqlResult<ExprPtr> Parser::ParsePrimary() {
   const uint32_t begin = Cur().begin;
   const Token& t = Cur();
@@ -495,6 +543,10 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         result = Finish(std::move(param), begin);
         break;
       }
+      if (IsOp("{")) {
+        result = ParseOdbcLiteral(begin);
+        break;
+      }
       if (IsOp("@")) {
         auto var = std::make_unique<Expr>();
         var->kind = Expr::Kind::kVariable;
@@ -534,6 +586,9 @@ SqlResult<ExprPtr> Parser::ParsePrimary() {
         if (upper != "NULL") lit->value = Value::Int(upper == "TRUE" ? 1 : 0);
         Skip();
         result = Finish(std::move(lit), begin);
+      } else if ((upper == "DATE" || upper == "TIME" || upper == "TIMESTAMP") &&
+                 Peek(1).kind == TokenKind::kString) {
+        result = ParseTypedTemporalLiteral(begin);
       } else if (upper == "EXISTS" && IsOp("(", 1)) {
         Skip();
         auto sub = std::make_unique<Expr>();

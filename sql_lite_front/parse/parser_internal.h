@@ -188,6 +188,12 @@ class Parser {
   SqlResult<ExprPtr> ParseConcat();
   SqlResult<ExprPtr> ParsePrimary();
   SqlResult<ExprPtr> ParseLiteral();
+  // At DATE / TIME / TIMESTAMP before a string: the typed literal (1525 for a bad value).
+  SqlResult<ExprPtr> ParseTypedTemporalLiteral(uint32_t begin);
+  // At "{": ODBC's {d 'str'}, {t 'str'}, {ts 'str'}, or {ident e}, which is e.
+  SqlResult<ExprPtr> ParseOdbcLiteral(uint32_t begin);
+  // The DATE (kDate) or TIMESTAMP (kDateTime) literal of `text`, or nullopt for a bad one.
+  std::optional<Value> TemporalLiteralValue(Temporal::Type type, const std::string& text) const;
   SqlResult<ExprPtr> ParseFunction(std::string name, uint32_t begin);
   SqlResult<ExprPtr> ParseCase(uint32_t begin);  // after CASE, up to and with END
   // After a row's first element (before its ','), up to and with ')': the kRow.

@@ -907,6 +907,21 @@ SqlResult<StatementResult> RunStatement(SessionState* s, std::string_view text, 
 
 }  // namespace
 
+namespace {
+
+// What the parser takes from the session: the sql_mode words it reads, the current database.
+ParseOptions ParseOptionsOf(const SqlModeFlags& mode, std::string database) {
+  ParseOptions o;
+  o.ansi_quotes = mode.ansi_quotes;
+  o.pipes_as_concat = mode.pipes_as_concat;
+  o.database = std::move(database);
+  o.no_zero_in_date = mode.no_zero_in_date;
+  o.no_zero_date = mode.no_zero_date;
+  return o;
+}
+
+}  // namespace
+
 SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
   SessionState* s = state_.get();
   return RunStatement(
@@ -917,9 +932,7 @@ SqlResult<StatementResult> SqlSession::Execute(std::string_view sql) {
                         "Got a packet bigger than 'max_allowed_packet' bytes");
         }
         const SqlModeFlags mode = s->vars.sql_mode();
-        SQL_ASSIGN_OR_RETURN(
-            Statement stmt,
-            Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
+        SQL_ASSIGN_OR_RETURN(Statement stmt, Parse(sql, ParseOptionsOf(mode, s->Database())));
         *show_warnings = IsDiagnosticStatement(stmt);
         return StatementRunner(s, counts).Run(stmt);
       });
@@ -931,8 +944,7 @@ SqlResult<std::unique_ptr<PreparedParse>> SqlSession::Prepare(std::string_view s
     return SqlErr(kErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes");
   }
   const SqlModeFlags mode = s->vars.sql_mode();
-  return PreparedParse::Parse(sql,
-                              ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()});
+  return PreparedParse::Parse(sql, ParseOptionsOf(mode, s->Database()));
 }
 
 SqlResult<StatementResult> SqlSession::ExecutePrepared(std::string_view text, PreparedParse* stmt,
@@ -960,9 +972,7 @@ SqlResult<StatementResult> SqlSession::Describe(std::string_view sql) {
   SessionState* s = state_.get();
   const ScopedTimeZone zone(s->vars.time_zone());
   const SqlModeFlags mode = s->vars.sql_mode();
-  SQL_ASSIGN_OR_RETURN(
-      Statement stmt,
-      Parse(sql, ParseOptions{mode.ansi_quotes, mode.pipes_as_concat, s->Database()}));
+  SQL_ASSIGN_OR_RETURN(Statement stmt, Parse(sql, ParseOptionsOf(mode, s->Database())));
   StatusCounters uncounted;
   return StatementRunner(s, &uncounted).Describe(stmt);
 }

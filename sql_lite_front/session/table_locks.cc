@@ -82,8 +82,16 @@ struct Collector {
       });
     });
   }
+  // A derived table's query reads its tables as a SELECT's.
+  template <typename Write>
+  void DerivedTables(const Write& s) const {
+    for (const DerivedTable* d : FromDerived(s.from_derived, s.joins)) {
+      if (d != nullptr) (*this)(*d->query);
+    }
+  }
   void operator()(const UpdateStmt& s) const {
     Subqueries(s);
+    DerivedTables(s);
     if (!s.multi_table()) return Add(s.table, Write(s.priority), out);
     auto has_column = [&](const TableName& t, const std::string& column) {
       std::shared_ptr<const OpenTable> table = catalog == nullptr ? nullptr : catalog->Find(t);
@@ -93,6 +101,7 @@ struct Collector {
   }
   void operator()(const DeleteStmt& s) const {
     Subqueries(s);
+    DerivedTables(s);
     if (!s.multi_table) return Add(s.table, Write(s.priority), out);
     MultiTable(FromTables(s.table, s.joins), DeletedTables(s), s.priority);
   }

@@ -1347,3 +1347,63 @@ TEST_CASE("VALUES rows mix literals, DEFAULT and expressions; widths are kept", 
 
 }  // namespace
 }  // namespace minnow::sql
+
+namespace minnow::sql {
+namespace {
+
+const Expr& FirstItem(Statement& st) {
+  SelectStmt& s = As<SelectStmt>(st);
+  REQUIRE(s.items.size() >= 1);
+  REQUIRE(s.items[0].expr != nullptr);
+  return *s.items[0].expr;
+}
+
+TEST_CASE("typed temporal literals are DATE / DATETIME values named as written", "[sql][parser]") {
+  Statement d = MustParse("SELECT DATE '2020-01-05'");
+  const Expr& date = FirstItem(d);
+  REQUIRE(date.kind == Expr::Kind::kLiteral);
+  REQUIRE(date.value.is_temporal());
+  CHECK(date.value.as_temporal().type == Temporal::Type::kDate);
+  CHECK(date.value.ToString() == "2020-01-05");
+  CHECK(date.text == "DATE '2020-01-05'");
+
+  Statement ts = MustParse("SELECT {ts '2020-01-05 10:20:30.120'}");
+  const Expr& datetime = FirstItem(ts);
+  REQUIRE(datetime.value.is_temporal());
+  CHECK(datetime.value.as_temporal().type == Temporal::Type::kDateTime);
+  CHECK(datetime.value.as_temporal().fsp == 3);
+  CHECK(datetime.text == "{ts '2020-01-05 10:20:30.120'}");
+
+  // Another ident, or a value that is no date, leaves the string itself.
+  Statement other = MustParse("SELECT {x '2020-01-05'}, {d '2020-13-05'}");
+  SelectStmt& s = As<SelectStmt>(other);
+  REQUIRE(s.items.size() == 2);
+  CHECK(s.items[0].expr->value.is_string());
+  CHECK(s.items[1].expr->value.is_string());
+
+  CHECK(MustFail("SELECT DATE '2020-02-30'").code == kErWrongValue);
+  CHECK(MustFail("SELECT TIMESTAMP '2020-02-03'").message ==
+        "Incorrect DATETIME value: '2020-02-03'");
+  CHECK(MustFail("SELECT TIME '10:00:00'").message == NotSupported("TIME literals"));
+  ParseOptions zero_date;
+  zero_date.no_zero_date = true;
+  CHECK_FALSE(Parse("SELECT DATE '0000-00-00'", zero_date).ok());
+  CHECK(Parse("SELECT DATE '0000-00-00'").ok());
+}
+
+TEST_CASE("UPDATE and DELETE keep a derived table first in FROM", "[sql][parser]") {
+  Statement up = MustParse("UPDATE (SELECT 1 AS k) d JOIN t ON t.id = d.k SET t.a = 1");
+  UpdateStmt& u = As<UpdateStmt>(up);
+  REQUIRE(u.from_derived.has_value());
+  CHECK(u.alias == "d");
+  CHECK(u.multi_table());
+  Statement del = MustParse("DELETE t FROM t JOIN (SELECT 1 AS k) d ON t.id = d.k");
+  DeleteStmt& x = As<DeleteStmt>(del);
+  CHECK_FALSE(x.from_derived.has_value());
+  REQUIRE(x.joins.size() == 1);
+  CHECK(x.joins[0].derived.has_value());
+  CHECK(MustFail("UPDATE (SELECT 1 AS k) d SET k = 2").code == kErNonUpdatableTable);
+}
+
+}  // namespace
+}  // namespace minnow::sql
