@@ -216,9 +216,19 @@ size_t PageView::Search(size_t lo, size_t hi, ConstBytes key, bool strict, bool*
   return lo;
 }
 
+bool PageView::KeyAfterRecordAt(size_t off, ConstBytes key, bool or_equal) const {
+  const std::byte* r = p_ + off;
+  const size_t key_len = Load16(r + record_offset::kKeyLen);
+  if (off + kRecordHeaderSize + key_len > kPageSize) return false;
+  const int c = CompareKeys(ConstBytes(r + record_offset::kKey, key_len), key);
+  return c < 0 || (c == 0 && or_equal);
+}
+
 Result<size_t> PageView::LowerBound(ConstBytes key, bool* found) const {
   *found = false;
-  size_t i = Search(0, n_slots(), key, /*strict=*/false, found);
+  const size_t n = n_slots();
+  if (AfterLastInsert(key, n, /*or_equal=*/false)) return n;
+  size_t i = Search(0, n, key, /*strict=*/false, found);
   if (i == kSearchCorrupt) {
     return Status::Corruption(fmt::format("page {}: a slot points outside the heap", page_no()));
   }
@@ -229,6 +239,7 @@ Result<size_t> PageView::ChildSlot(ConstBytes key) const {
   size_t n = n_slots();
   if (n == 0) return Status::Corruption(fmt::format("page {}: empty node", page_no()));
   // First slot in [1, n) whose key is > key; the child is the one before it.
+  if (n > 1 && AfterLastInsert(key, n, /*or_equal=*/true)) return n - 1;
   bool equal = false;
   size_t i = Search(1, n, key, /*strict=*/true, &equal);
   if (i == kSearchCorrupt) {

@@ -142,6 +142,21 @@ class PageView {
  private:
   Status CheckHeaderSlow() const;
   static constexpr size_t kSearchCorrupt = ~size_t{0};
+  // Whether the last slot holds the page's last insert and `key` sorts after its key (or equals
+  // it, with `or_equal`): an insert in key order appends at the right edge, and the next one
+  // finds its place without a binary search. False when the hint does not apply (or the slot
+  // is out of bounds: Search reports that). Inline: on random inserts the hint rarely applies.
+  bool AfterLastInsert(ConstBytes key, size_t n, bool or_equal) const {
+    const HeapNo last = last_insert();
+    if (last == 0 || n == 0) return false;
+    const size_t off = slot(n - 1);
+    if (off < heap_top() || off + kRecordHeaderSize > kPageSize) return false;
+    if (Load16(p_ + off + record_offset::kHeapNo) != last) return false;
+    return KeyAfterRecordAt(off, key, or_equal);
+  }
+  // Whether `key` sorts after (or equals, with `or_equal`) the key of the record at `off`.
+  // REQUIRES: the record header lies inside the page.
+  bool KeyAfterRecordAt(size_t off, ConstBytes key, bool or_equal) const;
   // First slot in [lo, hi) whose key is >= key (> key if strict); stops early at an equal key
   // (not strict) setting *equal. kSearchCorrupt if a probed slot is out of bounds.
   size_t Search(size_t lo, size_t hi, ConstBytes key, bool strict, bool* equal) const;

@@ -168,7 +168,7 @@ Result<Frame*> BufferPool::Impl::Fetch(PageNo page_no, LatchMode mode) NO_THREAD
     misses.fetch_add(1, std::memory_order_relaxed);
     Status st;
     if (recovery && page_no >= file_pages.load(std::memory_order_acquire)) {
-      // Never written before the crash: an unused zero page, as NewPage makes it.
+      // Never written before the crash: an unused zero page.
       std::memset(v->data, 0, kPageSize);
       Store32(v->data + page_offset::kPageNo, page_no);
     } else {
@@ -216,7 +216,7 @@ Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYS
         Unpin(f);
         continue;
       }
-      std::memset(f->data, 0, kPageSize);
+      std::memset(f->data, 0, kPageHeaderSize);
       Store32(f->data + page_offset::kPageNo, page_no);
       return f;
     }
@@ -225,7 +225,7 @@ Result<Frame*> BufferPool::Impl::NewPage(PageNo page_no) NO_THREAD_SAFETY_ANALYS
       continue;
     }
     ASSIGN_OR_RETURN(Frame * v, GetVictim());
-    std::memset(v->data, 0, kPageSize);
+    std::memset(v->data, 0, kPageHeaderSize);
     Store32(v->data + page_offset::kPageNo, page_no);
     v->latch.Acquire();
     if (!InstallFrame(v, page_no, FrameState::kValid)) continue;

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 
 #include "common/check.h"
 #include "mvcc/undo_log_internal.h"
@@ -163,8 +162,11 @@ Status UndoStore::Impl::AppendRecord(UndoLogMem* log, const UndoRecord& r, size_
   };
   if (size <= kPageSize - log->free) {
     // The common case: one page, two byte ranges in the redo, the record encoded in place.
-    std::optional<MiniTransaction> own;
-    if (mtr == nullptr) mtr = &own.emplace(pool);
+    if (mtr == nullptr) {
+      // A mini-transaction of its own, kept off the write hook's path (which passes its mtr).
+      MiniTransaction own(pool);
+      return AppendRecord(log, r, payload_len, &own, scratch);  // `own` commits on return
+    }
     ASSIGN_OR_RETURN(MtrPage page, mtr->Write(log->last));
     MINNOW_DCHECK(Load16(page.data() + pg::kFree) == log->free, "undo page {} free {} != {}",
                   log->last, Load16(page.data() + pg::kFree), log->free);
@@ -175,7 +177,6 @@ Status UndoStore::Impl::AppendRecord(UndoLogMem* log, const UndoRecord& r, size_
     Bytes f = page.Mutate(pg::kFree, 4);
     Store16(f.data(), static_cast<uint16_t>(off + size));
     Store16(f.data() + 2, off);
-    if (own) own->Commit();
     log->free = static_cast<uint16_t>(off + size);
     log->top_page = log->last;
     log->top_offset = off;

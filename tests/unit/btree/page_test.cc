@@ -202,6 +202,45 @@ TEST_CASE("node pages find the child for a key", "[btree]") {
   CHECK(child_for("zzz") == 102);
 }
 
+TEST_CASE("searches after appends at the right edge agree with the full search", "[btree]") {
+  // The last insert at the last slot lets a search compare with that record first: equal keys
+  // must still be found, and a key before it must still be searched for.
+  TestPage p;
+  for (int i = 10; i < 60; i += 2) {
+    Insert(&p, "k" + std::to_string(i), "v");
+    const size_t n = p.view().n_slots();
+    bool found = false;
+    CHECK(*p.view().LowerBound(AsBytes("k" + std::to_string(i)), &found) == n - 1);
+    CHECK(found);
+    CHECK(*p.view().LowerBound(AsBytes("k" + std::to_string(i) + "0"), &found) == n);
+    CHECK_FALSE(found);
+    if (i > 10) {
+      CHECK(*p.view().LowerBound(AsBytes("k" + std::to_string(i - 1)), &found) == n - 1);
+      CHECK_FALSE(found);
+    }
+  }
+  Insert(&p, "k11", "v");  // the last insert is no longer at the right edge
+  bool found = false;
+  CHECK(*p.view().LowerBound(AsBytes(std::string("k9")), &found) == p.view().n_slots());
+  CHECK(*p.view().LowerBound(AsBytes(std::string("k58")), &found) == p.view().n_slots() - 1);
+  CHECK(found);
+
+  TestPage node;
+  InitPage(&node.ed, PageInit{.level = 1, .index_id = 7});
+  std::byte child[4];
+  const std::string keys[] = {"", "d", "m", "t"};
+  for (int i = 0; i < 4; ++i) {
+    Store32(child, 100 + i);
+    InsertRecord(&node.ed, i, RecordSpec{.key = AsBytes(keys[i]), .value = ConstBytes(child, 4)});
+    auto child_for = [&](const std::string& k) {
+      return *node.view().Child(*node.view().ChildSlot(AsBytes(k)));
+    };
+    CHECK(child_for(keys[i]) == static_cast<PageNo>(100 + i));
+    CHECK(child_for(keys[i] + "z") == static_cast<PageNo>(100 + i));
+    if (i > 0) CHECK(child_for(keys[i - 1] + "z") == static_cast<PageNo>(99 + i));
+  }
+}
+
 TEST_CASE("builder lays out pages with fresh or given heap numbers", "[btree]") {
   PageBuilder b;
   b.Reset(PageInit{.level = 0, .index_id = 7});
