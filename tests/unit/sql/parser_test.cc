@@ -766,14 +766,17 @@ TEST_CASE("column types and attributes", "[sql][parser]") {
                      P{"COMPRESSION", "zlib"}, P{"MAX_ROWS", "100"}, P{"AUTO_INCREMENT", "7"},
                      P{"ROW_FORMAT", "COMPRESSED"}, P{"COMMENT", "hi"}, P{"KEY_BLOCK_SIZE", "8"}});
 
-  for (const char* t : {"TIME", "JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)", "TINYTEXT",
-                        "MEDIUMTEXT", "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
+  for (const char* t : {"JSON", "FLOAT", "BINARY(4)", "VARBINARY(8)", "TINYTEXT", "MEDIUMTEXT",
+                        "LONGTEXT", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB"}) {
     std::string type_name = t;
     type_name = type_name.substr(0, type_name.find('('));
     SqlError e = MustFail(std::string("CREATE TABLE t (a ") + t + ")");
     CHECK(e.code == kErNotSupportedYet);
     CHECK(e.message == NotSupported(type_name));
   }
+  // TIME[(fsp)] is a type of its own, fsp 0..6.
+  MustParse("CREATE TABLE t (a TIME, b TIME(6) NOT NULL DEFAULT '-838:59:59')");
+  CHECK(MustFail("CREATE TABLE t (a TIME(7))").code == kErTooBigPrecision);
   // Never kept silently as something else: refused, naming what is not kept.
   CHECK(MustFail("CREATE TABLE t (a INT ZEROFILL)").message == NotSupported("ZEROFILL"));
   CHECK(MustFail("CREATE TABLE t (a DECIMAL(10,2) ZEROFILL)").message == NotSupported("ZEROFILL"));
