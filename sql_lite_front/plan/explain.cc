@@ -424,7 +424,9 @@ class Explainer {
   // A dependent block's table read by a key whose parts are the outer row's columns: eq_ref
   // (whole unique key) or ref, ref naming those columns, as MySQL shows it (minnow plans the
   // block again for each outer row, with those values as constants).
-  SqlStatus ShowOuterLookup(ExecContext& ctx, const PreparedSelect& p, std::vector<Cell>* row);
+  // `plan` reads `t`, made from `conjuncts` (the planner's copies).
+  SqlStatus ShowOuterLookup(ExecContext& ctx, const OpenTable& t, const AccessPlan& plan,
+                            const std::vector<const Expr*>& conjuncts, std::vector<Cell>* row);
   Value Placeholder(const ExecContext::OuterColumn& at) const;
   // "<derivedN>": N is the id of the derived query's first block.
   std::string DerivedName(const DerivedTable& d) const {
@@ -448,17 +450,15 @@ Value Explainer::Placeholder(const ExecContext::OuterColumn& at) const {
   return c != nullptr ? ImplicitDefault(*c) : Value::Null();
 }
 
-SqlStatus Explainer::ShowOuterLookup(ExecContext& ctx, const PreparedSelect& p,
+SqlStatus Explainer::ShowOuterLookup(ExecContext& ctx, const OpenTable& t, const AccessPlan& plan,
+                                     const std::vector<const Expr*>& conjuncts,
                                      std::vector<Cell>* row) {
-  if (p.table == nullptr || p.planned_where == nullptr) return SqlStatus::OK();
-  if (p.plan.type != AccessType::kConst && p.plan.type != AccessType::kRef) return SqlStatus::OK();
-  const TableDef& def = p.table->def;
-  std::vector<const Expr*> conjuncts;
-  SplitConjuncts(p.planned_where.get(), &conjuncts);
-  const std::vector<uint32_t> key_cols = KeyColumns(def, p.plan.index);
+  if (plan.type != AccessType::kConst && plan.type != AccessType::kRef) return SqlStatus::OK();
+  const TableDef& def = t.def;
+  const std::vector<uint32_t> key_cols = KeyColumns(def, plan.index);
   std::string ref;
   bool outer = false;
-  for (uint32_t k = 0; k < p.plan.key_parts; ++k) {
+  for (uint32_t k = 0; k < plan.key_parts; ++k) {
     std::string part = "const";
     for (const Expr* e : conjuncts) {
       if (e->kind != Expr::Kind::kBinary || e->binary_op != BinaryOp::kEq) continue;
@@ -485,12 +485,12 @@ SqlStatus Explainer::ShowOuterLookup(ExecContext& ctx, const PreparedSelect& p,
     ref += part;
   }
   if (!outer) return SqlStatus::OK();
-  const bool unique = p.plan.type == AccessType::kConst;
+  const bool unique = plan.type == AccessType::kConst;
   (*row)[4] = unique ? "eq_ref" : "ref";
   (*row)[8] = ref;
   uint64_t rows = 1;
   if (!unique) {
-    SQL_ASSIGN_OR_RETURN(rows, EntriesPerKey(ctx, *p.table, p.plan));
+    SQL_ASSIGN_OR_RETURN(rows, EntriesPerKey(ctx, t, plan));
   }
   (*row)[9] = std::to_string(rows);
   return SqlStatus::OK();
@@ -568,8 +568,20 @@ SqlResult<size_t> Explainer::Block(ExecContext& ctx, const SelectStmt& block, Un
   const size_t begin = r_->rows.size();
   SQL_RETURN_IF_ERROR(BlockRows(c, block, p, r_));
   const size_t end = r_->rows.size();
-  if (!refs.empty() && end == begin + 1)
-    SQL_RETURN_IF_ERROR(ShowOuterLookup(c, p, &r_->rows[begin]));
+  if (!refs.empty() && p.table != nullptr && p.planned_where != nullptr && end == begin + 1) {
+    std::vector<const Expr*> conjuncts;
+    SplitConjuncts(p.planned_where.get(), &conjuncts);
+    SQL_RETURN_IF_ERROR(ShowOuterLookup(c, *p.table, p.plan, conjuncts, &r_->rows[begin]));
+  } else if (!refs.empty() && p.join != nullptr && end == begin + p.join->steps.size()) {
+    for (size_t i = 0; i < p.join->steps.size(); ++i) {
+      const JoinStep& step = p.join->steps[i];
+      if (step.lookup || !r_->rows[begin + i][2].has_value()) continue;
+      std::vector<const Expr*> conjuncts;
+      for (const ExprPtr& e : step.own) conjuncts.push_back(e.get());
+      SQL_RETURN_IF_ERROR(
+          ShowOuterLookup(c, *step.table, step.plan, conjuncts, &r_->rows[begin + i]));
+    }
+  }
   // The derived tables' rows are named by their blocks' ids.
   for (size_t i = begin; i < end; ++i) {
     std::vector<Cell>& row = r_->rows[i];
