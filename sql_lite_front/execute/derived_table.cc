@@ -5,14 +5,45 @@
 #include <set>
 
 #include "sql_lite_front/execute/result_columns.h"
+#include "sql_lite_front/parse/ast_walk.h"
 #include "sql_lite_front/parse/lexer.h"
 
 namespace minnow::sql {
 
+namespace {
+
+// True if a block of `q` reads one of `tables`.
+bool ReadsAnyOf(const SelectStmt& q, const std::vector<TableName>& tables) {
+  bool any = false;
+  ForEachQueryBlock(q, [&](const SelectStmt& block) {
+    std::vector<const TableName*> read;
+    if (block.from.has_value() && !block.from_derived.has_value()) read.push_back(&*block.from);
+    for (const JoinedTable& j : block.joins) {
+      if (!j.derived.has_value()) read.push_back(&j.table);
+    }
+    for (const TableName* r : read) {
+      for (const TableName& w : tables) any = any || SameTable(*r, w);
+    }
+  });
+  return any;
+}
+
+}  // namespace
+
 SqlResult<std::shared_ptr<const OpenTable>> MaterializeDerived(ExecContext& ctx,
                                                                const DerivedTable& d,
                                                                const std::string& alias) {
-  SQL_ASSIGN_OR_RETURN(TypedRows result, RunTypedQuery(ctx, *d.query, ctx.derived_lock));
+  if (ctx.derived_cache != nullptr) {
+    auto kept = ctx.derived_cache->tables.find(d.query.get());
+    if (kept != ctx.derived_cache->tables.end()) return kept->second;
+  }
+  auto use = std::make_shared<ExecContext::OuterUse>();
+  use->below_depth = ctx.outer_scopes.size();
+  use->enclosing = ctx.outer_use;
+  ctx.outer_use = use;
+  SqlResult<TypedRows> run = RunTypedQuery(ctx, *d.query, ctx.derived_lock);
+  ctx.outer_use = use->enclosing;
+  SQL_ASSIGN_OR_RETURN(TypedRows result, std::move(run));
   if (!d.columns.empty()) {
     if (d.columns.size() != result.columns.size()) {
       return SqlErr(kErViewWrongList,
@@ -32,7 +63,16 @@ SqlResult<std::shared_ptr<const OpenTable>> MaterializeDerived(ExecContext& ctx,
   t->def.columns = std::move(result.columns);
   for (ColumnDef& c : t->def.columns) c.default_value.reset();
   t->materialized = std::make_shared<std::vector<Row>>(std::move(result.rows));
-  return std::shared_ptr<const OpenTable>(std::move(t));
+  std::shared_ptr<const OpenTable> table(std::move(t));
+  if (ctx.derived_cache == nullptr) return table;
+  if (!use->used) {
+    ctx.derived_cache->tables[d.query.get()] = table;
+  } else if (ReadsAnyOf(*d.query, ctx.derived_cache->written)) {
+    return SqlErr(kErNotSupportedYet,
+                  "This version of minnow doesn't yet support 'derived tables with outer "
+                  "references reading a table the statement writes'");
+  }
+  return table;
 }
 
 SqlStatus ScanMaterialized(ExecContext& ctx, const ScanSpec& spec, EvalState& state,

@@ -14,12 +14,23 @@
 // MySQL's locking clause does not reach a table in a nested query block (its rows in the
 // derived table are copies, which no one else can change).
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sql_lite_front/execute/executor_internal.h"
 
 namespace minnow::sql {
+
+// A write's materialized derived tables by query (ExecContext::derived_cache): a derived table
+// inside a correlated subquery is materialized once, as MySQL's, so it never reads the rows the
+// statement has written so far. One that reads a column of an enclosing block is not kept,
+// and is refused (1235) when it reads a table the statement writes (MySQL runs it per row).
+struct DerivedCache {
+  std::map<const SelectStmt*, std::shared_ptr<const OpenTable>> tables;
+  std::vector<TableName> written;
+};
 
 // Runs `d`'s query and makes the table it reads as, named `alias` (schema empty).
 SqlResult<std::shared_ptr<const OpenTable>> MaterializeDerived(ExecContext& ctx,

@@ -18,6 +18,7 @@ namespace minnow::sql {
 
 class SubqueryResolver;
 struct BindScope;
+struct DerivedCache;
 
 struct ExecContext {
   SqlEngineState* engine = nullptr;
@@ -43,6 +44,17 @@ struct ExecContext {
   // The lock a derived table's query reads its tables with (derived_table.h): nullopt, its own
   // locking clause; INSERT ... SELECT sets its source's.
   std::optional<LockMode> derived_lock;
+  // An UPDATE's or DELETE's derived tables that make no outer reference, materialized once for
+  // the statement, before it writes (derived_table.h); null: each is materialized where bound.
+  std::shared_ptr<DerivedCache> derived_cache;
+  // While a derived table is materialized: whether its query read a column of a block outside
+  // it (a scope below `below_depth` of outer_scopes), for it and the derived tables around it.
+  struct OuterUse {
+    size_t below_depth = 0;
+    bool used = false;
+    std::shared_ptr<OuterUse> enclosing;
+  };
+  std::shared_ptr<OuterUse> outer_use;
   // While a subquery binds: the scopes of the query blocks around it, innermost last (a name
   // only they resolve is an outer reference).
   std::vector<const BindScope*> outer_scopes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sql_lite_front/execute/derived_table.h"
 #include "sql_lite_front/execute/executor.h"
 #include "sql_lite_front/execute/executor_internal.h"
 #include "sql_lite_front/execute/multi_table_write.h"
@@ -61,6 +62,10 @@ SqlStatus PrepareWriteSubqueries(ExecContext& ctx, const std::vector<const Expr*
     if (used.has_value()) return *used;
   }
   if (any && ctx.subqueries == nullptr) ctx.subqueries = std::make_shared<SubqueryResolver>(lock);
+  if (any && ctx.derived_cache == nullptr) ctx.derived_cache = std::make_shared<DerivedCache>();
+  if (any) {
+    for (const auto& w : written) ctx.derived_cache->written.push_back(w.first);
+  }
   return SqlStatus::OK();
 }
 

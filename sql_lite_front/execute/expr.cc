@@ -1460,6 +1460,9 @@ ExprPtr PlannerCopy(const Expr& e, const BindScope& scope, const ExecContext& ct
 }
 
 SqlResult<Value> OuterColumnValue(const ExecContext::OuterColumn& at, const ExecContext& ctx) {
+  for (ExecContext::OuterUse* u = ctx.outer_use.get(); u != nullptr; u = u->enclosing.get()) {
+    if (at.depth < u->below_depth) u->used = true;
+  }
   for (const ExecContext::OuterValue& v : ctx.outer_values) {
     if (v.at == at) return v.value;
   }
