@@ -451,22 +451,25 @@ SqlResult<ExprPtr> Parser::ParseLiteral() {
 std::optional<Value> Parser::TemporalLiteralValue(Temporal::Type type,
                                                   const std::string& text) const {
   const TemporalLiteralRules rules{options_.no_zero_in_date, options_.no_zero_date};
-  std::optional<Temporal> t = ReadTemporalLiteral(type, text, rules);
+  std::optional<Temporal> t = type == Temporal::Type::kTime
+                                  ? ReadTimeLiteral(text)
+                                  : ReadTemporalLiteral(type, text, rules);
   if (!t.has_value()) return std::nullopt;
   return Value::FromTemporal(*t);
 }
 
 SqlResult<ExprPtr> Parser::ParseTypedTemporalLiteral(uint32_t begin) {
   const std::string keyword = ToUpperAscii(Cur().text);
-  if (keyword == "TIME") return NotSupported("TIME literals");
   Skip();
   const std::string text = Cur().text;
   Skip();
-  const Temporal::Type type = keyword == "DATE" ? Temporal::Type::kDate : Temporal::Type::kDateTime;
+  const Temporal::Type type = keyword == "DATE"   ? Temporal::Type::kDate
+                              : keyword == "TIME" ? Temporal::Type::kTime
+                                                  : Temporal::Type::kDateTime;
   std::optional<Value> v = TemporalLiteralValue(type, text);
   if (!v.has_value()) {
-    return SqlErr(kErWrongValue, "Incorrect ", keyword == "DATE" ? "DATE" : "DATETIME", " value: '",
-                  text, "'");
+    return SqlErr(kErWrongValue, "Incorrect ", keyword == "TIMESTAMP" ? "DATETIME" : keyword,
+                  " value: '", text, "'");
   }
   auto lit = std::make_unique<Expr>();
   lit->kind = Expr::Kind::kLiteral;
@@ -486,9 +489,9 @@ SqlResult<ExprPtr> Parser::ParseOdbcLiteral(uint32_t begin) {
   const bool string_literal =
       e->kind == Expr::Kind::kLiteral && e->param < 0 && !e->hex_literal && e->value.is_string();
   if (!string_literal) return Finish(std::move(e), begin);
-  if (ident == "t") return NotSupported("TIME literals");
   std::optional<Value> v;
   if (ident == "d") v = TemporalLiteralValue(Temporal::Type::kDate, e->value.as_string());
+  if (ident == "t") v = TemporalLiteralValue(Temporal::Type::kTime, e->value.as_string());
   if (ident == "ts") v = TemporalLiteralValue(Temporal::Type::kDateTime, e->value.as_string());
   if (!v.has_value()) return e;  // the string, named as the string is
   e->value = std::move(*v);

@@ -21,4 +21,17 @@ std::optional<Temporal> ReadTemporalLiteral(Temporal::Type type, std::string_vie
   return MakeTemporal(type, static_cast<uint8_t>(fsp), p);
 }
 
+std::optional<Temporal> ReadTimeLiteral(std::string_view text) {
+  // str_to_time reads a date's text as a DATE or DATETIME, which a TIME literal refuses: a
+  // '-' other than the sign says the text is a date.
+  const size_t first = text.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos) return std::nullopt;
+  const size_t digits = text[first] == '-' ? first + 1 : first;
+  if (text.find('-', digits) != std::string_view::npos) return std::nullopt;
+  const TimeParse parse = ParseTimeText(text);
+  if (!parse.micros.has_value() || parse.trailing || parse.out_of_range || parse.clipped)
+    return std::nullopt;
+  return MakeTime(*parse.micros, static_cast<uint8_t>(std::min(parse.frac_digits, 6)));
+}
+
 }  // namespace minnow::sql

@@ -1387,7 +1387,14 @@ TEST_CASE("typed temporal literals are DATE / DATETIME values named as written",
   CHECK(MustFail("SELECT DATE '2020-02-30'").code == kErWrongValue);
   CHECK(MustFail("SELECT TIMESTAMP '2020-02-03'").message ==
         "Incorrect DATETIME value: '2020-02-03'");
-  CHECK(MustFail("SELECT TIME '10:00:00'").message == NotSupported("TIME literals"));
+  CHECK(MustFail("SELECT TIME '10:61:00'").message == "Incorrect TIME value: '10:61:00'");
+  CHECK(MustFail("SELECT TIME '2020-01-01 10:00:00'").code == kErWrongValue);
+  Statement time_literals = MustParse("SELECT TIME '-1 10:00:00.50', {t '10:00'}");
+  SelectStmt& tl = As<SelectStmt>(time_literals);
+  REQUIRE(tl.items.size() == 2);
+  CHECK(tl.items[0].expr->value.as_temporal() ==
+        MakeTime(-int64_t{34} * 3600 * 1000000 - 500000, 2));
+  CHECK(tl.items[1].expr->value.as_temporal() == MakeTime(int64_t{10} * 3600 * 1000000, 0));
   ParseOptions zero_date;
   zero_date.no_zero_date = true;
   CHECK_FALSE(Parse("SELECT DATE '0000-00-00'", zero_date).ok());
