@@ -19,7 +19,8 @@
 //   48     4    index_id       the tree's root page number: which tree the page belongs to
 //   52     4    prev           left sibling on the same level (kInvalidPageNo: none)
 //   56     4    next           right sibling on the same level (kInvalidPageNo: none)
-//   60     2    last_insert    heap number of the last record inserted (split heuristic), or 0
+//   60     2    last_insert    heap number of the last record inserted (split heuristic, and
+//                              searches try the last slot first when it holds it), or 0
 //   62     2    reserved       zero
 //   64     2*n  slots          record offsets (u16), sorted by the records' keys
 //   ...         free space     [64 + 2*n_slots, heap_top)
