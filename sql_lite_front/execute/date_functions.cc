@@ -18,9 +18,21 @@ constexpr int64_t kUsPerSecond = 1000000;
 constexpr int64_t kUsPerDay = 86400 * kUsPerSecond;
 constexpr size_t kMaxWarnings = 1024;  // MySQL's max_error_count
 
-void Warn(EvalState& st, uint16_t code, std::string message) {
+}  // namespace
+
+void DateWarning(EvalState& st, uint16_t code, std::string message) {
   if (st.warnings.size() < kMaxWarnings)
     st.warnings.push_back(SqlWarning{"Warning", code, std::move(message)});
+}
+
+namespace {
+
+void Warn(EvalState& st, uint16_t code, std::string message) {
+  DateWarning(st, code, std::move(message));
+}
+
+int64_t TimeOfDayUs(const DateTimeParts& p) {
+  return ((int64_t{p.hour} * 60 + p.minute) * 60 + p.second) * kUsPerSecond + p.micro;
 }
 
 Value Overflow(EvalState& st) {
@@ -33,6 +45,26 @@ Value Overflow(EvalState& st) {
 Value IncorrectDatetime(EvalState& st, const std::string& text) {
   Warn(st, kErTruncatedWrongValue, fmt::format("Incorrect datetime value: '{}'", text));
   return Value::Null();
+}
+
+int64_t AbsoluteUs(const DateTimeParts& p) {
+  return DayNumber(p.year, p.month, p.day) * kUsPerDay + TimeOfDayUs(p);
+}
+
+std::optional<DateTimeParts> PartsOfAbsoluteUs(Int128 us) {
+  if (us < Int128{DayNumber(1, 1, 1)} * kUsPerDay ||
+      us >= Int128{DayNumber(9999, 12, 31) + 1} * kUsPerDay) {
+    return std::nullopt;
+  }
+  const auto total = static_cast<int64_t>(us);
+  DateTimeParts r = FromDayNumber(total / kUsPerDay);
+  int64_t rest = total % kUsPerDay;
+  r.micro = static_cast<int>(rest % kUsPerSecond);
+  rest /= kUsPerSecond;
+  r.second = static_cast<int>(rest % 60);
+  r.minute = static_cast<int>(rest / 60 % 60);
+  r.hour = static_cast<int>(rest / 3600);
+  return r;
 }
 
 std::optional<Temporal> DateArgument(const Value& v, EvalState& st) {
@@ -96,18 +128,6 @@ Temporal LocalNow(int64_t now_us, int fsp, const TimeZone& tz) {
 
 std::string TextOfUnit(const Value& v) { return v.is_string() ? v.as_string() : std::string(); }
 
-int64_t TimeOfDayUs(const DateTimeParts& p) {
-  return ((int64_t{p.hour} * 60 + p.minute) * 60 + p.second) * kUsPerSecond + p.micro;
-}
-
-int64_t AbsoluteUs(const DateTimeParts& p) {
-  return DayNumber(p.year, p.month, p.day) * kUsPerDay + TimeOfDayUs(p);
-}
-
-// Day numbers of 0001-01-01 and 9999-12-31: the range date arithmetic stays in.
-int64_t MinDay() { return DayNumber(1, 1, 1); }
-int64_t MaxDay() { return DayNumber(9999, 12, 31); }
-
 int64_t UnitMicros(std::string_view unit) {
   if (unit == "MICROSECOND") return 1;
   if (unit == "SECOND") return kUsPerSecond;
@@ -156,18 +176,9 @@ Value AddInterval(const Value& d, const Value& n, std::string_view unit, int sig
     return Value::FromTemporal(MakeTemporal(type, fsp, p));
   }
   const __int128 us = __int128{AbsoluteUs(p)} + __int128{amount} * UnitMicros(unit);
-  if (us < __int128{MinDay()} * kUsPerDay || us >= __int128{MaxDay() + 1} * kUsPerDay) {
-    return Overflow(st);
-  }
-  const auto total = static_cast<int64_t>(us);
-  DateTimeParts r = FromDayNumber(total / kUsPerDay);
-  int64_t rest = total % kUsPerDay;
-  r.micro = static_cast<int>(rest % kUsPerSecond);
-  rest /= kUsPerSecond;
-  r.second = static_cast<int>(rest % 60);
-  r.minute = static_cast<int>(rest / 60 % 60);
-  r.hour = static_cast<int>(rest / 3600);
-  return Value::FromTemporal(MakeTemporal(type, fsp, r));
+  std::optional<DateTimeParts> r = PartsOfAbsoluteUs(us);
+  if (!r.has_value()) return Overflow(st);
+  return Value::FromTemporal(MakeTemporal(type, fsp, *r));
 }
 
 Value TimestampDiff(std::string_view unit, const Value& a, const Value& b, EvalState& st) {

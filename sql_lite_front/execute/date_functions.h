@@ -30,6 +30,7 @@
 //     other character after % as itself.
 
 #include <optional>
+#include <string>
 
 #include "sql_lite_front/execute/expr.h"
 #include "sql_lite_front/temporal.h"
@@ -48,6 +49,12 @@ Value DateFormat(const Temporal& t, const std::string& format, EvalState& st);
 std::optional<Temporal> DateArgument(const Value& v, EvalState& st);
 // NULL, with warning 1292 "Incorrect datetime value: '<text>'".
 Value IncorrectDatetime(EvalState& st, const std::string& text);
+// Adds a warning to `st`, unless it holds max_error_count (1024) already.
+void DateWarning(EvalState& st, uint16_t code, std::string message);
+// A date and time as microseconds since day 0 (0000-01-01 is day 1, DayNumber's), and back:
+// nullopt outside 0001-01-01 .. 9999-12-31, the range date arithmetic stays in.
+int64_t AbsoluteUs(const DateTimeParts& p);
+std::optional<DateTimeParts> PartsOfAbsoluteUs(Int128 us);
 // The date functions of Func (kSysdate .. kFromUnixtime).
 Value EvalDateFunction(const BoundExpr& e, const Row& row, EvalState& st);
 

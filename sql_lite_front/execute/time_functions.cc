@@ -14,14 +14,10 @@ namespace minnow::sql {
 namespace {
 
 constexpr int64_t kUsPerSecond = 1000000;
-constexpr int64_t kUsPerDay = 86400 * kUsPerSecond;
-constexpr size_t kMaxWarnings = 1024;  // MySQL's max_error_count
 
 void WarnTime(EvalState& st, const std::string& text) {
-  if (st.warnings.size() < kMaxWarnings) {
-    st.warnings.push_back(SqlWarning{"Warning", kErTruncatedWrongValue,
-                                     fmt::format("Truncated incorrect time value: '{}'", text)});
-  }
+  DateWarning(st, kErTruncatedWrongValue,
+              fmt::format("Truncated incorrect time value: '{}'", text));
 }
 
 // Digits after the point a number or text gives a time made of it: an integer none, a
@@ -52,11 +48,6 @@ struct Moment {
   int64_t us = 0;
   uint8_t fsp = 0;
 };
-
-int64_t AbsoluteUs(const DateTimeParts& p) {
-  const int64_t day = ((int64_t{p.hour} * 60 + p.minute) * 60 + p.second) * kUsPerSecond + p.micro;
-  return DayNumber(p.year, p.month, p.day) * kUsPerDay + day;
-}
 
 // TIMEDIFF's and ADDTIME's operands: a DATE or DATETIME (or text or a number that reads as a
 // DATETIME with a time of day) as a DATETIME, the rest as a TIME.
@@ -94,23 +85,6 @@ Value ClippedTime(Int128 us, uint8_t fsp, EvalState& st) {
   return Value::FromTemporal(MakeTime(static_cast<int64_t>(us), fsp));
 }
 
-// A DATETIME of `us` microseconds since day 0; NULL outside 0001-01-01 .. 9999-12-31.
-Value DateTimeOfUs(Int128 us, uint8_t fsp) {
-  if (us < Int128{DayNumber(1, 1, 1)} * kUsPerDay ||
-      us >= Int128{DayNumber(9999, 12, 31) + 1} * kUsPerDay) {
-    return Value::Null();
-  }
-  const auto total = static_cast<int64_t>(us);
-  DateTimeParts p = FromDayNumber(total / kUsPerDay);
-  int64_t rest = total % kUsPerDay;
-  p.micro = static_cast<int>(rest % kUsPerSecond);
-  rest /= kUsPerSecond;
-  p.second = static_cast<int>(rest % 60);
-  p.minute = static_cast<int>(rest / 60 % 60);
-  p.hour = static_cast<int>(rest / 3600);
-  return Value::FromTemporal(MakeTemporal(Temporal::Type::kDateTime, fsp, p));
-}
-
 Value TimeDiff(const Value& a, const Value& b, EvalState& st) {
   std::optional<Moment> x = MomentArgument(a, st), y = MomentArgument(b, st);
   if (!x.has_value() || !y.has_value() || x->datetime != y->datetime) return Value::Null();
@@ -122,7 +96,10 @@ Value AddTime(const Value& a, const Value& b, int sign, EvalState& st) {
   if (!x.has_value() || !y.has_value() || y->datetime) return Value::Null();
   const Int128 us = Int128{x->us} + Int128{y->us} * sign;
   const uint8_t fsp = std::max(x->fsp, y->fsp);
-  return x->datetime ? DateTimeOfUs(us, fsp) : ClippedTime(us, fsp, st);
+  if (!x->datetime) return ClippedTime(us, fsp, st);
+  std::optional<DateTimeParts> p = PartsOfAbsoluteUs(us);  // NULL outside the date range
+  return p.has_value() ? Value::FromTemporal(MakeTemporal(Temporal::Type::kDateTime, fsp, *p))
+                       : Value::Null();
 }
 
 Value SecToTime(const Value& n, EvalState& st) {
