@@ -259,7 +259,7 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
     const sql::StatementResult::DeclaredColumn* declared =
         i < r.declared_columns.size() && r.declared_columns[i] ? &*r.declared_columns[i] : nullptr;
     uint32_t longest = 0;
-    size_t scale = 0;  // DECIMAL, DATETIME, TIMESTAMP: the most digits after the point
+    size_t scale = 0;  // DECIMAL, DATETIME, TIMESTAMP, TIME: the most digits after the point
     for (const auto& row : r.rows) {
       if (i >= row.size() || !row[i]) continue;
       longest = std::max<uint32_t>(longest, row[i]->size());
@@ -267,6 +267,10 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
       if (point != std::string::npos) scale = std::max(scale, row[i]->size() - point - 1);
     }
     c.length = std::max<uint32_t>(longest, 1) * 4;  // characters of up to 4 bytes (utf8mb4)
+    // DATETIME, TIMESTAMP, TIME: a declared column's fsp, so that a result with no rows tells
+    // it too.
+    const auto fsp =
+        static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
     switch (type) {
       case ColumnType::kText:
         c.charset = text_charset;
@@ -318,19 +322,16 @@ void Connection::AppendColumnDefs(const sql::StatementResult& r) {
         c.type = type == ColumnType::kDateTime ? kTypeDateTime : kTypeTimestamp;
         c.charset = kCharsetBinary;
         c.flags = kFlagBinary;
-        // A declared column's fsp, so that a result with no rows tells it too.
-        c.decimals =
-            static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
-        c.length = 19 + (c.decimals > 0 ? c.decimals + 1 : 0);
+        c.decimals = fsp;
+        c.length = 19 + (fsp > 0 ? fsp + 1 : 0);
         break;
       case ColumnType::kTime:
         // TIME(fsp): 'hhh:mm:ss' (10 with the sign) and, with fsp, the point and fsp digits.
         c.type = kTypeTime;
         c.charset = kCharsetBinary;
         c.flags = kFlagBinary;
-        c.decimals =
-            static_cast<uint8_t>(std::min<size_t>(declared != nullptr ? declared->fsp : scale, 6));
-        c.length = 10 + (c.decimals > 0 ? c.decimals + 1 : 0);
+        c.decimals = fsp;
+        c.length = 10 + (fsp > 0 ? fsp + 1 : 0);
         break;
       case ColumnType::kYear:
         c.type = kTypeYear;
